@@ -1,0 +1,81 @@
+/**
+ * Settings of a job and of one task, their defaults, and the environment variables that set them.
+ * Every optimisation with a knob has it here (spin budget, packet size), with its unit.
+ */
+
+/** Settings shared by every task of a job. Sizes are in bytes, times in microseconds. */
+export interface JobConfig {
+  /** Bytes of each task's segment (AMLAPI_SEGMENT_SIZE, `lapirun --segment-size`). */
+  segmentSize: number
+  /** Payload bytes of one packet (LAPI_Qenv MAX_PKT_SZ; AMLAPI_MAX_PKT_SZ). */
+  maxPktSz: number
+  /** Largest user header of an active message (MAX_UHDR_SZ; AMLAPI_MAX_UHDR_SZ). */
+  maxUhdrSz: number
+  /** Packet slots of each inbox ring (NUM_REX_BUFS; AMLAPI_RING_SLOTS). */
+  ringSlots: number
+  /** How long a wait spins before it sleeps on the doorbell, µs (AMLAPI_SPIN_US). */
+  spinUs: number
+  /** Size of the Addr_set table (LOC_ADDRTBL_SZ). */
+  locAddrTblSz: number
+}
+
+export const DEFAULT_CONFIG: Readonly<JobConfig> = Object.freeze({
+  segmentSize: 64 * 1024 * 1024,
+  maxPktSz: 4096,
+  maxUhdrSz: 1024,
+  ringSlots: 64,
+  spinUs: 200,
+  locAddrTblSz: 256,
+})
+
+/** Smallest and largest segment a job accepts, bytes. */
+export const MIN_SEGMENT_SIZE = 64 * 1024
+export const MAX_SEGMENT_SIZE = 2 ** 31 - 8
+
+/**
+ * Parses a byte size: a non-negative integer with an optional K, M or G suffix (powers of 1024),
+ * e.g. `65536`, `64K`, `16M`. Returns NaN when the text is not a size.
+ */
+export function parseSize (text: string): number {
+  const m = /^\s*(\d+)\s*([kKmMgG]?)[iI]?[bB]?\s*$/.exec(text)
+  if (m === null) return NaN
+  const n = Number(m[1])
+  const unit = (m[2] ?? '').toUpperCase()
+  const mult = unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1
+  return n * mult
+}
+
+function envNumber (env: NodeJS.ProcessEnv, name: string, parse: (s: string) => number): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const v = parse(raw)
+  if (!Number.isFinite(v)) throw new RangeError(`${name}=${raw} is not a valid value`)
+  return v
+}
+
+/**
+ * The job settings: `overrides` first, then the environment (AMLAPI_SEGMENT_SIZE, AMLAPI_MAX_PKT_SZ,
+ * AMLAPI_MAX_UHDR_SZ, AMLAPI_RING_SLOTS, AMLAPI_SPIN_US), then the defaults. Throws RangeError for
+ * a value out of range.
+ */
+export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.ProcessEnv = process.env): JobConfig {
+  const cfg: JobConfig = {
+    segmentSize: overrides.segmentSize ?? envNumber(env, 'AMLAPI_SEGMENT_SIZE', parseSize) ?? DEFAULT_CONFIG.segmentSize,
+    maxPktSz: overrides.maxPktSz ?? envNumber(env, 'AMLAPI_MAX_PKT_SZ', parseSize) ?? DEFAULT_CONFIG.maxPktSz,
+    maxUhdrSz: overrides.maxUhdrSz ?? envNumber(env, 'AMLAPI_MAX_UHDR_SZ', parseSize) ?? DEFAULT_CONFIG.maxUhdrSz,
+    ringSlots: overrides.ringSlots ?? envNumber(env, 'AMLAPI_RING_SLOTS', Number) ?? DEFAULT_CONFIG.ringSlots,
+    spinUs: overrides.spinUs ?? envNumber(env, 'AMLAPI_SPIN_US', Number) ?? DEFAULT_CONFIG.spinUs,
+    locAddrTblSz: overrides.locAddrTblSz ?? DEFAULT_CONFIG.locAddrTblSz,
+  }
+  const check = (ok: boolean, what: string): void => { if (!ok) throw new RangeError(`invalid ${what}`) }
+  check(Number.isInteger(cfg.segmentSize) && cfg.segmentSize >= MIN_SEGMENT_SIZE && cfg.segmentSize <= MAX_SEGMENT_SIZE,
+    `segment size ${cfg.segmentSize} (between ${MIN_SEGMENT_SIZE} and ${MAX_SEGMENT_SIZE} bytes)`)
+  check(Number.isInteger(cfg.maxPktSz) && cfg.maxPktSz >= 256 && cfg.maxPktSz <= 65536 && cfg.maxPktSz % 8 === 0,
+    `packet size ${cfg.maxPktSz} (256..65536, a multiple of 8)`)
+  check(Number.isInteger(cfg.maxUhdrSz) && cfg.maxUhdrSz >= 8 && cfg.maxUhdrSz % 8 === 0 && cfg.maxUhdrSz <= cfg.maxPktSz,
+    `user header size ${cfg.maxUhdrSz} (a multiple of 8, at most the packet size)`)
+  check(Number.isInteger(cfg.ringSlots) && cfg.ringSlots >= 2 && cfg.ringSlots <= 4096, `ring slots ${cfg.ringSlots} (2..4096)`)
+  check(Number.isFinite(cfg.spinUs) && cfg.spinUs >= 0 && cfg.spinUs <= 1e7, `spin time ${cfg.spinUs} µs (0..10^7)`)
+  check(Number.isInteger(cfg.locAddrTblSz) && cfg.locAddrTblSz >= 2 && cfg.locAddrTblSz <= 65536, `address table size ${cfg.locAddrTblSz}`)
+  return cfg
+}

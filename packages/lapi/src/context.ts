@@ -1,0 +1,919 @@
+/**
+ * The LAPI context of one task: the single implementation behind both faces (the idiomatic `Lapi`
+ * and the C-style `LAPI_*` functions). Every method validates its arguments and returns a LAPI
+ * status code (0 = LAPI_SUCCESS); out-values go through `Ref`s. Neither face adds logic.
+ *
+ * One-sided operations between tasks of one process are performed by the calling thread itself on
+ * the target's segment (ARCHITECTURE.md §4): `Uint8Array.set` for data, `Atomics` for counters and
+ * read-modify-write. No code of the target runs, so they complete even when the target is stuck in
+ * a busy loop. Each counter a call bumps at another task is followed by a ring of that task's
+ * doorbell, so a task sleeping in a wait wakes up.
+ *
+ * Counter order of a Put (table 2.12 of the LAPI reference): the data lands, then the target
+ * counter, then the origin counter (origin buffer reusable) and the completion counter (target
+ * done). A Get: the data arrives, the target counter (target buffer free), then the origin counter.
+ */
+import { BufferManager } from '@amlapi/bufmgr'
+import type { Logger } from 'pino'
+import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } from './constants.js'
+import type { JobConfig } from './config.js'
+import {
+  T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
+  controlLayout, ringDoorbell, taskWord,
+} from './job/control.js'
+import type { JobSpec } from './job/spec.js'
+import { LapiError } from './errors.js'
+import { logger } from './log.js'
+import { LapiStatus as S } from './status.js'
+import type {
+  Addr, compl_hndlr_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, LAPI_err_hndlr, LocalBuf, Ref, scompl_hndlr_t,
+} from './types.js'
+
+/** Thrown out of a blocking call when the job is being torn down because another task failed. */
+export class JobAbortedError extends Error {
+  readonly task: number
+  constructor (task: number) {
+    super(`the job was aborted (task ${task} failed); this task stops`)
+    this.name = 'JobAbortedError'
+    this.task = task
+  }
+}
+
+/** A registered header handler (typed loosely here; the AM layer defines its exact shape). */
+export type HandlerFn = (...args: never[]) => unknown
+
+/** Index ranges of the handler table (docs/lapi.md, "Handler table"). */
+export interface HandlerRanges {
+  /** Addr_set indices: 1 .. user-1 (LOC_ADDRTBL_SZ = user). */
+  user: number
+  /** First index reserved for layered libraries (am2): user .. user+LIBRARY_SLOTS-1. */
+  library: number
+  /** First index of the automatic range (functions given to Address_init or as hdr_hdl). */
+  auto: number
+  /** Table length. */
+  size: number
+}
+export const LIBRARY_SLOTS = 64
+export const AUTO_SLOTS = 1024
+
+/** Copies at or below this many bytes use a word loop (no view allocated); above, one `set`. */
+const SMALL_COPY = 256
+
+const TIMEOUT_MIN = 10
+const TIMEOUT_MAX = 86400
+const TIMEOUT_DEFAULT = 900
+const ACK_THRESHOLD_MAX = 30
+/** Longest single Atomics.wait, ms: a sleeper re-checks the abort flag at least this often. */
+const SLEEP_SLICE_MS = 500
+
+/** Tasks' segments seen from this thread. */
+interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
+
+export class Context {
+  readonly handle: number
+  readonly taskId: number
+  readonly numTasks: number
+  readonly config: Readonly<JobConfig>
+  readonly segmentSize: number
+  readonly spec: JobSpec
+  readonly mem: BufferManager
+  readonly log: Logger
+  readonly ranges: HandlerRanges
+
+  private readonly ctl: Int32Array
+  private readonly gatherF64: Float64Array
+  private readonly gatherI64: BigInt64Array
+  private readonly seg: SegmentViews
+  private readonly handlers: Array<HandlerFn | null>
+  private readonly handlerIndex = new Map<HandlerFn, number>()
+  private readonly purged: Uint8Array
+  private readonly errHndlr: LAPI_err_hndlr | null
+  private readonly epoch: number
+  private readonly myDoorbell: number
+  private readonly mySleeping: number
+  private nextAuto: number
+  private gatherGen = 0
+  private terminated = false
+
+  // settings (LAPI_Senv)
+  private errorChk = 1
+  private interrupt: number
+  private timeout = TIMEOUT_DEFAULT
+  private ackThreshold = ACK_THRESHOLD_MAX
+
+  constructor (handle: number, spec: JobSpec, mem: BufferManager, info: lapi_info_t | null) {
+    this.handle = handle
+    this.spec = spec
+    this.taskId = spec.taskId
+    this.numTasks = spec.numTasks
+    this.config = spec.config
+    this.segmentSize = spec.config.segmentSize
+    this.mem = mem
+    this.errHndlr = info?.err_hndlr ?? null
+    this.epoch = info?.epoch_num ?? 0
+    this.interrupt = ((info?.protocol ?? 0) & InitFlag.LAPI_INTERRUPT_OFF) !== 0 ? 0 : 1
+    this.log = logger('lapi', { task: spec.taskId, job: spec.jobId })
+    this.ctl = new Int32Array(spec.control)
+    const layout = controlLayout(spec.numTasks)
+    this.gatherF64 = new Float64Array(spec.control, layout.gatherF64, 2 * spec.numTasks)
+    this.gatherI64 = new BigInt64Array(spec.control, layout.gatherI64, 2 * spec.numTasks)
+    this.seg = { u8: [], i32: [], i64: [] }
+    for (const sab of spec.segments) {
+      this.seg.u8.push(new Uint8Array(sab))
+      this.seg.i32.push(new Int32Array(sab))
+      this.seg.i64.push(new BigInt64Array(sab, 0, sab.byteLength >>> 3))
+    }
+    const user = spec.config.locAddrTblSz
+    this.ranges = { user, library: user, auto: user + LIBRARY_SLOTS, size: user + LIBRARY_SLOTS + AUTO_SLOTS }
+    this.handlers = new Array<HandlerFn | null>(this.ranges.size).fill(null)
+    this.nextAuto = this.ranges.auto
+    this.purged = new Uint8Array(spec.numTasks)
+    this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
+    this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
+    Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
+    this.log.debug({ numTasks: spec.numTasks, interrupt: this.interrupt }, 'context initialised')
+  }
+
+  // ───────────────────────────── life cycle and environment ─────────────────────────────
+
+  get isTerminated (): boolean { return this.terminated }
+  /** Interrupt mode (LAPI_Senv INTERRUPT_SET): 1 on, 0 polling. */
+  get interruptMode (): number { return this.interrupt }
+
+  /** LAPI_Term: local; later calls on this handle return LAPI_ERR_HNDL_INVALID. */
+  term (): number {
+    if (this.terminated) return S.ERR_HNDL_INVALID
+    this.terminated = true
+    Atomics.store(this.ctl, taskWord(this.taskId, T_STATE), TaskState.TERMINATED)
+    this.log.debug('context terminated')
+    return S.SUCCESS
+  }
+
+  /** LAPI_Qenv. */
+  qenv (query: number, ret: Ref<number> | null | undefined): number {
+    if (ret === null || ret === undefined || typeof ret !== 'object') return S.ERR_RET_PTR_NULL
+    let v: number
+    switch (query) {
+      case Query.TASK_ID: v = this.taskId; break
+      case Query.NUM_TASKS: v = this.numTasks; break
+      case Query.MAX_UHDR_SZ: v = this.config.maxUhdrSz; break
+      case Query.MAX_DATA_SZ: v = LAPI_MAX_MSG_SZ; break
+      case Query.ERROR_CHK: v = this.errorChk; break
+      case Query.TIMEOUT: v = this.timeout; break
+      case Query.MIN_TIMEOUT: v = TIMEOUT_MIN; break
+      case Query.MAX_TIMEOUT: v = TIMEOUT_MAX; break
+      case Query.INTERRUPT_SET: v = this.interrupt; break
+      case Query.MAX_PORTS: v = 1; break
+      case Query.MAX_PKT_SZ: v = this.config.maxPktSz; break
+      case Query.NUM_REX_BUFS: v = this.config.ringSlots; break
+      case Query.REX_BUF_SZ: v = this.config.maxPktSz; break
+      case Query.LOC_ADDRTBL_SZ: v = this.ranges.user; break
+      case Query.EPOCH_NUM: v = this.epoch; break
+      case Query.USE_THRESH: v = 1; break
+      case Query.RCV_FIFO_SIZE: v = this.config.ringSlots * this.config.maxPktSz; break
+      case Query.MAX_ATOM_SIZE: v = 8; break
+      case Query.BUF_CP_SIZE: v = 64; break
+      case Query.MAX_PKTS_OUT: v = this.config.ringSlots; break
+      case Query.ACK_THRESHOLD: v = this.ackThreshold; break
+      case Query.QUERY_SHM_ENABLED: v = 1; break
+      case Query.QUERY_SHM_NUM_TASKS: v = this.numTasks; break
+      default: return S.ERR_QUERY_TYPE
+    }
+    ret.value = v
+    return S.SUCCESS
+  }
+
+  /** LAPI_Senv: ERROR_CHK (0/1), INTERRUPT_SET (0/1), TIMEOUT (MIN..MAX s), ACK_THRESHOLD (1..30). */
+  senv (query: number, val: number): number {
+    if (!Number.isInteger(val)) return query === Query.ERROR_CHK || query === Query.INTERRUPT_SET ||
+      query === Query.TIMEOUT || query === Query.ACK_THRESHOLD ? S.ERR_SET_VAL : S.ERR_QUERY_TYPE
+    switch (query) {
+      case Query.ERROR_CHK:
+        if (val !== 0 && val !== 1) return S.ERR_SET_VAL
+        this.errorChk = val; return S.SUCCESS
+      case Query.INTERRUPT_SET:
+        if (val !== 0 && val !== 1) return S.ERR_SET_VAL
+        this.interrupt = val; return S.SUCCESS
+      case Query.TIMEOUT:
+        if (val < TIMEOUT_MIN || val > TIMEOUT_MAX) return S.ERR_SET_VAL
+        this.timeout = val; return S.SUCCESS
+      case Query.ACK_THRESHOLD:
+        if (val < 1 || val > ACK_THRESHOLD_MAX) return S.ERR_SET_VAL
+        this.ackThreshold = val; return S.SUCCESS
+      default: return S.ERR_QUERY_TYPE
+    }
+  }
+
+  // ───────────────────────────── memory ─────────────────────────────
+
+  /** LAPIX_Malloc: `nbytes` zero-filled, 8-byte aligned bytes of the own segment. */
+  malloc (nbytes: number, ret: Ref<Addr> | null | undefined): number {
+    if (ret === null || ret === undefined || typeof ret !== 'object') return S.ERR_RET_PTR_NULL
+    if (!Number.isSafeInteger(nbytes) || nbytes < 0) return S.ERR_DATA_LEN
+    const a = this.mem.alloc(nbytes, true)
+    if (a === 0) return S.ERR_MEMORY_EXHAUSTED
+    ret.value = a
+    return S.SUCCESS
+  }
+
+  /** LAPIX_Free: returns ORG_ADDR_NULL for 0 or an address LAPIX_Malloc did not hand out. */
+  free (addr: Addr): number {
+    if (typeof addr !== 'number' || addr === 0 || !this.mem.isLive(addr)) return S.ERR_ORG_ADDR_NULL
+    this.mem.free(addr)
+    return S.SUCCESS
+  }
+
+  /** LAPIX_View: a live view of `nbytes` of the own segment at `addr`; RangeError out of range. */
+  view (addr: Addr, nbytes: number): Uint8Array {
+    if (!Number.isSafeInteger(addr) || !Number.isSafeInteger(nbytes) || addr < 0 || nbytes < 0 || addr + nbytes > this.segmentSize) {
+      throw new RangeError(`LAPIX_View(${addr}, ${nbytes}) is outside the segment of ${this.segmentSize} bytes`)
+    }
+    return new Uint8Array(this.spec.segments[this.taskId]!, addr, nbytes)
+  }
+
+  // ───────────────────────────── counters ─────────────────────────────
+
+  /** LAPI_Setcntr. */
+  setcntr (cntr: Addr, val: number): number {
+    if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
+    if (!Number.isInteger(val)) return S.ERR_CNTR_VAL
+    Atomics.store(this.seg.i32[this.taskId]!, cntr >>> 2, val)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Getcntr (runs the dispatcher once first, as LAPI calls do in polling mode). */
+  getcntr (cntr: Addr, val: Ref<number> | null | undefined): number {
+    if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
+    if (val === null || val === undefined || typeof val !== 'object') return S.ERR_RET_PTR_NULL
+    this.progress()
+    val.value = Atomics.load(this.seg.i32[this.taskId]!, cntr >>> 2)
+    return S.SUCCESS
+  }
+
+  /**
+   * LAPI_Waitcntr: blocks until the counter is ≥ `val`, then subtracts `val` and reports the value
+   * left. Spins (running the dispatcher) for `spinUs`, then sleeps on the task's doorbell.
+   */
+  waitcntr (cntr: Addr, val: number, cur: Ref<number> | null | undefined): number {
+    const rc = this.checkWait(cntr, val)
+    if (rc !== 0) return rc
+    const i32 = this.seg.i32[this.taskId]!
+    const idx = cntr >>> 2
+    let spinStart = 0
+    while (Atomics.load(i32, idx) < val) {
+      this.progress()
+      if (Atomics.load(i32, idx) >= val) break
+      spinStart = this.idle(spinStart, i32, idx, val)
+    }
+    const left = Atomics.sub(i32, idx, val) - val
+    if (cur !== null && cur !== undefined) cur.value = left
+    return S.SUCCESS
+  }
+
+  /**
+   * Waits asynchronously (Atomics.waitAsync on the doorbell, so the event loop stays free) until the
+   * counter is ≥ `val`, subtracts `val` and resolves with the value left. Validates like waitcntr;
+   * resolves with a negative LAPI code instead of waiting when the arguments are bad.
+   */
+  async waitcntrAsync (cntr: Addr, val: number): Promise<number> {
+    const rc = this.checkWait(cntr, val)
+    if (rc !== 0) throw new LapiError(rc, 'Waitcntr')
+    const i32 = this.seg.i32[this.taskId]!
+    const idx = cntr >>> 2
+    for (;;) {
+      this.progress()
+      if (Atomics.load(i32, idx) >= val) return Atomics.sub(i32, idx, val) - val
+      this.checkAbort()
+      const seen = Atomics.load(this.ctl, this.myDoorbell)
+      Atomics.store(this.ctl, this.mySleeping, 1)
+      if (Atomics.load(i32, idx) < val) {
+        await this.sleepAsync(seen)
+      }
+      Atomics.store(this.ctl, this.mySleeping, 0)
+    }
+  }
+
+  /**
+   * Sleeps without blocking the thread until the doorbell moves from `seen` (or a slice passes).
+   * A pending Atomics.waitAsync does not keep Node's event loop alive, so a timer does.
+   */
+  private async sleepAsync (seen: number): Promise<void> {
+    const w = Atomics.waitAsync(this.ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+    if (!w.async) return
+    const keepAlive = setTimeout(noop, SLEEP_SLICE_MS + 50)
+    try { await w.value } finally { clearTimeout(keepAlive) }
+  }
+
+  private checkWait (cntr: Addr, val: number): number {
+    if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
+    if (typeof val !== 'number' || !Number.isInteger(val)) return S.ERR_CNTR_VAL
+    return 0
+  }
+
+  // ───────────────────────────── contiguous one-sided transfers ─────────────────────────────
+
+  /** LAPI_Put (and the PUT member of LAPI_Xfer when `shdlr` is given). */
+  put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    let rc = this.checkTarget(tgt)
+    if (rc !== 0) return rc
+    if (!isLen(len)) return S.ERR_DATA_LEN
+    rc = this.checkRemote(tgtAddr, len)
+    if (rc !== 0) return rc
+    rc = this.checkLocal(org, len)
+    if (rc !== 0) return rc
+    if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr) || !this.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
+    if (len > 0) {
+      if (typeof org === 'number') copy(this.seg.u8[tgt]!, tgtAddr, this.seg.u8[this.taskId]!, org, len)
+      else copy(this.seg.u8[tgt]!, tgtAddr, org!, 0, len)
+    }
+    this.bump(tgt, tgtCntr)
+    this.bumpLocal(orgCntr)
+    if (shdlr !== null) this.runSendHandler(shdlr, sinfo, tgt, ErrClass.PUT_ERR)
+    this.bumpLocal(cmplCntr)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Get (and the GET member of LAPI_Xfer when `chndlr` is given). */
+  get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
+    chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
+    let rc = this.checkTarget(tgt)
+    if (rc !== 0) return rc
+    if (!isLen(len)) return S.ERR_DATA_LEN
+    rc = this.checkRemote(tgtAddr, len)
+    if (rc !== 0) return rc
+    rc = this.checkLocal(org, len)
+    if (rc !== 0) return rc
+    if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
+    if (len > 0) {
+      if (typeof org === 'number') copy(this.seg.u8[this.taskId]!, org, this.seg.u8[tgt]!, tgtAddr, len)
+      else copy(org!, 0, this.seg.u8[tgt]!, tgtAddr, len)
+    }
+    this.bump(tgt, tgtCntr)
+    if (chndlr !== null) this.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
+    this.bumpLocal(orgCntr)
+    return S.SUCCESS
+  }
+
+  // ───────────────────────────── vector transfers ─────────────────────────────
+
+  /** LAPI_Putv: gathers the origin vector and scatters into the target vector (addresses in `tgt`). */
+  putv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    let rc = this.checkTarget(tgt)
+    if (rc !== 0) return rc
+    rc = this.checkVecPair(tgtVec, orgVec)
+    if (rc !== 0) return rc
+    if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr) || !this.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
+    this.moveVec(orgVec!, this.taskId, tgtVec!, tgt)
+    this.bump(tgt, tgtCntr)
+    this.bumpLocal(orgCntr)
+    if (shdlr !== null) this.runSendHandler(shdlr, sinfo, tgt, ErrClass.PUT_ERR)
+    this.bumpLocal(cmplCntr)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Getv: gathers the target vector (addresses in `tgt`) into the origin vector. */
+  getv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr,
+    chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
+    let rc = this.checkTarget(tgt)
+    if (rc !== 0) return rc
+    rc = this.checkVecPair(tgtVec, orgVec)
+    if (rc !== 0) return rc
+    if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
+    this.moveVec(tgtVec!, tgt, orgVec!, this.taskId)
+    this.bump(tgt, tgtCntr)
+    if (chndlr !== null) this.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
+    this.bumpLocal(orgCntr)
+    return S.SUCCESS
+  }
+
+  // ───────────────────────────── atomics ─────────────────────────────
+
+  /**
+   * LAPI_Rmw on a 32-bit word: `inVal[0]` is the operand (COMPARE_AND_SWAP: `inVal[0]` compare,
+   * `inVal[1]` new value). `prev` gets the old value, or TRUE/FALSE for COMPARE_AND_SWAP.
+   */
+  rmw (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<number> | null | undefined, prev: Ref<number> | null | undefined,
+    orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    let rc = this.checkRmw(op, tgt, tgtVar, 4)
+    if (rc !== 0) return rc
+    if (inVal === null || inVal === undefined || typeof inVal !== 'object') return S.ERR_IN_VAL_NULL
+    const need = op === RmwOp.COMPARE_AND_SWAP ? 2 : 1
+    if (inVal.length < need) return S.ERR_IN_VAL_NULL
+    for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'number' || !Number.isFinite(inVal[i])) return S.ERR_IN_VAL_NULL
+    if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
+    rc = 0
+    const a = this.seg.i32[tgt]!
+    const idx = tgtVar >>> 2
+    const v0 = inVal[0]! | 0
+    let old: number
+    switch (op) {
+      case RmwOp.FETCH_AND_ADD: old = Atomics.add(a, idx, v0); break
+      case RmwOp.FETCH_AND_OR: old = Atomics.or(a, idx, v0); break
+      case RmwOp.SWAP: old = Atomics.exchange(a, idx, v0); break
+      default: old = Atomics.compareExchange(a, idx, v0, inVal[1]! | 0) === v0 ? 1 : 0
+    }
+    if (prev !== null && prev !== undefined) prev.value = old
+    if (shdlr !== null) this.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
+    this.bumpLocal(orgCntr)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Rmw64 on a 64-bit word (`tgtVar` 8-byte aligned); operands are bigints. */
+  rmw64 (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<bigint> | null | undefined, prev: Ref<bigint> | null | undefined,
+    orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    const rc = this.checkRmw(op, tgt, tgtVar, 8)
+    if (rc !== 0) return rc
+    if (inVal === null || inVal === undefined || typeof inVal !== 'object') return S.ERR_IN_VAL_NULL
+    const need = op === RmwOp.COMPARE_AND_SWAP ? 2 : 1
+    if (inVal.length < need) return S.ERR_IN_VAL_NULL
+    for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'bigint') return S.ERR_IN_VAL_NULL
+    if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
+    const a = this.seg.i64[tgt]!
+    const idx = tgtVar >>> 3
+    const v0 = BigInt.asIntN(64, inVal[0]!)
+    let old: bigint
+    switch (op) {
+      case RmwOp.FETCH_AND_ADD: old = Atomics.add(a, idx, v0); break
+      case RmwOp.FETCH_AND_OR: old = Atomics.or(a, idx, v0); break
+      case RmwOp.SWAP: old = Atomics.exchange(a, idx, v0); break
+      default: old = Atomics.compareExchange(a, idx, v0, BigInt.asIntN(64, inVal[1]!)) === v0 ? 1n : 0n
+    }
+    if (prev !== null && prev !== undefined) prev.value = old
+    if (shdlr !== null) this.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
+    this.bumpLocal(orgCntr)
+    return S.SUCCESS
+  }
+
+  // ───────────────────────────── generalized transfer ─────────────────────────────
+
+  /** LAPI_Xfer for the PUT, GET, PUTV, GETV and RMW types. */
+  xfer (cmd: unknown): number {
+    if (cmd === null || typeof cmd !== 'object') return S.ERR_XFER_CMD
+    const c = cmd as Record<string, unknown>
+    const cn = (k: string): Addr => (c[k] ?? 0) as Addr
+    const fn = <T>(k: string): T | null => (typeof c[k] === 'function' ? c[k] as T : null)
+    switch (c['Xfer_type']) {
+      case XferType.LAPI_PUT_XFER:
+        return this.put(c['tgt'] as number, c['len'] as number, c['tgt_addr'] as Addr, c['org_addr'] as LocalBuf,
+          cn('tgt_cntr'), cn('org_cntr'), cn('cmpl_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
+      case XferType.LAPI_GET_XFER:
+        return this.get(c['tgt'] as number, c['len'] as number, c['tgt_addr'] as Addr, c['org_addr'] as LocalBuf,
+          cn('tgt_cntr'), cn('org_cntr'), fn<compl_hndlr_t>('chndlr'), c['cinfo'] ?? null)
+      case XferType.LAPI_PUTV_XFER:
+        return this.putv(c['tgt'] as number, c['tgt_vec'] as lapi_vec_t | null, c['org_vec'] as lapi_vec_t | null,
+          cn('tgt_cntr'), cn('org_cntr'), cn('cmpl_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
+      case XferType.LAPI_GETV_XFER:
+        return this.getv(c['tgt'] as number, c['tgt_vec'] as lapi_vec_t | null, c['org_vec'] as lapi_vec_t | null,
+          cn('tgt_cntr'), cn('org_cntr'), fn<compl_hndlr_t>('chndlr'), c['cinfo'] ?? null)
+      case XferType.LAPI_RMW_XFER: {
+        const size = c['size']
+        if (size !== 32 && size !== 64) return S.ERR_OP_SZ
+        if (size === 32) {
+          return this.rmw(c['op'] as number, c['tgt'] as number, c['tgt_var'] as Addr, c['in_val'] as ArrayLike<number> | null,
+            c['prev_tgt_val'] as Ref<number> | null, cn('org_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
+        }
+        return this.rmw64(c['op'] as number, c['tgt'] as number, c['tgt_var'] as Addr, c['in_val'] as ArrayLike<bigint> | null,
+          c['prev_tgt_val'] as Ref<bigint> | null, cn('org_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
+      }
+      default: return S.ERR_XFER_CMD
+    }
+  }
+
+  // ───────────────────────────── progress and synchronization ─────────────────────────────
+
+  /**
+   * One round of the dispatcher: drains the inbox. One-sided operations need no dispatching in
+   * this transport; the active-message layer hooks its inbox processing in here.
+   * Returns the number of messages it completed.
+   */
+  progress (): number {
+    return 0
+  }
+
+  /** LAPI_Probe. */
+  probe (): number {
+    this.progress()
+    return S.SUCCESS
+  }
+
+  /**
+   * LAPI_Msgpoll: runs the dispatcher up to `cnt` times, returning as soon as something completed;
+   * `info.status` gets the MsgState bits (LAPI_DISP_CNTR when it looped `cnt` times for nothing).
+   */
+  msgpoll (cnt: number, info: lapi_msg_info_t | null | undefined): number {
+    if (info === null || info === undefined || typeof info !== 'object') return S.ERR_MSG_INFO_NULL
+    if (!Number.isInteger(cnt) || cnt < 0) return S.ERR_SET_VAL
+    for (let i = 0; i < cnt; i++) {
+      if (this.progress() > 0) { info.status = 2; return S.SUCCESS }
+    }
+    info.status = 8
+    return S.SUCCESS
+  }
+
+  /**
+   * LAPI_Fence: every operation this task started before it is complete at its target. Put, Get
+   * and Rmw between co-located tasks complete inside the call, so there is nothing in flight.
+   */
+  fence (): number {
+    this.progress()
+    return S.SUCCESS
+  }
+
+  /** LAPI_Gfence: a fence, then a barrier of all tasks. */
+  gfence (): number {
+    const rc = this.fence()
+    if (rc !== 0) return rc
+    this.barrier()
+    return S.SUCCESS
+  }
+
+  /** The same as gfence, but waiting asynchronously. */
+  async gfenceAsync (): Promise<number> {
+    const rc = this.fence()
+    if (rc !== 0) return rc
+    const gen = this.arrive()
+    while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
+      this.progress()
+      this.checkBarrierPeers()
+      const seen = Atomics.load(this.ctl, this.myDoorbell)
+      Atomics.store(this.ctl, this.mySleeping, 1)
+      if (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
+        await this.sleepAsync(seen)
+      }
+      Atomics.store(this.ctl, this.mySleeping, 0)
+    }
+    return S.SUCCESS
+  }
+
+  /**
+   * LAPI_Address_init: all-gather of one number per task. `out[i]` gets task i's value. A function
+   * is registered in the automatic range of the handler table and its index contributed instead.
+   */
+  addressInit (mine: number | HandlerFn | null | undefined, out: number[] | null | undefined): number {
+    if (out === null || out === undefined || !Array.isArray(out)) return S.ERR_ADDR_TBL_NULL
+    let v: number
+    if (typeof mine === 'function') {
+      const idx = this.registerAuto(mine as HandlerFn)
+      if (idx < 0) return S.ERR_MEMORY_EXHAUSTED
+      v = idx
+    } else if (mine === null || mine === undefined) v = 0
+    else if (typeof mine === 'number' && Number.isFinite(mine)) v = mine
+    else return S.ERR_ORG_ADDR_NULL
+    const base = (this.gatherGen++ & 1) * this.numTasks
+    this.gatherF64[base + this.taskId] = v
+    this.barrier()
+    for (let i = 0; i < this.numTasks; i++) out[i] = this.gatherF64[base + i]!
+    return S.SUCCESS
+  }
+
+  /** LAPI_Address_init64: the same with 64-bit integers. */
+  addressInit64 (mine: bigint, out: bigint[] | null | undefined): number {
+    if (out === null || out === undefined || !Array.isArray(out)) return S.ERR_ADDR_TBL_NULL
+    if (typeof mine !== 'bigint') return S.ERR_ORG_ADDR_NULL
+    const base = (this.gatherGen++ & 1) * this.numTasks
+    this.gatherI64[base + this.taskId] = BigInt.asIntN(64, mine)
+    this.barrier()
+    for (let i = 0; i < this.numTasks; i++) out[i] = this.gatherI64[base + i]!
+    return S.SUCCESS
+  }
+
+  // ───────────────────────────── handler table ─────────────────────────────
+
+  /** LAPI_Addr_set: registers `fn` at `index` (1..LOC_ADDRTBL_SZ-1); null clears the entry. */
+  addrSet (fn: HandlerFn | null, index: number): number {
+    if (!Number.isInteger(index) || index < 1 || index >= this.ranges.user) return S.ERR_ADDR_HNDL_RANGE
+    if (fn !== null && typeof fn !== 'function') return S.ERR_ORG_ADDR_NULL
+    this.setHandlerAt(index, fn)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Addr_get: the function at `index`, or null. */
+  addrGet (ret: Ref<HandlerFn | null> | null | undefined, index: number): number {
+    if (ret === null || ret === undefined || typeof ret !== 'object') return S.ERR_RET_PTR_NULL
+    if (!Number.isInteger(index) || index < 1 || index >= this.ranges.user) return S.ERR_ADDR_HNDL_RANGE
+    ret.value = this.handlers[index] ?? null
+    return S.SUCCESS
+  }
+
+  /**
+   * Registers a handler of a layered library (am2) at `slot` of the reserved library range
+   * (0..LIBRARY_SLOTS-1). Returns the table index, or -1 when the slot is out of range.
+   */
+  setLibraryHandler (slot: number, fn: HandlerFn | null): number {
+    if (!Number.isInteger(slot) || slot < 0 || slot >= LIBRARY_SLOTS) return -1
+    this.setHandlerAt(this.ranges.library + slot, fn)
+    return this.ranges.library + slot
+  }
+
+  /** The handler at a table index, or null. */
+  handlerAt (index: number): HandlerFn | null {
+    return Number.isInteger(index) && index > 0 && index < this.handlers.length ? this.handlers[index] ?? null : null
+  }
+
+  /** The table index a function is registered at (any range), or -1. */
+  indexOfHandler (fn: HandlerFn): number {
+    return this.handlerIndex.get(fn) ?? -1
+  }
+
+  // ───────────────────────────── recovery ─────────────────────────────
+
+  /** LAPI_Purge_totask: local; later sends to `dest` return LAPI_ERR_TGT_PURGED until resumed. */
+  purgeTotask (dest: number): number {
+    if (!isTask(dest, this.numTasks)) return S.ERR_TGT
+    this.purged[dest] = 1
+    return S.SUCCESS
+  }
+
+  /** LAPI_Resume_totask. */
+  resumeTotask (dest: number): number {
+    if (!isTask(dest, this.numTasks)) return S.ERR_TGT
+    this.purged[dest] = 0
+    return S.SUCCESS
+  }
+
+  // ───────────────────────────── internals ─────────────────────────────
+
+  /** Reports an asynchronous error to the err_hndlr given at init (logged when there is none). */
+  reportError (code: number, cls: number, src: number, cause?: unknown): void {
+    this.log.error({ code, cls, src, err: cause }, 'asynchronous error')
+    if (this.errHndlr === null) return
+    try {
+      this.errHndlr(this.handle, code, cls, this.taskId, src)
+    } catch (e) {
+      this.log.error({ err: e }, 'the error handler threw')
+    }
+  }
+
+  private runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void {
+    try {
+      h(this.handle, sinfo, { src: tgt, reason: S.SUCCESS })
+    } catch (e) {
+      this.reportError(S.ERR_UNKNOWN, cls, tgt, e)
+    }
+  }
+
+  private runComplHandler (h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void {
+    try {
+      h(this.handle, info)
+    } catch (e) {
+      this.reportError(S.ERR_UNKNOWN, cls, tgt, e)
+    }
+  }
+
+  private setHandlerAt (index: number, fn: HandlerFn | null): void {
+    const old = this.handlers[index]
+    if (old !== null && old !== undefined && this.handlerIndex.get(old) === index) this.handlerIndex.delete(old)
+    this.handlers[index] = fn
+    if (fn !== null && !this.handlerIndex.has(fn)) this.handlerIndex.set(fn, index)
+  }
+
+  private registerAuto (fn: HandlerFn): number {
+    const have = this.handlerIndex.get(fn)
+    if (have !== undefined) return have
+    if (this.nextAuto >= this.ranges.size) return -1
+    const idx = this.nextAuto++
+    this.setHandlerAt(idx, fn)
+    return idx
+  }
+
+  private checkTarget (tgt: number): number {
+    if (!isTask(tgt, this.numTasks)) return S.ERR_TGT
+    if (this.purged[tgt] !== 0) return S.ERR_TGT_PURGED
+    return 0
+  }
+
+  /** [addr, addr+len) must lie inside a (target) segment; addr 0 only with len 0. */
+  private checkRemote (addr: Addr, len: number): number {
+    if (typeof addr !== 'number' || !Number.isInteger(addr)) return S.ERR_TGT_ADDR_NULL
+    if (addr === 0) return len === 0 ? 0 : S.ERR_TGT_ADDR_NULL
+    if (addr < 0 || addr + len > this.segmentSize) return S.ERR_TGT_EXTENT
+    return 0
+  }
+
+  /** A local buffer: an Addr range inside the own segment, or a Uint8Array of at least `len` bytes. */
+  private checkLocal (buf: LocalBuf | undefined, len: number): number {
+    if (buf === null || buf === undefined || buf === 0) return len === 0 ? 0 : S.ERR_ORG_ADDR_NULL
+    if (typeof buf === 'number') {
+      if (!Number.isInteger(buf)) return S.ERR_ORG_ADDR_NULL
+      if (buf < 0 || buf + len > this.segmentSize) return S.ERR_ORG_EXTENT
+      return 0
+    }
+    if (!(buf instanceof Uint8Array)) return S.ERR_ORG_ADDR_NULL
+    return buf.length >= len ? 0 : S.ERR_ORG_EXTENT
+  }
+
+  private checkRmw (op: number, tgt: number, tgtVar: Addr, width: number): number {
+    if (op !== RmwOp.FETCH_AND_ADD && op !== RmwOp.FETCH_AND_OR && op !== RmwOp.SWAP && op !== RmwOp.COMPARE_AND_SWAP) return S.ERR_RMW_OP
+    const rc = this.checkTarget(tgt)
+    if (rc !== 0) return rc
+    if (typeof tgtVar !== 'number' || !Number.isInteger(tgtVar) || tgtVar === 0) return S.ERR_TGT_VAR_NULL
+    if (tgtVar < 0 || tgtVar % width !== 0 || tgtVar + width > this.segmentSize) return S.ERR_TGT_EXTENT
+    return 0
+  }
+
+  /** A counter address: 4-byte aligned and inside a segment (all segments have one size). */
+  private isCounter (c: Addr): boolean {
+    return typeof c === 'number' && Number.isInteger(c) && c > 0 && (c & 3) === 0 && c + 4 <= this.segmentSize
+  }
+
+  private isCounterOpt (c: Addr | undefined | null): boolean {
+    return c === 0 || c === undefined || c === null || this.isCounter(c)
+  }
+
+  /** Bumps counter `c` of task `t` and rings t's doorbell (no-op for c = 0). */
+  private bump (t: number, c: Addr): void {
+    if (!c) return
+    Atomics.add(this.seg.i32[t]!, c >>> 2, 1)
+    ringDoorbell(this.ctl, t)
+  }
+
+  private bumpLocal (c: Addr): void {
+    if (!c) return
+    Atomics.add(this.seg.i32[this.taskId]!, c >>> 2, 1)
+    if (Atomics.load(this.ctl, this.mySleeping) !== 0) ringDoorbell(this.ctl, this.taskId)
+  }
+
+  private checkAbort (): void {
+    if (Atomics.load(this.ctl, W_ABORT) !== 0) throw new JobAbortedError(Atomics.load(this.ctl, W_ABORT_TASK))
+  }
+
+  /**
+   * One step of a blocking wait whose condition (`i32[idx] >= val`, or idx < 0 for the barrier) is
+   * not met: spin while the spin budget lasts, then sleep on the doorbell. Returns the new start of
+   * the spin period.
+   */
+  private idle (spinStart: number, i32: Int32Array | null, idx: number, val: number): number {
+    this.checkAbort()
+    const now = performance.now()
+    if (spinStart === 0) return now
+    if (now - spinStart < this.config.spinUs / 1000) return spinStart
+    const ctl = this.ctl
+    const seen = Atomics.load(ctl, this.myDoorbell)
+    Atomics.store(ctl, this.mySleeping, 1)
+    const stillWaiting = i32 !== null ? Atomics.load(i32, idx) < val : Atomics.load(ctl, W_BAR_GEN) === val
+    if (stillWaiting) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+    Atomics.store(ctl, this.mySleeping, 0)
+    return performance.now()
+  }
+
+  /** Arrives at the job barrier; returns the generation to wait out. The last arriver releases all. */
+  private arrive (): number {
+    const ctl = this.ctl
+    const gen = Atomics.load(ctl, W_BAR_GEN)
+    if (Atomics.add(ctl, W_BAR_COUNT, 1) === this.numTasks - 1) {
+      Atomics.store(ctl, W_BAR_COUNT, 0)
+      Atomics.add(ctl, W_BAR_GEN, 1)
+      for (let t = 0; t < this.numTasks; t++) if (t !== this.taskId) ringDoorbell(ctl, t)
+    }
+    return gen
+  }
+
+  /** A barrier of all tasks, making progress while it waits. */
+  private barrier (): void {
+    const gen = this.arrive()
+    let spinStart = 0
+    while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
+      this.progress()
+      this.checkBarrierPeers()
+      spinStart = this.idle(spinStart, null, -1, gen)
+    }
+  }
+
+  /** A barrier can never complete once a peer has left the job: fail instead of hanging. */
+  private checkBarrierPeers (): void {
+    this.checkAbort()
+    for (let t = 0; t < this.numTasks; t++) {
+      const st = Atomics.load(this.ctl, taskWord(t, T_STATE))
+      if (st === TaskState.EXITED || st === TaskState.FAILED) {
+        throw new Error(`task ${t} left the job while task ${this.taskId} waits for it in a collective (Gfence/Address_init)`)
+      }
+    }
+  }
+
+  /** Checks an origin/target vector pair (both described in the origin's memory). */
+  private checkVecPair (tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null): number {
+    if (orgVec === null || orgVec === undefined || typeof orgVec !== 'object') return S.ERR_ORG_VEC_NULL
+    if (tgtVec === null || tgtVec === undefined || typeof tgtVec !== 'object') return S.ERR_TGT_VEC_NULL
+    const ot = orgVec.vec_type
+    const tt = tgtVec.vec_type
+    if (ot !== VecType.LAPI_GEN_IOVECTOR && ot !== VecType.LAPI_GEN_STRIDED_XFER && ot !== VecType.LAPI_GEN_GENERIC) return S.ERR_ORG_VEC_TYPE
+    if (tt !== VecType.LAPI_GEN_IOVECTOR && tt !== VecType.LAPI_GEN_STRIDED_XFER && tt !== VecType.LAPI_GEN_GENERIC) return S.ERR_TGT_VEC_TYPE
+    if (ot !== tt) return S.ERR_VEC_TYPE_DIFF
+    let rc = checkVec(orgVec, true, this.segmentSize)
+    if (rc !== 0) return rc
+    rc = checkVec(tgtVec, false, this.segmentSize)
+    if (rc !== 0) return rc
+    if (ot === VecType.LAPI_GEN_GENERIC) return 0
+    if (orgVec.num_vecs !== tgtVec.num_vecs) return S.ERR_VEC_NUM_DIFF
+    if (ot === VecType.LAPI_GEN_STRIDED_XFER) {
+      return orgVec.info[1] === tgtVec.info[1] ? 0 : S.ERR_VEC_LEN_DIFF
+    }
+    for (let i = 0; i < orgVec.num_vecs; i++) if (orgVec.len![i] !== tgtVec.len![i]) return S.ERR_VEC_LEN_DIFF
+    return 0
+  }
+
+  /**
+   * Copies the bytes of vector `src` (addresses in task `st`) into vector `dst` (addresses in task
+   * `dt`). The vectors were checked. GENERIC flows piece by piece and stops when either side is
+   * exhausted (the LAPI_Amsendv rule: excess origin bytes are dropped).
+   */
+  private moveVec (src: lapi_vec_t, st: number, dst: lapi_vec_t, dt: number): void {
+    const su8 = this.seg.u8[st]!
+    const du8 = this.seg.u8[dt]!
+    if (src.vec_type === VecType.LAPI_GEN_STRIDED_XFER) {
+      const sb = src.info[0] as number
+      const block = src.info[1] as number
+      const ss = src.info[2] as number
+      const db = dst.info[0] as number
+      const ds = dst.info[2] as number
+      for (let i = 0; i < src.num_vecs; i++) copy(du8, db + i * ds, su8, sb + i * ss, block)
+      return
+    }
+    if (src.vec_type === VecType.LAPI_GEN_IOVECTOR) {
+      for (let i = 0; i < src.num_vecs; i++) {
+        const n = src.len![i]!
+        if (n > 0) copyPiece(du8, dst.info[i]!, 0, su8, src.info[i]!, 0, n)
+      }
+      return
+    }
+    let si = 0; let so = 0; let di = 0; let dOff = 0
+    while (si < src.num_vecs && di < dst.num_vecs) {
+      const sl = src.len![si]! - so
+      const dl = dst.len![di]! - dOff
+      if (sl === 0) { si++; so = 0; continue }
+      if (dl === 0) { di++; dOff = 0; continue }
+      const n = sl < dl ? sl : dl
+      copyPiece(du8, dst.info[di]!, dOff, su8, src.info[si]!, so, n)
+      so += n; dOff += n
+    }
+  }
+}
+
+function noop (): void {}
+
+function isTask (t: number, n: number): boolean {
+  return typeof t === 'number' && Number.isInteger(t) && t >= 0 && t < n
+}
+
+function isLen (len: number): boolean {
+  return typeof len === 'number' && Number.isInteger(len) && len >= 0 && len <= LAPI_MAX_MSG_SZ
+}
+
+/** Checks one vector: origin side (`org`) may hold Uint8Arrays; addresses must lie in a segment. */
+function checkVec (v: lapi_vec_t, org: boolean, segSize: number): number {
+  const E_TYPE = org ? S.ERR_ORG_VEC_TYPE : S.ERR_TGT_VEC_TYPE
+  const E_ADDR = org ? S.ERR_ORG_VEC_ADDR : S.ERR_TGT_VEC_ADDR
+  const E_LEN = org ? S.ERR_ORG_VEC_LEN : S.ERR_TGT_VEC_LEN
+  const E_EXT = org ? S.ERR_ORG_EXTENT : S.ERR_TGT_EXTENT
+  const n = v.num_vecs
+  if (!Number.isInteger(n) || n < 0 || !Array.isArray(v.info)) return E_TYPE
+  if (v.vec_type === VecType.LAPI_GEN_STRIDED_XFER) {
+    if (v.info.length < 3) return E_TYPE
+    const base = v.info[0]; const block = v.info[1]; const stride = v.info[2]
+    if (base === null || base === undefined || base === 0) return n === 0 ? 0 : (org ? S.ERR_STRIDE_ORG_VEC_ADDR_NULL : S.ERR_STRIDE_TGT_VEC_ADDR_NULL)
+    if (typeof base !== 'number' || !Number.isInteger(base) || base < 0) return E_ADDR
+    if (typeof block !== 'number' || !Number.isInteger(block) || block < 0 || block > LAPI_MAX_MSG_SZ) return E_LEN
+    if (typeof stride !== 'number' || !Number.isInteger(stride) || stride < block) return org ? S.ERR_ORG_STRIDE : S.ERR_TGT_STRIDE
+    if (n > 0 && base + (n - 1) * stride + block > segSize) return E_EXT
+    return 0
+  }
+  if (!Array.isArray(v.len) || v.len.length < n || v.info.length < n) return E_LEN
+  for (let i = 0; i < n; i++) {
+    const len = v.len[i]!
+    if (typeof len !== 'number' || !Number.isInteger(len) || len < 0 || len > LAPI_MAX_MSG_SZ) return E_LEN
+    const a = v.info[i]
+    if (a === null || a === undefined || a === 0) { if (len > 0) return E_ADDR; continue }
+    if (typeof a === 'number') {
+      if (!Number.isInteger(a) || a < 0) return E_ADDR
+      if (a + len > segSize) return E_EXT
+    } else if (org && a instanceof Uint8Array) {
+      if (a.length < len) return E_EXT
+    } else return E_ADDR
+  }
+  return 0
+}
+
+/** Copies `n` bytes between a piece (an Addr in a segment view, or a Uint8Array) and another. */
+function copyPiece (du8: Uint8Array, d: Addr | Uint8Array, dOff: number, su8: Uint8Array, s: Addr | Uint8Array, sOff: number, n: number): void {
+  if (typeof d === 'number') {
+    if (typeof s === 'number') copy(du8, d + dOff, su8, s + sOff, n)
+    else copy(du8, d + dOff, s, sOff, n)
+  } else if (typeof s === 'number') copy(d, dOff, su8, s + sOff, n)
+  else copy(d, dOff, s, sOff, n)
+}
+
+/**
+ * memmove of `n` bytes from `src[so..]` to `dst[d..]`. Small copies run a loop (no view object is
+ * made, so the hot path allocates nothing); larger ones one `Uint8Array.prototype.set`.
+ */
+export function copy (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number): void {
+  if (dst === src) {
+    dst.copyWithin(d, so, so + n)
+  } else if (n <= SMALL_COPY && dst.buffer !== src.buffer) {
+    for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
+  } else {
+    dst.set(src.subarray(so, so + n), d)
+  }
+}

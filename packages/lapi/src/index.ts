@@ -1,0 +1,27 @@
+/**
+ * @packageDocumentation
+ * `@amlapi/lapi`: IBM's LAPI for JavaScript threads. A job is N tasks (worker threads started by
+ * `lapirun` or `runJob`); each task owns a segment (a SharedArrayBuffer) and moves data with
+ * one-sided Put, Get and read-modify-write, observed through counters.
+ *
+ * @example
+ * ```js
+ * import { Lapi } from '@amlapi/lapi'
+ * const lapi = Lapi.init()
+ * const buf = lapi.malloc(64), done = lapi.counter()
+ * const [peerBuf] = [lapi.addressInit(buf)[(lapi.taskId + 1) % lapi.numTasks]]
+ * const peerDone = lapi.addressInit(done.addr)[(lapi.taskId + 1) % lapi.numTasks]
+ * lapi.put((lapi.taskId + 1) % lapi.numTasks, 5, peerBuf, new TextEncoder().encode('hello'), { tgtCntr: peerDone })
+ * done.wait(1)       // a neighbour's Put landed in `buf`
+ * lapi.gfence(); lapi.term()
+ * ```
+ */
+export { Lapi, Counter, type LapiInitOptions, type XferCounters } from './lapi.js'
+export { LapiError } from './errors.js'
+export { JobAbortedError, type HandlerFn } from './context.js'
+export { LapiStatus, statusName, statusText, type LapiStatusName } from './status.js'
+export { Query, RmwOp, VecType, XferType, InitFlag, RetFlag, CtlFlag, ErrClass, MsgState, LAPI_MAX_MSG_SZ } from './constants.js'
+export { runJob, type RunJobOptions, type JobResult } from './job/run-job.js'
+export { resolveConfig, parseSize, DEFAULT_CONFIG, type JobConfig } from './config.js'
+export type { Addr, Ref, LocalBuf, lapi_vec_t, lapi_info_t } from './types.js'
+export { ref } from './types.js'

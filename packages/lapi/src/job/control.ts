@@ -1,0 +1,86 @@
+/**
+ * The job control block: one SharedArrayBuffer shared by every task of a process and its agent.
+ *
+ *   Int32 words (index = byte offset / 4):
+ *   ┌──────────────────────────────────────────────────────────────────────────────┐
+ *   │ 0 ABORT      0 = running; 1 = the job is being torn down (a task failed)     │
+ *   │ 1 ABORT_TASK task that caused the abort, or -1                              │
+ *   │ 2 BAR_COUNT  tasks arrived at the current barrier                           │
+ *   │ 3 BAR_GEN    barrier generation; bumped (and notified) when the last arrives │
+ *   │ 4..15        reserved                                                       │
+ *   ├──────────── per task t, 16 words (one 64-byte line) at TASK_BASE + 16 t ─────┤
+ *   │ +0 DOORBELL  bumped + notified by whoever puts work in t's inbox or changes   │
+ *   │              one of t's counters from outside                               │
+ *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell      │
+ *   │ +2 STATE     TaskState                                                     │
+ *   │ +3 PURGED_BY reserved for recovery                                          │
+ *   └──────────────────────────────────────────────────────────────────────────────┘
+ *   then two all-gather tables of N float64 (Address_init) and two of N int64
+ *   (Address_init64), alternating by collective generation.
+ *
+ * Each word has a documented writer; all accesses go through Atomics.
+ */
+
+export const W_ABORT = 0
+export const W_ABORT_TASK = 1
+export const W_BAR_COUNT = 2
+export const W_BAR_GEN = 3
+export const TASK_BASE = 16
+export const TASK_WORDS = 16
+export const T_DOORBELL = 0
+export const T_SLEEPING = 1
+export const T_STATE = 2
+
+/** Life of a task as the control block records it. */
+export const TaskState = { NEW: 0, RUNNING: 1, TERMINATED: 2, EXITED: 3, FAILED: 4 } as const
+
+/** Byte layout of a control block for `numTasks` tasks. */
+export interface ControlLayout {
+  numTasks: number
+  /** Byte offset of the two float64 all-gather tables (2 × numTasks entries). */
+  gatherF64: number
+  /** Byte offset of the two int64 all-gather tables (2 × numTasks entries). */
+  gatherI64: number
+  byteLength: number
+}
+
+export function controlLayout (numTasks: number): ControlLayout {
+  const words = TASK_BASE + TASK_WORDS * numTasks
+  const gatherF64 = words * 4
+  const gatherI64 = gatherF64 + 16 * numTasks
+  return { numTasks, gatherF64, gatherI64, byteLength: gatherI64 + 16 * numTasks }
+}
+
+/** Word index of field `f` of task `t`. */
+export function taskWord (t: number, f: number): number {
+  return TASK_BASE + TASK_WORDS * t + f
+}
+
+/** Creates a zeroed control block for `numTasks` tasks. */
+export function createControl (numTasks: number): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(controlLayout(numTasks).byteLength)
+  new Int32Array(sab)[W_ABORT_TASK] = -1
+  return sab
+}
+
+/**
+ * Rings task `t`'s doorbell: bump it, and wake `t` if it sleeps. Called after the change the task
+ * waits for (counter, inbox) has been made visible, so a waiter that read the doorbell before the
+ * change never sleeps through it.
+ */
+export function ringDoorbell (ctl: Int32Array, t: number): void {
+  const base = TASK_BASE + TASK_WORDS * t
+  Atomics.add(ctl, base + T_DOORBELL, 1)
+  if (Atomics.load(ctl, base + T_SLEEPING) !== 0) Atomics.notify(ctl, base + T_DOORBELL)
+}
+
+/** Marks the job aborted because of task `t` and wakes every sleeper. Idempotent. */
+export function abortJob (ctl: Int32Array, numTasks: number, t: number): void {
+  if (Atomics.compareExchange(ctl, W_ABORT, 0, 1) === 0) Atomics.store(ctl, W_ABORT_TASK, t)
+  for (let i = 0; i < numTasks; i++) {
+    Atomics.add(ctl, taskWord(i, T_DOORBELL), 1)
+    Atomics.notify(ctl, taskWord(i, T_DOORBELL))
+  }
+  Atomics.add(ctl, W_BAR_GEN, 0)
+  Atomics.notify(ctl, W_BAR_GEN)
+}

@@ -1,0 +1,59 @@
+/**
+ * What a task receives from its agent to join a job: the job's shared memory and settings. The
+ * agent (runJob, lapirun) creates one spec per process and hands each task worker its copy with its
+ * own task id in `workerData`; a program run with plain `node` makes a job of one task itself.
+ */
+import { randomBytes } from 'node:crypto'
+import { workerData } from 'node:worker_threads'
+import { resolveConfig, type JobConfig } from '../config.js'
+import { createControl } from './control.js'
+
+/** Key of the spec inside `workerData`. */
+export const SPEC_KEY = '__amlapi_job'
+export const SPEC_VERSION = 1
+
+export interface JobSpec {
+  version: number
+  /** Random id of the job (hex), for logs and, later, packet keys. */
+  jobId: string
+  numTasks: number
+  /** The task this spec is for. */
+  taskId: number
+  config: JobConfig
+  /** One segment per task, index = task id. */
+  segments: SharedArrayBuffer[]
+  /** The job control block (control.ts). */
+  control: SharedArrayBuffer
+}
+
+/** Creates the shared memory of a job of `numTasks` tasks in this process. */
+export function createJob (numTasks: number, config: JobConfig): Omit<JobSpec, 'taskId'> {
+  if (!Number.isInteger(numTasks) || numTasks < 1 || numTasks > 4096) throw new RangeError(`invalid number of tasks ${numTasks}`)
+  const segments: SharedArrayBuffer[] = []
+  for (let t = 0; t < numTasks; t++) segments.push(new SharedArrayBuffer(config.segmentSize))
+  return {
+    version: SPEC_VERSION,
+    jobId: randomBytes(8).toString('hex'),
+    numTasks,
+    config,
+    segments,
+    control: createControl(numTasks),
+  }
+}
+
+let standalone: JobSpec | undefined
+
+/**
+ * The spec of the job this thread belongs to: the one its agent passed in `workerData`, or, for a
+ * program not started by an agent, a job of one task made on first use.
+ */
+export function currentJobSpec (): JobSpec {
+  const wd = workerData as Record<string, unknown> | null | undefined
+  const spec = wd !== null && typeof wd === 'object' ? wd[SPEC_KEY] as JobSpec | undefined : undefined
+  if (spec !== undefined) {
+    if (spec.version !== SPEC_VERSION) throw new Error(`job spec version ${spec.version} is not ${SPEC_VERSION}`)
+    return spec
+  }
+  if (standalone === undefined) standalone = { ...createJob(1, resolveConfig()), taskId: 0 }
+  return standalone
+}

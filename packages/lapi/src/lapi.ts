@@ -1,0 +1,246 @@
+/**
+ * The idiomatic face of LAPI: a `Lapi` object per task with typed methods, `Counter`s, and promise
+ * waits that keep the event loop free. Every method is a thin layer over `Context` (the one
+ * implementation, shared with the C-style `LAPI_*` functions of `compat.ts`): it turns a non-zero
+ * LAPI code into a thrown `LapiError` carrying that code.
+ */
+import { InitFlag, Query, RmwOp } from './constants.js'
+import { Context, type HandlerFn } from './context.js'
+import { LapiError, check } from './errors.js'
+import { LapiStatus } from './status.js'
+import { openContext } from './registry.js'
+import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref } from './types.js'
+
+/** Options of `Lapi.init`. */
+export interface LapiInitOptions {
+  /** Asynchronous errors (err_hndlr of LAPI_Init). */
+  errorHandler?: LAPI_err_hndlr
+  /** Interrupt mode (handlers also run from the event loop); default false = polling, as AMLAPI. */
+  interrupt?: boolean
+}
+
+/** Counters to bump; any may be left out. Target counters are Addrs in the target's segment. */
+export interface XferCounters {
+  /** Counter at the target (an Addr in its segment). */
+  tgtCntr?: Addr
+  /** Local counter: origin buffer reusable (Put) or data arrived (Get). */
+  orgCntr?: Addr
+  /** Local counter: the operation completed at the target (Put, Putv). */
+  cmplCntr?: Addr
+}
+
+/**
+ * A LAPI counter: a 4-byte word (in an 8-byte slot) of this task's segment. Other tasks name it by
+ * `addr` (exchange it with `addressInit`) and pass it as a target counter.
+ */
+export class Counter {
+  readonly addr: Addr
+  private readonly ctx: Context
+  private readonly out: Ref<number> = { value: 0 }
+
+  constructor (ctx: Context, addr: Addr) {
+    this.ctx = ctx
+    this.addr = addr
+  }
+
+  /** The context, or a thrown LAPI_ERR_HNDL_INVALID once it was terminated. */
+  private get c (): Context {
+    if (this.ctx.isTerminated) throw new LapiError(LapiStatus.ERR_HNDL_INVALID)
+    return this.ctx
+  }
+
+  /** The current value (LAPI_Getcntr; runs the dispatcher once). */
+  get (): number {
+    check(this.c.getcntr(this.addr, this.out), 'Getcntr')
+    return this.out.value
+  }
+
+  /** Sets the value (LAPI_Setcntr). Not atomic with concurrent increments. */
+  set (value: number): void {
+    check(this.c.setcntr(this.addr, value), 'Setcntr')
+  }
+
+  /** Blocks until the value is ≥ `value`, subtracts `value` and returns what is left (LAPI_Waitcntr). */
+  wait (value: number): number {
+    check(this.c.waitcntr(this.addr, value, this.out), 'Waitcntr')
+    return this.out.value
+  }
+
+  /** Like `wait`, but asynchronous: the event loop keeps running while it waits. */
+  async waitAsync (value: number): Promise<number> {
+    return await this.c.waitcntrAsync(this.addr, value)
+  }
+
+  /** Gives the word back to the segment; the counter must not be used afterwards. */
+  free (): void {
+    check(this.c.free(this.addr), 'free counter')
+  }
+}
+
+/** One task's LAPI context. */
+export class Lapi {
+  /** The implementation (also reachable through the handle by the compat face). */
+  readonly ctx: Context
+  private readonly ret: Ref<number> = { value: 0 }
+
+  private constructor (ctx: Context) {
+    this.ctx = ctx
+  }
+
+  /** The context, or a thrown LAPI_ERR_HNDL_INVALID once it was terminated. */
+  private get c (): Context {
+    if (this.ctx.isTerminated) throw new LapiError(LapiStatus.ERR_HNDL_INVALID)
+    return this.ctx
+  }
+
+  /** Joins the job (LAPI_Init). Throws LapiError (LAPI_ERR_ALL_HNDL_IN_USE when a context is open). */
+  static init (opts: LapiInitOptions = {}): Lapi {
+    const c = openContext({ err_hndlr: opts.errorHandler ?? null, protocol: opts.interrupt === true ? 0 : InitFlag.LAPI_INTERRUPT_OFF })
+    if (typeof c === 'number') throw new LapiError(c, 'Init')
+    return new Lapi(c)
+  }
+
+  /** The handle number the C-style functions take. */
+  get handle (): number { return this.ctx.handle }
+  /** This task's id, 0..numTasks-1. */
+  get taskId (): number { return this.ctx.taskId }
+  /** Tasks in the job. */
+  get numTasks (): number { return this.ctx.numTasks }
+  /** Bytes of every task's segment. */
+  get segmentSize (): number { return this.ctx.segmentSize }
+
+  /** LAPI_Qenv. */
+  query (q: number): number {
+    check(this.c.qenv(q, this.ret), 'Qenv')
+    return this.ret.value
+  }
+
+  /** LAPI_Senv. */
+  set (q: number, value: number): void {
+    check(this.c.senv(q, value), 'Senv')
+  }
+
+  /** Switches interrupt mode on or off (LAPI_Senv INTERRUPT_SET). */
+  setInterrupt (on: boolean): void { this.set(Query.INTERRUPT_SET, on ? 1 : 0) }
+
+  /** Allocates `nbytes` zero-filled bytes of the own segment; returns their Addr (LAPIX_Malloc). */
+  malloc (nbytes: number): Addr {
+    check(this.c.malloc(nbytes, this.ret), 'malloc')
+    return this.ret.value
+  }
+
+  /** Frees an Addr `malloc` returned (LAPIX_Free). */
+  free (addr: Addr): void { check(this.c.free(addr), 'free') }
+
+  /** A live view of `nbytes` of the own segment at `addr` (not a copy). */
+  view (addr: Addr, nbytes: number): Uint8Array { return this.c.view(addr, nbytes) }
+
+  /** A new counter set to `initial` in the own segment. */
+  counter (initial = 0): Counter {
+    const c = new Counter(this.ctx, this.malloc(8))
+    if (initial !== 0) c.set(initial)
+    return c
+  }
+
+  /** Copies `len` bytes of local `org` to `tgtAddr` in task `tgt` (LAPI_Put). */
+  put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c: XferCounters = {}): void {
+    check(this.c.put(tgt, len, tgtAddr, org, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Put')
+  }
+
+  /** Copies `len` bytes at `tgtAddr` of task `tgt` into local `org` (LAPI_Get). */
+  get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c: XferCounters = {}): void {
+    check(this.c.get(tgt, len, tgtAddr, org, c.tgtCntr ?? 0, c.orgCntr ?? 0), 'Get')
+  }
+
+  /** Vector Put (LAPI_Putv). */
+  putv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, c: XferCounters = {}): void {
+    check(this.c.putv(tgt, tgtVec, orgVec, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Putv')
+  }
+
+  /** Vector Get (LAPI_Getv). */
+  getv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, c: XferCounters = {}): void {
+    check(this.c.getv(tgt, tgtVec, orgVec, c.tgtCntr ?? 0, c.orgCntr ?? 0), 'Getv')
+  }
+
+  /** Atomic fetch-and-add on a 32-bit word of task `tgt`; returns the old value. */
+  fetchAdd (tgt: number, tgtVar: Addr, value: number, orgCntr: Addr = 0): number {
+    return this.rmw(RmwOp.FETCH_AND_ADD, tgt, tgtVar, value, 0, orgCntr)
+  }
+
+  /** Atomic fetch-and-or; returns the old value. */
+  fetchOr (tgt: number, tgtVar: Addr, value: number, orgCntr: Addr = 0): number {
+    return this.rmw(RmwOp.FETCH_AND_OR, tgt, tgtVar, value, 0, orgCntr)
+  }
+
+  /** Atomic swap; returns the old value. */
+  swap (tgt: number, tgtVar: Addr, value: number, orgCntr: Addr = 0): number {
+    return this.rmw(RmwOp.SWAP, tgt, tgtVar, value, 0, orgCntr)
+  }
+
+  /** Atomic compare-and-swap; true when the word equalled `expected` and now holds `value`. */
+  compareAndSwap (tgt: number, tgtVar: Addr, expected: number, value: number, orgCntr: Addr = 0): boolean {
+    return this.rmw(RmwOp.COMPARE_AND_SWAP, tgt, tgtVar, expected, value, orgCntr) === 1
+  }
+
+  /** LAPI_Rmw with an RmwOp; returns the old value (COMPARE_AND_SWAP: 1 = swapped, 0 = not). */
+  rmw (op: number, tgt: number, tgtVar: Addr, a: number, b = 0, orgCntr: Addr = 0): number {
+    const v = this.rmwIn
+    v[0] = a; v[1] = b
+    check(this.c.rmw(op, tgt, tgtVar, v, this.ret, orgCntr), 'Rmw')
+    return this.ret.value
+  }
+
+  /** LAPI_Rmw64 with an RmwOp on a 64-bit word (8-byte aligned); returns the old value. */
+  rmw64 (op: number, tgt: number, tgtVar: Addr, a: bigint, b = 0n, orgCntr: Addr = 0): bigint {
+    const v = this.rmwIn64
+    v[0] = a; v[1] = b
+    const out = this.ret64
+    check(this.c.rmw64(op, tgt, tgtVar, v, out, orgCntr), 'Rmw64')
+    return out.value
+  }
+
+  private readonly rmwIn = new Int32Array(2)
+  private readonly rmwIn64 = new BigInt64Array(2)
+  private readonly ret64: Ref<bigint> = { value: 0n }
+
+  /** LAPI_Xfer with a command object (PUT, GET, PUTV, GETV, RMW types). */
+  xfer (cmd: object): void { check(this.c.xfer(cmd), 'Xfer') }
+
+  /** Runs the dispatcher once (LAPI_Probe). */
+  probe (): void { this.c.probe() }
+
+  /** LAPI_Fence. */
+  fence (): void { check(this.c.fence(), 'Fence') }
+
+  /** LAPI_Gfence: fence + barrier of all tasks (blocks the thread). */
+  gfence (): void { check(this.c.gfence(), 'Gfence') }
+
+  /** LAPI_Gfence without blocking the event loop. */
+  async gfenceAsync (): Promise<void> { check(await this.c.gfenceAsync(), 'Gfence') }
+
+  /** All-gather: returns every task's value, index = task id (LAPI_Address_init). */
+  addressInit (mine: number | HandlerFn | null): number[] {
+    const out: number[] = []
+    check(this.c.addressInit(mine, out), 'Address_init')
+    return out
+  }
+
+  /** All-gather of 64-bit values (LAPI_Address_init64). */
+  addressInit64 (mine: bigint): bigint[] {
+    const out: bigint[] = []
+    check(this.c.addressInit64(mine, out), 'Address_init64')
+    return out
+  }
+
+  /** Registers a header handler at `index` (LAPI_Addr_set). */
+  setHandler (index: number, fn: HandlerFn | null): void { check(this.c.addrSet(fn, index), 'Addr_set') }
+
+  /** Stops sending to `task` (LAPI_Purge_totask) until `resume`. */
+  purge (task: number): void { check(this.c.purgeTotask(task), 'Purge_totask') }
+
+  /** LAPI_Resume_totask. */
+  resume (task: number): void { check(this.c.resumeTotask(task), 'Resume_totask') }
+
+  /** Leaves the job (LAPI_Term). Call `gfence()` first so peers are done with this task. */
+  term (): void { check(this.c.term(), 'Term') }
+}

@@ -1,0 +1,36 @@
+/**
+ * Runs a fixture program as a LAPI job with captured output and a hard deadline, for tests.
+ */
+import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { runJob, type JobConfig, type JobResult } from '@amlapi/lapi'
+
+export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url))
+
+export interface FixtureRun extends JobResult { stdout: string; stderr: string }
+
+function collect (): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough()
+  const chunks: Buffer[] = []
+  stream.on('data', (c: Buffer) => chunks.push(c))
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') }
+}
+
+/** Runs `fixtures/<rel>` as `numTasks` tasks; the job is failed after `timeoutMs` (default 30 s). */
+export async function runFixture (rel: string, numTasks: number, opts: {
+  args?: string[]; config?: Partial<JobConfig>; label?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv
+} = {}): Promise<FixtureRun> {
+  const out = collect(); const err = collect()
+  const r = await runJob({
+    program: FIXTURES + rel,
+    numTasks,
+    args: opts.args ?? [],
+    config: { segmentSize: 4 * 1024 * 1024, ...opts.config },
+    label: opts.label ?? false,
+    stdout: out.stream,
+    stderr: err.stream,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    ...(opts.env !== undefined ? { env: opts.env } : {}),
+  })
+  return { ...r, stdout: out.text(), stderr: err.text() }
+}
