@@ -26,13 +26,31 @@ options:
   -h, --help             this text
 `
 
+const WITH_VALUE = new Set(['-n', '--tasks', '--np', '--procs', '--transport', '--segment-size', '--spin-us', '--timeout'])
+
+/**
+ * Splits the command line at the program: lapirun's own options come before it, everything after
+ * it belongs to the program (even what looks like an option).
+ */
+function splitAtProgram (argv: string[]): { own: string[]; rest: string[] } {
+  let i = 0
+  while (i < argv.length) {
+    const a = argv[i]!
+    if (a === '--') return { own: argv.slice(0, i), rest: argv.slice(i + 1) }
+    if (!a.startsWith('-') || a === '-') break
+    i += WITH_VALUE.has(a) ? 2 : 1
+  }
+  return { own: argv.slice(0, i), rest: argv.slice(i) }
+}
+
 /** Runs lapirun with the given arguments; resolves with the exit code. */
 export async function main (argv: string[]): Promise<number> {
+  const split = splitAtProgram(argv)
   let parsed
   try {
     parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
+      args: split.own,
+      allowPositionals: false,
       strict: true,
       options: {
         tasks: { type: 'string', short: 'n' },
@@ -50,9 +68,9 @@ export async function main (argv: string[]): Promise<number> {
     process.stderr.write(`lapirun: ${(e as Error).message}\n${USAGE}`)
     return 2
   }
-  const { values, positionals } = parsed
+  const { values } = parsed
   if (values.help === true) { process.stdout.write(USAGE); return 0 }
-  const [program, ...args] = positionals
+  const [program, ...args] = split.rest
   if (program === undefined) { process.stderr.write(`lapirun: no program given\n${USAGE}`); return 2 }
   const n = Number(values.tasks ?? values.np ?? '1')
   if (!Number.isInteger(n) || n < 1 || n > 4096) { process.stderr.write(`lapirun: -n must be a whole number from 1 to 4096, not ${values.tasks ?? ''}\n`); return 2 }

@@ -1,0 +1,87 @@
+/** The lapirun launcher as a user runs it: arguments, labels, exit codes, failures, Ctrl-C. */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { FIXTURES } from '../helpers/job.js'
+
+const LAPIRUN = fileURLToPath(new URL('../../packages/lapi/bin/lapirun.js', import.meta.url))
+
+interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number }
+
+function run (cmd: string[], opts: { env?: NodeJS.ProcessEnv; interruptAfterMs?: number; deadlineMs?: number } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    const p = spawn(process.execPath, cmd, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''; let stderr = ''
+    p.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+    p.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    const kill = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`deadline passed: ${cmd.join(' ')}\n${stderr}`)) }, opts.deadlineMs ?? 30_000)
+    if (opts.interruptAfterMs !== undefined) setTimeout(() => p.kill('SIGINT'), opts.interruptAfterMs)
+    p.on('close', (code, signal) => { clearTimeout(kill); resolve({ code, signal, stdout, stderr, ms: performance.now() - t0 }) })
+  })
+}
+
+const lines = (s: string): Record<string, unknown>[] => s.trim().split('\n').filter((l) => l.includes('{')).map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>)
+
+describe('lapirun', () => {
+  it('starts N tasks, passes the arguments, labels the output, exits 0', async () => {
+    const r = await run([LAPIRUN, '-n', '3', '--label', '--segment-size', '1M', FIXTURES + 'lapi/info.mjs', 'a', '--b', 'c d'])
+    expect(r.code).toBe(0)
+    const got = lines(r.stdout)
+    expect(got.map((g) => g['task']).sort()).toEqual([0, 1, 2])
+    for (const g of got) expect(g).toMatchObject({ n: 3, argv: ['a', '--b', 'c d'], segmentSize: 1 << 20 })
+    for (const l of r.stdout.trim().split('\n')) expect(l).toMatch(/^\[[0-2]\] \{/)
+  })
+
+  it('takes the segment size from AMLAPI_SEGMENT_SIZE', async () => {
+    const r = await run([LAPIRUN, '-n', '2', FIXTURES + 'lapi/info.mjs'], { env: { AMLAPI_SEGMENT_SIZE: '2M' } })
+    expect(r.code).toBe(0)
+    for (const g of lines(r.stdout)) expect(g['segmentSize']).toBe(2 << 20)
+  })
+
+  it('a program run with plain node is a job of one task', async () => {
+    const r = await run([FIXTURES + 'lapi/info.mjs', 'x'])
+    expect(r.code).toBe(0)
+    expect(lines(r.stdout)).toEqual([expect.objectContaining({ task: 0, n: 1, argv: ['x'] })])
+  })
+
+  it('a failing task ends the job with its name and a non-zero exit', async () => {
+    const r = await run([LAPIRUN, '-n', '4', FIXTURES + 'lapi/fail.mjs', 'throw'])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/lapirun: task 1 failed: uncaught error: Error: task one blew up/)
+    const e = await run([LAPIRUN, '-n', '2', FIXTURES + 'lapi/fail.mjs', 'exit'])
+    expect(e.code).toBe(3)
+    expect(e.stderr).toContain('task 1 failed: exited with code 3')
+  })
+
+  it('Ctrl-C stops a job whose tasks wait forever', async () => {
+    const r = await run([LAPIRUN, '-n', '3', FIXTURES + 'lapi/fail.mjs', 'hang'], { interruptAfterMs: 1500, deadlineMs: 15_000 })
+    expect(r.code).toBe(130)
+    expect(r.stderr).toContain('interrupted')
+  })
+
+  it('--procs > 1 and network transports answer that they need a network transport', async () => {
+    const r = await run([LAPIRUN, '-n', '4', '--procs', '2', FIXTURES + 'lapi/info.mjs'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/needs a network transport/)
+    const u = await run([LAPIRUN, '-n', '2', '--transport', 'udp', FIXTURES + 'lapi/info.mjs'])
+    expect(u.code).toBe(2)
+    expect(u.stderr).toMatch(/needs a network transport/)
+  })
+
+  it('rejects bad arguments with a usage message', async () => {
+    for (const args of [['-n', '0', 'x.mjs'], ['-n', '2'], ['--bogus', 'x.mjs'], ['--segment-size', 'lots', 'x.mjs']]) {
+      const r = await run([LAPIRUN, ...args])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(/lapirun:/)
+    }
+  })
+
+  it('runs the examples in both faces', async () => {
+    for (const ex of ['c-style.mjs', 'idiomatic.mjs']) {
+      const r = await run([LAPIRUN, '-n', '4', fileURLToPath(new URL('../../examples/put-get/' + ex, import.meta.url))])
+      expect(r.code, r.stderr).toBe(0)
+      for (let t = 0; t < 4; t++) expect(r.stdout).toContain(`task ${t} got: greetings from task ${(t + 3) % 4}`)
+    }
+  })
+})
