@@ -23,7 +23,7 @@ export const DEFAULT_CONFIG: Readonly<JobConfig> = Object.freeze({
   segmentSize: 64 * 1024 * 1024,
   maxPktSz: 4096,
   maxUhdrSz: 1024,
-  ringSlots: 64,
+  ringSlots: 32,
   spinUs: 200,
   locAddrTblSz: 256,
 })

@@ -22,6 +22,8 @@ import {
   controlLayout, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
+import { PACKET_VERSION, P_TYPE, P_VERSION } from './transport/packet.js'
+import { RingReader, RingWriter } from './transport/ring.js'
 import { LapiError } from './errors.js'
 import { logger } from './log.js'
 import { LapiStatus as S } from './status.js'
@@ -87,6 +89,12 @@ export class Context {
   private readonly handlers: Array<HandlerFn | null>
   private readonly handlerIndex = new Map<HandlerFn, number>()
   private readonly purged: Uint8Array
+  /** My inbox: ring i carries packets from task i; ring numTasks from the agent. */
+  private readonly inbox: RingReader[]
+  /** The ring from me in each task's inbox, index = task id. */
+  readonly outbox: RingWriter[]
+  /** Packets dropped by the dispatcher (bad version, type or length). */
+  droppedPackets = 0
   private readonly errHndlr: LAPI_err_hndlr | null
   private readonly epoch: number
   private readonly myDoorbell: number
@@ -128,6 +136,10 @@ export class Context {
     this.handlers = new Array<HandlerFn | null>(this.ranges.size).fill(null)
     this.nextAuto = this.ranges.auto
     this.purged = new Uint8Array(spec.numTasks)
+    this.inbox = []
+    for (let i = 0; i <= spec.numTasks; i++) this.inbox.push(new RingReader(spec.inboxes[spec.taskId]!, spec.ring, i))
+    this.outbox = []
+    for (let t = 0; t < spec.numTasks; t++) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId))
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
@@ -286,7 +298,7 @@ export class Context {
       this.checkAbort()
       const seen = Atomics.load(this.ctl, this.myDoorbell)
       Atomics.store(this.ctl, this.mySleeping, 1)
-      if (Atomics.load(i32, idx) < val) {
+      if (Atomics.load(i32, idx) < val && !this.inboxPending()) {
         await this.sleepAsync(seen)
       }
       Atomics.store(this.ctl, this.mySleeping, 0)
@@ -484,12 +496,41 @@ export class Context {
   // ───────────────────────────── progress and synchronization ─────────────────────────────
 
   /**
-   * One round of the dispatcher: drains the inbox. One-sided operations need no dispatching in
-   * this transport; the active-message layer hooks its inbox processing in here.
-   * Returns the number of messages it completed.
+   * One round of the dispatcher: drains every ring of the inbox (at most one ring's worth of
+   * packets from each, so one sender cannot starve the others). Returns the packets handled.
    */
   progress (): number {
-    return 0
+    let done = 0
+    const rings = this.inbox
+    for (let i = 0; i < rings.length; i++) {
+      const r = rings[i]!
+      let budget = this.spec.ring.slots
+      let off = r.peek()
+      while (off >= 0 && budget-- > 0) {
+        this.handlePacket(r, off)
+        r.release()
+        done++
+        off = r.peek()
+      }
+    }
+    return done
+  }
+
+  /** True when a packet waits in any inbox ring. */
+  inboxPending (): boolean {
+    const rings = this.inbox
+    for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
+    return false
+  }
+
+  /** Handles one packet; malformed packets (version, type, length) are dropped and counted. */
+  private handlePacket (r: RingReader, off: number): void {
+    const u8 = r.u8
+    if (u8[off + P_VERSION] !== PACKET_VERSION) { this.droppedPackets++; return }
+    switch (u8[off + P_TYPE]) {
+      default:
+        this.droppedPackets++
+    }
   }
 
   /** LAPI_Probe. */
@@ -539,7 +580,7 @@ export class Context {
       this.checkBarrierPeers()
       const seen = Atomics.load(this.ctl, this.myDoorbell)
       Atomics.store(this.ctl, this.mySleeping, 1)
-      if (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
+      if (Atomics.load(this.ctl, W_BAR_GEN) === gen && !this.inboxPending()) {
         await this.sleepAsync(seen)
       }
       Atomics.store(this.ctl, this.mySleeping, 0)
@@ -752,7 +793,7 @@ export class Context {
     const ctl = this.ctl
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.store(ctl, this.mySleeping, 1)
-    const stillWaiting = i32 !== null ? Atomics.load(i32, idx) < val : Atomics.load(ctl, W_BAR_GEN) === val
+    const stillWaiting = (i32 !== null ? Atomics.load(i32, idx) < val : Atomics.load(ctl, W_BAR_GEN) === val) && !this.inboxPending()
     if (stillWaiting) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
     Atomics.store(ctl, this.mySleeping, 0)
     return performance.now()

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { createControl } from './control.js'
+import { PACKET_HEADER_BYTES } from '../transport/packet.js'
+import { createInbox, ringGeometry, type RingGeometry } from '../transport/ring.js'
 
 /** Key of the spec inside `workerData`. */
 export const SPEC_KEY = '__amlapi_job'
@@ -24,13 +26,22 @@ export interface JobSpec {
   segments: SharedArrayBuffer[]
   /** The job control block (control.ts). */
   control: SharedArrayBuffer
+  /** One inbox per task, index = task id: a ring per task of the process plus the agent's. */
+  inboxes: SharedArrayBuffer[]
+  /** Geometry of every inbox ring. */
+  ring: RingGeometry
 }
 
 /** Creates the shared memory of a job of `numTasks` tasks in this process. */
 export function createJob (numTasks: number, config: JobConfig): Omit<JobSpec, 'taskId'> {
   if (!Number.isInteger(numTasks) || numTasks < 1 || numTasks > 4096) throw new RangeError(`invalid number of tasks ${numTasks}`)
   const segments: SharedArrayBuffer[] = []
-  for (let t = 0; t < numTasks; t++) segments.push(new SharedArrayBuffer(config.segmentSize))
+  const inboxes: SharedArrayBuffer[] = []
+  const ring = ringGeometry(numTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
+  for (let t = 0; t < numTasks; t++) {
+    segments.push(new SharedArrayBuffer(config.segmentSize))
+    inboxes.push(createInbox(ring))
+  }
   return {
     version: SPEC_VERSION,
     jobId: randomBytes(8).toString('hex'),
@@ -38,6 +49,8 @@ export function createJob (numTasks: number, config: JobConfig): Omit<JobSpec, '
     config,
     segments,
     control: createControl(numTasks),
+    inboxes,
+    ring,
   }
 }
 

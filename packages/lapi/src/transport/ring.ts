@@ -1,0 +1,137 @@
+/**
+ * Inbox rings: single-producer / single-consumer rings of fixed-size packet slots in a
+ * SharedArrayBuffer (ARCHITECTURE.md §3). Every task has one inbox: a ring per co-located sender
+ * task plus one from its process's agent (what comes over the network). Only the sender writes
+ * its ring's slots and HEAD; only the owner reads slots and writes TAIL.
+ *
+ *   inbox of task r (one SharedArrayBuffer), ring i at i × ringBytes (i = sender task; N = agent):
+ *   ┌──────────── ring ────────────────────────────────────────────────────────────┐
+ *   │ +0    HEAD u32   packets published (free-running; written by the producer)   │
+ *   │ +64   TAIL u32   packets consumed  (free-running; written by the consumer)   │
+ *   │ +128  slot 0 │ slot 1 │ … │ slot S-1      each slotBytes (a multiple of 64)    │
+ *   └──────────────────────────────────────────────────────────────────────────────┘
+ *   empty: HEAD == TAIL;  full: HEAD - TAIL == S;  packet k lives in slot k mod S.
+ *
+ * The producer writes a packet into the slot, then publishes it with Atomics.store(HEAD) (a
+ * sequentially consistent store, so the bytes are visible before the new HEAD); the consumer reads
+ * HEAD with Atomics.load, processes the slot and only then releases it with Atomics.store(TAIL).
+ * Back-pressure is a return value (reserve() = -1), never a throw. Nothing here allocates.
+ */
+
+export const RING_HEAD = 0
+export const RING_TAIL = 16
+export const RING_HEADER_BYTES = 128
+
+/** Geometry of every ring of a job's inboxes. */
+export interface RingGeometry {
+  /** Slots per ring (a power of two). */
+  slots: number
+  /** Bytes per slot: the largest packet, rounded up to 64. */
+  slotBytes: number
+  /** Bytes per ring including its header. */
+  ringBytes: number
+  /** Rings per inbox: one per task of the process plus the agent's. */
+  rings: number
+}
+
+/** The geometry for `numTasks` senders, `slots` slots (rounded up to a power of two) of `packetBytes`. */
+export function ringGeometry (numTasks: number, slots: number, packetBytes: number): RingGeometry {
+  let s = 1
+  while (s < slots) s <<= 1
+  const slotBytes = Math.ceil(packetBytes / 64) * 64
+  return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: numTasks + 1 }
+}
+
+/** Creates one inbox (all its rings, empty). */
+export function createInbox (g: RingGeometry): SharedArrayBuffer {
+  return new SharedArrayBuffer(g.rings * g.ringBytes)
+}
+
+/** The sending end of one ring. */
+export class RingWriter {
+  /** Byte view of the whole inbox; packet bytes go at the offset `reserve()` returns. */
+  readonly u8: Uint8Array
+  readonly dv: DataView
+  private readonly i32: Int32Array
+  private readonly head: number
+  private readonly tail: number
+  private readonly slots: number
+  private readonly mask: number
+  private readonly slotBytes: number
+  private readonly first: number
+  private next: number
+
+  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
+    const base = ring * g.ringBytes
+    this.u8 = new Uint8Array(inbox)
+    this.dv = new DataView(inbox)
+    this.i32 = new Int32Array(inbox)
+    this.head = (base >> 2) + RING_HEAD
+    this.tail = (base >> 2) + RING_TAIL
+    this.slots = g.slots
+    this.mask = g.slots - 1
+    this.slotBytes = g.slotBytes
+    this.first = base + RING_HEADER_BYTES
+    this.next = Atomics.load(this.i32, this.head)
+  }
+
+  /** Byte offset (in the inbox) of the next free slot, or -1 when the ring is full. */
+  reserve (): number {
+    if (((this.next - Atomics.load(this.i32, this.tail)) | 0) >= this.slots) return -1
+    return this.first + (this.next & this.mask) * this.slotBytes
+  }
+
+  /** Publishes the slot `reserve()` returned: the consumer may now see it. */
+  publish (): void {
+    this.next = (this.next + 1) | 0
+    Atomics.store(this.i32, this.head, this.next)
+  }
+
+  /** Packets published and not yet consumed. */
+  pending (): number {
+    return (this.next - Atomics.load(this.i32, this.tail)) | 0
+  }
+}
+
+/** The receiving end of one ring. */
+export class RingReader {
+  readonly u8: Uint8Array
+  readonly dv: DataView
+  private readonly i32: Int32Array
+  private readonly head: number
+  private readonly tail: number
+  private readonly mask: number
+  private readonly slotBytes: number
+  private readonly first: number
+  private next: number
+
+  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
+    const base = ring * g.ringBytes
+    this.u8 = new Uint8Array(inbox)
+    this.dv = new DataView(inbox)
+    this.i32 = new Int32Array(inbox)
+    this.head = (base >> 2) + RING_HEAD
+    this.tail = (base >> 2) + RING_TAIL
+    this.mask = g.slots - 1
+    this.slotBytes = g.slotBytes
+    this.first = base + RING_HEADER_BYTES
+    this.next = Atomics.load(this.i32, this.tail)
+  }
+
+  /** Byte offset (in the inbox) of the oldest unconsumed packet, or -1 when the ring is empty. */
+  peek (): number {
+    if (Atomics.load(this.i32, this.head) === this.next) return -1
+    return this.first + (this.next & this.mask) * this.slotBytes
+  }
+
+  /** Gives the slot `peek()` returned back to the producer. */
+  release (): void {
+    this.next = (this.next + 1) | 0
+    Atomics.store(this.i32, this.tail, this.next)
+  }
+
+  /** True when a packet is waiting (a cheap check for wait loops). */
+  get nonEmpty (): boolean {
+    return Atomics.load(this.i32, this.head) !== this.next
+  }
+}

@@ -1,0 +1,110 @@
+/** Inbox rings: full/empty, wrap-around of the free-running counters, and a real two-thread run. */
+import { Worker } from 'node:worker_threads'
+import { describe, expect, it } from 'vitest'
+import { RingReader, RingWriter, createInbox, ringGeometry } from '@amlapi/lapi/transport'
+
+describe('inbox ring', () => {
+  it('rounds slots to a power of two and slot bytes to 64', () => {
+    const g = ringGeometry(3, 5, 100)
+    expect(g).toMatchObject({ slots: 8, slotBytes: 128, rings: 4 })
+    expect(g.ringBytes).toBe(128 + 8 * 128)
+  })
+
+  it('is empty, fills up, refuses when full, and frees slots in order', () => {
+    const g = ringGeometry(2, 4, 64)
+    const inbox = createInbox(g)
+    const w = new RingWriter(inbox, g, 1)
+    const r = new RingReader(inbox, g, 1)
+    const other = new RingReader(inbox, g, 0)
+    expect(r.peek()).toBe(-1)
+    const offs: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const o = w.reserve()
+      expect(o).toBeGreaterThanOrEqual(0)
+      w.u8[o] = 10 + i
+      w.publish()
+      offs.push(o)
+    }
+    expect(w.reserve()).toBe(-1)
+    expect(w.pending()).toBe(4)
+    expect(other.peek()).toBe(-1)
+    for (let i = 0; i < 4; i++) {
+      const o = r.peek()
+      expect(o).toBe(offs[i])
+      expect(r.u8[o]).toBe(10 + i)
+      r.release()
+      expect(w.reserve()).toBeGreaterThanOrEqual(0)
+    }
+    expect(r.peek()).toBe(-1)
+    expect(r.nonEmpty).toBe(false)
+  })
+
+  it('keeps order across many wrap-arounds (single thread, seeded sizes)', () => {
+    const g = ringGeometry(1, 8, 64)
+    const inbox = createInbox(g)
+    const w = new RingWriter(inbox, g, 0)
+    const r = new RingReader(inbox, g, 0)
+    let seed = 12345
+    const rand = (): number => { seed = (seed * 1103515245 + 12345) >>> 0; return seed }
+    let sent = 0; let got = 0
+    while (got < 100_000) {
+      const k = rand() % 9
+      for (let i = 0; i < k; i++) {
+        const o = w.reserve()
+        if (o < 0) break
+        w.dv.setUint32(o, sent++, true)
+        w.publish()
+      }
+      const m = rand() % 9
+      for (let i = 0; i < m; i++) {
+        const o = r.peek()
+        if (o < 0) break
+        expect(r.dv.getUint32(o, true)).toBe(got++)
+        r.release()
+      }
+    }
+  })
+
+  it('carries a sequence between two threads without loss, duplication or reordering', async () => {
+    const g = ringGeometry(1, 16, 128)
+    const inbox = createInbox(g)
+    const COUNT = 50_000
+    const src = `
+      const { workerData } = require('node:worker_threads')
+      import('@amlapi/lapi/transport').then(({ RingWriter }) => {
+        const w = new RingWriter(workerData.inbox, workerData.g, 0)
+        const deadline = Date.now() + 20000
+        for (let i = 0; i < workerData.count; i++) {
+          let o
+          while ((o = w.reserve()) < 0) { if (Date.now() > deadline) throw new Error('consumer stalled') }
+          w.dv.setUint32(o, i, true)
+          w.dv.setUint32(o + 60, i ^ 0x5a5a5a5a, true)
+          w.publish()
+        }
+      })`
+    const worker = new Worker(src, { eval: true, workerData: { inbox, g, count: COUNT } })
+    const failed = new Promise<never>((_, reject) => worker.on('error', reject))
+    const r = new RingReader(inbox, g, 0)
+    const deadline = Date.now() + 20_000
+    let next = 0
+    const consume = async (): Promise<void> => {
+      while (next < COUNT) {
+        const o = r.peek()
+        if (o < 0) {
+          if (Date.now() > deadline) throw new Error(`stalled at ${next}`)
+          await new Promise((resolve) => setImmediate(resolve))
+          continue
+        }
+        if (r.dv.getUint32(o, true) !== next || r.dv.getUint32(o + 60, true) !== ((next ^ 0x5a5a5a5a) >>> 0)) throw new Error(`bad packet at ${next}`)
+        next++
+        r.release()
+      }
+    }
+    try {
+      await Promise.race([consume(), failed])
+    } finally {
+      await worker.terminate()
+    }
+    expect(next).toBe(COUNT)
+  })
+})
