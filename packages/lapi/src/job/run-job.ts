@@ -12,7 +12,7 @@ import type { Readable, Writable } from 'node:stream'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { logger } from '../log.js'
 import { T_STATE, TaskState, abortJob, taskWord, ringDoorbell } from './control.js'
-import { SPEC_KEY, createJob, type JobSpec } from './spec.js'
+import { DATA_KEY, SPEC_KEY, createJob, type JobSpec } from './spec.js'
 
 export interface RunJobOptions {
   /** The program every task runs (a path or file URL of an ES module or script). */
@@ -35,6 +35,11 @@ export interface RunJobOptions {
   timeoutMs?: number
   /** Aborting it stops the job (as lapirun does on Ctrl-C). */
   signal?: AbortSignal
+  /**
+   * Anything structured-clonable (SharedArrayBuffers are shared, not copied) that every task can
+   * read with `jobData()`: how an embedding program talks to its tasks.
+   */
+  data?: unknown
 }
 
 export interface JobResult {
@@ -104,7 +109,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
     try {
       w = new Worker(url, {
         argv: opts.args ?? [],
-        workerData: { [SPEC_KEY]: spec },
+        workerData: { [SPEC_KEY]: spec, [DATA_KEY]: opts.data },
         env: opts.env ?? process.env,
         stdout: true,
         stderr: true,

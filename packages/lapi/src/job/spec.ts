@@ -13,6 +13,14 @@ import { createInbox, ringGeometry, type RingGeometry } from '../transport/ring.
 /** Key of the spec inside `workerData`. */
 export const SPEC_KEY = '__amlapi_job'
 export const SPEC_VERSION = 1
+/** Key of `RunJobOptions.data` inside `workerData`. */
+export const DATA_KEY = '__amlapi_data'
+
+/** The `data` the agent passed to `runJob` (undefined in a job not started by runJob or without it). */
+export function jobData (): unknown {
+  const wd = workerData as Record<string, unknown> | null | undefined
+  return wd !== null && typeof wd === 'object' ? wd[DATA_KEY] : undefined
+}
 
 export interface JobSpec {
   version: number
