@@ -1,0 +1,114 @@
+/**
+ * LAPI one-sided operations between two tasks of one process (a real job started with runJob):
+ * Put ping-pong round trip, Get latency, Put and Get bandwidth, Rmw rate. Every figure is compared
+ * with the baselines of the same run; the goals are those of the LAPI part-1 issue.
+ */
+import { fileURLToPath } from 'node:url'
+import { runJob, type JobResult } from '@amlapi/lapi'
+import { C, LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
+import type { Benchmark, BenchContext, Session } from '../types.js'
+
+const TASK = fileURLToPath(new URL('../workers/lapi-task.js', import.meta.url))
+const MiB = 1 << 20
+
+const OPS: Record<string, number> = {
+  'lapi.rma.put-rtt': LapiOp.PUT_RTT,
+  'lapi.rma.get-lat': LapiOp.GET_LAT,
+  'lapi.rma.put-bw': LapiOp.PUT_BW,
+  'lapi.rma.get-bw': LapiOp.GET_BW,
+  'lapi.rma.rmw-rate': LapiOp.RMW_RATE,
+}
+
+async function open (ctx: BenchContext): Promise<Session> {
+  const cmdSab = new SharedArrayBuffer(C.BYTES)
+  const cmd = new Int32Array(cmdSab)
+  const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
+  const maxSize = Math.max(8, ctx.maxSize)
+  const data: LapiBenchData = { cmd: cmdSab, maxSize }
+  const stop = new AbortController()
+  const st: { ended: JobResult | undefined } = { ended: undefined }
+  const exitOf = (): string => String(st.ended?.exitCode ?? '?')
+  const job = runJob({
+    program: TASK,
+    numTasks: 2,
+    config: { segmentSize: Math.max(16 * MiB, 2 * maxSize + MiB) },
+    data,
+    stdout: process.stderr,
+    signal: stop.signal,
+  }).then((r) => { st.ended = r; Atomics.store(cmd, C.DONE, -1); Atomics.notify(cmd, C.DONE) })
+  const deadline = Date.now() + 20_000
+  while (Atomics.load(cmd, C.READY) < 2) {
+    if (st.ended !== undefined) throw new Error(`the LAPI job ended before it was ready (exit ${st.ended.exitCode})`)
+    if (Date.now() > deadline) { stop.abort(); await job; throw new Error('the LAPI job did not start within 20 s') }
+    await Atomics.waitAsync(cmd, C.READY, Atomics.load(cmd, C.READY), 100).value
+  }
+  let gen = 0
+  return {
+    async run (series: string, size: number, iterations: number): Promise<number> {
+      const op = OPS[series]
+      if (op === undefined) throw new Error(`unknown series ${series}`)
+      if (st.ended !== undefined) throw new Error(`the LAPI job has ended (exit ${exitOf()})`)
+      Atomics.store(cmd, C.OP, op)
+      Atomics.store(cmd, C.SIZE, size)
+      Atomics.store(cmd, C.ITERS, iterations)
+      gen++
+      Atomics.store(cmd, C.GEN, gen)
+      Atomics.notify(cmd, C.GEN)
+      const limit = Date.now() + ctx.timeoutMs
+      for (;;) {
+        const done = Atomics.load(cmd, C.DONE)
+        if (done === gen) return result[0]!
+        if (done === -1) throw new Error(`the LAPI job ended during a run (exit ${exitOf()})`)
+        if (Date.now() > limit) { stop.abort(); throw new Error(`run of ${series} at ${size} B did not finish in ${ctx.timeoutMs} ms`) }
+        await Atomics.waitAsync(cmd, C.DONE, done, 50).value
+      }
+    },
+    async close (): Promise<void> {
+      Atomics.store(cmd, C.STOP, 1)
+      Atomics.notify(cmd, C.GEN)
+      const t = setTimeout(() => stop.abort(), 5000)
+      await job
+      clearTimeout(t)
+    },
+  }
+}
+
+
+const bench: Benchmark = {
+  name: 'lapi.rma',
+  description: 'LAPI Put/Get/Rmw between two tasks (worker threads) of one job, origin thread copies into the target segment',
+  placements: ['all'],
+  minCpus: 2,
+  series: [
+    {
+      id: 'lapi.rma.put-rtt', title: 'LAPI Put ping-pong', kind: 'latency', unit: 'us', group: 'lapi-rtt',
+      groupTitle: 'LAPI round trip and latency between two tasks (µs)', sizes: 'rma',
+      compareTo: [{ series: 'baseline.sab-spin.rtt', label: '÷ SAB spin' }, { series: 'baseline.msgport.rtt', label: '÷ postMessage' }],
+    },
+    {
+      id: 'lapi.rma.get-lat', title: 'LAPI Get (blocking)', kind: 'latency', unit: 'us', group: 'lapi-rtt', sizes: 'rma',
+      compareTo: [{ series: 'baseline.sab-spin.rtt', label: '÷ SAB spin' }],
+    },
+    {
+      id: 'lapi.rma.put-bw', title: 'LAPI Put', kind: 'bandwidth', unit: 'MB/s', group: 'lapi-bw',
+      groupTitle: 'LAPI one-way bandwidth between two tasks (MB/s)', sizes: 'rma',
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.sab-spin.bw', label: '÷ SAB spin' }],
+    },
+    {
+      id: 'lapi.rma.get-bw', title: 'LAPI Get', kind: 'bandwidth', unit: 'MB/s', group: 'lapi-bw', sizes: 'rma',
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+    },
+    {
+      id: 'lapi.rma.rmw-rate', title: 'LAPI Rmw FETCH_AND_ADD (blocking)', kind: 'rate', unit: 'ops/s', group: 'lapi-rmw',
+      groupTitle: 'LAPI read-modify-write rate (operations/s)', sizes: [4],
+    },
+  ],
+  goals: [
+    { name: 'LAPI 8 B Put ping-pong RTT ≤ 1.0 × SAB spin ring RTT', series: 'lapi.rma.put-rtt', size: 8, baseline: 'baseline.sab-spin.rtt', op: '<=', target: 1.0 },
+    { name: 'LAPI 1 MiB Put bandwidth ≥ 0.8 × Uint8Array.set into a SAB', series: 'lapi.rma.put-bw', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.8 },
+    { name: 'LAPI 8 B Put ping-pong RTT ≤ 1/50 × postMessage RTT (2 cores)', series: 'lapi.rma.put-rtt', size: 8, baseline: 'baseline.msgport.rtt', op: '<=', target: 0.02 },
+  ],
+  open,
+}
+
+export default bench

@@ -1,0 +1,21 @@
+/**
+ * The command block between the LAPI benchmark's main thread and its two tasks (Int32 words):
+ *
+ *   0 GEN    bumped by the main thread for each run (the tasks wait on it)
+ *   1 OP     LapiOp
+ *   2 SIZE   bytes per message
+ *   3 ITERS  operations in this run
+ *   4 DONE   set to GEN by task 0 when the run is over (the main thread waits on it)
+ *   5 READY  tasks that have joined and exchanged their addresses
+ *   6 STOP   1: the tasks leave their loop and terminate LAPI
+ *   byte 32  float64: seconds of the last run, written by task 0 before DONE
+ */
+export const C = { GEN: 0, OP: 1, SIZE: 2, ITERS: 3, DONE: 4, READY: 5, STOP: 6, RESULT_BYTE: 32, BYTES: 40 } as const
+
+export const LapiOp = { PUT_RTT: 1, GET_LAT: 2, PUT_BW: 3, GET_BW: 4, RMW_RATE: 5 } as const
+
+export interface LapiBenchData {
+  cmd: SharedArrayBuffer
+  /** Largest message, bytes (each task allocates two buffers of it). */
+  maxSize: number
+}

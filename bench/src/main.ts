@@ -1,0 +1,116 @@
+/**
+ * `npm start` / `node bench/dist/main.js [options]`: runs the registered benchmarks, prints the
+ * tables and goals, writes JSON and SVG charts to bench/results/ (or --out). `--help` for options.
+ * `--child 1core --only a,b` is internal: the runner starts it under `taskset` for 1-core runs.
+ */
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { registry } from './registry.js'
+import { createProgress, printError, printList, printReport, printUsage } from './report.js'
+import { writeResults } from './results.js'
+import { childMain, defaultConfig, runAll, type RunConfig } from './runner.js'
+
+export interface Cli {
+  config: RunConfig
+  out: string
+  list: boolean
+  help: boolean
+  strictGoals: boolean
+  child: string | null
+  only: string[]
+}
+
+function positiveInt(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} wants a positive whole number, got ${JSON.stringify(v)}`)
+  return n
+}
+
+export function parseCli(argv: readonly string[]): Cli {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      repeats: { type: 'string' },
+      'budget-ms': { type: 'string' },
+      filter: { type: 'string' },
+      out: { type: 'string' },
+      'no-1core': { type: 'boolean', default: false },
+      'no-deps': { type: 'boolean', default: false },
+      'strict-goals': { type: 'boolean', default: false },
+      list: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+      child: { type: 'string' },
+      only: { type: 'string' },
+    },
+  })
+  const base = defaultConfig(values.quick)
+  const budgetMs = positiveInt('--budget-ms', values['budget-ms'], base.budgetMs)
+  if (values.filter !== undefined) new RegExp(values.filter) // throws on a bad pattern
+  const config: RunConfig = {
+    ...base,
+    repeats: positiveInt('--repeats', values.repeats, base.repeats),
+    budgetMs,
+    timeoutMs: 10_000 + 20 * budgetMs,
+    filter: values.filter ?? null,
+    oneCore: !values['no-1core'],
+    deps: !values['no-deps'],
+  }
+  return {
+    config,
+    out: values.out ?? fileURLToPath(new URL('../results', import.meta.url)),
+    list: values.list,
+    help: values.help,
+    strictGoals: values['strict-goals'],
+    child: values.child ?? null,
+    only: values.only ? values.only.split(',') : [],
+  }
+}
+
+async function main(): Promise<number> {
+  let cli: Cli
+  try {
+    cli = parseCli(process.argv.slice(2))
+  } catch (err) {
+    printError((err as Error).message)
+    printUsage(process.stderr)
+    return 2
+  }
+  if (cli.help) {
+    printUsage()
+    return 0
+  }
+  if (cli.list) {
+    await printList(registry)
+    return 0
+  }
+  if (cli.child !== null) {
+    if (cli.child !== '1core') throw new Error(`unknown child placement ${cli.child}`)
+    await childMain(registry, cli.only, cli.config)
+    return 0
+  }
+  const progress = createProgress(process.stderr, process.stderr.isTTY === true && !process.env['CI'])
+  let report
+  try {
+    report = await runAll(registry, cli.config, progress.emit)
+  } finally {
+    progress.finish()
+  }
+  const files = writeResults(report, cli.out)
+  printReport(report, files)
+  const failed = report.benchmarks.some((b) => b.status === 'error')
+  const missed = cli.strictGoals && report.goals.some((g) => g.status === 'MISS')
+  return failed || missed ? 1 : 0
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err: unknown) => {
+    printError(process.env['BENCH_STACK'] ? String((err as Error)?.stack ?? err) : String((err as Error)?.message ?? err))
+    process.exitCode = 1
+  },
+)

@@ -1,0 +1,124 @@
+/**
+ * A task of the LAPI benchmark job (2 tasks, started with runJob). It joins LAPI in polling mode,
+ * exchanges its buffers and counters, then runs the operation patterns the benchmark's main thread
+ * asks for through a command block (lib/lapi-layout.ts). Task 0 times each run.
+ *
+ * Patterns (one operation = what the series' figure counts):
+ *   put-rtt   0 Puts `size` bytes into 1 with 1's counter as target counter; 1 waits on it and
+ *             Puts back into 0 likewise. One round trip = one operation.
+ *   get-lat   0 Gets `size` bytes from 1 and waits on its origin counter (blocking Get).
+ *   put-bw    0 Puts `iterations` messages of `size` bytes into 1 (target counter); 1 waits for all
+ *             of them and answers with a zero-byte Put (the ack ends the timing).
+ *   get-bw    0 Gets `iterations` messages of `size` bytes, waits once for all origin counters.
+ *   rmw-rate  0 does FETCH_AND_ADD on a word of 1 and waits on the origin counter (blocking Rmw).
+ * All calls go through the C-style face with preallocated Refs: nothing is allocated per operation.
+ */
+import * as L from '@amlapi/lapi/compat'
+import { jobData } from '@amlapi/lapi'
+import { C, LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
+
+const { cmd: cmdSab, maxSize } = jobData() as LapiBenchData
+const cmd = new Int32Array(cmdSab)
+const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
+
+function check (rc: number, what: string): void {
+  if (rc !== 0) {
+    const s = L.ref('')
+    L.LAPI_Msg_string(rc, s)
+    throw new Error(`${what}: ${rc} ${s.value}`)
+  }
+}
+
+const href = L.ref(0)
+check(L.LAPI_Init(href, { protocol: L.LAPI_INTERRUPT_OFF }), 'LAPI_Init')
+const h = href.value
+const r = L.ref(0)
+check(L.LAPI_Qenv(h, L.TASK_ID, r), 'Qenv')
+const me = r.value
+const peer = 1 - me
+const malloc = (n: number): number => { const a = L.ref(0); check(L.LAPIX_Malloc(h, n, a), 'malloc'); return a.value }
+const buf = malloc(maxSize)
+const src = malloc(maxSize)
+const cntr = malloc(8)
+const org = malloc(8)
+const word = malloc(8)
+const gather = (v: number): number[] => { const t: number[] = []; check(L.LAPI_Address_init(h, v, t), 'Address_init'); return t }
+const peerBuf = gather(buf)[peer]!
+const peerCntr = gather(cntr)[peer]!
+const peerWord = gather(word)[peer]!
+L.LAPIX_View(h, src, maxSize).fill(me + 1)
+const inVal = new Int32Array([1])
+const prev = L.ref(0)
+
+Atomics.add(cmd, C.READY, 1)
+Atomics.notify(cmd, C.READY)
+
+let gen = 0
+for (;;) {
+  while (Atomics.load(cmd, C.GEN) === gen) {
+    if (Atomics.load(cmd, C.STOP) !== 0) break
+    Atomics.wait(cmd, C.GEN, gen, 200)
+  }
+  if (Atomics.load(cmd, C.STOP) !== 0) break
+  gen = Atomics.load(cmd, C.GEN)
+  const op = Atomics.load(cmd, C.OP)
+  const size = Atomics.load(cmd, C.SIZE)
+  const iters = Atomics.load(cmd, C.ITERS)
+  check(L.LAPI_Gfence(h), 'Gfence')
+  const t0 = performance.now()
+  switch (op) {
+    case LapiOp.PUT_RTT:
+      if (me === 0) {
+        for (let i = 0; i < iters; i++) {
+          L.LAPI_Put(h, peer, size, peerBuf, src, peerCntr, 0, 0)
+          L.LAPI_Waitcntr(h, cntr, 1, null)
+        }
+      } else {
+        for (let i = 0; i < iters; i++) {
+          L.LAPI_Waitcntr(h, cntr, 1, null)
+          L.LAPI_Put(h, peer, size, peerBuf, src, peerCntr, 0, 0)
+        }
+      }
+      break
+    case LapiOp.GET_LAT:
+      if (me === 0) {
+        for (let i = 0; i < iters; i++) {
+          L.LAPI_Get(h, peer, size, peerBuf, buf, 0, org)
+          L.LAPI_Waitcntr(h, org, 1, null)
+        }
+      }
+      break
+    case LapiOp.PUT_BW:
+      if (me === 0) {
+        for (let i = 0; i < iters; i++) L.LAPI_Put(h, peer, size, peerBuf, src, peerCntr, 0, 0)
+        L.LAPI_Waitcntr(h, cntr, 1, null)
+      } else {
+        L.LAPI_Waitcntr(h, cntr, iters, null)
+        L.LAPI_Put(h, peer, 0, 0, null, peerCntr, 0, 0)
+      }
+      break
+    case LapiOp.GET_BW:
+      if (me === 0) {
+        for (let i = 0; i < iters; i++) L.LAPI_Get(h, peer, size, peerBuf, buf, 0, org)
+        L.LAPI_Waitcntr(h, org, iters, null)
+      }
+      break
+    case LapiOp.RMW_RATE:
+      if (me === 0) {
+        for (let i = 0; i < iters; i++) {
+          L.LAPI_Rmw(h, L.FETCH_AND_ADD, peer, peerWord, inVal, prev, org)
+          L.LAPI_Waitcntr(h, org, 1, null)
+        }
+      }
+      break
+    default:
+      throw new Error(`unknown benchmark op ${op}`)
+  }
+  const seconds = (performance.now() - t0) / 1000
+  if (me === 0) {
+    result[0] = seconds
+    Atomics.store(cmd, C.DONE, gen)
+    Atomics.notify(cmd, C.DONE)
+  }
+}
+check(L.LAPI_Term(h), 'Term')

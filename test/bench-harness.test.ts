@@ -1,0 +1,352 @@
+/**
+ * The benchmark harness (bench/): a `--quick` smoke run of the real CLI, and unit tests of its pure
+ * parts (statistics, ratios, goals, tables, SVG). Runs against the build in bench/dist.
+ */
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { formatGroupTable, formatNumber, formatSize, formatTable } from '../bench/dist/format.js'
+import { registry } from '../bench/dist/registry.js'
+import { calibrate, QUICK_SIZES, selectBenchmarks } from '../bench/dist/runner.js'
+import { computeRatios, evaluateGoal, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
+import { renderChart } from '../bench/dist/svg.js'
+import type { Goal, SeriesResult } from '../bench/dist/types.js'
+
+const MAIN = fileURLToPath(new URL('../bench/dist/main.js', import.meta.url))
+
+function series(id: string, unit: SeriesResult['unit'], medians: Record<number, number>, group = 'g'): SeriesResult {
+  const kind = unit === 'us' ? 'latency' : unit === 'ops/s' ? 'rate' : 'bandwidth'
+  return {
+    id,
+    title: id,
+    kind,
+    unit,
+    group,
+    benchmark: id.split('.').slice(0, -1).join('.'),
+    placement: 'all',
+    points: Object.entries(medians).map(([size, m]) => ({
+      size: Number(size),
+      samples: [m],
+      median: m,
+      min: m,
+      max: m,
+      iterations: 1,
+    })),
+    ratios: [],
+  }
+}
+
+describe('bench --quick (the real CLI)', () => {
+  let dir = ''
+  let code: number | null = null
+  let stdout = ''
+  let stderr = ''
+  let report: any
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'amlapi-bench-'))
+    await new Promise<void>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [MAIN, '--quick', '--out', dir],
+        { timeout: 60_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } },
+        (_err, out, errOut) => {
+          stdout = out
+          stderr = errOut
+          resolve()
+        },
+      )
+      child.on('exit', (c) => {
+        code = c
+      })
+    })
+    const latest = join(dir, 'latest.json')
+    if (existsSync(latest)) report = JSON.parse(readFileSync(latest, 'utf8'))
+  }, 90_000)
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('exits 0 and prints tables and goals', () => {
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('### Round-trip latency')
+    expect(stdout).toContain('### Goals')
+    expect(stdout).toMatch(/\| size +\|/)
+    // not a TTY here: one progress line per finished benchmark
+    expect(stderr).toMatch(/^(ok|skip) +baseline\.sab-spin/m)
+    expect(stderr).toMatch(/^ok +bufmgr\.alloc-free/m)
+  })
+
+  it('writes a timestamped JSON and latest.json with the environment', () => {
+    const files = readdirSync(dir)
+    expect(files).toContain('latest.json')
+    expect(files.some((f) => /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.json$/.test(f))).toBe(true)
+    const env = report.environment
+    for (const k of ['node', 'v8', 'cpuModel', 'cores', 'cpusAllowed', 'pinning', 'os', 'date']) {
+      expect(env[k], k).toBeTruthy()
+    }
+    expect(env.node).toBe(process.version)
+    expect('taskset' in env).toBe(true)
+    expect(env).not.toHaveProperty('hostname')
+    if (hostname().length >= 6) expect(JSON.stringify(report)).not.toContain(hostname())
+    expect(['ran', 'skipped', 'none']).toContain(env.oneCore.status)
+    expect(report.config.repeats).toBe(2)
+    expect(report.benchmarks.every((b: any) => b.status !== 'error')).toBe(true)
+  })
+
+  it('has every baseline series, with a median > 0 at each size', () => {
+    const byId = new Map<string, any>(report.series.map((s: any) => [s.id, s]))
+    const want: [string, readonly number[]][] = [
+      ['baseline.msgport.rtt', QUICK_SIZES.message],
+      ['baseline.msgport.bw', QUICK_SIZES.message],
+      ['baseline.sab-wait.rtt', QUICK_SIZES.message],
+      ['baseline.sab-wait.bw', QUICK_SIZES.message],
+      ['baseline.memcpy.set-to-sab', QUICK_SIZES.copy],
+    ]
+    if (report.environment.cpusAllowedCount >= 2) {
+      want.push(['baseline.sab-spin.rtt', QUICK_SIZES.message], ['baseline.sab-spin.bw', QUICK_SIZES.message])
+    }
+    if (report.environment.oneCore.status === 'ran') {
+      want.push(
+        ['baseline.msgport.rtt@1core', QUICK_SIZES.message],
+        ['baseline.sab-wait.rtt@1core', QUICK_SIZES.message],
+        ['baseline.sab-wait.bw@1core', QUICK_SIZES.message],
+      )
+    } else {
+      expect(report.environment.oneCore.note).toMatch(/skipped/)
+    }
+    for (const [id, sizes] of want) {
+      const s = byId.get(id)
+      expect(s, id).toBeDefined()
+      expect(s.points.map((p: any) => p.size), id).toEqual([...sizes])
+      for (const p of s.points) {
+        expect(p.median, `${id} @ ${p.size}`).toBeGreaterThan(0)
+        expect(p.samples).toHaveLength(2)
+        expect(p.min).toBeLessThanOrEqual(p.median)
+        expect(p.max).toBeGreaterThanOrEqual(p.median)
+      }
+    }
+    const msg = byId.get('baseline.msgport.rtt')
+    expect(msg.ratios[0].series).toBe('baseline.sab-spin.rtt')
+  })
+
+  it('has the bufmgr series with garbage figures, and the goals', () => {
+    const ids = ['bufmgr.alloc-free.bufmgr', 'bufmgr.alloc-free.uint8array', 'bufmgr.alloc-free.buffer']
+    for (const id of ids) {
+      const s = report.series.find((x: any) => x.id === id)
+      expect(s, id).toBeDefined()
+      expect(s.unit).toBe('ops/s')
+      expect(s.points.map((p: any) => p.size)).toEqual([...QUICK_SIZES.alloc])
+      for (const p of s.points) {
+        expect(p.median).toBeGreaterThan(0)
+        expect(typeof p.extra['heap B/op']).toBe('number')
+        expect(typeof p.extra['GCs/1M ops']).toBe('number')
+      }
+    }
+    const goals = report.goals.filter((g: any) => g.series === 'bufmgr.alloc-free.bufmgr')
+    expect(goals.length).toBe(9)
+    for (const g of goals) {
+      expect(g.baseline).toBe('bufmgr.alloc-free.uint8array')
+      expect(g.op).toBe('>=')
+      expect(g.target).toBe(5)
+      expect(g.size).toBeLessThanOrEqual(4096)
+      const measured = QUICK_SIZES.alloc.includes(g.size)
+      expect(g.status).toBe(measured ? (g.ratio >= 5 ? 'PASS' : 'MISS') : 'n/a')
+    }
+  })
+
+  it('writes an SVG per series group', () => {
+    for (const group of ['rtt', 'bandwidth', 'memcpy', 'bufmgr']) {
+      for (const name of [`latest-${group}.svg`]) {
+        const p = join(dir, name)
+        expect(existsSync(p), name).toBe(true)
+        const svg = readFileSync(p, 'utf8')
+        expect(svg.startsWith('<svg')).toBe(true)
+        expect(svg.trimEnd().endsWith('</svg>')).toBe(true)
+      }
+      expect(readdirSync(dir).some((f) => f.endsWith(`Z-${group}.svg`))).toBe(true)
+    }
+  })
+})
+
+describe('statistics', () => {
+  it('median and min–max over repeats', () => {
+    expect(summarize([3, 1, 2])).toEqual({ median: 2, min: 1, max: 3 })
+    expect(summarize([4, 1, 3, 2])).toEqual({ median: 2.5, min: 1, max: 4 })
+    expect(median([7])).toBe(7)
+    expect(() => summarize([])).toThrow(RangeError)
+  })
+
+  it('turns time and iterations into the series unit', () => {
+    expect(toValue('latency', 'us', 8, 1000, 0.001)).toBeCloseTo(1)
+    expect(toValue('bandwidth', 'MB/s', 1_000_000, 1000, 1)).toBeCloseTo(1000)
+    expect(toValue('bandwidth', 'GB/s', 1_000_000, 1000, 1)).toBeCloseTo(1)
+    expect(toValue('rate', 'ops/s', 16, 5000, 0.5)).toBeCloseTo(10_000)
+  })
+
+  it('computes unit-normalised ratios, null when not comparable', () => {
+    expect(ratio(8000, 'MB/s', 16, 'GB/s')).toBeCloseTo(0.5)
+    expect(ratio(3, 'us', 1.5, 'us')).toBeCloseTo(2)
+    expect(ratio(3, 'us', 1.5, 'MB/s')).toBeNull()
+    expect(ratio(undefined, 'us', 1, 'us')).toBeNull()
+    expect(ratio(1, 'us', 0, 'us')).toBeNull()
+  })
+
+  it('ratio columns from medians, per size, with a fixed baseline size', () => {
+    const ours = series('x.put.rtt', 'us', { 8: 4, 64: 6, 128: 9 })
+    const base = series('baseline.sab-spin.rtt', 'us', { 8: 2, 64: 3 })
+    const all = new Map([ours, base].map((s) => [s.id, s] as const))
+    const [col] = computeRatios(ours, [{ series: base.id, label: '÷ SAB spin' }], all)
+    expect(col!.values).toEqual([
+      { size: 8, ratio: 2 },
+      { size: 64, ratio: 2 },
+      { size: 128, ratio: null },
+    ])
+    const [fixed] = computeRatios(ours, [{ series: base.id, label: '÷ 8 B', baselineSize: 8 }], all)
+    expect(fixed!.values.map((v) => v.ratio)).toEqual([2, 3, 4.5])
+    const [absent] = computeRatios(ours, [{ series: 'nope.rtt', label: '÷ nope' }], all)
+    expect(absent!.values.every((v) => v.ratio === null)).toBe(true)
+  })
+
+  it('evaluates goals: PASS, MISS, n/a, both operators, baselineSize', () => {
+    const ours = series('bufmgr.alloc-free.bufmgr', 'ops/s', { 16: 50e6, 4096: 20e6 })
+    const base = series('bufmgr.alloc-free.uint8array', 'ops/s', { 16: 5e6, 4096: 5e6 })
+    const lat = series('x.put.rtt', 'us', { 8: 3 })
+    const spin = series('baseline.sab-spin.rtt', 'us', { 8: 1 })
+    const all = new Map([ours, base, lat, spin].map((s) => [s.id, s] as const))
+    const g = (size: number, target: number): Goal => ({
+      name: 'g',
+      series: ours.id,
+      size,
+      baseline: base.id,
+      op: '>=',
+      target,
+    })
+    expect(evaluateGoal(g(16, 5), all)).toMatchObject({ status: 'PASS', ratio: 10 })
+    expect(evaluateGoal(g(4096, 5), all)).toMatchObject({ status: 'MISS', ratio: 4 })
+    expect(evaluateGoal(g(256, 5), all)).toMatchObject({ status: 'n/a', ratio: null })
+    const le: Goal = { name: 'rtt', series: lat.id, size: 8, baseline: spin.id, op: '<=', target: 4 }
+    expect(evaluateGoal(le, all).status).toBe('PASS')
+    expect(evaluateGoal({ ...le, target: 2 }, all).status).toBe('MISS')
+    const cross: Goal = { ...g(4096, 2), baselineSize: 16 }
+    expect(evaluateGoal(cross, all)).toMatchObject({ status: 'PASS', ratio: 4 })
+  })
+
+  it('groups series in order of first appearance', () => {
+    const a = series('a.x.rtt', 'us', { 8: 1 }, 'rtt')
+    const b = series('a.x.bw', 'MB/s', { 8: 1 }, 'bw')
+    const c = series('b.y.rtt', 'us', { 8: 1 }, 'rtt')
+    const groups = groupSeries([a, b, c])
+    expect(groups.map((g) => g.id)).toEqual(['rtt', 'bw'])
+    expect(groups[0]!.series.map((s) => s.id)).toEqual(['a.x.rtt', 'b.y.rtt'])
+  })
+
+  it('calibrates the iteration count to the time budget', async () => {
+    const calls: number[] = []
+    const n = await calibrate((k) => {
+      calls.push(k)
+      return k * 1e-6 // 1 µs per operation
+    }, 0.05)
+    expect(n).toBeGreaterThan(45_000)
+    expect(n).toBeLessThan(55_000)
+    expect(calls[calls.length - 1]).toBe(n) // the warm-up run at the final count
+  })
+
+  it('adds the benchmarks a selection compares with', async () => {
+    const { entries, added } = await selectBenchmarks(registry, { filter: 'msgport', deps: true })
+    // msgport compares with sab-spin, whose bandwidth compares with memcpy
+    expect(entries.map((e) => e.name)).toEqual(['baseline.memcpy', 'baseline.sab-spin', 'baseline.msgport'])
+    expect(added).toEqual(['baseline.sab-spin', 'baseline.memcpy'])
+    const alone = await selectBenchmarks(registry, { filter: 'msgport', deps: false })
+    expect(alone.entries.map((e) => e.name)).toEqual(['baseline.msgport'])
+  })
+})
+
+describe('tables', () => {
+  it('formats numbers and sizes', () => {
+    expect(formatNumber(84.83)).toBe('84.8')
+    expect(formatNumber(1.6234)).toBe('1.62')
+    expect(formatNumber(0.03712)).toBe('0.0371')
+    expect(formatNumber(1031.4)).toBe('1031')
+    expect(formatNumber(25_123_456)).toBe('25.1M')
+    expect(formatNumber(0)).toBe('0')
+    expect(formatNumber(null)).toBe('–')
+    expect(formatSize(8)).toBe('8 B')
+    expect(formatSize(4096)).toBe('4 KiB')
+    expect(formatSize(1 << 20)).toBe('1 MiB')
+    expect(formatSize(1536)).toBe('1.5 KiB')
+  })
+
+  it('pads a fixed-width, Markdown-compatible table', () => {
+    const t = formatTable(['size', 'µs'], [
+      ['8 B', '1.62 (1.01–1.65)'],
+      ['1 MiB', '525 (401–569)'],
+    ])
+    const lines = t.split('\n')
+    expect(lines).toHaveLength(4)
+    const widths = lines.map((l) => [...l].length)
+    expect(new Set(widths).size).toBe(1)
+    expect(lines[1]).toMatch(/^\|:-+\|-+:\|$/)
+    expect(lines[3]).toBe('| 1 MiB |    525 (401–569) |')
+  })
+
+  it('prints a group table with median (min–max) and ratio columns', () => {
+    const ours = series('x.put.rtt', 'us', { 8: 4, 64: 6 }, 'rtt')
+    ours.points[0]!.min = 3
+    ours.points[0]!.max = 5
+    const base = series('baseline.sab-spin.rtt', 'us', { 8: 2, 64: 3 }, 'rtt')
+    const all = new Map([ours, base].map((s) => [s.id, s] as const))
+    ours.ratios = computeRatios(ours, [{ series: base.id, label: '÷ SAB spin' }], all)
+    const [group] = groupSeries([base, ours])
+    const text = formatGroupTable(group!, 5)
+    expect(text).toContain('median of 5 repeats')
+    expect(text).toContain('4.00 (3.00–5.00)')
+    expect(text).toContain('x.put.rtt ÷ SAB spin')
+    expect(text).toMatch(/\| 8 B +\| +2\.00 \|/)
+  })
+})
+
+describe('svg', () => {
+  const opts = {
+    title: 'RTT <test> & co',
+    yLabel: 'µs',
+    series: [
+      {
+        title: 'a & b',
+        points: [
+          { size: 8, median: 1.5, min: 1, max: 2 },
+          { size: 1024, median: 3, min: 2.5, max: 4 },
+          { size: 1 << 20, median: 500, min: 400, max: 600 },
+        ],
+      },
+      { title: 'single', points: [{ size: 64, median: 80, min: 80, max: 80 }] },
+    ],
+  }
+
+  it('renders axes, ticks, labels, legend, one line per series, escaped text', () => {
+    const svg = renderChart(opts)
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true)
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true)
+    expect(svg).toContain('RTT &lt;test&gt; &amp; co')
+    expect(svg).toContain('>a &amp; b</text>')
+    expect(svg).toContain('>single</text>')
+    expect(svg).toContain('>1 MiB</text>')
+    expect(svg).toContain('>1k</text>') // y decade label
+    expect(svg.match(/<polyline /g)).toHaveLength(1) // the one-point series has markers only
+    expect(svg.match(/<circle /g)).toHaveLength(4 + 2) // points + legend markers
+    expect(svg.split('<g ').length).toBe(svg.split('</g>').length)
+    expect(svg).not.toMatch(/NaN|undefined|Infinity/)
+  })
+
+  it('is byte-stable', () => {
+    expect(renderChart(opts)).toBe(renderChart(opts))
+  })
+
+  it('copes with no data', () => {
+    expect(renderChart({ title: 't', yLabel: 'x', series: [] })).toContain('no data')
+  })
+})
