@@ -17,6 +17,44 @@ export interface JobConfig {
   spinUs: number
   /** Size of the Addr_set table (LOC_ADDRTBL_SZ). */
   locAddrTblSz: number
+  /**
+   * Active messages with more data than this (bytes) use a rendezvous: the first packet carries only
+   * the header, the target's header handler picks the landing buffer, and the origin copies the
+   * data once, straight into it (AMLAPI_RNDV_THRESHOLD).
+   */
+  rndvThreshold: number
+  /**
+   * Test transport: every packet this job sends is held back, shuffled and sometimes duplicated
+   * (seeded), to prove that nothing depends on packet order (AMLAPI_CHAOS="seed=7,dup=0.1,hold=0.5").
+   * null = off.
+   */
+  chaos: ChaosConfig | null
+}
+
+/** Settings of the reordering and duplicating test transport. */
+export interface ChaosConfig {
+  /** Seed of the per-task generator (mixed with the task id). */
+  seed: number
+  /** Probability that a packet is sent twice. */
+  dup: number
+  /** Probability that a packet is held back for another dispatcher round (at most 8 rounds). */
+  hold: number
+}
+
+/** Parses AMLAPI_CHAOS ("seed=7,dup=0.1,hold=0.5"); throws RangeError for a bad text. */
+export function parseChaos (text: string): ChaosConfig {
+  const c: ChaosConfig = { seed: 1, dup: 0.1, hold: 0.5 }
+  for (const part of text.split(',')) {
+    if (part.trim() === '' || part.trim() === '1' || part.trim() === 'on') continue
+    const [k, v] = part.split('=')
+    const n = Number(v)
+    if (k === undefined || v === undefined || !Number.isFinite(n)) throw new RangeError(`bad AMLAPI_CHAOS part '${part}'`)
+    if (k.trim() === 'seed') c.seed = n | 0
+    else if (k.trim() === 'dup' && n >= 0 && n < 1) c.dup = n
+    else if (k.trim() === 'hold' && n >= 0 && n < 1) c.hold = n
+    else throw new RangeError(`bad AMLAPI_CHAOS part '${part}'`)
+  }
+  return c
 }
 
 export const DEFAULT_CONFIG: Readonly<JobConfig> = Object.freeze({
@@ -26,6 +64,8 @@ export const DEFAULT_CONFIG: Readonly<JobConfig> = Object.freeze({
   ringSlots: 32,
   spinUs: 200,
   locAddrTblSz: 256,
+  rndvThreshold: 16384,
+  chaos: null,
 })
 
 /** Smallest and largest segment a job accepts, bytes. */
@@ -66,6 +106,8 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
     ringSlots: overrides.ringSlots ?? envNumber(env, 'AMLAPI_RING_SLOTS', Number) ?? DEFAULT_CONFIG.ringSlots,
     spinUs: overrides.spinUs ?? envNumber(env, 'AMLAPI_SPIN_US', Number) ?? DEFAULT_CONFIG.spinUs,
     locAddrTblSz: overrides.locAddrTblSz ?? DEFAULT_CONFIG.locAddrTblSz,
+    rndvThreshold: overrides.rndvThreshold ?? envNumber(env, 'AMLAPI_RNDV_THRESHOLD', parseSize) ?? DEFAULT_CONFIG.rndvThreshold,
+    chaos: overrides.chaos !== undefined ? overrides.chaos : (env['AMLAPI_CHAOS'] !== undefined && env['AMLAPI_CHAOS'] !== '' && env['AMLAPI_CHAOS'] !== '0' ? parseChaos(env['AMLAPI_CHAOS']) : null),
   }
   const check = (ok: boolean, what: string): void => { if (!ok) throw new RangeError(`invalid ${what}`) }
   check(Number.isInteger(cfg.segmentSize) && cfg.segmentSize >= MIN_SEGMENT_SIZE && cfg.segmentSize <= MAX_SEGMENT_SIZE,
@@ -76,6 +118,7 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
     `user header size ${cfg.maxUhdrSz} (a multiple of 8, at most the packet size)`)
   check(Number.isInteger(cfg.ringSlots) && cfg.ringSlots >= 2 && cfg.ringSlots <= 4096, `ring slots ${cfg.ringSlots} (2..4096)`)
   check(Number.isFinite(cfg.spinUs) && cfg.spinUs >= 0 && cfg.spinUs <= 1e7, `spin time ${cfg.spinUs} µs (0..10^7)`)
+  check(Number.isInteger(cfg.rndvThreshold) && cfg.rndvThreshold >= 0, `rendezvous threshold ${cfg.rndvThreshold}`)
   check(Number.isInteger(cfg.locAddrTblSz) && cfg.locAddrTblSz >= 2 && cfg.locAddrTblSz <= 65536, `address table size ${cfg.locAddrTblSz}`)
   return cfg
 }

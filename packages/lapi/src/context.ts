@@ -18,7 +18,7 @@ import type { Logger } from 'pino'
 import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } from './constants.js'
 import type { JobConfig } from './config.js'
 import {
-  T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
+  T_DOORBELL, T_INBOX, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
   controlLayout, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
@@ -67,9 +67,11 @@ const TIMEOUT_DEFAULT = 900
 const ACK_THRESHOLD_MAX = 30
 /** Longest single Atomics.wait, ms: a sleeper re-checks the abort flag at least this often. */
 const SLEEP_SLICE_MS = 500
+/** Rounds of a wait loop between two looks at the clock. */
+const SPIN_BATCH = 64
 
 /** Tasks' segments seen from this thread. */
-interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
+export interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
 
 export class Context {
   readonly handle: number
@@ -82,23 +84,35 @@ export class Context {
   readonly log: Logger
   readonly ranges: HandlerRanges
 
-  private readonly ctl: Int32Array
+  /** @internal */
+  readonly ctl: Int32Array
   private readonly gatherF64: Float64Array
   private readonly gatherI64: BigInt64Array
-  private readonly seg: SegmentViews
-  private readonly handlers: Array<HandlerFn | null>
+  /** @internal */
+  readonly seg: SegmentViews
+  /** Int32 view of the own segment (counters). */
+  /** @internal */
+  readonly mySeg32: Int32Array
+  /** @internal */
+  readonly handlers: Array<HandlerFn | null>
   private readonly handlerIndex = new Map<HandlerFn, number>()
-  private readonly purged: Uint8Array
+  /** @internal */
+  readonly purged: Uint8Array
   /** My inbox: ring i carries packets from task i; ring numTasks from the agent. */
-  private readonly inbox: RingReader[]
+  /** @internal */
+  readonly inbox: RingReader[]
   /** The ring from me in each task's inbox, index = task id. */
   readonly outbox: RingWriter[]
   /** Packets dropped by the dispatcher (bad version, type or length). */
   droppedPackets = 0
   private readonly errHndlr: LAPI_err_hndlr | null
   private readonly epoch: number
-  private readonly myDoorbell: number
-  private readonly mySleeping: number
+  /** @internal */
+  readonly myDoorbell: number
+  /** @internal */
+  readonly mySleeping: number
+  /** @internal */
+  readonly myInbox: number
   private nextAuto: number
   private gatherGen = 0
   private terminated = false
@@ -131,6 +145,7 @@ export class Context {
       this.seg.i32.push(new Int32Array(sab))
       this.seg.i64.push(new BigInt64Array(sab, 0, sab.byteLength >>> 3))
     }
+    this.mySeg32 = this.seg.i32[spec.taskId]!
     const user = spec.config.locAddrTblSz
     this.ranges = { user, library: user, auto: user + LIBRARY_SLOTS, size: user + LIBRARY_SLOTS + AUTO_SLOTS }
     this.handlers = new Array<HandlerFn | null>(this.ranges.size).fill(null)
@@ -142,6 +157,7 @@ export class Context {
     for (let t = 0; t < spec.numTasks; t++) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId))
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
+    this.myInbox = taskWord(spec.taskId, T_INBOX)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
     this.log.debug({ numTasks: spec.numTasks, interrupt: this.interrupt }, 'context initialised')
   }
@@ -269,17 +285,29 @@ export class Context {
   waitcntr (cntr: Addr, val: number, cur: Ref<number> | null | undefined): number {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) return rc
-    const i32 = this.seg.i32[this.taskId]!
+    const i32 = this.mySeg32
     const idx = cntr >>> 2
-    let spinStart = 0
-    while (Atomics.load(i32, idx) < val) {
-      this.progress()
-      if (Atomics.load(i32, idx) >= val) break
-      spinStart = this.idle(spinStart, i32, idx, val)
-    }
+    if (Atomics.load(i32, idx) < val) this.waitSlow(i32, idx, val)
     const left = Atomics.sub(i32, idx, val) - val
     if (cur !== null && cur !== undefined) cur.value = left
     return S.SUCCESS
+  }
+
+  /**
+   * The waiting loop of waitcntr: check the counter, run the dispatcher, check again; every
+   * SPIN_BATCH rounds look at the clock (performance.now is too dear to call every round), and
+   * once the spin budget is spent sleep on the doorbell.
+   */
+  private waitSlow (i32: Int32Array, idx: number, val: number): void {
+    let spinStart = 0
+    for (;;) {
+      for (let k = 0; k < SPIN_BATCH; k++) {
+        if (Atomics.load(i32, idx) >= val) return
+        if ((k & 3) === 3) this.progress()
+      }
+      if (Atomics.load(i32, idx) >= val) return
+      spinStart = this.idle(spinStart, i32, idx, val)
+    }
   }
 
   /**
@@ -317,6 +345,7 @@ export class Context {
   }
 
   private checkWait (cntr: Addr, val: number): number {
+    if ((cntr >>> 0) === cntr && cntr !== 0 && (cntr & 3) === 0 && cntr + 4 <= this.segmentSize && (val | 0) === val) return 0
     if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (typeof val !== 'number' || !Number.isInteger(val)) return S.ERR_CNTR_VAL
     return 0
@@ -327,28 +356,52 @@ export class Context {
   /** LAPI_Put (and the PUT member of LAPI_Xfer when `shdlr` is given). */
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
     shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
-    let rc = this.checkTarget(tgt)
+    const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0) return rc
-    if (!isLen(len)) return S.ERR_DATA_LEN
-    rc = this.checkRemote(tgtAddr, len)
-    if (rc !== 0) return rc
-    rc = this.checkLocal(org, len)
-    if (rc !== 0) return rc
-    if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr) || !this.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
     if (len > 0) {
-      if (typeof org === 'number') copy(this.seg.u8[tgt]!, tgtAddr, this.seg.u8[this.taskId]!, org, len)
-      else copy(this.seg.u8[tgt]!, tgtAddr, org!, 0, len)
+      if (typeof org === 'number') copySeg(this.seg.u8[tgt]!, tgtAddr, this.seg.u8[this.taskId]!, org, len)
+      else copyBuf(this.seg.u8[tgt]!, tgtAddr, org!, 0, len, tgt === this.taskId)
     }
-    this.bump(tgt, tgtCntr)
-    this.bumpLocal(orgCntr)
+    if (tgtCntr !== 0) this.bump(tgt, tgtCntr)
+    if (orgCntr !== 0) this.bumpLocal(orgCntr)
     if (shdlr !== null) this.runSendHandler(shdlr, sinfo, tgt, ErrClass.PUT_ERR)
-    this.bumpLocal(cmplCntr)
+    if (cmplCntr !== 0) this.bumpLocal(cmplCntr)
     return S.SUCCESS
   }
 
   /** LAPI_Get (and the GET member of LAPI_Xfer when `chndlr` is given). */
   get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
     chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
+    const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, 0)
+    if (rc !== 0) return rc
+    if (len > 0) {
+      if (typeof org === 'number') copySeg(this.seg.u8[this.taskId]!, org, this.seg.u8[tgt]!, tgtAddr, len)
+      else copyBuf(org!, 0, this.seg.u8[tgt]!, tgtAddr, len, tgt === this.taskId)
+    }
+    if (tgtCntr !== 0) this.bump(tgt, tgtCntr)
+    if (chndlr !== null) this.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
+    if (orgCntr !== 0) this.bumpLocal(orgCntr)
+    return S.SUCCESS
+  }
+
+  /**
+   * The checks of a contiguous transfer in one pass. The first test is what every correct call
+   * passes, in integer arithmetic only; anything else goes to `classifyContig` for the exact code.
+   */
+  private checkContig (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c1: Addr, c2: Addr, c3: Addr): number {
+    const seg = this.segmentSize
+    if ((tgt >>> 0) === tgt && tgt < this.numTasks && this.purged[tgt] === 0 &&
+      (len >>> 0) === len && (tgtAddr >>> 0) === tgtAddr && tgtAddr + len <= seg && (tgtAddr !== 0 || len === 0) &&
+      counterOk(c1, seg) && counterOk(c2, seg) && counterOk(c3, seg)) {
+      if (typeof org === 'number') {
+        if ((org >>> 0) === org && org + len <= seg && (org !== 0 || len === 0)) return 0
+      } else if (org instanceof Uint8Array && org.length >= len) return 0
+    }
+    return this.classifyContig(tgt, len, tgtAddr, org, c1, c2, c3)
+  }
+
+  /** The exact code for a contiguous transfer that failed the fast check (0 if it is fine after all). */
+  private classifyContig (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c1: Addr, c2: Addr, c3: Addr): number {
     let rc = this.checkTarget(tgt)
     if (rc !== 0) return rc
     if (!isLen(len)) return S.ERR_DATA_LEN
@@ -356,15 +409,8 @@ export class Context {
     if (rc !== 0) return rc
     rc = this.checkLocal(org, len)
     if (rc !== 0) return rc
-    if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
-    if (len > 0) {
-      if (typeof org === 'number') copy(this.seg.u8[this.taskId]!, org, this.seg.u8[tgt]!, tgtAddr, len)
-      else copy(org!, 0, this.seg.u8[tgt]!, tgtAddr, len)
-    }
-    this.bump(tgt, tgtCntr)
-    if (chndlr !== null) this.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
-    this.bumpLocal(orgCntr)
-    return S.SUCCESS
+    if (!this.isCounterOpt(c1) || !this.isCounterOpt(c2) || !this.isCounterOpt(c3)) return S.ERR_CNTR_NULL
+    return 0
   }
 
   // ───────────────────────────── vector transfers ─────────────────────────────
@@ -500,6 +546,7 @@ export class Context {
    * packets from each, so one sender cannot starve the others). Returns the packets handled.
    */
   progress (): number {
+    if (Atomics.load(this.ctl, this.myInbox) === 0) return 0
     let done = 0
     const rings = this.inbox
     for (let i = 0; i < rings.length; i++) {
@@ -513,14 +560,13 @@ export class Context {
         off = r.peek()
       }
     }
+    if (done > 0) Atomics.sub(this.ctl, this.myInbox, done)
     return done
   }
 
-  /** True when a packet waits in any inbox ring. */
+  /** True when a packet waits in the inbox. */
   inboxPending (): boolean {
-    const rings = this.inbox
-    for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
-    return false
+    return Atomics.load(this.ctl, this.myInbox) !== 0
   }
 
   /** Handles one packet; malformed packets (version, type, length) are dropped and counted. */
@@ -687,7 +733,8 @@ export class Context {
     }
   }
 
-  private runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void {
+  /** @internal */
+  runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void {
     try {
       h(this.handle, sinfo, { src: tgt, reason: S.SUCCESS })
     } catch (e) {
@@ -695,7 +742,8 @@ export class Context {
     }
   }
 
-  private runComplHandler (h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void {
+  /** @internal */
+  runComplHandler (h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void {
     try {
       h(this.handle, info)
     } catch (e) {
@@ -703,14 +751,16 @@ export class Context {
     }
   }
 
-  private setHandlerAt (index: number, fn: HandlerFn | null): void {
+  /** @internal */
+  setHandlerAt (index: number, fn: HandlerFn | null): void {
     const old = this.handlers[index]
     if (old !== null && old !== undefined && this.handlerIndex.get(old) === index) this.handlerIndex.delete(old)
     this.handlers[index] = fn
     if (fn !== null && !this.handlerIndex.has(fn)) this.handlerIndex.set(fn, index)
   }
 
-  private registerAuto (fn: HandlerFn): number {
+  /** @internal */
+  registerAuto (fn: HandlerFn): number {
     const have = this.handlerIndex.get(fn)
     if (have !== undefined) return have
     if (this.nextAuto >= this.ranges.size) return -1
@@ -719,7 +769,8 @@ export class Context {
     return idx
   }
 
-  private checkTarget (tgt: number): number {
+  /** @internal */
+  checkTarget (tgt: number): number {
     if (!isTask(tgt, this.numTasks)) return S.ERR_TGT
     if (this.purged[tgt] !== 0) return S.ERR_TGT_PURGED
     return 0
@@ -734,7 +785,8 @@ export class Context {
   }
 
   /** A local buffer: an Addr range inside the own segment, or a Uint8Array of at least `len` bytes. */
-  private checkLocal (buf: LocalBuf | undefined, len: number): number {
+  /** @internal */
+  checkLocal (buf: LocalBuf | undefined, len: number): number {
     if (buf === null || buf === undefined || buf === 0) return len === 0 ? 0 : S.ERR_ORG_ADDR_NULL
     if (typeof buf === 'number') {
       if (!Number.isInteger(buf)) return S.ERR_ORG_ADDR_NULL
@@ -759,24 +811,28 @@ export class Context {
     return typeof c === 'number' && Number.isInteger(c) && c > 0 && (c & 3) === 0 && c + 4 <= this.segmentSize
   }
 
-  private isCounterOpt (c: Addr | undefined | null): boolean {
+  /** @internal */
+  isCounterOpt (c: Addr | undefined | null): boolean {
     return c === 0 || c === undefined || c === null || this.isCounter(c)
   }
 
   /** Bumps counter `c` of task `t` and rings t's doorbell (no-op for c = 0). */
-  private bump (t: number, c: Addr): void {
+  /** @internal */
+  bump (t: number, c: Addr): void {
     if (!c) return
     Atomics.add(this.seg.i32[t]!, c >>> 2, 1)
     ringDoorbell(this.ctl, t)
   }
 
-  private bumpLocal (c: Addr): void {
+  /** @internal */
+  bumpLocal (c: Addr): void {
     if (!c) return
-    Atomics.add(this.seg.i32[this.taskId]!, c >>> 2, 1)
-    if (Atomics.load(this.ctl, this.mySleeping) !== 0) ringDoorbell(this.ctl, this.taskId)
+    Atomics.add(this.mySeg32, c >>> 2, 1)
+    ringDoorbell(this.ctl, this.taskId)
   }
 
-  private checkAbort (): void {
+  /** @internal */
+  checkAbort (): void {
     if (Atomics.load(this.ctl, W_ABORT) !== 0) throw new JobAbortedError(Atomics.load(this.ctl, W_ABORT_TASK))
   }
 
@@ -785,7 +841,8 @@ export class Context {
    * not met: spin while the spin budget lasts, then sleep on the doorbell. Returns the new start of
    * the spin period.
    */
-  private idle (spinStart: number, i32: Int32Array | null, idx: number, val: number): number {
+  /** @internal */
+  idle (spinStart: number, i32: Int32Array | null, idx: number, val: number): number {
     this.checkAbort()
     const now = performance.now()
     if (spinStart === 0) return now
@@ -831,6 +888,14 @@ export class Context {
         throw new Error(`task ${t} left the job while task ${this.taskId} waits for it in a collective (Gfence/Address_init)`)
       }
     }
+  }
+
+  /** @internal Checks one vector (`org`: the origin side, whose pieces may be Uint8Arrays); 0 or the code. */
+  checkOneVec (v: lapi_vec_t | null | undefined, org: boolean): number {
+    if (v === null || v === undefined || typeof v !== 'object') return org ? S.ERR_ORG_VEC_NULL : S.ERR_TGT_VEC_NULL
+    const t = v.vec_type
+    if (t !== VecType.LAPI_GEN_IOVECTOR && t !== VecType.LAPI_GEN_STRIDED_XFER && t !== VecType.LAPI_GEN_GENERIC) return org ? S.ERR_ORG_VEC_TYPE : S.ERR_TGT_VEC_TYPE
+    return checkVec(v, org, this.segmentSize)
   }
 
   /** Checks an origin/target vector pair (both described in the origin's memory). */
@@ -945,16 +1010,41 @@ function copyPiece (du8: Uint8Array, d: Addr | Uint8Array, dOff: number, su8: Ui
   else copy(d, dOff, s, sOff, n)
 }
 
+/** A counter argument that needs no further look: 0, or an aligned word inside a segment. */
+function counterOk (c: Addr, seg: number): boolean {
+  return (c >>> 0) === c && (c & 3) === 0 && c + 4 <= seg
+}
+
 /**
- * memmove of `n` bytes from `src[so..]` to `dst[d..]`. Small copies run a loop (no view object is
- * made, so the hot path allocates nothing); larger ones one `Uint8Array.prototype.set`.
+ * memmove of `n` bytes between two segment views (the same view when the task is the same, else
+ * views of different SharedArrayBuffers). Small copies run a loop, so the hot path allocates no
+ * view; larger ones are one `copyWithin` or `Uint8Array.prototype.set`.
  */
-export function copy (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number): void {
-  if (dst === src) {
-    dst.copyWithin(d, so, so + n)
-  } else if (n <= SMALL_COPY && dst.buffer !== src.buffer) {
+export function copySeg (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number): void {
+  if (n <= SMALL_COPY && (dst !== src || d + n <= so || so + n <= d)) {
     for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
+  } else if (dst === src) {
+    dst.copyWithin(d, so, so + n)
   } else {
     dst.set(src.subarray(so, so + n), d)
   }
+}
+
+/**
+ * Copies `n` bytes where one side is a caller's Uint8Array. When the transfer stays in the own
+ * segment the caller's array may view the same memory, so `set` (which handles overlap) is used.
+ */
+export function copyBuf (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number, mayAlias: boolean): void {
+  if (n <= SMALL_COPY && !mayAlias) {
+    for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
+  } else {
+    dst.set(so === 0 && src.length === n ? src : src.subarray(so, so + n), d)
+  }
+}
+
+/** memmove between any two byte views (vectors, packets); overlap-safe. */
+export function copy (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number): void {
+  if (dst === src) dst.copyWithin(d, so, so + n)
+  else if (n <= SMALL_COPY && dst.buffer !== src.buffer) for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
+  else dst.set(src.subarray(so, so + n), d)
 }

@@ -13,7 +13,11 @@
  *   │              one of t's counters from outside                               │
  *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell      │
  *   │ +2 STATE     TaskState                                                     │
- *   │ +3 PURGED_BY reserved for recovery                                          │
+ *   │ +3 INBOX     packets published into t's inbox and not yet taken: producers   │
+ *   │              add 1 after publishing, t subtracts what it consumed, so an idle │
+ *   │              dispatcher round is one load instead of one per ring            │
+ *   │ +4 OUTSTANDING active messages t sent whose data has not landed yet: t adds │
+ *   │              1 per send, the target subtracts 1 when the data is in place   │
  *   └──────────────────────────────────────────────────────────────────────────────┘
  *   then two all-gather tables of N float64 (Address_init) and two of N int64
  *   (Address_init64), alternating by collective generation.
@@ -30,6 +34,9 @@ export const TASK_WORDS = 16
 export const T_DOORBELL = 0
 export const T_SLEEPING = 1
 export const T_STATE = 2
+export const T_INBOX = 3
+/** Active messages this task sent whose data has not landed (or been discarded) at the target yet. */
+export const T_OUTSTANDING = 4
 
 /** Life of a task as the control block records it. */
 export const TaskState = { NEW: 0, RUNNING: 1, TERMINATED: 2, EXITED: 3, FAILED: 4 } as const
@@ -64,14 +71,22 @@ export function createControl (numTasks: number): SharedArrayBuffer {
 }
 
 /**
- * Rings task `t`'s doorbell: bump it, and wake `t` if it sleeps. Called after the change the task
- * waits for (counter, inbox) has been made visible, so a waiter that read the doorbell before the
- * change never sleeps through it.
+ * Rings task `t`'s doorbell: if `t` sleeps (or is about to), bump the doorbell and wake it. Called
+ * after the change the task waits for (counter, inbox, barrier) has been made visible.
+ *
+ * Why skipping the bump when SLEEPING is 0 is safe: the waiter does `seen = load(DOORBELL);
+ * store(SLEEPING, 1); <re-check its condition>; wait(DOORBELL, seen)`, all sequentially
+ * consistent. If our load of SLEEPING saw 0, the waiter's store comes later in that order, so its
+ * re-check comes after our change and sees it: it does not sleep. If we saw 1, we bump and notify:
+ * either the waiter has not reached `wait` (DOORBELL ≠ seen, so wait returns at once) or it is
+ * woken. A spinning waiter therefore costs the notifier one load, no read-modify-write.
  */
 export function ringDoorbell (ctl: Int32Array, t: number): void {
   const base = TASK_BASE + TASK_WORDS * t
-  Atomics.add(ctl, base + T_DOORBELL, 1)
-  if (Atomics.load(ctl, base + T_SLEEPING) !== 0) Atomics.notify(ctl, base + T_DOORBELL)
+  if (Atomics.load(ctl, base + T_SLEEPING) !== 0) {
+    Atomics.add(ctl, base + T_DOORBELL, 1)
+    Atomics.notify(ctl, base + T_DOORBELL)
+  }
 }
 
 /** Marks the job aborted because of task `t` and wakes every sleeper. Idempotent. */

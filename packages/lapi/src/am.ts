@@ -1,0 +1,975 @@
+/**
+ * LAPI active messages (ARCHITECTURE.md §5; the LAPI_Amsend and LAPI_Amsendv pages): the sending
+ * side, the packets, and the receiving side that the dispatcher drives.
+ *
+ * Sending. A message of `udata_len` ≤ `rndvThreshold` bytes (or any Amsendv) goes **eager**: a
+ * HEAD packet with the user header and the first bytes of data, then DATA packets, written into
+ * the target's inbox ring from this task; the origin counter moves once every byte has been
+ * copied into the ring. A larger Amsend goes by **rendezvous**: a HEAD without data; the target's
+ * header handler picks the landing buffer and the target answers CTS with its address; the origin,
+ * in its dispatcher, copies the data once, straight into the target's segment, bumps its origin
+ * counter and sends FIN. When the landing buffer is a Uint8Array (memory the origin cannot see),
+ * CTS asks for the data as DATA packets instead; when the header handler discards the message, CTS
+ * says so and nothing is copied.
+ *
+ * Receiving. HEAD runs the header handler (uhdr and, for a one-packet message, the data are copies
+ * in per-context scratch memory, valid only during the call), which returns where the data lands.
+ * DATA packets are reassembled by offset; packets that arrive before their HEAD are stashed;
+ * duplicates are recognised by packet index (per message) and message id (per source) and
+ * dropped. When every byte is in place the completion handler runs (inline when the header
+ * handler set LAPI_SEND_REPLY and the dispatcher is not nested in a blocked send, else queued and
+ * run at the next top-level dispatcher round), then the target counter moves, then the origin's
+ * completion counter (directly in the origin's segment, with a ring of its doorbell).
+ *
+ * Counters when things go wrong (docs/lapi.md, "Active messages"): a header index not registered at
+ * the target, a header handler that throws, or a landing buffer that cannot hold the message — the
+ * message is discarded, the error goes to the target's err_hndlr (AM_ERR), the target counter does
+ * not move, the origin's completion counter does (so no origin waits forever).
+ */
+import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
+import type { Context, HandlerFn } from './context.js'
+import { copyBuf, copySeg } from './context.js'
+import { T_OUTSTANDING, T_INBOX, ringDoorbell, taskWord } from './job/control.js'
+import { LapiStatus as S } from './status.js'
+import {
+  PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
+} from './transport/packet.js'
+import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from './types.js'
+
+/** `lapi_return_info_t`: what a header handler learns about the message and may set. */
+export interface lapi_return_info_t {
+  msg_len: number
+  src: number
+  ret_flags: number
+  ctl_flags: number
+  /** The whole udata when it came in the first packet (a copy valid during the call), else null. */
+  udata_one_pkt_ptr: Uint8Array | null
+}
+/** Header handler of LAPI_Amsend: returns where the data lands (an Addr of the own segment, a Uint8Array, or null). */
+export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg_len: lapi_return_info_t,
+  comp_h: Ref<compl_hndlr_t | null>, user_info: Ref<unknown>) => Addr | Uint8Array | null
+/** Header handler of LAPI_Amsendv: gets the origin's piece lengths, returns the target vector. */
+export type vhdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, len_vec: number[],
+  comp_h: Ref<compl_hndlr_t | null>, user_info: Ref<unknown>) => lapi_vec_t | null
+
+// ── packet types and fields (docs/wire-format.md) ──
+export const T_AM_HEAD = 1
+export const T_AM_DATA = 2
+export const T_AM_CTS = 3
+export const T_AM_FIN = 4
+/** HEAD flag: rendezvous (no data in this packet; wait for CTS). */
+export const F_RNDV = 1
+/** HEAD flag: Amsendv (a vector description follows the user header). */
+export const F_AMV = 2
+// HEAD: handler index, uhdr length, target counter, completion counter (origin), vector type, vector count, description bytes
+const H_HANDLER = P_EXTRA
+const H_UHDR_LEN = P_EXTRA + 4
+const H_TGT_CNTR = P_EXTRA + 8
+const H_CMPL_CNTR = P_EXTRA + 12
+const H_VEC_TYPE = P_EXTRA + 16
+const H_VEC_NUM = P_EXTRA + 20
+const H_DESC_LEN = P_EXTRA + 24
+// DATA: packet index and packet count of the message
+const D_INDEX = P_EXTRA
+const D_COUNT = P_EXTRA + 4
+// CTS: landing Addr and mode
+const C_LANDING = P_EXTRA
+const C_MODE = P_EXTRA + 4
+const CTS_DIRECT = 0
+const CTS_STREAM = 1
+const CTS_DISCARD = 2
+
+/** Nesting depth of dispatcher rounds that may still run queued completion handlers. */
+const MAX_NESTED_COMPLETIONS = 8
+/** Rounds a held packet may wait in the test transport before it must go. */
+const MAX_HOLD_ROUNDS = 8
+
+/** One message being received. Pooled. */
+class RecvMsg {
+  src = 0
+  id = 0
+  msgLen = 0
+  got = 0
+  headSeen = false
+  rndv = false
+  /** Landing: an Addr in the own segment (≥ 0), or -1 with `buf` (a Uint8Array), or -2 to discard. */
+  landing = -2
+  buf: Uint8Array | null = null
+  vec: lapi_vec_t | null = null
+  vecOffsets: number[] | null = null
+  vecCap = 0
+  compl: compl_hndlr_t | null = null
+  uinfo: unknown = null
+  tgtCntr = 0
+  cmplCntr = 0
+  inline = false
+  failed = false
+  /** Data that arrived before the HEAD: stream bytes at their offsets, and which packets. */
+  stash: Uint8Array | null = null
+  stashMask: Uint8Array | null = null
+  /** Seen DATA packets (bitmap by packet index), for duplicate suppression. */
+  seen: Uint8Array | null = null
+  packets = 0
+
+  reset (): void {
+    this.got = 0; this.headSeen = false; this.rndv = false; this.landing = -2; this.buf = null; this.vec = null
+    this.vecOffsets = null; this.vecCap = 0; this.compl = null; this.uinfo = null; this.tgtCntr = 0; this.cmplCntr = 0
+    this.inline = false; this.failed = false; this.stash = null; this.stashMask = null; this.seen = null; this.packets = 0
+  }
+}
+
+/** A rendezvous send waiting for its CTS. */
+interface PendingSend {
+  tgt: number
+  id: number
+  data: LocalBuf
+  len: number
+  orgCntr: Addr
+  shdlr: scompl_hndlr_t | null
+  sinfo: unknown
+}
+
+/** Per-source bookkeeping of finished message ids (duplicates of them are dropped). */
+class SourceState {
+  doneBelow = 0
+  doneAbove = new Set<number>()
+  inProgress = new Map<number, RecvMsg>()
+}
+
+/** A packet held back by the test transport. */
+interface HeldPacket { tgt: number; bytes: Uint8Array; rounds: number }
+
+export class ActiveMessages {
+  private readonly c: Context
+  private readonly maxPkt: number
+  private readonly sources: SourceState[] = []
+  private readonly pool: RecvMsg[] = []
+  private readonly nextId: Uint32Array
+  private readonly pending = new Map<number, PendingSend>()
+  /** CTS packets received, to act on at the next top-level round: [src, id, landing, mode] × n. */
+  private readonly ctsQueue: number[] = []
+  // completion queue (parallel arrays used as a FIFO)
+  private readonly cq: Array<compl_hndlr_t | null> = []
+  private readonly cqInfo: unknown[] = []
+  private readonly cqSrc: number[] = []
+  private readonly cqTgt: number[] = []
+  private readonly cqCmpl: number[] = []
+  private cqHead = 0
+  // scratch for handler arguments (no allocation per message)
+  private readonly uhdrScratch: Uint8Array
+  private readonly pktScratch: Uint8Array
+  private readonly uhdrViews: Array<Uint8Array | undefined> = []
+  private readonly pktViews: Array<Uint8Array | undefined> = []
+  private readonly retInfo: lapi_return_info_t = { msg_len: 0, src: 0, ret_flags: 0, ctl_flags: 0, udata_one_pkt_ptr: null }
+  private readonly compRef: Ref<compl_hndlr_t | null> = { value: null }
+  private readonly infoRef: Ref<unknown> = { value: null }
+  /** True while a header handler runs: communication calls are refused. */
+  inHeaderHandler = false
+  /** Depth of nested dispatcher rounds (a completion handler that waits runs one). */
+  depth = 0
+  /** >0 while a send waits for ring space: the dispatcher only takes packets in. */
+  sendBlocked = 0
+  // statistics
+  dropped = 0
+  duplicates = 0
+  recvCompleted = 0
+  sendCompleted = 0
+  // test transport
+  private readonly chaos: boolean
+  private readonly held: HeldPacket[] = []
+  private readonly spare: Uint8Array[] = []
+  private rng: number
+  private readonly dupP: number
+  private readonly holdP: number
+  private readonly slotBytes: number
+  private wu8: Uint8Array
+  private wdv: DataView
+  private wtgt = 0
+  private chaosBuf: Uint8Array | null = null
+
+  constructor (c: Context) {
+    this.c = c
+    this.maxPkt = c.config.maxPktSz
+    for (let t = 0; t < c.numTasks; t++) this.sources.push(new SourceState())
+    this.nextId = new Uint32Array(c.numTasks)
+    this.uhdrScratch = new Uint8Array(c.config.maxUhdrSz)
+    this.pktScratch = new Uint8Array(c.config.maxPktSz)
+    this.slotBytes = c.spec.ring.slotBytes
+    const ch = c.config.chaos
+    this.chaos = ch !== null
+    this.rng = ((ch?.seed ?? 1) * 2654435761 + c.taskId * 40503 + 1) >>> 0 || 1
+    this.dupP = ch?.dup ?? 0
+    this.holdP = ch?.hold ?? 0
+    this.wu8 = this.pktScratch
+    this.wdv = new DataView(this.pktScratch.buffer)
+  }
+
+  // ─────────────────────────────── sending ───────────────────────────────
+
+  /**
+   * LAPI_Amsend / the AM member of LAPI_Xfer. `hdr` is a handler-table index valid at the target
+   * (or a function registered here, SPMD style). Validated by the caller's face? No: here.
+   */
+  amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    const c = this.c
+    if (this.inHeaderHandler) return S.ERR_POLLING_NET
+    let rc = c.checkTarget(tgt)
+    if (rc !== 0) return rc
+    const hidx = this.handlerIndex(hdr)
+    if (hidx <= 0) return S.ERR_HDR_HNDLR_NULL
+    rc = this.checkUhdr(uhdr, uhdrLen)
+    if (rc !== 0) return rc
+    if (typeof udataLen !== 'number' || !Number.isInteger(udataLen) || udataLen < 0 || udataLen > 0x7fffffff) return S.ERR_DATA_LEN
+    rc = c.checkLocal(udata, udataLen)
+    if (rc !== 0) return rc
+    if (!c.isCounterOpt(tgtCntr) || !c.isCounterOpt(orgCntr) || !c.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
+    const id = this.nextId[tgt]!
+    this.nextId[tgt] = id + 1
+    Atomics.add(c.ctl, taskWord(c.taskId, T_OUTSTANDING), 1)
+    const rndv = udataLen > c.config.rndvThreshold
+    // HEAD
+    let off = this.beginPacket(tgt)
+    const u8 = this.wu8
+    const dv = this.wdv
+    const room = this.maxPkt - uhdrLen
+    const first = rndv ? 0 : (udataLen < room ? udataLen : room)
+    this.writeHeader(dv, off, T_AM_HEAD, rndv ? F_RNDV : 0, uhdrLen + first, id, 0, udataLen)
+    dv.setUint32(off + H_HANDLER, hidx, true)
+    dv.setUint32(off + H_UHDR_LEN, uhdrLen, true)
+    dv.setUint32(off + H_TGT_CNTR, tgtCntr ?? 0, true)
+    dv.setUint32(off + H_CMPL_CNTR, cmplCntr ?? 0, true)
+    dv.setUint32(off + H_VEC_TYPE, 0, true)
+    dv.setUint32(off + H_VEC_NUM, 0, true)
+    dv.setUint32(off + H_DESC_LEN, 0, true)
+    if (uhdrLen > 0) this.copyIn(u8, off + PACKET_HEADER_BYTES, uhdr, 0, uhdrLen)
+    if (first > 0) this.copyIn(u8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
+    this.endPacket()
+    if (rndv) {
+      this.pending.set(this.key(tgt, id), { tgt, id, data: udata, len: udataLen, orgCntr: orgCntr ?? 0, shdlr, sinfo })
+      return S.SUCCESS
+    }
+    // DATA
+    const count = first < udataLen ? 1 + Math.ceil((udataLen - first) / this.maxPkt) : 1
+    let pos = first
+    for (let index = 1; pos < udataLen; index++) {
+      const n = udataLen - pos < this.maxPkt ? udataLen - pos : this.maxPkt
+      off = this.beginPacket(tgt)
+      this.writeHeader(this.wdv, off, T_AM_DATA, 0, n, id, pos, udataLen)
+      this.wdv.setUint32(off + D_INDEX, index, true)
+      this.wdv.setUint32(off + D_COUNT, count, true)
+      this.copyIn(this.wu8, off + PACKET_HEADER_BYTES, udata, pos, n)
+      this.endPacket()
+      pos += n
+    }
+    this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Amsendv / the AMV member of LAPI_Xfer: gathers `orgVec` into packets (always eager). */
+  amsendv (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, orgVec: lapi_vec_t | null,
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    const c = this.c
+    if (this.inHeaderHandler) return S.ERR_POLLING_NET
+    let rc = c.checkTarget(tgt)
+    if (rc !== 0) return rc
+    const hidx = this.handlerIndex(hdr)
+    if (hidx <= 0) return S.ERR_HDR_HNDLR_NULL
+    rc = this.checkUhdr(uhdr, uhdrLen)
+    if (rc !== 0) return rc
+    rc = c.checkOneVec(orgVec, true)
+    if (rc !== 0) return rc
+    if (!c.isCounterOpt(tgtCntr) || !c.isCounterOpt(orgCntr) || !c.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
+    const v = orgVec!
+    const strided = v.vec_type === VecType.LAPI_GEN_STRIDED_XFER
+    const descLen = strided ? 8 : 4 * v.num_vecs
+    if (uhdrLen + descLen > this.maxPkt) return S.ERR_ORG_VEC_LEN
+    const total = vecBytes(v)
+    if (total > 0x7fffffff) return S.ERR_DATA_LEN
+    const id = this.nextId[tgt]!
+    this.nextId[tgt] = id + 1
+    Atomics.add(c.ctl, taskWord(c.taskId, T_OUTSTANDING), 1)
+    const offsets = pieceOffsets(v)
+    let off = this.beginPacket(tgt)
+    const room = this.maxPkt - uhdrLen - descLen
+    const first = total < room ? total : room
+    const dv = this.wdv
+    this.writeHeader(dv, off, T_AM_HEAD, F_AMV, uhdrLen + descLen + first, id, 0, total)
+    dv.setUint32(off + H_HANDLER, hidx, true)
+    dv.setUint32(off + H_UHDR_LEN, uhdrLen, true)
+    dv.setUint32(off + H_TGT_CNTR, tgtCntr ?? 0, true)
+    dv.setUint32(off + H_CMPL_CNTR, cmplCntr ?? 0, true)
+    dv.setUint32(off + H_VEC_TYPE, v.vec_type, true)
+    dv.setUint32(off + H_VEC_NUM, v.num_vecs, true)
+    dv.setUint32(off + H_DESC_LEN, descLen, true)
+    let p = off + PACKET_HEADER_BYTES
+    if (uhdrLen > 0) this.copyIn(this.wu8, p, uhdr, 0, uhdrLen)
+    p += uhdrLen
+    if (strided) {
+      dv.setUint32(p, v.num_vecs, true); dv.setUint32(p + 4, v.info[1] as number, true)
+    } else {
+      for (let i = 0; i < v.num_vecs; i++) dv.setUint32(p + 4 * i, v.len![i]!, true)
+    }
+    p += descLen
+    if (first > 0) this.gather(v, offsets, 0, this.wu8, p, first)
+    this.endPacket()
+    const count = first < total ? 1 + Math.ceil((total - first) / this.maxPkt) : 1
+    let pos = first
+    for (let index = 1; pos < total; index++) {
+      const n = total - pos < this.maxPkt ? total - pos : this.maxPkt
+      off = this.beginPacket(tgt)
+      this.writeHeader(this.wdv, off, T_AM_DATA, 0, n, id, pos, total)
+      this.wdv.setUint32(off + D_INDEX, index, true)
+      this.wdv.setUint32(off + D_COUNT, count, true)
+      this.gather(v, offsets, pos, this.wu8, off + PACKET_HEADER_BYTES, n)
+      this.endPacket()
+      pos += n
+    }
+    this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
+    return S.SUCCESS
+  }
+
+  private key (tgt: number, id: number): number { return id * 65536 + tgt }
+
+  private handlerIndex (hdr: number | HandlerFn | null): number {
+    if (typeof hdr === 'function') return this.c.indexOfHandler(hdr)
+    if (typeof hdr === 'number' && Number.isInteger(hdr) && hdr > 0 && hdr < this.c.ranges.size) return hdr
+    return -1
+  }
+
+  private checkUhdr (uhdr: LocalBuf, uhdrLen: number): number {
+    const c = this.c
+    if (typeof uhdrLen !== 'number' || !Number.isInteger(uhdrLen) || uhdrLen < 0 || uhdrLen > c.config.maxUhdrSz) return S.ERR_UHDR_LEN
+    if ((uhdrLen & 7) !== 0) return S.ERR_UHDR_LEN
+    if (uhdrLen > 0 && (uhdr === null || uhdr === undefined || uhdr === 0)) return S.ERR_UHDR_NULL
+    if (uhdrLen === 0) return 0
+    const rc = c.checkLocal(uhdr, uhdrLen)
+    return rc === S.ERR_ORG_ADDR_NULL ? S.ERR_UHDR_NULL : rc
+  }
+
+  /** The origin buffers may be reused: origin counter, send-completion handler. */
+  private sendDone (tgt: number, orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): void {
+    this.sendCompleted++
+    if (orgCntr !== 0) this.c.bumpLocal(orgCntr)
+    if (shdlr !== null) this.c.runSendHandler(shdlr, sinfo, tgt, ErrClass.AM_ERR)
+  }
+
+  private copyIn (dst: Uint8Array, d: number, src: LocalBuf, so: number, n: number): void {
+    if (typeof src === 'number') copySeg(dst, d, this.c.seg.u8[this.c.taskId]!, src + so, n)
+    else copyBuf(dst, d, src!, so, n, false)
+  }
+
+  /** Copies stream bytes [pos, pos+n) of an origin vector into dst. */
+  private gather (v: lapi_vec_t, offsets: number[], pos: number, dst: Uint8Array, d: number, n: number): void {
+    const own = this.c.seg.u8[this.c.taskId]!
+    let i = findPiece(offsets, pos)
+    while (n > 0) {
+      const pieceStart = offsets[i]!
+      const pieceLen = offsets[i + 1]! - pieceStart
+      const inPiece = pos - pieceStart
+      const take = pieceLen - inPiece < n ? pieceLen - inPiece : n
+      if (take > 0) {
+        if (v.vec_type === VecType.LAPI_GEN_STRIDED_XFER) {
+          const base = (v.info[0] as number) + i * (v.info[2] as number)
+          copySeg(dst, d, own, base + inPiece, take)
+        } else {
+          const a = v.info[i]!
+          if (typeof a === 'number') copySeg(dst, d, own, a + inPiece, take)
+          else copyBuf(dst, d, a, inPiece, take, false)
+        }
+        d += take; pos += take; n -= take
+      }
+      i++
+    }
+  }
+
+  // ─────────────────────────────── packets out ───────────────────────────────
+
+  private writeHeader (dv: DataView, off: number, type: number, flags: number, len: number, id: number, offset: number, msgLen: number): void {
+    dv.setUint8(off + P_VERSION, PACKET_VERSION)
+    dv.setUint8(off + P_TYPE, type)
+    dv.setUint16(off + P_FLAGS, flags, true)
+    dv.setUint32(off + P_SRC, this.c.taskId, true)
+    dv.setUint32(off + P_LEN, len, true)
+    dv.setUint32(off + P_MSG_ID, id, true)
+    dv.setUint32(off + P_OFFSET, offset, true)
+    dv.setUint32(off + P_OFFSET + 4, 0, true)
+    dv.setUint32(off + P_MSG_LEN, msgLen, true)
+    dv.setUint32(off + P_MSG_LEN + 4, 0, true)
+  }
+
+  /**
+   * Reserves room for one packet to `tgt` and returns its offset in `this.wu8`/`this.wdv`. A full
+   * ring is back-pressure: take packets in from the own inbox (so two tasks sending to each other
+   * both drain) and wait for the target to free a slot.
+   */
+  private beginPacket (tgt: number): number {
+    this.wtgt = tgt
+    if (this.chaos) {
+      let b = this.spare.pop()
+      if (b === undefined) b = new Uint8Array(this.slotBytes)
+      this.chaosBuf = b
+      this.wu8 = b
+      this.wdv = new DataView(b.buffer)
+      return 0
+    }
+    const w = this.c.outbox[tgt]!
+    let off = w.reserve()
+    if (off < 0) off = this.waitForSlot(tgt)
+    this.wu8 = w.u8
+    this.wdv = w.dv
+    return off
+  }
+
+  private endPacket (): void {
+    const tgt = this.wtgt
+    if (this.chaos) {
+      this.held.push({ tgt, bytes: this.chaosBuf!, rounds: 0 })
+      this.chaosBuf = null
+      return
+    }
+    this.c.outbox[tgt]!.publish()
+    this.announce(tgt)
+  }
+
+  /** Tells `tgt` a packet is in its inbox. */
+  private announce (tgt: number): void {
+    const ctl = this.c.ctl
+    Atomics.add(ctl, taskWord(tgt, T_INBOX), 1)
+    ringDoorbell(ctl, tgt)
+  }
+
+  private waitForSlot (tgt: number): number {
+    const w = this.c.outbox[tgt]!
+    const c = this.c
+    let spinStart = 0
+    this.sendBlocked++
+    try {
+      for (;;) {
+        this.poll()
+        const off = w.reserve()
+        if (off >= 0) return off
+        spinStart = c.idle(spinStart, null, -2, tgt)
+      }
+    } finally {
+      this.sendBlocked--
+    }
+  }
+
+  /**
+   * Test transport: sends held packets in a random order, some twice; each packet is held back
+   * with probability `hold`, at most MAX_HOLD_ROUNDS rounds. `all` sends everything now (before
+   * the task sleeps). Never blocks: a full ring keeps the packet for a later round.
+   */
+  flushChaos (all: boolean): void {
+    const held = this.held
+    if (held.length === 0) return
+    // Fisher-Yates on the held packets, then send those not held back
+    for (let i = held.length - 1; i > 0; i--) {
+      const j = this.rand() % (i + 1)
+      const t = held[i]!; held[i] = held[j]!; held[j] = t
+    }
+    let keep = 0
+    for (let i = 0; i < held.length; i++) {
+      const h = held[i]!
+      const go = all || h.rounds >= MAX_HOLD_ROUNDS || (this.rand() / 4294967296) >= this.holdP
+      if (go && this.emit(h.tgt, h.bytes)) {
+        if ((this.rand() / 4294967296) < this.dupP) this.emit(h.tgt, h.bytes)
+        this.spare.push(h.bytes)
+      } else {
+        h.rounds++
+        held[keep++] = h
+      }
+    }
+    held.length = keep
+  }
+
+  /** True when the test transport still holds packets. */
+  get holding (): boolean { return this.held.length > 0 }
+
+  private emit (tgt: number, bytes: Uint8Array): boolean {
+    const w = this.c.outbox[tgt]!
+    const off = w.reserve()
+    if (off < 0) return false
+    const len = PACKET_HEADER_BYTES + new DataView(bytes.buffer).getUint32(P_LEN, true)
+    w.u8.set(len === bytes.length ? bytes : bytes.subarray(0, len), off)
+    w.publish()
+    this.announce(tgt)
+    return true
+  }
+
+  private rand (): number {
+    let x = this.rng
+    x ^= x << 13; x >>>= 0
+    x ^= x >>> 17
+    x ^= x << 5; x >>>= 0
+    this.rng = x
+    return x
+  }
+
+  // ─────────────────────────────── dispatcher ───────────────────────────────
+
+  /**
+   * Takes in every packet waiting in the inbox (header handlers, data landing, queueing of
+   * completions). Returns the number of packets handled. Re-entrant-safe: header handlers cannot
+   * send, so nothing here sends except finishing counters.
+   */
+  poll (): number {
+    const c = this.c
+    if (this.chaos) this.flushChaos(false)
+    if (Atomics.load(c.ctl, c.myInbox) === 0) return 0
+    let done = 0
+    const rings = c.inbox
+    for (let i = 0; i < rings.length; i++) {
+      const r = rings[i]!
+      let budget = c.spec.ring.slots
+      let off = r.peek()
+      let took = 0
+      while (off >= 0 && budget-- > 0) {
+        this.handle(r.u8, r.dv, off)
+        r.release()
+        took++
+        off = r.peek()
+      }
+      if (took > 0) {
+        done += took
+        if (i < c.numTasks) ringDoorbell(c.ctl, i) // a sender blocked on this ring may go on
+      }
+    }
+    if (done > 0) Atomics.sub(c.ctl, c.myInbox, done)
+    return done
+  }
+
+  /**
+   * A full dispatcher round: packets in, then (unless a send is blocked) the queued CTS actions and
+   * completion handlers. Returns the number of things done.
+   */
+  progress (): number {
+    let n = this.poll()
+    if (this.sendBlocked > 0 || this.inHeaderHandler) return n
+    if (this.ctsQueue.length > 0) n += this.runCts()
+    if (this.cqHead < this.cq.length && this.depth < MAX_NESTED_COMPLETIONS) n += this.runCompletions()
+    return n
+  }
+
+  /** Work queued or held that needs more dispatcher rounds (a waiting task must not sleep). */
+  get busy (): boolean {
+    return this.ctsQueue.length > 0 || this.cqHead < this.cq.length || this.held.length > 0
+  }
+
+  private handle (u8: Uint8Array, dv: DataView, off: number): void {
+    if (u8[off + P_VERSION] !== PACKET_VERSION) { this.dropped++; return }
+    const len = dv.getUint32(off + P_LEN, true)
+    const src = dv.getUint32(off + P_SRC, true)
+    if (len > this.maxPkt || src >= this.c.numTasks) { this.dropped++; return }
+    switch (u8[off + P_TYPE]) {
+      case T_AM_HEAD: this.onHead(u8, dv, off, src, len); break
+      case T_AM_DATA: this.onData(u8, dv, off, src, len); break
+      case T_AM_CTS: this.onCts(dv, off, src); break
+      case T_AM_FIN: this.onFin(dv, off, src); break
+      default: this.dropped++
+    }
+  }
+
+  private isDone (s: SourceState, id: number): boolean {
+    return id < s.doneBelow || s.doneAbove.has(id)
+  }
+
+  private markDone (s: SourceState, id: number): void {
+    if (id === s.doneBelow) {
+      s.doneBelow++
+      while (s.doneAbove.delete(s.doneBelow)) s.doneBelow++
+    } else s.doneAbove.add(id)
+  }
+
+  private getMsg (s: SourceState, src: number, id: number, msgLen: number): RecvMsg {
+    let m = s.inProgress.get(id)
+    if (m === undefined) {
+      m = this.pool.pop() ?? new RecvMsg()
+      m.src = src; m.id = id; m.msgLen = msgLen
+      s.inProgress.set(id, m)
+    }
+    return m
+  }
+
+  private onHead (u8: Uint8Array, dv: DataView, off: number, src: number, len: number): void {
+    const c = this.c
+    const s = this.sources[src]!
+    const id = dv.getUint32(off + P_MSG_ID, true)
+    if (this.isDone(s, id)) { this.duplicates++; return }
+    const msgLen = dv.getUint32(off + P_MSG_LEN, true)
+    const flags = dv.getUint16(off + P_FLAGS, true)
+    const uhdrLen = dv.getUint32(off + H_UHDR_LEN, true)
+    const descLen = dv.getUint32(off + H_DESC_LEN, true)
+    if (uhdrLen > c.config.maxUhdrSz || uhdrLen + descLen > len) { this.dropped++; return }
+    const existing = s.inProgress.get(id)
+    if (existing !== undefined && existing.headSeen) { this.duplicates++; return }
+    const hidx = dv.getUint32(off + H_HANDLER, true)
+    const tgtCntr = dv.getUint32(off + H_TGT_CNTR, true)
+    const cmplCntr = dv.getUint32(off + H_CMPL_CNTR, true)
+    const dataOff = off + PACKET_HEADER_BYTES + uhdrLen + descLen
+    const first = len - uhdrLen - descLen
+    const rndv = (flags & F_RNDV) !== 0
+    // uhdr → scratch (valid during the call only)
+    const uh = this.uhdrScratch
+    for (let i = 0; i < uhdrLen; i++) uh[i] = u8[off + PACKET_HEADER_BYTES + i]!
+    const uhView = this.view(this.uhdrViews, uh, uhdrLen)
+    const fn = c.handlerAt(hidx)
+    const m = existing ?? this.getMsg(s, src, id, msgLen)
+    m.headSeen = true
+    m.rndv = rndv
+    m.tgtCntr = tgtCntr
+    m.cmplCntr = cmplCntr
+    if (fn === null) {
+      c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
+      this.failMessage(m, s)
+      return
+    }
+    const comp = this.compRef; comp.value = null
+    const inf = this.infoRef; inf.value = null
+    let landing: unknown
+    this.inHeaderHandler = true
+    try {
+      if ((flags & F_AMV) !== 0) {
+        const lens = this.readLenVec(dv, off + PACKET_HEADER_BYTES + uhdrLen, dv.getUint32(off + H_VEC_TYPE, true), dv.getUint32(off + H_VEC_NUM, true))
+        landing = (fn as unknown as (...a: unknown[]) => unknown)(c.handle, uhView, uhdrLen, lens, comp, inf)
+        m.landing = -3
+        m.vec = null
+        if (landing !== null && landing !== undefined) {
+          const rc = this.acceptTargetVec(m, landing, dv.getUint32(off + H_VEC_TYPE, true), lens)
+          if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s); return }
+        }
+      } else {
+        const ri = this.retInfo
+        ri.msg_len = msgLen; ri.src = src; ri.ret_flags = RetFlag.LAPI_NORMAL; ri.ctl_flags = CtlFlag.LAPI_DELIVER_MSG
+        if (!rndv && first === msgLen && msgLen > 0) {
+          const ps = this.pktScratch
+          for (let i = 0; i < msgLen; i++) ps[i] = u8[dataOff + i]!
+          ri.udata_one_pkt_ptr = this.view(this.pktViews, ps, msgLen)
+        } else ri.udata_one_pkt_ptr = null
+        landing = (fn as unknown as hdr_hndlr_t)(c.handle, uhView, uhdrLen, ri, comp, inf)
+        ri.udata_one_pkt_ptr = null
+        m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
+        if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
+        const rc = this.acceptLanding(m, landing)
+        if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s); return }
+      }
+    } catch (e) {
+      this.inHeaderHandler = false
+      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
+      this.failMessage(m, s)
+      return
+    }
+    this.inHeaderHandler = false
+    m.compl = typeof comp.value === 'function' ? comp.value : null
+    m.uinfo = inf.value
+    if (rndv) {
+      // ask the origin for the data: straight into the segment, as packets, or not at all
+      const mode = m.landing >= 0 ? CTS_DIRECT : m.landing === -2 ? CTS_DISCARD : CTS_STREAM
+      this.sendCts(src, id, m.landing >= 0 ? m.landing : 0, mode)
+      if (mode === CTS_DISCARD) { m.got = msgLen; this.landed(m, s) }
+      return
+    }
+    if (first > 0) this.place(m, 0, u8, dataOff, first)
+    this.unstash(m)
+    if (m.got >= m.msgLen) this.landed(m, s)
+  }
+
+  private onData (u8: Uint8Array, dv: DataView, off: number, src: number, len: number): void {
+    const s = this.sources[src]!
+    const id = dv.getUint32(off + P_MSG_ID, true)
+    if (this.isDone(s, id)) { this.duplicates++; return }
+    const msgLen = dv.getUint32(off + P_MSG_LEN, true)
+    const pos = dv.getUint32(off + P_OFFSET, true)
+    const index = dv.getUint32(off + D_INDEX, true)
+    const count = dv.getUint32(off + D_COUNT, true)
+    if (pos + len > msgLen || index >= count || count > 1 + Math.ceil(msgLen / 8)) { this.dropped++; return }
+    const m = this.getMsg(s, src, id, msgLen)
+    if (m.seen === null || m.packets !== count) { m.seen = new Uint8Array((count + 7) >> 3); m.packets = count }
+    const bit = 1 << (index & 7)
+    if ((m.seen[index >> 3]! & bit) !== 0) { this.duplicates++; return }
+    m.seen[index >> 3]! |= bit
+    if (!m.headSeen) {
+      // before its HEAD: keep the bytes until the landing buffer is known
+      if (m.stash === null) m.stash = new Uint8Array(msgLen)
+      m.stash.set(u8.subarray(off + PACKET_HEADER_BYTES, off + PACKET_HEADER_BYTES + len), pos)
+      if (m.stashMask === null) m.stashMask = new Uint8Array(0)
+      this.stashRange(m, pos, len)
+      return
+    }
+    this.place(m, pos, u8, off + PACKET_HEADER_BYTES, len)
+    if (m.got >= m.msgLen) this.landed(m, s)
+  }
+
+  private stashRanges = new Map<RecvMsg, number[]>()
+
+  private stashRange (m: RecvMsg, pos: number, len: number): void {
+    let r = this.stashRanges.get(m)
+    if (r === undefined) { r = []; this.stashRanges.set(m, r) }
+    r.push(pos, len)
+  }
+
+  private unstash (m: RecvMsg): void {
+    const r = this.stashRanges.get(m)
+    if (r === undefined) return
+    this.stashRanges.delete(m)
+    const st = m.stash!
+    for (let i = 0; i < r.length; i += 2) this.place(m, r[i]!, st, r[i]!, r[i + 1]!)
+    m.stash = null
+  }
+
+  /** Writes stream bytes [pos, pos+n) of message m (from src[so..]) into its landing place. */
+  private place (m: RecvMsg, pos: number, src: Uint8Array, so: number, n: number): void {
+    m.got += n
+    if (m.landing >= 0) copySeg(this.c.seg.u8[this.c.taskId]!, m.landing + pos, src, so, n)
+    else if (m.landing === -1) copyBuf(m.buf!, pos, src, so, n, false)
+    else if (m.landing === -3 && m.vec !== null) this.scatter(m, pos, src, so, n)
+  }
+
+  private scatter (m: RecvMsg, pos: number, src: Uint8Array, so: number, n: number): void {
+    const v = m.vec!
+    const offsets = m.vecOffsets!
+    if (pos >= m.vecCap) return
+    if (pos + n > m.vecCap) n = m.vecCap - pos
+    const own = this.c.seg.u8[this.c.taskId]!
+    let i = findPiece(offsets, pos)
+    while (n > 0 && i < offsets.length - 1) {
+      const start = offsets[i]!
+      const inPiece = pos - start
+      const room = offsets[i + 1]! - start - inPiece
+      const take = room < n ? room : n
+      if (take > 0) {
+        if (v.vec_type === VecType.LAPI_GEN_STRIDED_XFER) {
+          copySeg(own, (v.info[0] as number) + i * (v.info[2] as number) + inPiece, src, so, take)
+        } else {
+          const a = v.info[i]!
+          if (typeof a === 'number') copySeg(own, a + inPiece, src, so, take)
+          else copyBuf(a, inPiece, src, so, take, false)
+        }
+        pos += take; so += take; n -= take
+      }
+      i++
+    }
+  }
+
+  private acceptLanding (m: RecvMsg, landing: unknown): number {
+    const c = this.c
+    if (landing === null || landing === undefined || landing === 0) { m.landing = -2; return 0 }
+    if (typeof landing === 'number') {
+      if (!Number.isInteger(landing) || landing < 0 || landing + m.msgLen > c.segmentSize) return S.ERR_TGT_EXTENT
+      m.landing = landing
+      return 0
+    }
+    if (landing instanceof Uint8Array) {
+      if (landing.length < m.msgLen) return S.ERR_TGT_EXTENT
+      m.landing = -1
+      m.buf = landing
+      return 0
+    }
+    return S.ERR_TGT_ADDR_NULL
+  }
+
+  private acceptTargetVec (m: RecvMsg, landing: unknown, orgType: number, lens: number[]): number {
+    const c = this.c
+    if (typeof landing !== 'object' || landing === null) return S.ERR_TGT_VEC_NULL
+    const v = landing as lapi_vec_t
+    const rc = c.checkOneVec(v, false)
+    if (rc !== 0) return rc
+    if (v.vec_type !== orgType) return S.ERR_VEC_TYPE_DIFF
+    if (orgType !== VecType.LAPI_GEN_GENERIC) {
+      if (v.num_vecs !== lens.length) return S.ERR_VEC_NUM_DIFF
+      if (orgType === VecType.LAPI_GEN_STRIDED_XFER) {
+        if (lens.length > 0 && v.info[1] !== lens[0]) return S.ERR_VEC_LEN_DIFF
+      } else {
+        for (let i = 0; i < lens.length; i++) if (v.len![i] !== lens[i]) return S.ERR_VEC_LEN_DIFF
+      }
+    }
+    m.vec = v
+    m.vecOffsets = pieceOffsets(v)
+    m.vecCap = m.vecOffsets[m.vecOffsets.length - 1]!
+    return 0
+  }
+
+  private readLenVec (dv: DataView, p: number, type: number, num: number): number[] {
+    const lens: number[] = new Array<number>(num)
+    if (type === VecType.LAPI_GEN_STRIDED_XFER) {
+      const block = dv.getUint32(p + 4, true)
+      for (let i = 0; i < num; i++) lens[i] = block
+    } else for (let i = 0; i < num; i++) lens[i] = dv.getUint32(p + 4 * i, true)
+    return lens
+  }
+
+  private view (cache: Array<Uint8Array | undefined>, buf: Uint8Array, len: number): Uint8Array {
+    let v = cache[len]
+    if (v === undefined) { v = buf.subarray(0, len); cache[len] = v }
+    return v
+  }
+
+  /** The message is discarded: no landing, no completion handler, no target counter. */
+  private failMessage (m: RecvMsg, s: SourceState): void {
+    m.failed = true
+    m.landing = -2
+    m.compl = null
+    m.tgtCntr = 0
+    if (m.rndv) {
+      this.sendCts(m.src, m.id, 0, CTS_DISCARD)
+      m.got = m.msgLen
+    } else if (m.stash !== null) { this.stashRanges.delete(m); m.stash = null }
+    if (m.got >= m.msgLen) this.landed(m, s)
+  }
+
+  /** Every byte of m is in place (or discarded): the message completes. */
+  private landed (m: RecvMsg, s: SourceState): void {
+    if (!m.headSeen) return
+    s.inProgress.delete(m.id)
+    this.markDone(s, m.id)
+    this.recvCompleted++
+    const c = this.c
+    Atomics.sub(c.ctl, taskWord(m.src, T_OUTSTANDING), 1)
+    ringDoorbell(c.ctl, m.src)
+    const compl = m.compl
+    if (compl !== null && m.inline && this.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
+      this.depth++
+      try { c.runComplHandler(compl, m.uinfo, m.src, ErrClass.AM_ERR) } finally { this.depth-- }
+      this.finish(m.src, m.tgtCntr, m.cmplCntr)
+    } else if (compl !== null) {
+      this.cq.push(compl); this.cqInfo.push(m.uinfo); this.cqSrc.push(m.src); this.cqTgt.push(m.tgtCntr); this.cqCmpl.push(m.cmplCntr)
+    } else {
+      this.finish(m.src, m.tgtCntr, m.cmplCntr)
+    }
+    m.reset()
+    this.pool.push(m)
+  }
+
+  /** After the completion handler: the target counter, then the origin's completion counter. */
+  private finish (src: number, tgtCntr: number, cmplCntr: number): void {
+    const c = this.c
+    if (tgtCntr !== 0) c.bumpLocal(tgtCntr)
+    if (cmplCntr !== 0) c.bump(src, cmplCntr)
+  }
+
+  private runCompletions (): number {
+    let n = 0
+    this.depth++
+    try {
+      while (this.cqHead < this.cq.length) {
+        const i = this.cqHead++
+        const fn = this.cq[i]!
+        const info = this.cqInfo[i]
+        const src = this.cqSrc[i]!
+        const tgt = this.cqTgt[i]!
+        const cmpl = this.cqCmpl[i]!
+        this.cq[i] = null; this.cqInfo[i] = null
+        this.c.runComplHandler(fn, info, src, ErrClass.AM_ERR)
+        this.finish(src, tgt, cmpl)
+        n++
+      }
+    } finally {
+      this.depth--
+      if (this.cqHead >= this.cq.length && this.depth === 0) {
+        this.cq.length = 0; this.cqInfo.length = 0; this.cqSrc.length = 0; this.cqTgt.length = 0; this.cqCmpl.length = 0
+        this.cqHead = 0
+      }
+    }
+    return n
+  }
+
+  // ─────────────────────────────── rendezvous ───────────────────────────────
+
+  private sendCts (src: number, id: number, landing: number, mode: number): void {
+    const off = this.beginPacket(src)
+    this.writeHeader(this.wdv, off, T_AM_CTS, 0, 0, id, 0, 0)
+    this.wdv.setUint32(off + C_LANDING, landing, true)
+    this.wdv.setUint32(off + C_MODE, mode, true)
+    this.endPacket()
+  }
+
+  private onCts (dv: DataView, off: number, src: number): void {
+    const id = dv.getUint32(off + P_MSG_ID, true)
+    if (!this.pending.has(this.key(src, id))) { this.duplicates++; return }
+    this.ctsQueue.push(src, id, dv.getUint32(off + C_LANDING, true), dv.getUint32(off + C_MODE, true))
+  }
+
+  /** Acts on received CTS packets: copy straight into the target, stream, or drop. */
+  private runCts (): number {
+    const q = this.ctsQueue
+    let n = 0
+    while (q.length > 0) {
+      const src = q.shift()!; const id = q.shift()!; const landing = q.shift()!; const mode = q.shift()!
+      const k = this.key(src, id)
+      const p = this.pending.get(k)
+      if (p === undefined) continue
+      this.pending.delete(k)
+      n++
+      const c = this.c
+      if (mode === CTS_DIRECT) {
+        const dst = c.seg.u8[p.tgt]!
+        if (landing + p.len <= c.segmentSize) {
+          if (typeof p.data === 'number') copySeg(dst, landing, c.seg.u8[c.taskId]!, p.data, p.len)
+          else copyBuf(dst, landing, p.data!, 0, p.len, p.tgt === c.taskId)
+        }
+        this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
+        const o = this.beginPacket(p.tgt)
+        this.writeHeader(this.wdv, o, T_AM_FIN, 0, 0, id, 0, p.len)
+        this.endPacket()
+      } else if (mode === CTS_STREAM) {
+        const count = Math.ceil(p.len / this.maxPkt)
+        for (let pos = 0, index = 0; pos < p.len; index++) {
+          const len = p.len - pos < this.maxPkt ? p.len - pos : this.maxPkt
+          const o = this.beginPacket(p.tgt)
+          this.writeHeader(this.wdv, o, T_AM_DATA, 0, len, id, pos, p.len)
+          this.wdv.setUint32(o + D_INDEX, index, true)
+          this.wdv.setUint32(o + D_COUNT, count, true)
+          this.copyIn(this.wu8, o + PACKET_HEADER_BYTES, p.data, pos, len)
+          this.endPacket()
+          pos += len
+        }
+        this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
+      } else {
+        this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
+      }
+    }
+    return n
+  }
+
+  private onFin (dv: DataView, off: number, src: number): void {
+    const s = this.sources[src]!
+    const id = dv.getUint32(off + P_MSG_ID, true)
+    if (this.isDone(s, id)) { this.duplicates++; return }
+    const m = s.inProgress.get(id)
+    if (m === undefined || !m.headSeen || !m.rndv) { this.dropped++; return }
+    m.got = m.msgLen
+    this.landed(m, s)
+  }
+}
+
+/** Total bytes described by a (checked) vector. */
+export function vecBytes (v: lapi_vec_t): number {
+  if (v.vec_type === VecType.LAPI_GEN_STRIDED_XFER) return v.num_vecs * (v.info[1] as number)
+  let t = 0
+  for (let i = 0; i < v.num_vecs; i++) t += v.len![i]!
+  return t
+}
+
+/** Stream offset where each piece starts, plus the total at the end. */
+function pieceOffsets (v: lapi_vec_t): number[] {
+  const o = new Array<number>(v.num_vecs + 1)
+  let t = 0
+  for (let i = 0; i < v.num_vecs; i++) {
+    o[i] = t
+    t += v.vec_type === VecType.LAPI_GEN_STRIDED_XFER ? (v.info[1] as number) : v.len![i]!
+  }
+  o[v.num_vecs] = t
+  return o
+}
+
+/** Index of the piece holding stream offset `pos` (binary search over piece starts). */
+function findPiece (offsets: number[], pos: number): number {
+  let lo = 0; let hi = offsets.length - 2
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (offsets[mid]! <= pos) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
