@@ -28,8 +28,8 @@
  */
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
-import { copyBuf, copySeg } from './context.js'
-import { T_OUTSTANDING, T_INBOX, ringDoorbell, taskWord } from './job/control.js'
+import { copyBuf, copySeg } from './copy.js'
+import { T_OUTSTANDING, T_INBOX, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
@@ -169,6 +169,8 @@ export class ActiveMessages {
   depth = 0
   /** >0 while a send waits for ring space: the dispatcher only takes packets in. */
   sendBlocked = 0
+  /** True while poll() walks the rings. */
+  private polling = false
   // statistics
   dropped = 0
   duplicates = 0
@@ -404,8 +406,8 @@ export class ActiveMessages {
    * both drain) and wait for the target to free a slot.
    */
   private beginPacket (tgt: number): number {
-    this.wtgt = tgt
     if (this.chaos) {
+      this.wtgt = tgt
       let b = this.spare.pop()
       if (b === undefined) b = new Uint8Array(this.slotBytes)
       this.chaosBuf = b
@@ -415,7 +417,9 @@ export class ActiveMessages {
     }
     const w = this.c.outbox[tgt]!
     let off = w.reserve()
+    // waiting for a slot takes packets in, which may send (CTS): set the writer state after it
     if (off < 0) off = this.waitForSlot(tgt)
+    this.wtgt = tgt
     this.wu8 = w.u8
     this.wdv = w.dv
     return off
@@ -449,7 +453,7 @@ export class ActiveMessages {
         this.poll()
         const off = w.reserve()
         if (off >= 0) return off
-        spinStart = c.idle(spinStart, null, -2, tgt)
+        spinStart = c.idle(spinStart, WAIT_RING, null, 0, tgt)
       }
     } finally {
       this.sendBlocked--
@@ -516,8 +520,21 @@ export class ActiveMessages {
    */
   poll (): number {
     const c = this.c
+    // A completion handler run inline from here may call LAPI, which polls again: the packet being
+    // handled is still in its slot, so a nested round must not touch the rings.
+    if (this.polling) return 0
     if (this.chaos) this.flushChaos(false)
     if (Atomics.load(c.ctl, c.myInbox) === 0) return 0
+    this.polling = true
+    try {
+      return this.drain()
+    } finally {
+      this.polling = false
+    }
+  }
+
+  private drain (): number {
+    const c = this.c
     let done = 0
     const rings = c.inbox
     for (let i = 0; i < rings.length; i++) {
@@ -642,7 +659,7 @@ export class ActiveMessages {
       } else {
         const ri = this.retInfo
         ri.msg_len = msgLen; ri.src = src; ri.ret_flags = RetFlag.LAPI_NORMAL; ri.ctl_flags = CtlFlag.LAPI_DELIVER_MSG
-        if (!rndv && first === msgLen && msgLen > 0) {
+        if (!rndv && first === msgLen) {
           const ps = this.pktScratch
           for (let i = 0; i < msgLen; i++) ps[i] = u8[dataOff + i]!
           ri.udata_one_pkt_ptr = this.view(this.pktViews, ps, msgLen)

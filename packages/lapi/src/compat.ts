@@ -12,6 +12,7 @@
  */
 import { Query, RmwOp, VecType, XferType, InitFlag, RetFlag, CtlFlag, ErrClass, MsgState, XferFlag } from './constants.js'
 import type { HandlerFn } from './context.js'
+import type { hdr_hndlr_t, vhdr_hndlr_t } from './am.js'
 import { contextOf, openContext } from './registry.js'
 import { LapiStatus as S, LAPI_ERR_FIRSTCODE, LAPI_ERR_LASTCODE, statusText } from './status.js'
 import type { Addr, lapi_handle_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, lapi_xfer_t, LocalBuf, Ref } from './types.js'
@@ -21,6 +22,7 @@ export type {
   lapi_getv_t, lapi_putv_t, lapi_rmw_t, lapi_sh_info_t, LocalBuf, Ref, LAPI_err_hndlr, compl_hndlr_t, scompl_hndlr_t,
 } from './types.js'
 export { ref } from './types.js'
+export type { hdr_hndlr_t, vhdr_hndlr_t, lapi_return_info_t } from './am.js'
 
 const INVALID = S.ERR_HNDL_INVALID
 
@@ -39,6 +41,16 @@ export function LAPI_Senv (hndl: lapi_handle_t, query: number, set_val: number):
 export function LAPI_Msg_string (error_code: number, buf: Ref<string>): number {
   if (buf === null || buf === undefined || typeof buf !== 'object') return S.ERR_RET_PTR_NULL
   const t = statusText(error_code); buf.value = t ?? `Unknown error code ${String(error_code)}.`; return t === undefined ? S.ERR_CODE_UNKNOWN : S.SUCCESS
+}
+/** LAPI_Amsend: an active message; `hdr_hdl` names the header handler at the target (index or registered function). */
+export function LAPI_Amsend (hndl: lapi_handle_t, tgt: number, hdr_hdl: number | hdr_hndlr_t, uhdr: LocalBuf, uhdr_len: number, udata: LocalBuf,
+  udata_len: number, tgt_cntr: Addr, org_cntr: Addr, cmpl_cntr: Addr): number {
+  return contextOf(hndl)?.amsend(tgt, hdr_hdl as HandlerFn, uhdr, uhdr_len, udata, udata_len, tgt_cntr, org_cntr, cmpl_cntr) ?? INVALID
+}
+/** LAPI_Amsendv: an active message gathered from `org_vec`; the target's vector header handler scatters it. */
+export function LAPI_Amsendv (hndl: lapi_handle_t, tgt: number, hdr_hdl: number | vhdr_hndlr_t, uhdr: LocalBuf, uhdr_len: number,
+  org_vec: lapi_vec_t | null, tgt_cntr: Addr, org_cntr: Addr, cmpl_cntr: Addr): number {
+  return contextOf(hndl)?.amsendv(tgt, hdr_hdl as HandlerFn, uhdr, uhdr_len, org_vec, tgt_cntr, org_cntr, cmpl_cntr) ?? INVALID
 }
 /** LAPI_Put: `len` bytes of local `org_addr` to `tgt_addr` in task `tgt`. */
 export function LAPI_Put (hndl: lapi_handle_t, tgt: number, len: number, tgt_addr: Addr, org_addr: LocalBuf, tgt_cntr: Addr, org_cntr: Addr, cmpl_cntr: Addr): number {
@@ -83,15 +95,15 @@ export function LAPI_Fence (hndl: lapi_handle_t): number { return contextOf(hndl
 /** LAPI_Gfence: collective fence and barrier. */
 export function LAPI_Gfence (hndl: lapi_handle_t): number { return contextOf(hndl)?.gfence() ?? INVALID }
 /** LAPI_Address_init: all-gather of one number (or a header handler, registered) per task into `add_tab`. */
-export function LAPI_Address_init (hndl: lapi_handle_t, my_addr: number | HandlerFn | null, add_tab: number[] | null): number {
-  return contextOf(hndl)?.addressInit(my_addr, add_tab) ?? INVALID
+export function LAPI_Address_init (hndl: lapi_handle_t, my_addr: number | HandlerFn | hdr_hndlr_t | vhdr_hndlr_t | null, add_tab: number[] | null): number {
+  return contextOf(hndl)?.addressInit(my_addr as HandlerFn, add_tab) ?? INVALID
 }
 /** LAPI_Address_init64: all-gather of one 64-bit value per task. */
 export function LAPI_Address_init64 (hndl: lapi_handle_t, my_addr: bigint, add_tab: bigint[] | null): number {
   return contextOf(hndl)?.addressInit64(my_addr, add_tab) ?? INVALID
 }
 /** LAPI_Addr_set: registers a header handler at `addr_hndl` (1..LOC_ADDRTBL_SZ-1). */
-export function LAPI_Addr_set (hndl: lapi_handle_t, addr: HandlerFn | null, addr_hndl: number): number { return contextOf(hndl)?.addrSet(addr, addr_hndl) ?? INVALID }
+export function LAPI_Addr_set (hndl: lapi_handle_t, addr: HandlerFn | hdr_hndlr_t | vhdr_hndlr_t | null, addr_hndl: number): number { return contextOf(hndl)?.addrSet(addr as HandlerFn, addr_hndl) ?? INVALID }
 /** LAPI_Addr_get: the handler registered at `addr_hndl`. */
 export function LAPI_Addr_get (hndl: lapi_handle_t, addr: Ref<HandlerFn | null>, addr_hndl: number): number { return contextOf(hndl)?.addrGet(addr, addr_hndl) ?? INVALID }
 /** LAPI_Purge_totask: local; stops traffic to `dest` until LAPI_Resume_totask. */

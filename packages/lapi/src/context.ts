@@ -18,18 +18,31 @@ import type { Logger } from 'pino'
 import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } from './constants.js'
 import type { JobConfig } from './config.js'
 import {
-  T_DOORBELL, T_INBOX, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
-  controlLayout, ringDoorbell, taskWord,
+  T_DOORBELL, T_INBOX, T_OUTSTANDING, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
+  WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
-import { PACKET_VERSION, P_TYPE, P_VERSION } from './transport/packet.js'
 import { RingReader, RingWriter } from './transport/ring.js'
+import { ActiveMessages } from './am.js'
+import { copy, copyBuf, copySeg } from './copy.js'
 import { LapiError } from './errors.js'
 import { logger } from './log.js'
 import { LapiStatus as S } from './status.js'
 import type {
   Addr, compl_hndlr_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, LAPI_err_hndlr, LocalBuf, Ref, scompl_hndlr_t,
 } from './types.js'
+
+/** What `Context.stats()` / `Lapi.stats()` report. */
+export interface DispatcherStats {
+  /** Packets dropped because their version, type or length was wrong. */
+  packetsDropped: number
+  /** Duplicate packets recognised and dropped. */
+  duplicatesDropped: number
+  /** Active messages that completed here (all data in place). */
+  messagesReceived: number
+  /** Active messages whose origin buffers became reusable. */
+  messagesSent: number
+}
 
 /** Thrown out of a blocking call when the job is being torn down because another task failed. */
 export class JobAbortedError extends Error {
@@ -58,8 +71,6 @@ export interface HandlerRanges {
 export const LIBRARY_SLOTS = 64
 export const AUTO_SLOTS = 1024
 
-/** Copies at or below this many bytes use a word loop (no view allocated); above, one `set`. */
-const SMALL_COPY = 256
 
 const TIMEOUT_MIN = 10
 const TIMEOUT_MAX = 86400
@@ -103,8 +114,6 @@ export class Context {
   readonly inbox: RingReader[]
   /** The ring from me in each task's inbox, index = task id. */
   readonly outbox: RingWriter[]
-  /** Packets dropped by the dispatcher (bad version, type or length). */
-  droppedPackets = 0
   private readonly errHndlr: LAPI_err_hndlr | null
   private readonly epoch: number
   /** @internal */
@@ -113,6 +122,11 @@ export class Context {
   readonly mySleeping: number
   /** @internal */
   readonly myInbox: number
+  /** @internal */
+  readonly myOutstanding: number
+  /** The active-message engine (am.ts). @internal */
+  readonly am: ActiveMessages
+
   private nextAuto: number
   private gatherGen = 0
   private terminated = false
@@ -158,6 +172,8 @@ export class Context {
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     this.myInbox = taskWord(spec.taskId, T_INBOX)
+    this.myOutstanding = taskWord(spec.taskId, T_OUTSTANDING)
+    this.am = new ActiveMessages(this)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
     this.log.debug({ numTasks: spec.numTasks, interrupt: this.interrupt }, 'context initialised')
   }
@@ -273,8 +289,8 @@ export class Context {
   getcntr (cntr: Addr, val: Ref<number> | null | undefined): number {
     if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (val === null || val === undefined || typeof val !== 'object') return S.ERR_RET_PTR_NULL
-    this.progress()
-    val.value = Atomics.load(this.seg.i32[this.taskId]!, cntr >>> 2)
+    if (!this.am.inHeaderHandler) this.progress()
+    val.value = Atomics.load(this.mySeg32, cntr >>> 2)
     return S.SUCCESS
   }
 
@@ -285,6 +301,7 @@ export class Context {
   waitcntr (cntr: Addr, val: number, cur: Ref<number> | null | undefined): number {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) return rc
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const i32 = this.mySeg32
     const idx = cntr >>> 2
     if (Atomics.load(i32, idx) < val) this.waitSlow(i32, idx, val)
@@ -306,7 +323,7 @@ export class Context {
         if ((k & 3) === 3) this.progress()
       }
       if (Atomics.load(i32, idx) >= val) return
-      spinStart = this.idle(spinStart, i32, idx, val)
+      spinStart = this.idle(spinStart, WAIT_COUNTER, i32, idx, val)
     }
   }
 
@@ -357,7 +374,7 @@ export class Context {
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
     shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
-    if (rc !== 0) return rc
+    if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
     if (len > 0) {
       if (typeof org === 'number') copySeg(this.seg.u8[tgt]!, tgtAddr, this.seg.u8[this.taskId]!, org, len)
       else copyBuf(this.seg.u8[tgt]!, tgtAddr, org!, 0, len, tgt === this.taskId)
@@ -373,7 +390,7 @@ export class Context {
   get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
     chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, 0)
-    if (rc !== 0) return rc
+    if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
     if (len > 0) {
       if (typeof org === 'number') copySeg(this.seg.u8[this.taskId]!, org, this.seg.u8[tgt]!, tgtAddr, len)
       else copyBuf(org!, 0, this.seg.u8[tgt]!, tgtAddr, len, tgt === this.taskId)
@@ -418,6 +435,7 @@ export class Context {
   /** LAPI_Putv: gathers the origin vector and scatters into the target vector (addresses in `tgt`). */
   putv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
     shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     let rc = this.checkTarget(tgt)
     if (rc !== 0) return rc
     rc = this.checkVecPair(tgtVec, orgVec)
@@ -434,6 +452,7 @@ export class Context {
   /** LAPI_Getv: gathers the target vector (addresses in `tgt`) into the origin vector. */
   getv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr,
     chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     let rc = this.checkTarget(tgt)
     if (rc !== 0) return rc
     rc = this.checkVecPair(tgtVec, orgVec)
@@ -454,6 +473,7 @@ export class Context {
    */
   rmw (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<number> | null | undefined, prev: Ref<number> | null | undefined,
     orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     let rc = this.checkRmw(op, tgt, tgtVar, 4)
     if (rc !== 0) return rc
     if (inVal === null || inVal === undefined || typeof inVal !== 'object') return S.ERR_IN_VAL_NULL
@@ -481,6 +501,7 @@ export class Context {
   /** LAPI_Rmw64 on a 64-bit word (`tgtVar` 8-byte aligned); operands are bigints. */
   rmw64 (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<bigint> | null | undefined, prev: Ref<bigint> | null | undefined,
     orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const rc = this.checkRmw(op, tgt, tgtVar, 8)
     if (rc !== 0) return rc
     if (inVal === null || inVal === undefined || typeof inVal !== 'object') return S.ERR_IN_VAL_NULL
@@ -506,13 +527,36 @@ export class Context {
 
   // ───────────────────────────── generalized transfer ─────────────────────────────
 
-  /** LAPI_Xfer for the PUT, GET, PUTV, GETV and RMW types. */
+  /**
+   * LAPI_Amsend: an active message to `tgt`; `hdr` is the header handler's table index there (or a
+   * function registered here, SPMD style). See am.ts for the protocol.
+   */
+  amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    return this.am.amsend(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
+  }
+
+  /** LAPI_Amsendv: an active message whose data is gathered from `orgVec`. */
+  amsendv (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, orgVec: lapi_vec_t | null,
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    return this.am.amsendv(tgt, hdr, uhdr, uhdrLen, orgVec, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
+  }
+
+  /** LAPI_Xfer for the AM, AMV, PUT, GET, PUTV, GETV and RMW types. */
   xfer (cmd: unknown): number {
     if (cmd === null || typeof cmd !== 'object') return S.ERR_XFER_CMD
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const c = cmd as Record<string, unknown>
     const cn = (k: string): Addr => (c[k] ?? 0) as Addr
     const fn = <T>(k: string): T | null => (typeof c[k] === 'function' ? c[k] as T : null)
     switch (c['Xfer_type']) {
+      case XferType.LAPI_AM_XFER:
+        return this.amsend(c['tgt'] as number, c['hdr_hdl'] as number | HandlerFn, c['uhdr'] as LocalBuf, (c['uhdr_len'] ?? 0) as number,
+          c['udata'] as LocalBuf, (c['udata_len'] ?? 0) as number, cn('tgt_cntr'), cn('org_cntr'), cn('cmpl_cntr'),
+          fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
+      case XferType.LAPI_AMV_XFER:
+        return this.amsendv(c['tgt'] as number, c['hdr_hdl'] as number | HandlerFn, c['uhdr'] as LocalBuf, (c['uhdr_len'] ?? 0) as number,
+          c['org_vec'] as lapi_vec_t | null, cn('tgt_cntr'), cn('org_cntr'), cn('cmpl_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
       case XferType.LAPI_PUT_XFER:
         return this.put(c['tgt'] as number, c['len'] as number, c['tgt_addr'] as Addr, c['org_addr'] as LocalBuf,
           cn('tgt_cntr'), cn('org_cntr'), cn('cmpl_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
@@ -546,22 +590,7 @@ export class Context {
    * packets from each, so one sender cannot starve the others). Returns the packets handled.
    */
   progress (): number {
-    if (Atomics.load(this.ctl, this.myInbox) === 0) return 0
-    let done = 0
-    const rings = this.inbox
-    for (let i = 0; i < rings.length; i++) {
-      const r = rings[i]!
-      let budget = this.spec.ring.slots
-      let off = r.peek()
-      while (off >= 0 && budget-- > 0) {
-        this.handlePacket(r, off)
-        r.release()
-        done++
-        off = r.peek()
-      }
-    }
-    if (done > 0) Atomics.sub(this.ctl, this.myInbox, done)
-    return done
+    return this.am.progress()
   }
 
   /** True when a packet waits in the inbox. */
@@ -569,18 +598,15 @@ export class Context {
     return Atomics.load(this.ctl, this.myInbox) !== 0
   }
 
-  /** Handles one packet; malformed packets (version, type, length) are dropped and counted. */
-  private handlePacket (r: RingReader, off: number): void {
-    const u8 = r.u8
-    if (u8[off + P_VERSION] !== PACKET_VERSION) { this.droppedPackets++; return }
-    switch (u8[off + P_TYPE]) {
-      default:
-        this.droppedPackets++
-    }
+  /** Dispatcher statistics: packets dropped as malformed, duplicates dropped, messages completed. */
+  stats (): DispatcherStats {
+    const am = this.am
+    return { packetsDropped: am.dropped, duplicatesDropped: am.duplicates, messagesReceived: am.recvCompleted, messagesSent: am.sendCompleted }
   }
 
   /** LAPI_Probe. */
   probe (): number {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     this.progress()
     return S.SUCCESS
   }
@@ -592,8 +618,14 @@ export class Context {
   msgpoll (cnt: number, info: lapi_msg_info_t | null | undefined): number {
     if (info === null || info === undefined || typeof info !== 'object') return S.ERR_MSG_INFO_NULL
     if (!Number.isInteger(cnt) || cnt < 0) return S.ERR_SET_VAL
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    const am = this.am
+    const sent = am.sendCompleted
+    const recv = am.recvCompleted
     for (let i = 0; i < cnt; i++) {
-      if (this.progress() > 0) { info.status = 2; return S.SUCCESS }
+      this.progress()
+      const st = (am.sendCompleted !== sent ? 1 : 0) | (am.recvCompleted !== recv ? 2 : 0)
+      if (st !== 0) { info.status = st; return S.SUCCESS }
     }
     info.status = 8
     return S.SUCCESS
@@ -601,10 +633,20 @@ export class Context {
 
   /**
    * LAPI_Fence: every operation this task started before it is complete at its target. Put, Get
-   * and Rmw between co-located tasks complete inside the call, so there is nothing in flight.
+   * and Rmw between co-located tasks complete inside the call; active messages are outstanding
+   * until their data has landed at the target (a data fence: completion handlers may still run).
    */
   fence (): number {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    const ctl = this.ctl
+    const w = this.myOutstanding
+    let spinStart = 0
     this.progress()
+    while (Atomics.load(ctl, w) > 0) {
+      this.progress()
+      if (Atomics.load(ctl, w) === 0) break
+      spinStart = this.idle(spinStart, WAIT_FENCE, null, 0, 0)
+    }
     return S.SUCCESS
   }
 
@@ -640,6 +682,7 @@ export class Context {
    */
   addressInit (mine: number | HandlerFn | null | undefined, out: number[] | null | undefined): number {
     if (out === null || out === undefined || !Array.isArray(out)) return S.ERR_ADDR_TBL_NULL
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     let v: number
     if (typeof mine === 'function') {
       const idx = this.registerAuto(mine as HandlerFn)
@@ -659,6 +702,7 @@ export class Context {
   addressInit64 (mine: bigint, out: bigint[] | null | undefined): number {
     if (out === null || out === undefined || !Array.isArray(out)) return S.ERR_ADDR_TBL_NULL
     if (typeof mine !== 'bigint') return S.ERR_ORG_ADDR_NULL
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const base = (this.gatherGen++ & 1) * this.numTasks
     this.gatherI64[base + this.taskId] = BigInt.asIntN(64, mine)
     this.barrier()
@@ -837,21 +881,32 @@ export class Context {
   }
 
   /**
-   * One step of a blocking wait whose condition (`i32[idx] >= val`, or idx < 0 for the barrier) is
-   * not met: spin while the spin budget lasts, then sleep on the doorbell. Returns the new start of
-   * the spin period.
+   * One step of a blocking wait whose condition is not met: spin while the spin budget lasts, then
+   * sleep on the doorbell. The condition is re-checked after SLEEPING is set (see ringDoorbell):
+   * WAIT_COUNTER `i32[idx] < val`; WAIT_BARRIER barrier generation still `val`; WAIT_RING my ring
+   * in task `val`'s inbox still full; WAIT_FENCE active messages of mine still outstanding.
+   * A task never sleeps while packets wait in its inbox or work is queued. Returns the new start
+   * of the spin period.
+   * @internal
    */
-  /** @internal */
-  idle (spinStart: number, i32: Int32Array | null, idx: number, val: number): number {
+  idle (spinStart: number, kind: number, i32: Int32Array | null, idx: number, val: number): number {
     this.checkAbort()
     const now = performance.now()
     if (spinStart === 0) return now
     if (now - spinStart < this.config.spinUs / 1000) return spinStart
+    const am = this.am
+    if (am.holding) am.flushChaos(true)
     const ctl = this.ctl
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.store(ctl, this.mySleeping, 1)
-    const stillWaiting = (i32 !== null ? Atomics.load(i32, idx) < val : Atomics.load(ctl, W_BAR_GEN) === val) && !this.inboxPending()
-    if (stillWaiting) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+    let still: boolean
+    switch (kind) {
+      case WAIT_COUNTER: still = Atomics.load(i32!, idx) < val; break
+      case WAIT_BARRIER: still = Atomics.load(ctl, W_BAR_GEN) === val; break
+      case WAIT_RING: still = this.outbox[val]!.pending() >= this.spec.ring.slots; break
+      default: still = Atomics.load(ctl, this.myOutstanding) > 0
+    }
+    if (still && !this.inboxPending() && !am.busy) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
     Atomics.store(ctl, this.mySleeping, 0)
     return performance.now()
   }
@@ -875,7 +930,7 @@ export class Context {
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
       this.progress()
       this.checkBarrierPeers()
-      spinStart = this.idle(spinStart, null, -1, gen)
+      spinStart = this.idle(spinStart, WAIT_BARRIER, null, 0, gen)
     }
   }
 
@@ -1015,36 +1070,3 @@ function counterOk (c: Addr, seg: number): boolean {
   return (c >>> 0) === c && (c & 3) === 0 && c + 4 <= seg
 }
 
-/**
- * memmove of `n` bytes between two segment views (the same view when the task is the same, else
- * views of different SharedArrayBuffers). Small copies run a loop, so the hot path allocates no
- * view; larger ones are one `copyWithin` or `Uint8Array.prototype.set`.
- */
-export function copySeg (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number): void {
-  if (n <= SMALL_COPY && (dst !== src || d + n <= so || so + n <= d)) {
-    for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
-  } else if (dst === src) {
-    dst.copyWithin(d, so, so + n)
-  } else {
-    dst.set(src.subarray(so, so + n), d)
-  }
-}
-
-/**
- * Copies `n` bytes where one side is a caller's Uint8Array. When the transfer stays in the own
- * segment the caller's array may view the same memory, so `set` (which handles overlap) is used.
- */
-export function copyBuf (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number, mayAlias: boolean): void {
-  if (n <= SMALL_COPY && !mayAlias) {
-    for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
-  } else {
-    dst.set(so === 0 && src.length === n ? src : src.subarray(so, so + n), d)
-  }
-}
-
-/** memmove between any two byte views (vectors, packets); overlap-safe. */
-export function copy (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number): void {
-  if (dst === src) dst.copyWithin(d, so, so + n)
-  else if (n <= SMALL_COPY && dst.buffer !== src.buffer) for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
-  else dst.set(src.subarray(so, so + n), d)
-}

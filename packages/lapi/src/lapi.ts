@@ -5,7 +5,8 @@
  * LAPI code into a thrown `LapiError` carrying that code.
  */
 import { InitFlag, Query, RmwOp } from './constants.js'
-import { Context, type HandlerFn } from './context.js'
+import { Context, type DispatcherStats, type HandlerFn } from './context.js'
+import type { hdr_hndlr_t, vhdr_hndlr_t } from './am.js'
 import { LapiError, check } from './errors.js'
 import { LapiStatus } from './status.js'
 import { openContext } from './registry.js'
@@ -152,6 +153,25 @@ export class Lapi {
     check(this.c.get(tgt, len, tgtAddr, org, c.tgtCntr ?? 0, c.orgCntr ?? 0), 'Get')
   }
 
+  /**
+   * Sends an active message (LAPI_Amsend): `hdr` names the header handler at the target (a table
+   * index, or a function registered on every task with `setHandler`/`addressInit`). `uhdr` (a
+   * multiple of 8 bytes, at most MAX_UHDR_SZ) and `udata` are read before the origin counter moves;
+   * don't change them before that. `cmplCntr` moves after the target's completion handler returned.
+   */
+  amsend (tgt: number, hdr: number | hdr_hndlr_t, uhdr: Uint8Array | Addr | null, udata: Uint8Array | Addr | null,
+    c: XferCounters = {}, udataLen?: number, uhdrLen?: number): void {
+    const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
+    const dl = udataLen ?? (udata instanceof Uint8Array ? udata.length : 0)
+    check(this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Amsend')
+  }
+
+  /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
+  amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
+    const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
+    check(this.c.amsendv(tgt, hdr as HandlerFn, uhdr, ul, orgVec, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Amsendv')
+  }
+
   /** Vector Put (LAPI_Putv). */
   putv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, c: XferCounters = {}): void {
     check(this.c.putv(tgt, tgtVec, orgVec, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Putv')
@@ -206,6 +226,9 @@ export class Lapi {
   /** LAPI_Xfer with a command object (PUT, GET, PUTV, GETV, RMW types). */
   xfer (cmd: object): void { check(this.c.xfer(cmd), 'Xfer') }
 
+  /** Dispatcher statistics (dropped malformed packets, dropped duplicates, messages in and out). */
+  stats (): DispatcherStats { return this.ctx.stats() }
+
   /** Runs the dispatcher once (LAPI_Probe). */
   probe (): void { this.c.probe() }
 
@@ -219,9 +242,9 @@ export class Lapi {
   async gfenceAsync (): Promise<void> { check(await this.c.gfenceAsync(), 'Gfence') }
 
   /** All-gather: returns every task's value, index = task id (LAPI_Address_init). */
-  addressInit (mine: number | HandlerFn | null): number[] {
+  addressInit (mine: number | hdr_hndlr_t | vhdr_hndlr_t | null): number[] {
     const out: number[] = []
-    check(this.c.addressInit(mine, out), 'Address_init')
+    check(this.c.addressInit(mine as HandlerFn | number | null, out), 'Address_init')
     return out
   }
 
@@ -232,8 +255,8 @@ export class Lapi {
     return out
   }
 
-  /** Registers a header handler at `index` (LAPI_Addr_set). */
-  setHandler (index: number, fn: HandlerFn | null): void { check(this.c.addrSet(fn, index), 'Addr_set') }
+  /** Registers a header handler at `index` (LAPI_Addr_set), 1..LOC_ADDRTBL_SZ-1. */
+  setHandler (index: number, fn: hdr_hndlr_t | vhdr_hndlr_t | null): void { check(this.c.addrSet(fn as HandlerFn | null, index), 'Addr_set') }
 
   /** Stops sending to `task` (LAPI_Purge_totask) until `resume`. */
   purge (task: number): void { check(this.c.purgeTotask(task), 'Purge_totask') }

@@ -99,3 +99,9 @@ export function abortJob (ctl: Int32Array, numTasks: number, t: number): void {
   Atomics.add(ctl, W_BAR_GEN, 0)
   Atomics.notify(ctl, W_BAR_GEN)
 }
+
+/** What a blocking wait waits for (Context.idle). */
+export const WAIT_COUNTER = 0
+export const WAIT_BARRIER = 1
+export const WAIT_RING = 2
+export const WAIT_FENCE = 3
