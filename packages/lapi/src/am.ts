@@ -639,7 +639,7 @@ export class ActiveMessages {
     m.cmplCntr = cmplCntr
     if (fn === null) {
       c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
-      this.failMessage(m, s)
+      this.failMessage(m, s, rndv ? 0 : first)
       return
     }
     const comp = this.compRef; comp.value = null
@@ -654,7 +654,7 @@ export class ActiveMessages {
         m.vec = null
         if (landing !== null && landing !== undefined) {
           const rc = this.acceptTargetVec(m, landing, dv.getUint32(off + H_VEC_TYPE, true), lens)
-          if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s); return }
+          if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
         }
       } else {
         const ri = this.retInfo
@@ -669,12 +669,12 @@ export class ActiveMessages {
         m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
         if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
         const rc = this.acceptLanding(m, landing)
-        if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s); return }
+        if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
       }
     } catch (e) {
       this.inHeaderHandler = false
       c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
-      this.failMessage(m, s)
+      this.failMessage(m, s, rndv ? 0 : first)
       return
     }
     this.inHeaderHandler = false
@@ -822,16 +822,27 @@ export class ActiveMessages {
     return v
   }
 
-  /** The message is discarded: no landing, no completion handler, no target counter. */
-  private failMessage (m: RecvMsg, s: SourceState): void {
+  /**
+   * The message is discarded: no landing, no completion handler, no target counter. `inHead` is
+   * the data its HEAD carried; data that came earlier (stashed) or comes later is counted, not kept.
+   */
+  private failMessage (m: RecvMsg, s: SourceState, inHead: number): void {
     m.failed = true
     m.landing = -2
     m.compl = null
     m.tgtCntr = 0
+    m.got += inHead
     if (m.rndv) {
       this.sendCts(m.src, m.id, 0, CTS_DISCARD)
       m.got = m.msgLen
-    } else if (m.stash !== null) { this.stashRanges.delete(m); m.stash = null }
+    } else {
+      const r = this.stashRanges.get(m)
+      if (r !== undefined) {
+        for (let i = 1; i < r.length; i += 2) m.got += r[i]!
+        this.stashRanges.delete(m)
+      }
+      m.stash = null
+    }
     if (m.got >= m.msgLen) this.landed(m, s)
   }
 

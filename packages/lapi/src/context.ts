@@ -130,6 +130,7 @@ export class Context {
   private nextAuto: number
   private gatherGen = 0
   private terminated = false
+  private interruptArmed = false
 
   // settings (LAPI_Senv)
   private errorChk = 1
@@ -175,6 +176,7 @@ export class Context {
     this.myOutstanding = taskWord(spec.taskId, T_OUTSTANDING)
     this.am = new ActiveMessages(this)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
+    if (this.interrupt === 1) this.startInterrupts()
     this.log.debug({ numTasks: spec.numTasks, interrupt: this.interrupt }, 'context initialised')
   }
 
@@ -237,7 +239,9 @@ export class Context {
         this.errorChk = val; return S.SUCCESS
       case Query.INTERRUPT_SET:
         if (val !== 0 && val !== 1) return S.ERR_SET_VAL
-        this.interrupt = val; return S.SUCCESS
+        this.interrupt = val
+        if (val === 1) this.startInterrupts()
+        return S.SUCCESS
       case Query.TIMEOUT:
         if (val < TIMEOUT_MIN || val > TIMEOUT_MAX) return S.ERR_SET_VAL
         this.timeout = val; return S.SUCCESS
@@ -245,6 +249,41 @@ export class Context {
         if (val < 1 || val > ACK_THRESHOLD_MAX) return S.ERR_SET_VAL
         this.ackThreshold = val; return S.SUCCESS
       default: return S.ERR_QUERY_TYPE
+    }
+  }
+
+  /**
+   * Interrupt mode: while the task's code is idle in the event loop, a waitAsync on the doorbell
+   * wakes this loop whenever something arrives, and it runs the dispatcher, so handlers run without
+   * any LAPI call being made (LAPI's notification thread). It holds no ref on the event loop: a task
+   * whose code is done still exits. It ends when interrupt mode is switched off or at LAPI_Term.
+   */
+  private startInterrupts (): void {
+    if (this.interruptArmed) return
+    this.interruptArmed = true
+    void this.interruptLoop()
+  }
+
+  private async interruptLoop (): Promise<void> {
+    const ctl = this.ctl
+    try {
+      while (this.interrupt === 1 && !this.terminated) {
+        const seen = Atomics.load(ctl, this.myDoorbell)
+        Atomics.add(ctl, this.mySleeping, 2)
+        if (!this.inboxPending() && !this.am.busy) {
+          const w = Atomics.waitAsync(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+          if (w.async) await w.value
+        } else {
+          await new Promise<void>((resolve) => setImmediate(resolve))
+        }
+        Atomics.sub(ctl, this.mySleeping, 2)
+        if (this.interrupt !== 1 || this.terminated || Atomics.load(ctl, W_ABORT) !== 0) break
+        this.progress()
+      }
+    } catch (e) {
+      this.log.error({ err: e }, 'interrupt-mode dispatcher stopped')
+    } finally {
+      this.interruptArmed = false
     }
   }
 
@@ -342,11 +381,11 @@ export class Context {
       if (Atomics.load(i32, idx) >= val) return Atomics.sub(i32, idx, val) - val
       this.checkAbort()
       const seen = Atomics.load(this.ctl, this.myDoorbell)
-      Atomics.store(this.ctl, this.mySleeping, 1)
+      Atomics.add(this.ctl, this.mySleeping, 2)
       if (Atomics.load(i32, idx) < val && !this.inboxPending()) {
         await this.sleepAsync(seen)
       }
-      Atomics.store(this.ctl, this.mySleeping, 0)
+      Atomics.sub(this.ctl, this.mySleeping, 2)
     }
   }
 
@@ -667,11 +706,11 @@ export class Context {
       this.progress()
       this.checkBarrierPeers()
       const seen = Atomics.load(this.ctl, this.myDoorbell)
-      Atomics.store(this.ctl, this.mySleeping, 1)
+      Atomics.add(this.ctl, this.mySleeping, 2)
       if (Atomics.load(this.ctl, W_BAR_GEN) === gen && !this.inboxPending()) {
         await this.sleepAsync(seen)
       }
-      Atomics.store(this.ctl, this.mySleeping, 0)
+      Atomics.sub(this.ctl, this.mySleeping, 2)
     }
     return S.SUCCESS
   }
@@ -898,7 +937,7 @@ export class Context {
     if (am.holding) am.flushChaos(true)
     const ctl = this.ctl
     const seen = Atomics.load(ctl, this.myDoorbell)
-    Atomics.store(ctl, this.mySleeping, 1)
+    Atomics.add(ctl, this.mySleeping, 1)
     let still: boolean
     switch (kind) {
       case WAIT_COUNTER: still = Atomics.load(i32!, idx) < val; break
@@ -907,7 +946,7 @@ export class Context {
       default: still = Atomics.load(ctl, this.myOutstanding) > 0
     }
     if (still && !this.inboxPending() && !am.busy) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
-    Atomics.store(ctl, this.mySleeping, 0)
+    Atomics.sub(ctl, this.mySleeping, 1)
     return performance.now()
   }
 

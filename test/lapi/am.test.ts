@@ -1,0 +1,60 @@
+/**
+ * LAPI part 2, active messages, with real worker threads. Every test runs twice: over the plain
+ * shared-memory rings, and through the test transport that holds back, shuffles and duplicates
+ * packets (seeded), so nothing may depend on packet order.
+ */
+import { describe, expect, it } from 'vitest'
+import type { ChaosConfig } from '@amlapi/lapi'
+import { runFixture } from '../helpers/job.js'
+
+
+function expectOk (r: { exitCode: number; stdout: string; stderr: string }, n: number, word: string): void {
+  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}):\n${r.stderr}\n${r.stdout}`)
+  expect(r.stdout.split('\n').filter((l) => l.includes(word)).length).toBe(n)
+}
+
+const transports: Array<[string, ChaosConfig | null]> = [['in-order rings', null], ['reordering + duplicating transport', { seed: 11, dup: 0.15, hold: 0.5 }]]
+
+for (const [name, chaos] of transports) {
+  describe(`active messages over ${name}`, () => {
+    const config = { chaos }
+    it('header and completion handlers, every size class, counters in order, SEND_REPLY, BURY', async () => {
+      expectOk(await runFixture('am/basic.mjs', 3, { config }), 3, 'am basic ok')
+    })
+
+    it('Amsendv: IOVECTOR, STRIDED and the GENERIC examples of the LAPI_Amsendv page', async () => {
+      expectOk(await runFixture('am/vector.mjs', 3, { config }), 3, 'am vector ok')
+    })
+
+    it('bad input codes, unregistered and throwing header handlers, malformed packets', async () => {
+      expectOk(await runFixture('am/errors.mjs', 3, { config }), 3, 'am errors ok')
+    })
+
+    it('completion handlers that send; a burst; a slow completion handler does not stall the others', async () => {
+      expectOk(await runFixture('am/reply.mjs', 4, { config, args: [chaos ? '100' : '400'] }), 4, 'am reply ok')
+    })
+
+    it('all-to-all of 1 MiB among 4 tasks and a flood of small messages from 3 tasks into one', async () => {
+      const flood = chaos ? '10000' : '100000'
+      expectOk(await runFixture('am/stress.mjs', 4, { config: { ...config, segmentSize: 8 << 20 }, args: [flood], timeoutMs: 60_000 }), 4, 'am stress ok')
+    })
+
+    it('the accumulate example of the LAPI documentation, in both faces', async () => {
+      for (const f of ['c-style.mjs', 'idiomatic.mjs']) {
+        const r = await runFixture('../../examples/accumulate/' + f, 4, { config, args: ['5000'] })
+        if (r.exitCode !== 0) throw new Error(r.stderr)
+        expect(r.stdout).toContain('accumulate: D = sum of 4 vectors of 5000 doubles, verified')
+      }
+    })
+  })
+}
+
+describe('polling and interrupt mode', () => {
+  for (const mode of ['interrupt', 'polling', 'switch']) {
+    it(`${mode}: handlers ${mode === 'polling' ? 'wait for a LAPI call' : 'run while the task awaits'}`, async () => {
+      const r = await runFixture('am/interrupt.mjs', 2, { args: [mode] })
+      if (r.exitCode !== 0) throw new Error(r.stderr)
+      expect(r.stdout).toContain(`task 1 ${mode}: during await [${mode === 'polling' ? '' : 'hdr,cmpl'}]`)
+    })
+  }
+})
