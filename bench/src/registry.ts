@@ -17,4 +17,5 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'baseline.msgport', load: () => import('./benchmarks/baseline-msgport.js') },
   { name: 'bufmgr.alloc-free', load: () => import('./benchmarks/bufmgr-alloc-free.js') },
   { name: 'lapi.rma', load: () => import('./benchmarks/lapi-rma.js') },
+  { name: 'lapi.am', load: () => import('./benchmarks/lapi-am.js') },
 ]

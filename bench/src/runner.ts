@@ -50,6 +50,7 @@ export const FULL_SIZES: Record<SizeSet, readonly number[]> = {
   alloc: doubling(16, 64 << 10),
   copy: [...doubling(8, 1 << 20), 4 << 20, 64 << 20],
   rma: [8, 64, 512, 4096, 64 << 10, 1 << 20, 4 << 20],
+  am: [0, 8, 64, 512, 4096, 4097, 16 << 10, 64 << 10],
 }
 
 export const QUICK_SIZES: Record<SizeSet, readonly number[]> = {
@@ -57,6 +58,7 @@ export const QUICK_SIZES: Record<SizeSet, readonly number[]> = {
   alloc: [16, 256, 4096, 64 << 10],
   copy: [8, 64 << 10, 1 << 20],
   rma: [8, 4096, 1 << 20],
+  am: [8, 4096],
 }
 
 export function defaultConfig(quick = false): RunConfig {

@@ -22,7 +22,7 @@ export type Unit = 'us' | 'MB/s' | 'GB/s' | 'ops/s'
 export type Placement = 'all' | '1core'
 
 /** Named size sets, resolved by the runner (`--quick` uses shorter ones). */
-export type SizeSet = 'message' | 'alloc' | 'copy' | 'rma'
+export type SizeSet = 'message' | 'alloc' | 'copy' | 'rma' | 'am'
 
 /** A ratio column: this series' median ÷ another series' median at the same (or a fixed) size. */
 export interface CompareTo {

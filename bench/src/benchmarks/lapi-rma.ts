@@ -19,7 +19,8 @@ const OPS: Record<string, number> = {
   'lapi.rma.rmw-rate': LapiOp.RMW_RATE,
 }
 
-async function open (ctx: BenchContext): Promise<Session> {
+/** Starts the two-task LAPI job and returns a session running the given series (id → LapiOp). */
+export async function openLapiJob (ctx: BenchContext, ops: Record<string, number>): Promise<Session> {
   const cmdSab = new SharedArrayBuffer(C.BYTES)
   const cmd = new Int32Array(cmdSab)
   const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
@@ -45,7 +46,7 @@ async function open (ctx: BenchContext): Promise<Session> {
   let gen = 0
   return {
     async run (series: string, size: number, iterations: number): Promise<number> {
-      const op = OPS[series]
+      const op = ops[series]
       if (op === undefined) throw new Error(`unknown series ${series}`)
       if (st.ended !== undefined) throw new Error(`the LAPI job has ended (exit ${exitOf()})`)
       Atomics.store(cmd, C.OP, op)
@@ -108,7 +109,7 @@ const bench: Benchmark = {
     { name: 'LAPI 1 MiB Put bandwidth ≥ 0.8 × Uint8Array.set into a SAB', series: 'lapi.rma.put-bw', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.8 },
     { name: 'LAPI 8 B Put ping-pong RTT ≤ 1/50 × postMessage RTT (2 cores)', series: 'lapi.rma.put-rtt', size: 8, baseline: 'baseline.msgport.rtt', op: '<=', target: 0.02 },
   ],
-  open,
+  open: (ctx) => openLapiJob(ctx, OPS),
 }
 
 export default bench

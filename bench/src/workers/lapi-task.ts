@@ -11,11 +11,18 @@
  *             of them and answers with a zero-byte Put (the ack ends the timing).
  *   get-bw    0 Gets `iterations` messages of `size` bytes, waits once for all origin counters.
  *   rmw-rate  0 does FETCH_AND_ADD on a word of 1 and waits on the origin counter (blocking Rmw).
+ *   am-rtt    Amsend ping-pong, each side waiting on its target counter. Header-handler path: a
+ *             message that fits one packet is consumed in the header handler (udata_one_pkt_ptr),
+ *             larger ones land in a buffer; no completion handler. Completion-handler path: the
+ *             header handler returns the buffer and a completion handler (which runs after the
+ *             data landed, queued to the next dispatcher round).
+ *   am-bw     0 Amsends `iterations` messages of `size` bytes; 1 waits for all, answers with an
+ *             empty Amsend.
  * All calls go through the C-style face with preallocated Refs: nothing is allocated per operation.
  */
 import * as L from '@amlapi/lapi/compat'
 import { jobData } from '@amlapi/lapi'
-import { C, LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
+import { AM_CMPL_INDEX, AM_HDR_INDEX, C, LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
 
 const { cmd: cmdSab, maxSize } = jobData() as LapiBenchData
 const cmd = new Int32Array(cmdSab)
@@ -48,6 +55,19 @@ const peerCntr = gather(cntr)[peer]!
 const peerWord = gather(word)[peer]!
 L.LAPIX_View(h, src, maxSize).fill(me + 1)
 const inVal = new Int32Array([1])
+let sink = 0
+function onePacket (_h: number, _u: Uint8Array, _l: number, info: L.lapi_return_info_t): number | null {
+  const d = info.udata_one_pkt_ptr
+  if (d !== null) { if (d.length > 0) sink += d[0]!; return null }
+  return buf
+}
+function noop (): void { sink++ }
+function withCompletion (_h: number, _u: Uint8Array, _l: number, _i: L.lapi_return_info_t, comp: L.Ref<L.compl_hndlr_t | null>): number | null {
+  comp.value = noop
+  return buf
+}
+check(L.LAPI_Addr_set(h, onePacket, AM_HDR_INDEX), 'Addr_set')
+check(L.LAPI_Addr_set(h, withCompletion, AM_CMPL_INDEX), 'Addr_set')
 const prev = L.ref(0)
 
 Atomics.add(cmd, C.READY, 1)
@@ -111,6 +131,33 @@ for (;;) {
         }
       }
       break
+    case LapiOp.AM_RTT_HDR:
+    case LapiOp.AM_RTT_CMPL: {
+      const hdl = op === LapiOp.AM_RTT_HDR ? AM_HDR_INDEX : AM_CMPL_INDEX
+      const data = size > 0 ? src : null
+      if (me === 0) {
+        for (let i = 0; i < iters; i++) {
+          L.LAPI_Amsend(h, peer, hdl, null, 0, data, size, peerCntr, 0, 0)
+          L.LAPI_Waitcntr(h, cntr, 1, null)
+        }
+      } else {
+        for (let i = 0; i < iters; i++) {
+          L.LAPI_Waitcntr(h, cntr, 1, null)
+          L.LAPI_Amsend(h, peer, hdl, null, 0, data, size, peerCntr, 0, 0)
+        }
+      }
+      break
+    }
+    case LapiOp.AM_BW:
+      if (me === 0) {
+        for (let i = 0; i < iters; i++) L.LAPI_Amsend(h, peer, AM_HDR_INDEX, null, 0, src, size, peerCntr, org, 0)
+        L.LAPI_Waitcntr(h, org, iters, null)
+        L.LAPI_Waitcntr(h, cntr, 1, null)
+      } else {
+        L.LAPI_Waitcntr(h, cntr, iters, null)
+        L.LAPI_Amsend(h, peer, AM_HDR_INDEX, null, 0, null, 0, peerCntr, 0, 0)
+      }
+      break
     default:
       throw new Error(`unknown benchmark op ${op}`)
   }
@@ -122,3 +169,4 @@ for (;;) {
   }
 }
 check(L.LAPI_Term(h), 'Term')
+if (sink < 0) process.stdout.write('')
