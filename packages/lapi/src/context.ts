@@ -699,8 +699,18 @@ export class Context {
 
   /** The same as gfence, but waiting asynchronously. */
   async gfenceAsync (): Promise<number> {
-    const rc = this.fence()
-    if (rc !== 0) return rc
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    // the fence, without blocking the event loop
+    const ctl = this.ctl
+    for (;;) {
+      this.progress()
+      if (Atomics.load(ctl, this.myOutstanding) <= 0) break
+      this.checkAbort()
+      const seen = Atomics.load(ctl, this.myDoorbell)
+      Atomics.add(ctl, this.mySleeping, 2)
+      if (Atomics.load(ctl, this.myOutstanding) > 0 && !this.inboxPending() && !this.am.busy) await this.sleepAsync(seen)
+      Atomics.sub(ctl, this.mySleeping, 2)
+    }
     const gen = this.arrive()
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
       this.progress()
