@@ -702,7 +702,11 @@ export class ActiveMessages {
     const count = dv.getUint32(off + D_COUNT, true)
     if (pos + len > msgLen || index >= count || count > 1 + Math.ceil(msgLen / 8)) { this.dropped++; return }
     const m = this.getMsg(s, src, id, msgLen)
-    if (m.seen === null || m.packets !== count) { m.seen = new Uint8Array((count + 7) >> 3); m.packets = count }
+    if (m.seen === null || m.packets !== count) {
+      if (m.seen !== null) this.releaseBitmap(m.seen)
+      m.seen = this.takeBitmap(count)
+      m.packets = count
+    }
     const bit = 1 << (index & 7)
     if ((m.seen[index >> 3]! & bit) !== 0) { this.duplicates++; return }
     m.seen[index >> 3]! |= bit
@@ -719,6 +723,23 @@ export class ActiveMessages {
   }
 
   private stashRanges = new Map<RecvMsg, number[]>()
+  /** Pooled duplicate bitmaps by log2 of their byte length, so steady traffic allocates none. */
+  private readonly bitmaps: Uint8Array[][] = []
+
+  private takeBitmap (bits: number): Uint8Array {
+    const bytes = (bits + 7) >> 3
+    const k = 32 - Math.clz32(bytes - 1)
+    const b = (this.bitmaps[k] ??= []).pop()
+    if (b === undefined) return new Uint8Array(1 << k)
+    b.fill(0)
+    return b
+  }
+
+  private releaseBitmap (b: Uint8Array): void {
+    const k = 31 - Math.clz32(b.length)
+    const list = (this.bitmaps[k] ??= [])
+    if (list.length < 64) list.push(b)
+  }
 
   private stashRange (m: RecvMsg, pos: number, len: number): void {
     let r = this.stashRanges.get(m)
@@ -865,6 +886,7 @@ export class ActiveMessages {
     } else {
       this.finish(m.src, m.tgtCntr, m.cmplCntr)
     }
+    if (m.seen !== null) this.releaseBitmap(m.seen)
     m.reset()
     this.pool.push(m)
   }
