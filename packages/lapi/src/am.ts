@@ -632,6 +632,10 @@ export class ActiveMessages {
     for (let i = 0; i < uhdrLen; i++) uh[i] = u8[off + PACKET_HEADER_BYTES + i]!
     const uhView = this.view(this.uhdrViews, uh, uhdrLen)
     const fn = c.handlerAt(hidx)
+    if (existing === undefined && !rndv && first === msgLen && (flags & F_AMV) === 0 && fn !== null) {
+      this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, dataOff, msgLen, tgtCntr, cmplCntr)
+      return
+    }
     const m = existing ?? this.getMsg(s, src, id, msgLen)
     m.headSeen = true
     m.rndv = rndv
@@ -690,6 +694,67 @@ export class ActiveMessages {
     if (first > 0) this.place(m, 0, u8, dataOff, first)
     this.unstash(m)
     if (m.got >= m.msgLen) this.landed(m, s)
+  }
+
+  /**
+   * The fast path: a whole Amsend in one packet, nothing of it seen before. No per-message record:
+   * the header handler runs, the data lands, and the message completes in this call.
+   */
+  private onePacket (s: SourceState, src: number, id: number, fn: hdr_hndlr_t, uhView: Uint8Array, uhdrLen: number,
+    u8: Uint8Array, dataOff: number, msgLen: number, tgtCntr: number, cmplCntr: number): void {
+    const c = this.c
+    const comp = this.compRef; comp.value = null
+    const inf = this.infoRef; inf.value = null
+    const ri = this.retInfo
+    ri.msg_len = msgLen; ri.src = src; ri.ret_flags = RetFlag.LAPI_NORMAL; ri.ctl_flags = CtlFlag.LAPI_DELIVER_MSG
+    const ps = this.pktScratch
+    for (let i = 0; i < msgLen; i++) ps[i] = u8[dataOff + i]!
+    ri.udata_one_pkt_ptr = this.view(this.pktViews, ps, msgLen)
+    let landing: unknown
+    this.inHeaderHandler = true
+    try {
+      landing = fn(c.handle, uhView, uhdrLen, ri, comp, inf)
+    } catch (e) {
+      this.inHeaderHandler = false
+      ri.udata_one_pkt_ptr = null
+      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
+      this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
+      return
+    }
+    this.inHeaderHandler = false
+    ri.udata_one_pkt_ptr = null
+    if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
+    if (landing !== null && landing !== undefined && landing !== 0 && msgLen > 0) {
+      if (typeof landing === 'number' && Number.isInteger(landing) && landing > 0 && landing + msgLen <= c.segmentSize) {
+        copySeg(c.seg.u8[c.taskId]!, landing, u8, dataOff, msgLen)
+      } else if (landing instanceof Uint8Array && landing.length >= msgLen) {
+        copyBuf(landing, 0, u8, dataOff, msgLen, false)
+      } else {
+        c.reportError(typeof landing === 'number' || landing instanceof Uint8Array ? S.ERR_TGT_EXTENT : S.ERR_TGT_ADDR_NULL, ErrClass.AM_ERR, src)
+        this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
+        return
+      }
+    }
+    const compl = typeof comp.value === 'function' ? comp.value : null
+    this.completeOne(s, src, id, compl, inf.value, (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0, tgtCntr, cmplCntr)
+  }
+
+  /** Completion of a one-packet message (see landed()). */
+  private completeOne (s: SourceState, src: number, id: number, compl: compl_hndlr_t | null, uinfo: unknown, inline: boolean,
+    tgtCntr: number, cmplCntr: number): void {
+    const c = this.c
+    this.markDone(s, id)
+    this.recvCompleted++
+    Atomics.sub(c.ctl, taskWord(src, T_OUTSTANDING), 1)
+    ringDoorbell(c.ctl, src)
+    if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }
+    if (inline && this.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
+      this.depth++
+      try { c.runComplHandler(compl, uinfo, src, ErrClass.AM_ERR) } finally { this.depth-- }
+      this.finish(src, tgtCntr, cmplCntr)
+    } else {
+      this.cq.push(compl); this.cqInfo.push(uinfo); this.cqSrc.push(src); this.cqTgt.push(tgtCntr); this.cqCmpl.push(cmplCntr)
+    }
   }
 
   private onData (u8: Uint8Array, dv: DataView, off: number, src: number, len: number): void {
