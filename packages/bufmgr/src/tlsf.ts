@@ -48,21 +48,23 @@ function lowestBit (x: number): number {
 
 /** TLSF over `count` granules. Internal to the package. */
 export class GranuleHeap {
+  // `declare`d fields, all set in the constructor: V8 then knows their exact types (a field
+  // without initializer would first hold undefined). See BufferManager.
   /** Number of granules managed. */
-  readonly count: number
+  declare readonly count: number
   /** Block size in granules, at each block's head and tail. */
-  readonly tag: Int32Array
+  declare readonly tag: Int32Array
   /** {@link BlockState} at each block's head; 0 elsewhere. */
-  readonly state: Uint8Array
+  declare readonly state: Uint8Array
   /** Free-list successor at a free head (-1: none); requested bytes at a LARGE head. */
-  readonly next: Int32Array
+  declare readonly next: Int32Array
   /** Free-list predecessor at a free head (-1: none). */
-  readonly prev: Int32Array
+  declare readonly prev: Int32Array
   /** Granules currently in free blocks. */
-  freeGranules: number
+  declare freeGranules: number
 
-  private readonly heads: Int32Array
-  private readonly slMap: Int32Array
+  private declare readonly heads: Int32Array
+  private declare readonly slMap: Int32Array
   private flMap = 0
 
   /** @param count [in] granules to manage (≥ 1, < 2^31) */

@@ -261,6 +261,30 @@ describe('zero fill', () => {
   })
 })
 
+describe('zero fill of every size', () => {
+  it('zeroes exactly the region, in an ArrayBuffer and in a SharedArrayBuffer', () => {
+    // sizes hit the 8-byte store loop (≤ 512), the zero views of 2^k bytes (shared) or fill
+    // (not shared), and their remainders; classes and large regions
+    const sizes = [0, 16, 48, 500, 512, 513, 1000, 1536, 3000, 8192, 8193, 70_000, 200_016]
+    for (const buffer of [new ArrayBuffer(MIB), new SharedArrayBuffer(MIB)]) {
+      const m = new BufferManager({ buffer })
+      const raw = new Uint8Array(buffer)
+      for (const n of sizes) {
+        const a = m.alloc(n)
+        const size = m.sizeOf(a)
+        m.free(a)
+        raw.fill(0xff)
+        const b = m.alloc(n, true)
+        expect(b).toBe(a)
+        for (let i = b; i < b + size; i++) if (raw[i] !== 0) expect(`byte ${i - b} of ${size}`).toBe('zero')
+        expect(raw[b - 1]).toBe(0xff)
+        if (b + size < raw.length) expect(raw[b + size]).toBe(0xff)
+        m.free(b)
+      }
+    }
+  })
+})
+
 describe('view, sizeOf, isLive', () => {
   it('views a live region without copying, within its bounds', () => {
     const m = new BufferManager({ size: 64 * KIB })
