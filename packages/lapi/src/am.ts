@@ -629,7 +629,7 @@ export class ActiveMessages {
     const rndv = (flags & F_RNDV) !== 0
     // uhdr → scratch (valid during the call only)
     const uh = this.uhdrScratch
-    for (let i = 0; i < uhdrLen; i++) uh[i] = u8[off + PACKET_HEADER_BYTES + i]!
+    copyBuf(uh, 0, u8, off + PACKET_HEADER_BYTES, uhdrLen, false)
     const uhView = this.view(this.uhdrViews, uh, uhdrLen)
     const fn = c.handlerAt(hidx)
     if (existing === undefined && !rndv && first === msgLen && (flags & F_AMV) === 0 && fn !== null) {
@@ -665,7 +665,7 @@ export class ActiveMessages {
         ri.msg_len = msgLen; ri.src = src; ri.ret_flags = RetFlag.LAPI_NORMAL; ri.ctl_flags = CtlFlag.LAPI_DELIVER_MSG
         if (!rndv && first === msgLen) {
           const ps = this.pktScratch
-          for (let i = 0; i < msgLen; i++) ps[i] = u8[dataOff + i]!
+          copyBuf(ps, 0, u8, dataOff, msgLen, false)
           ri.udata_one_pkt_ptr = this.view(this.pktViews, ps, msgLen)
         } else ri.udata_one_pkt_ptr = null
         landing = (fn as unknown as hdr_hndlr_t)(c.handle, uhView, uhdrLen, ri, comp, inf)
@@ -708,7 +708,7 @@ export class ActiveMessages {
     const ri = this.retInfo
     ri.msg_len = msgLen; ri.src = src; ri.ret_flags = RetFlag.LAPI_NORMAL; ri.ctl_flags = CtlFlag.LAPI_DELIVER_MSG
     const ps = this.pktScratch
-    for (let i = 0; i < msgLen; i++) ps[i] = u8[dataOff + i]!
+    copyBuf(ps, 0, u8, dataOff, msgLen, false)
     ri.udata_one_pkt_ptr = this.view(this.pktViews, ps, msgLen)
     let landing: unknown
     this.inHeaderHandler = true
