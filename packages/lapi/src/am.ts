@@ -61,6 +61,10 @@ export const T_AM_FIN = 4
 export const F_RNDV = 1
 /** HEAD flag: Amsendv (a vector description follows the user header). */
 export const F_AMV = 2
+/** HEAD flag (with F_RNDV): the data waits in the origin's segment; the target copies it itself. */
+export const F_PULL = 4
+/** Packet type: a pulled rendezvous is done (origin: free the staging copy, send-completion handler). */
+export const T_AM_PULLED = 5
 // HEAD: handler index, uhdr length, target counter, completion counter (origin), vector type, vector count, description bytes
 const H_HANDLER = P_EXTRA
 const H_UHDR_LEN = P_EXTRA + 4
@@ -69,6 +73,9 @@ const H_CMPL_CNTR = P_EXTRA + 12
 const H_VEC_TYPE = P_EXTRA + 16
 const H_VEC_NUM = P_EXTRA + 20
 const H_DESC_LEN = P_EXTRA + 24
+// HEAD with F_PULL: where the data is in the origin's segment, the origin counter to bump there
+const H_PULL_SRC = P_EXTRA + 16
+const H_PULL_ORG = P_EXTRA + 20
 // DATA: packet index and packet count of the message
 const D_INDEX = P_EXTRA
 const D_COUNT = P_EXTRA + 4
@@ -104,6 +111,9 @@ class RecvMsg {
   cmplCntr = 0
   inline = false
   failed = false
+  /** Rendezvous by pull: the data's Addr in the source's segment (-1: not a pull) and its origin counter. */
+  pullSrc = -1
+  pullOrg = 0
   /** Data that arrived before the HEAD: stream bytes at their offsets, and which packets. */
   stash: Uint8Array | null = null
   stashMask: Uint8Array | null = null
@@ -114,7 +124,7 @@ class RecvMsg {
   reset (): void {
     this.got = 0; this.headSeen = false; this.rndv = false; this.landing = -2; this.buf = null; this.vec = null
     this.vecOffsets = null; this.vecCap = 0; this.compl = null; this.uinfo = null; this.tgtCntr = 0; this.cmplCntr = 0
-    this.inline = false; this.failed = false; this.stash = null; this.stashMask = null; this.seen = null; this.packets = 0
+    this.inline = false; this.failed = false; this.pullSrc = -1; this.pullOrg = 0; this.stash = null; this.stashMask = null; this.seen = null; this.packets = 0
   }
 }
 
@@ -127,6 +137,8 @@ interface PendingSend {
   orgCntr: Addr
   shdlr: scompl_hndlr_t | null
   sinfo: unknown
+  /** Staging copy in the own segment (a Uint8Array's data, for the target to pull), or 0. */
+  staged: Addr
 }
 
 /** Per-source bookkeeping of finished message ids (duplicates of them are dropped). */
@@ -230,25 +242,48 @@ export class ActiveMessages {
     this.nextId[tgt] = id + 1
     Atomics.add(c.ctl, taskWord(c.taskId, T_OUTSTANDING), 1)
     const rndv = udataLen > c.config.rndvThreshold
+    // A rendezvous is pulled by the target straight from this task's segment: from the caller's
+    // Addr, or from a staging copy of a Uint8Array (then the caller's buffer is free at once). When
+    // no staging room is left, the target asks for the data with CTS instead.
+    let pullSrc = -1
+    let staged = 0
+    if (rndv) {
+      if (typeof udata === 'number') pullSrc = udata
+      else {
+        staged = c.mem.alloc(udataLen)
+        if (staged !== 0) { copyBuf(c.seg.u8[c.taskId]!, staged, udata!, 0, udataLen, false); pullSrc = staged }
+      }
+    }
     // HEAD
     let off = this.beginPacket(tgt)
     const u8 = this.wu8
     const dv = this.wdv
     const room = this.maxPkt - uhdrLen
     const first = rndv ? 0 : (udataLen < room ? udataLen : room)
-    this.writeHeader(dv, off, T_AM_HEAD, rndv ? F_RNDV : 0, uhdrLen + first, id, 0, udataLen)
+    const pull = pullSrc >= 0
+    this.writeHeader(dv, off, T_AM_HEAD, rndv ? (pull ? F_RNDV | F_PULL : F_RNDV) : 0, uhdrLen + first, id, 0, udataLen)
     dv.setUint32(off + H_HANDLER, hidx, true)
     dv.setUint32(off + H_UHDR_LEN, uhdrLen, true)
     dv.setUint32(off + H_TGT_CNTR, tgtCntr ?? 0, true)
     dv.setUint32(off + H_CMPL_CNTR, cmplCntr ?? 0, true)
     dv.setUint32(off + H_VEC_TYPE, 0, true)
-    dv.setUint32(off + H_VEC_NUM, 0, true)
+    dv.setUint32(off + H_PULL_SRC, pull ? pullSrc : 0, true)
+    dv.setUint32(off + H_PULL_ORG, pull && staged === 0 ? orgCntr ?? 0 : 0, true)
     dv.setUint32(off + H_DESC_LEN, 0, true)
     if (uhdrLen > 0) this.copyIn(u8, off + PACKET_HEADER_BYTES, uhdr, 0, uhdrLen)
     if (first > 0) this.copyIn(u8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
     this.endPacket()
     if (rndv) {
-      this.pending.set(this.key(tgt, id), { tgt, id, data: udata, len: udataLen, orgCntr: orgCntr ?? 0, shdlr, sinfo })
+      if (staged !== 0) {
+        // the caller's buffer is free now; the staging copy goes when the target has pulled it
+        this.sendCompleted++
+        if ((orgCntr ?? 0) !== 0) c.bumpLocal(orgCntr)
+        if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.AM_ERR)
+        this.pending.set(this.key(tgt, id), { tgt, id, data: null, len: udataLen, orgCntr: 0, shdlr: null, sinfo: null, staged })
+      } else {
+        // pulled from the caller's Addr (the target bumps the origin counter), or sent on CTS
+        this.pending.set(this.key(tgt, id), { tgt, id, data: udata, len: udataLen, orgCntr: orgCntr ?? 0, shdlr, sinfo, staged: 0 })
+      }
       return S.SUCCESS
     }
     // DATA
@@ -584,6 +619,7 @@ export class ActiveMessages {
       case T_AM_DATA: this.onData(u8, dv, off, src, len); break
       case T_AM_CTS: this.onCts(dv, off, src); break
       case T_AM_FIN: this.onFin(dv, off, src); break
+      case T_AM_PULLED: this.onPulled(dv, off, src); break
       default: this.dropped++
     }
   }
@@ -641,6 +677,7 @@ export class ActiveMessages {
     m.rndv = rndv
     m.tgtCntr = tgtCntr
     m.cmplCntr = cmplCntr
+    if (rndv && (flags & F_PULL) !== 0) { m.pullSrc = dv.getUint32(off + H_PULL_SRC, true); m.pullOrg = dv.getUint32(off + H_PULL_ORG, true) }
     if (fn === null) {
       c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
       this.failMessage(m, s, rndv ? 0 : first)
@@ -684,6 +721,20 @@ export class ActiveMessages {
     this.inHeaderHandler = false
     m.compl = typeof comp.value === 'function' ? comp.value : null
     m.uinfo = inf.value
+    if (rndv && (flags & F_PULL) !== 0) {
+      // copy the data ourselves, straight out of the origin's segment (one copy), then tell it
+      const from = dv.getUint32(off + H_PULL_SRC, true)
+      const orgCntr = dv.getUint32(off + H_PULL_ORG, true)
+      if (m.landing !== -2 && from + msgLen <= c.segmentSize) {
+        if (m.landing >= 0) copySeg(c.seg.u8[c.taskId]!, m.landing, c.seg.u8[src]!, from, msgLen)
+        else copyBuf(m.buf!, 0, c.seg.u8[src]!, from, msgLen, false)
+      }
+      if (orgCntr !== 0) c.bump(src, orgCntr)
+      this.sendPulled(src, id)
+      m.got = msgLen
+      this.landed(m, s)
+      return
+    }
     if (rndv) {
       // ask the origin for the data: straight into the segment, as packets, or not at all
       const mode = m.landing >= 0 ? CTS_DIRECT : m.landing === -2 ? CTS_DISCARD : CTS_STREAM
@@ -918,7 +969,11 @@ export class ActiveMessages {
     m.compl = null
     m.tgtCntr = 0
     m.got += inHead
-    if (m.rndv) {
+    if (m.rndv && m.pullSrc >= 0) {
+      if (m.pullOrg !== 0) this.c.bump(m.src, m.pullOrg)
+      this.sendPulled(m.src, m.id)
+      m.got = m.msgLen
+    } else if (m.rndv) {
       this.sendCts(m.src, m.id, 0, CTS_DISCARD)
       m.got = m.msgLen
     } else {
@@ -1045,6 +1100,25 @@ export class ActiveMessages {
       }
     }
     return n
+  }
+
+  private sendPulled (src: number, id: number): void {
+    const off = this.beginPacket(src)
+    this.writeHeader(this.wdv, off, T_AM_PULLED, 0, 0, id, 0, 0)
+    this.endPacket()
+  }
+
+  /** The target has pulled a rendezvous: free the staging copy, or finish the send. */
+  private onPulled (dv: DataView, off: number, src: number): void {
+    const id = dv.getUint32(off + P_MSG_ID, true)
+    const k = this.key(src, id)
+    const p = this.pending.get(k)
+    if (p === undefined) { this.duplicates++; return }
+    this.pending.delete(k)
+    if (p.staged !== 0) { this.c.mem.free(p.staged); return }
+    // pulled from the caller's Addr: the target has bumped the origin counter already
+    this.sendCompleted++
+    if (p.shdlr !== null) this.c.runSendHandler(p.shdlr, p.sinfo, p.tgt, ErrClass.AM_ERR)
   }
 
   private onFin (dv: DataView, off: number, src: number): void {
