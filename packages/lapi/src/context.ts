@@ -19,7 +19,7 @@ import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } 
 import type { JobConfig } from './config.js'
 import {
   T_DOORBELL, T_INBOX, T_OUTSTANDING, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
-  WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringDoorbell, taskWord,
+  T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
 import { RingReader, RingWriter } from './transport/ring.js'
@@ -124,6 +124,8 @@ export class Context {
   readonly myInbox: number
   /** @internal */
   readonly myOutstanding: number
+  private readonly myWaitWord: number
+  private readonly myWaitVal: number
   /** The active-message engine (am.ts). @internal */
   readonly am: ActiveMessages
 
@@ -174,6 +176,8 @@ export class Context {
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     this.myInbox = taskWord(spec.taskId, T_INBOX)
     this.myOutstanding = taskWord(spec.taskId, T_OUTSTANDING)
+    this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
+    this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
     this.am = new ActiveMessages(this)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
     if (this.interrupt === 1) this.startInterrupts()
@@ -909,12 +913,13 @@ export class Context {
     return c === 0 || c === undefined || c === null || this.isCounter(c)
   }
 
-  /** Bumps counter `c` of task `t` and rings t's doorbell (no-op for c = 0). */
+  /** Bumps counter `c` of task `t` and wakes t if it sleeps waiting for exactly this (no-op for c = 0). */
   /** @internal */
   bump (t: number, c: Addr): void {
     if (!c) return
-    Atomics.add(this.seg.i32[t]!, c >>> 2, 1)
-    ringDoorbell(this.ctl, t)
+    const w = c >>> 2
+    const v = Atomics.add(this.seg.i32[t]!, w, 1) + 1
+    ringCounter(this.ctl, t, w, v)
   }
 
   /** @internal */
@@ -946,6 +951,8 @@ export class Context {
     const am = this.am
     if (am.holding) am.flushChaos(true)
     const ctl = this.ctl
+    Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
+    Atomics.store(ctl, this.myWaitVal, val)
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.add(ctl, this.mySleeping, 1)
     let still: boolean

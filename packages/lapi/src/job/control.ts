@@ -18,6 +18,8 @@
  *   │              dispatcher round is one load instead of one per ring            │
  *   │ +4 OUTSTANDING active messages t sent whose data has not landed yet: t adds │
  *   │              1 per send, the target subtracts 1 when the data is in place   │
+ *   │ +5 WAIT_WORD / +6 WAIT_VAL  the counter (word index, 0 = anything) and value │
+ *   │              t's sleeping thread waits for; set before SLEEPING            │
  *   └──────────────────────────────────────────────────────────────────────────────┘
  *   then two all-gather tables of N float64 (Address_init) and two of N int64
  *   (Address_init64), alternating by collective generation.
@@ -37,6 +39,10 @@ export const T_STATE = 2
 export const T_INBOX = 3
 /** Active messages this task sent whose data has not landed (or been discarded) at the target yet. */
 export const T_OUTSTANDING = 4
+/** What t's sleeping thread waits for: a counter's word index in t's segment (0 = anything) … */
+export const T_WAIT_WORD = 5
+/** … and the value that counter must reach. */
+export const T_WAIT_VAL = 6
 
 /** Life of a task as the control block records it. */
 export const TaskState = { NEW: 0, RUNNING: 1, TERMINATED: 2, EXITED: 3, FAILED: 4 } as const
@@ -87,6 +93,25 @@ export function ringDoorbell (ctl: Int32Array, t: number): void {
     Atomics.add(ctl, base + T_DOORBELL, 1)
     Atomics.notify(ctl, base + T_DOORBELL)
   }
+}
+
+/**
+ * Rings task `t`'s doorbell after bumping its counter at word `word` to `value`: like
+ * ringDoorbell, but a thread sleeping in a counter wait is woken only when this is its counter and
+ * it reached the awaited value, so a stream of operations does not wake the target for each one.
+ * (Its WAIT_WORD/WAIT_VAL are stored before its SLEEPING, so a notifier that sees it sleeping sees
+ * what it waits for; any pending async waiter, SLEEPING ≥ 2, is always woken.)
+ */
+export function ringCounter (ctl: Int32Array, t: number, word: number, value: number): void {
+  const base = TASK_BASE + TASK_WORDS * t
+  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  if (sl === 0) return
+  if (sl === 1) {
+    const w = Atomics.load(ctl, base + T_WAIT_WORD)
+    if (w !== 0 && (w !== word || value < Atomics.load(ctl, base + T_WAIT_VAL))) return
+  }
+  Atomics.add(ctl, base + T_DOORBELL, 1)
+  Atomics.notify(ctl, base + T_DOORBELL)
 }
 
 /** Marks the job aborted because of task `t` and wakes every sleeper. Idempotent. */
