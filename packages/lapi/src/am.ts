@@ -160,13 +160,12 @@ export class ActiveMessages {
   private readonly pending = new Map<number, PendingSend>()
   /** CTS packets received, to act on at the next top-level round: [src, id, landing, mode] × n. */
   private readonly ctsQueue: number[] = []
-  // completion queue (parallel arrays used as a FIFO)
-  private readonly cq: Array<compl_hndlr_t | null> = []
-  private readonly cqInfo: unknown[] = []
-  private readonly cqSrc: number[] = []
-  private readonly cqTgt: number[] = []
-  private readonly cqCmpl: number[] = []
+  // completion queue: a growable ring of parallel arrays (no allocation in steady state)
+  private cq: Array<compl_hndlr_t | null> = new Array<compl_hndlr_t | null>(64).fill(null)
+  private cqInfo: unknown[] = new Array<unknown>(64).fill(null)
+  private cqNum: Int32Array = new Int32Array(64 * 3)
   private cqHead = 0
+  private cqTail = 0
   // scratch for handler arguments (no allocation per message)
   private readonly uhdrScratch: Uint8Array
   private readonly pktScratch: Uint8Array
@@ -600,13 +599,13 @@ export class ActiveMessages {
     let n = this.poll()
     if (this.sendBlocked > 0 || this.inHeaderHandler) return n
     if (this.ctsQueue.length > 0) n += this.runCts()
-    if (this.cqHead < this.cq.length && this.depth < MAX_NESTED_COMPLETIONS) n += this.runCompletions()
+    if (this.cqHead !== this.cqTail && this.depth < MAX_NESTED_COMPLETIONS) n += this.runCompletions()
     return n
   }
 
   /** Work queued or held that needs more dispatcher rounds (a waiting task must not sleep). */
   get busy (): boolean {
-    return this.ctsQueue.length > 0 || this.cqHead < this.cq.length || this.held.length > 0
+    return this.ctsQueue.length > 0 || this.cqHead !== this.cqTail || this.held.length > 0
   }
 
   private handle (u8: Uint8Array, dv: DataView, off: number): void {
@@ -804,7 +803,7 @@ export class ActiveMessages {
       try { c.runComplHandler(compl, uinfo, src, ErrClass.AM_ERR) } finally { this.depth-- }
       this.finish(src, tgtCntr, cmplCntr)
     } else {
-      this.cq.push(compl); this.cqInfo.push(uinfo); this.cqSrc.push(src); this.cqTgt.push(tgtCntr); this.cqCmpl.push(cmplCntr)
+      this.enqueue(compl, uinfo, src, tgtCntr, cmplCntr)
     }
   }
 
@@ -1002,7 +1001,7 @@ export class ActiveMessages {
       try { c.runComplHandler(compl, m.uinfo, m.src, ErrClass.AM_ERR) } finally { this.depth-- }
       this.finish(m.src, m.tgtCntr, m.cmplCntr)
     } else if (compl !== null) {
-      this.cq.push(compl); this.cqInfo.push(m.uinfo); this.cqSrc.push(m.src); this.cqTgt.push(m.tgtCntr); this.cqCmpl.push(m.cmplCntr)
+      this.enqueue(compl, m.uinfo, m.src, m.tgtCntr, m.cmplCntr)
     } else {
       this.finish(m.src, m.tgtCntr, m.cmplCntr)
     }
@@ -1018,28 +1017,50 @@ export class ActiveMessages {
     if (cmplCntr !== 0) c.bump(src, cmplCntr)
   }
 
+  /** Queues a completion handler and the counters to bump after it. */
+  private enqueue (fn: compl_hndlr_t, info: unknown, src: number, tgtCntr: number, cmplCntr: number): void {
+    let cap = this.cq.length
+    if (this.cqTail - this.cqHead === cap) {
+      // full: grow to twice the size, keeping the order
+      const n = cap * 2
+      const cq = new Array<compl_hndlr_t | null>(n).fill(null)
+      const ci = new Array<unknown>(n).fill(null)
+      const cn = new Int32Array(n * 3)
+      for (let i = 0; i < cap; i++) {
+        const from = (this.cqHead + i) & (cap - 1)
+        cq[i] = this.cq[from]!; ci[i] = this.cqInfo[from]
+        cn[3 * i] = this.cqNum[3 * from]!; cn[3 * i + 1] = this.cqNum[3 * from + 1]!; cn[3 * i + 2] = this.cqNum[3 * from + 2]!
+      }
+      this.cq = cq; this.cqInfo = ci; this.cqNum = cn
+      this.cqTail = cap; this.cqHead = 0
+      cap = n
+    }
+    const at = this.cqTail & (cap - 1)
+    this.cq[at] = fn
+    this.cqInfo[at] = info
+    this.cqNum[3 * at] = src; this.cqNum[3 * at + 1] = tgtCntr; this.cqNum[3 * at + 2] = cmplCntr
+    this.cqTail++
+  }
+
   private runCompletions (): number {
     let n = 0
     this.depth++
     try {
-      while (this.cqHead < this.cq.length) {
-        const i = this.cqHead++
-        const fn = this.cq[i]!
-        const info = this.cqInfo[i]
-        const src = this.cqSrc[i]!
-        const tgt = this.cqTgt[i]!
-        const cmpl = this.cqCmpl[i]!
-        this.cq[i] = null; this.cqInfo[i] = null
+      while (this.cqHead !== this.cqTail) {
+        const at = this.cqHead & (this.cq.length - 1)
+        this.cqHead++
+        const fn = this.cq[at]!
+        const info = this.cqInfo[at]
+        const src = this.cqNum[3 * at]!
+        const tgt = this.cqNum[3 * at + 1]!
+        const cmpl = this.cqNum[3 * at + 2]!
+        this.cq[at] = null; this.cqInfo[at] = null
         this.c.runComplHandler(fn, info, src, ErrClass.AM_ERR)
         this.finish(src, tgt, cmpl)
         n++
       }
     } finally {
       this.depth--
-      if (this.cqHead >= this.cq.length && this.depth === 0) {
-        this.cq.length = 0; this.cqInfo.length = 0; this.cqSrc.length = 0; this.cqTgt.length = 0; this.cqCmpl.length = 0
-        this.cqHead = 0
-      }
     }
     return n
   }
