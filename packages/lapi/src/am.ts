@@ -45,6 +45,46 @@ export interface lapi_return_info_t {
   /** The whole udata when it came in the first packet (a copy valid during the call), else null. */
   udata_one_pkt_ptr: Uint8Array | null
 }
+/**
+ * The `lapi_return_info_t` handed to header handlers: one per context, reused. `udata_one_pkt_ptr`
+ * is a getter that copies the packet's data into scratch memory the first time it is read, so a
+ * header handler that does not look at it costs no copy.
+ */
+class ReturnInfo implements lapi_return_info_t {
+  msg_len = 0
+  src = 0
+  ret_flags = 0
+  ctl_flags = 0
+  /** Where the one-packet data is while a header handler runs (u8 = null: not a one-packet message). */
+  pktU8: Uint8Array | null = null
+  pktOff = 0
+  private readonly scratch: Uint8Array
+  private readonly views: Array<Uint8Array | undefined> = []
+  private copied: Uint8Array | null = null
+
+  constructor (maxPkt: number) { this.scratch = new Uint8Array(maxPkt) }
+
+  get udata_one_pkt_ptr (): Uint8Array | null {
+    if (this.pktU8 === null) return null
+    if (this.copied === null) {
+      const n = this.msg_len
+      copyBuf(this.scratch, 0, this.pktU8, this.pktOff, n, false)
+      let v = this.views[n]
+      if (v === undefined) { v = this.scratch.subarray(0, n); this.views[n] = v }
+      this.copied = v
+    }
+    return this.copied
+  }
+
+  /** Sets up the record for one header-handler call (`u8` null when the data is not all here). */
+  arm (msgLen: number, src: number, u8: Uint8Array | null, off: number): void {
+    this.msg_len = msgLen; this.src = src; this.ret_flags = 0; this.ctl_flags = 0
+    this.pktU8 = u8; this.pktOff = off; this.copied = null
+  }
+
+  disarm (): void { this.pktU8 = null; this.copied = null }
+}
+
 /** Header handler of LAPI_Amsend: returns where the data lands (an Addr of the own segment, a Uint8Array, or null). */
 export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg_len: lapi_return_info_t,
   comp_h: Ref<compl_hndlr_t | null>, user_info: Ref<unknown>) => Addr | Uint8Array | null
@@ -170,8 +210,7 @@ export class ActiveMessages {
   private readonly uhdrScratch: Uint8Array
   private readonly pktScratch: Uint8Array
   private readonly uhdrViews: Array<Uint8Array | undefined> = []
-  private readonly pktViews: Array<Uint8Array | undefined> = []
-  private readonly retInfo: lapi_return_info_t = { msg_len: 0, src: 0, ret_flags: 0, ctl_flags: 0, udata_one_pkt_ptr: null }
+  private readonly retInfo: ReturnInfo
   private readonly compRef: Ref<compl_hndlr_t | null> = { value: null }
   private readonly infoRef: Ref<unknown> = { value: null }
   /** True while a header handler runs: communication calls are refused. */
@@ -207,6 +246,7 @@ export class ActiveMessages {
     this.nextId = new Uint32Array(c.numTasks)
     this.uhdrScratch = new Uint8Array(c.config.maxUhdrSz)
     this.pktScratch = new Uint8Array(c.config.maxPktSz)
+    this.retInfo = new ReturnInfo(c.config.maxPktSz)
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
     this.chaos = ch !== null
@@ -698,14 +738,9 @@ export class ActiveMessages {
         }
       } else {
         const ri = this.retInfo
-        ri.msg_len = msgLen; ri.src = src; ri.ret_flags = RetFlag.LAPI_NORMAL; ri.ctl_flags = CtlFlag.LAPI_DELIVER_MSG
-        if (!rndv && first === msgLen) {
-          const ps = this.pktScratch
-          copyBuf(ps, 0, u8, dataOff, msgLen, false)
-          ri.udata_one_pkt_ptr = this.view(this.pktViews, ps, msgLen)
-        } else ri.udata_one_pkt_ptr = null
+        ri.arm(msgLen, src, !rndv && first === msgLen ? u8 : null, dataOff)
         landing = (fn as unknown as hdr_hndlr_t)(c.handle, uhView, uhdrLen, ri, comp, inf)
-        ri.udata_one_pkt_ptr = null
+        ri.disarm()
         m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
         if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
         const rc = this.acceptLanding(m, landing)
@@ -713,6 +748,7 @@ export class ActiveMessages {
       }
     } catch (e) {
       this.inHeaderHandler = false
+      this.retInfo.disarm()
       c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
       this.failMessage(m, s, rndv ? 0 : first)
       return
@@ -756,23 +792,20 @@ export class ActiveMessages {
     const comp = this.compRef; comp.value = null
     const inf = this.infoRef; inf.value = null
     const ri = this.retInfo
-    ri.msg_len = msgLen; ri.src = src; ri.ret_flags = RetFlag.LAPI_NORMAL; ri.ctl_flags = CtlFlag.LAPI_DELIVER_MSG
-    const ps = this.pktScratch
-    copyBuf(ps, 0, u8, dataOff, msgLen, false)
-    ri.udata_one_pkt_ptr = this.view(this.pktViews, ps, msgLen)
+    ri.arm(msgLen, src, u8, dataOff)
     let landing: unknown
     this.inHeaderHandler = true
     try {
       landing = fn(c.handle, uhView, uhdrLen, ri, comp, inf)
     } catch (e) {
       this.inHeaderHandler = false
-      ri.udata_one_pkt_ptr = null
+      ri.disarm()
       c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
     this.inHeaderHandler = false
-    ri.udata_one_pkt_ptr = null
+    ri.disarm()
     if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
     if (landing !== null && landing !== undefined && landing !== 0 && msgLen > 0) {
       if (typeof landing === 'number' && Number.isInteger(landing) && landing > 0 && landing + msgLen <= c.segmentSize) {
