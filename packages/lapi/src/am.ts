@@ -261,25 +261,18 @@ export class ActiveMessages {
 
   /**
    * LAPI_Amsend / the AM member of LAPI_Xfer. `hdr` is a handler-table index valid at the target
-   * (or a function registered here, SPMD style). Validated by the caller's face? No: here.
+   * (or a function registered here, SPMD style).
    */
   amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
     const c = this.c
-    if (this.inHeaderHandler) return S.ERR_POLLING_NET
-    let rc = c.checkTarget(tgt)
-    if (rc !== 0) return rc
-    const hidx = this.handlerIndex(hdr)
-    if (hidx <= 0) return S.ERR_HDR_HNDLR_NULL
-    rc = this.checkUhdr(uhdr, uhdrLen)
+    let rc = this.checkSend(tgt, hdr, uhdr, uhdrLen, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0) return rc
     if (typeof udataLen !== 'number' || !Number.isInteger(udataLen) || udataLen < 0 || udataLen > 0x7fffffff) return S.ERR_DATA_LEN
     rc = c.checkLocal(udata, udataLen)
     if (rc !== 0) return rc
-    if (!c.isCounterOpt(tgtCntr) || !c.isCounterOpt(orgCntr) || !c.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
-    const id = this.nextId[tgt]!
-    this.nextId[tgt] = id + 1
-    Atomics.add(c.ctl, taskWord(c.taskId, T_OUTSTANDING), 1)
+    const hidx = this.sendHandler
+    const id = this.nextMessage(tgt)
     const rndv = udataLen > c.config.rndvThreshold
     // A rendezvous is pulled by the target straight from this task's segment: from the caller's
     // Addr, or from a staging copy of a Uint8Array (then the caller's buffer is free at once). When
@@ -293,31 +286,19 @@ export class ActiveMessages {
         if (staged !== 0) { copyBuf(c.seg.u8[c.taskId]!, staged, udata!, 0, udataLen, false); pullSrc = staged }
       }
     }
-    // HEAD
-    let off = this.beginPacket(tgt)
-    const u8 = this.wu8
-    const dv = this.wdv
+    const pull = pullSrc >= 0
     const room = this.maxPkt - uhdrLen
     const first = rndv ? 0 : (udataLen < room ? udataLen : room)
-    const pull = pullSrc >= 0
-    this.writeHeader(dv, off, T_AM_HEAD, rndv ? (pull ? F_RNDV | F_PULL : F_RNDV) : 0, uhdrLen + first, id, 0, udataLen)
-    dv.setUint32(off + H_HANDLER, hidx, true)
-    dv.setUint32(off + H_UHDR_LEN, uhdrLen, true)
-    dv.setUint32(off + H_TGT_CNTR, tgtCntr ?? 0, true)
-    dv.setUint32(off + H_CMPL_CNTR, cmplCntr ?? 0, true)
-    dv.setUint32(off + H_VEC_TYPE, 0, true)
-    dv.setUint32(off + H_PULL_SRC, pull ? pullSrc : 0, true)
-    dv.setUint32(off + H_PULL_ORG, pull && staged === 0 ? orgCntr ?? 0 : 0, true)
-    dv.setUint32(off + H_DESC_LEN, 0, true)
-    if (uhdrLen > 0) this.copyIn(u8, off + PACKET_HEADER_BYTES, uhdr, 0, uhdrLen)
-    if (first > 0) this.copyIn(u8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
+    const off = this.beginPacket(tgt)
+    this.writeHead(off, rndv ? (pull ? F_RNDV | F_PULL : F_RNDV) : 0, uhdrLen + first, id, udataLen, hidx, uhdrLen,
+      tgtCntr ?? 0, cmplCntr ?? 0, pull ? pullSrc : 0, pull && staged === 0 ? orgCntr ?? 0 : 0, 0)
+    if (uhdrLen > 0) this.copyIn(this.wu8, off + PACKET_HEADER_BYTES, uhdr, 0, uhdrLen)
+    if (first > 0) this.copyIn(this.wu8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
     this.endPacket()
     if (rndv) {
       if (staged !== 0) {
         // the caller's buffer is free now; the staging copy goes when the target has pulled it
-        this.sendCompleted++
-        if ((orgCntr ?? 0) !== 0) c.bumpLocal(orgCntr)
-        if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.AM_ERR)
+        this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
         this.pending.set(this.key(tgt, id), { tgt, id, data: null, len: udataLen, orgCntr: 0, shdlr: null, sinfo: null, staged })
       } else {
         // pulled from the caller's Addr (the target bumps the origin counter), or sent on CTS
@@ -325,19 +306,7 @@ export class ActiveMessages {
       }
       return S.SUCCESS
     }
-    // DATA
-    const count = first < udataLen ? 1 + Math.ceil((udataLen - first) / this.maxPkt) : 1
-    let pos = first
-    for (let index = 1; pos < udataLen; index++) {
-      const n = udataLen - pos < this.maxPkt ? udataLen - pos : this.maxPkt
-      off = this.beginPacket(tgt)
-      this.writeHeader(this.wdv, off, T_AM_DATA, 0, n, id, pos, udataLen)
-      this.wdv.setUint32(off + D_INDEX, index, true)
-      this.wdv.setUint32(off + D_COUNT, count, true)
-      this.copyIn(this.wu8, off + PACKET_HEADER_BYTES, udata, pos, n)
-      this.endPacket()
-      pos += n
-    }
+    this.sendData(tgt, id, first, udataLen, 1, udata, null, null)
     this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
     return S.SUCCESS
   }
@@ -345,39 +314,24 @@ export class ActiveMessages {
   /** LAPI_Amsendv / the AMV member of LAPI_Xfer: gathers `orgVec` into packets (always eager). */
   amsendv (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, orgVec: lapi_vec_t | null,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
-    const c = this.c
-    if (this.inHeaderHandler) return S.ERR_POLLING_NET
-    let rc = c.checkTarget(tgt)
+    let rc = this.checkSend(tgt, hdr, uhdr, uhdrLen, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0) return rc
-    const hidx = this.handlerIndex(hdr)
-    if (hidx <= 0) return S.ERR_HDR_HNDLR_NULL
-    rc = this.checkUhdr(uhdr, uhdrLen)
+    rc = this.c.checkOneVec(orgVec, true)
     if (rc !== 0) return rc
-    rc = c.checkOneVec(orgVec, true)
-    if (rc !== 0) return rc
-    if (!c.isCounterOpt(tgtCntr) || !c.isCounterOpt(orgCntr) || !c.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
     const v = orgVec!
     const strided = v.vec_type === VecType.LAPI_GEN_STRIDED_XFER
     const descLen = strided ? 8 : 4 * v.num_vecs
     if (uhdrLen + descLen > this.maxPkt) return S.ERR_ORG_VEC_LEN
     const total = vecBytes(v)
     if (total > 0x7fffffff) return S.ERR_DATA_LEN
-    const id = this.nextId[tgt]!
-    this.nextId[tgt] = id + 1
-    Atomics.add(c.ctl, taskWord(c.taskId, T_OUTSTANDING), 1)
+    const hidx = this.sendHandler
+    const id = this.nextMessage(tgt)
     const offsets = pieceOffsets(v)
-    let off = this.beginPacket(tgt)
     const room = this.maxPkt - uhdrLen - descLen
     const first = total < room ? total : room
+    const off = this.beginPacket(tgt)
+    this.writeHead(off, F_AMV, uhdrLen + descLen + first, id, total, hidx, uhdrLen, tgtCntr ?? 0, cmplCntr ?? 0, v.vec_type, v.num_vecs, descLen)
     const dv = this.wdv
-    this.writeHeader(dv, off, T_AM_HEAD, F_AMV, uhdrLen + descLen + first, id, 0, total)
-    dv.setUint32(off + H_HANDLER, hidx, true)
-    dv.setUint32(off + H_UHDR_LEN, uhdrLen, true)
-    dv.setUint32(off + H_TGT_CNTR, tgtCntr ?? 0, true)
-    dv.setUint32(off + H_CMPL_CNTR, cmplCntr ?? 0, true)
-    dv.setUint32(off + H_VEC_TYPE, v.vec_type, true)
-    dv.setUint32(off + H_VEC_NUM, v.num_vecs, true)
-    dv.setUint32(off + H_DESC_LEN, descLen, true)
     let p = off + PACKET_HEADER_BYTES
     if (uhdrLen > 0) this.copyIn(this.wu8, p, uhdr, 0, uhdrLen)
     p += uhdrLen
@@ -389,20 +343,70 @@ export class ActiveMessages {
     p += descLen
     if (first > 0) this.gather(v, offsets, 0, this.wu8, p, first)
     this.endPacket()
-    const count = first < total ? 1 + Math.ceil((total - first) / this.maxPkt) : 1
-    let pos = first
-    for (let index = 1; pos < total; index++) {
+    this.sendData(tgt, id, first, total, 1, null, v, offsets)
+    this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
+    return S.SUCCESS
+  }
+
+  /** The handler index the last successful checkSend resolved. */
+  private sendHandler = 0
+
+  /** The checks every active-message send makes; 0 or the LAPI code. Sets `sendHandler`. */
+  private checkSend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number,
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
+    const c = this.c
+    if (this.inHeaderHandler) return S.ERR_POLLING_NET
+    let rc = c.checkTarget(tgt)
+    if (rc !== 0) return rc
+    const hidx = this.handlerIndex(hdr)
+    if (hidx <= 0) return S.ERR_HDR_HNDLR_NULL
+    rc = this.checkUhdr(uhdr, uhdrLen)
+    if (rc !== 0) return rc
+    if (!c.isCounterOpt(tgtCntr) || !c.isCounterOpt(orgCntr) || !c.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
+    this.sendHandler = hidx
+    return 0
+  }
+
+  /** A new message id to `tgt`, counted as outstanding until its data has landed there. */
+  private nextMessage (tgt: number): number {
+    const id = this.nextId[tgt]!
+    this.nextId[tgt] = id + 1
+    Atomics.add(this.c.ctl, taskWord(this.c.taskId, T_OUTSTANDING), 1)
+    return id
+  }
+
+  /** Writes a HEAD packet's header at `off` of the current packet (fields 48/52: vector or pull data). */
+  private writeHead (off: number, flags: number, len: number, id: number, msgLen: number, hidx: number, uhdrLen: number,
+    tgtCntr: number, cmplCntr: number, w48: number, w52: number, descLen: number): void {
+    const dv = this.wdv
+    this.writeHeader(dv, off, T_AM_HEAD, flags, len, id, 0, msgLen)
+    dv.setUint32(off + H_HANDLER, hidx, true)
+    dv.setUint32(off + H_UHDR_LEN, uhdrLen, true)
+    dv.setUint32(off + H_TGT_CNTR, tgtCntr, true)
+    dv.setUint32(off + H_CMPL_CNTR, cmplCntr, true)
+    dv.setUint32(off + H_VEC_TYPE, w48, true)
+    dv.setUint32(off + H_VEC_NUM, w52, true)
+    dv.setUint32(off + H_DESC_LEN, descLen, true)
+  }
+
+  /**
+   * Sends bytes [pos, total) of a message as DATA packets, numbered from `index`, read from `data`
+   * (a local buffer) or gathered from the vector `vec`.
+   */
+  private sendData (tgt: number, id: number, pos: number, total: number, index: number, data: LocalBuf,
+    vec: lapi_vec_t | null, offsets: number[] | null): void {
+    const count = index + Math.ceil((total - pos) / this.maxPkt)
+    for (; pos < total; index++) {
       const n = total - pos < this.maxPkt ? total - pos : this.maxPkt
-      off = this.beginPacket(tgt)
+      const off = this.beginPacket(tgt)
       this.writeHeader(this.wdv, off, T_AM_DATA, 0, n, id, pos, total)
       this.wdv.setUint32(off + D_INDEX, index, true)
       this.wdv.setUint32(off + D_COUNT, count, true)
-      this.gather(v, offsets, pos, this.wu8, off + PACKET_HEADER_BYTES, n)
+      if (vec !== null) this.gather(vec, offsets!, pos, this.wu8, off + PACKET_HEADER_BYTES, n)
+      else this.copyIn(this.wu8, off + PACKET_HEADER_BYTES, data, pos, n)
       this.endPacket()
       pos += n
     }
-    this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
-    return S.SUCCESS
   }
 
   private key (tgt: number, id: number): number { return id * 65536 + tgt }
@@ -1137,17 +1141,7 @@ export class ActiveMessages {
         this.writeHeader(this.wdv, o, T_AM_FIN, 0, 0, id, 0, p.len)
         this.endPacket()
       } else if (mode === CTS_STREAM) {
-        const count = Math.ceil(p.len / this.maxPkt)
-        for (let pos = 0, index = 0; pos < p.len; index++) {
-          const len = p.len - pos < this.maxPkt ? p.len - pos : this.maxPkt
-          const o = this.beginPacket(p.tgt)
-          this.writeHeader(this.wdv, o, T_AM_DATA, 0, len, id, pos, p.len)
-          this.wdv.setUint32(o + D_INDEX, index, true)
-          this.wdv.setUint32(o + D_COUNT, count, true)
-          this.copyIn(this.wu8, o + PACKET_HEADER_BYTES, p.data, pos, len)
-          this.endPacket()
-          pos += len
-        }
+        this.sendData(p.tgt, id, 0, p.len, 0, p.data, null, null)
         this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
       } else {
         this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
