@@ -5,12 +5,13 @@
  * Sending. A message of `udata_len` ≤ `rndvThreshold` bytes (or any Amsendv) goes **eager**: a
  * HEAD packet with the user header and the first bytes of data, then DATA packets, written into
  * the target's inbox ring from this task; the origin counter moves once every byte has been
- * copied into the ring. A larger Amsend goes by **rendezvous**: a HEAD without data; the target's
- * header handler picks the landing buffer and the target answers CTS with its address; the origin,
- * in its dispatcher, copies the data once, straight into the target's segment, bumps its origin
- * counter and sends FIN. When the landing buffer is a Uint8Array (memory the origin cannot see),
- * CTS asks for the data as DATA packets instead; when the header handler discards the message, CTS
- * says so and nothing is copied.
+ * copied into the ring. A larger Amsend goes by **rendezvous**, and the target **pulls** it: the
+ * HEAD says where the data lies in this task's segment (the caller's Addr, or a staging copy of a
+ * Uint8Array); after the header handler the target copies it once, straight into the landing
+ * buffer, bumps our origin counter and sends PULLED (we free the staging copy, run `shdlr`). So a
+ * rendezvous needs nothing more from the origin. Only when there is no room for a staging copy
+ * does the target answer CTS: we copy at our next dispatcher round, straight into its segment (or
+ * as DATA packets when the landing buffer is a Uint8Array we cannot see), then send FIN.
  *
  * Receiving. HEAD runs the header handler (uhdr and, for a one-packet message, the data are copies
  * in per-context scratch memory, valid only during the call), which returns where the data lands.
