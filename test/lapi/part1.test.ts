@@ -86,6 +86,12 @@ describe('LAPI part 1 (shm, worker threads)', () => {
       expect(r.stderr).toMatch(/task 1 left the job/)
     })
 
+    it('a task sending to a task that has left fails instead of waiting forever for ring space', async () => {
+      const r = await runFixture('lapi/fail.mjs', 2, { args: ['flood'] })
+      expect(r.exitCode).not.toBe(0)
+      expect(r.stderr).toMatch(/task 0 failed: uncaught error: Error: task 1 has left the job/)
+    })
+
     it('a job that runs past its deadline is stopped', async () => {
       const t0 = performance.now()
       const r = await runFixture('lapi/fail.mjs', 2, { args: ['hang'], timeoutMs: 1500 })

@@ -30,7 +30,7 @@
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
 import { copyBuf, copySeg } from './copy.js'
-import { T_OUTSTANDING, T_INBOX, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
+import { T_OUTSTANDING, T_INBOX, T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
@@ -532,6 +532,10 @@ export class ActiveMessages {
         this.poll()
         const off = w.reserve()
         if (off >= 0) return off
+        const st = Atomics.load(c.ctl, taskWord(tgt, T_STATE))
+        if (st === TaskState.EXITED || st === TaskState.FAILED) {
+          throw new Error(`task ${tgt} has left the job; task ${c.taskId} cannot send to it (its inbox is full)`)
+        }
         spinStart = c.idle(spinStart, WAIT_RING, null, 0, tgt)
       }
     } finally {
