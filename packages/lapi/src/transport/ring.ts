@@ -47,19 +47,17 @@ export function createInbox (g: RingGeometry): SharedArrayBuffer {
   return new SharedArrayBuffer(g.rings * g.ringBytes)
 }
 
-/** The sending end of one ring. */
-export class RingWriter {
-  /** Byte view of the whole inbox; packet bytes go at the offset `reserve()` returns. */
+/** What both ends of a ring know: its views and where its words and slots are. */
+abstract class RingEnd {
+  /** Byte view of the whole inbox; packet bytes are at the offsets reserve()/peek() return. */
   readonly u8: Uint8Array
   readonly dv: DataView
-  private readonly i32: Int32Array
-  private readonly head: number
-  private readonly tail: number
-  private readonly slots: number
-  private readonly mask: number
-  private readonly slotBytes: number
-  private readonly first: number
-  private next: number
+  protected readonly i32: Int32Array
+  protected readonly head: number
+  protected readonly tail: number
+  protected readonly mask: number
+  protected readonly slotBytes: number
+  protected readonly first: number
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
     const base = ring * g.ringBytes
@@ -68,10 +66,20 @@ export class RingWriter {
     this.i32 = new Int32Array(inbox)
     this.head = (base >> 2) + RING_HEAD
     this.tail = (base >> 2) + RING_TAIL
-    this.slots = g.slots
     this.mask = g.slots - 1
     this.slotBytes = g.slotBytes
     this.first = base + RING_HEADER_BYTES
+  }
+}
+
+/** The sending end of one ring. */
+export class RingWriter extends RingEnd {
+  private readonly slots: number
+  private next: number
+
+  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
+    super(inbox, g, ring)
+    this.slots = g.slots
     this.next = Atomics.load(this.i32, this.head)
   }
 
@@ -94,27 +102,11 @@ export class RingWriter {
 }
 
 /** The receiving end of one ring. */
-export class RingReader {
-  readonly u8: Uint8Array
-  readonly dv: DataView
-  private readonly i32: Int32Array
-  private readonly head: number
-  private readonly tail: number
-  private readonly mask: number
-  private readonly slotBytes: number
-  private readonly first: number
+export class RingReader extends RingEnd {
   private next: number
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
-    const base = ring * g.ringBytes
-    this.u8 = new Uint8Array(inbox)
-    this.dv = new DataView(inbox)
-    this.i32 = new Int32Array(inbox)
-    this.head = (base >> 2) + RING_HEAD
-    this.tail = (base >> 2) + RING_TAIL
-    this.mask = g.slots - 1
-    this.slotBytes = g.slotBytes
-    this.first = base + RING_HEADER_BYTES
+    super(inbox, g, ring)
     this.next = Atomics.load(this.i32, this.tail)
   }
 
