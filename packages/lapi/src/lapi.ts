@@ -258,6 +258,18 @@ export class Lapi {
   /** Registers a header handler at `index` (LAPI_Addr_set), 1..LOC_ADDRTBL_SZ-1. */
   setHandler (index: number, fn: hdr_hndlr_t | vhdr_hndlr_t | null): void { check(this.c.addrSet(fn as HandlerFn | null, index), 'Addr_set') }
 
+  /**
+   * Registers a header handler of a library layered on LAPI (such as @amlapi/am2) in the range
+   * reserved for libraries (slots 0..63, table indices LOC_ADDRTBL_SZ + slot), out of the way of the
+   * program's `LAPI_Addr_set` indices. Returns the index to pass as `hdr_hdl`; it is the same on
+   * every task. Throws LAPI_ERR_ADDR_HNDL_RANGE for a slot outside 0..63.
+   */
+  setLibraryHandler (slot: number, fn: hdr_hndlr_t | vhdr_hndlr_t | null): number {
+    const idx = this.c.setLibraryHandler(slot, fn as HandlerFn | null)
+    if (idx < 0) throw new LapiError(LapiStatus.ERR_ADDR_HNDL_RANGE, 'setLibraryHandler')
+    return idx
+  }
+
   /** Stops sending to `task` (LAPI_Purge_totask) until `resume`. */
   purge (task: number): void { check(this.c.purgeTotask(task), 'Purge_totask') }
 
