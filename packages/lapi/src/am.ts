@@ -127,6 +127,11 @@ const CTS_DIRECT = 0
 const CTS_STREAM = 1
 const CTS_DISCARD = 2
 
+/** What a header handler's answer is (landingKind); LAPI codes are above these. */
+const LAND_NONE = 0
+const LAND_SEG = 1
+const LAND_BUF = 2
+
 /** Nesting depth of dispatcher rounds that may still run queued completion handlers. */
 const MAX_NESTED_COMPLETIONS = 8
 /** Rounds a held packet may wait in the test transport before it must go. */
@@ -151,13 +156,12 @@ class RecvMsg {
   tgtCntr = 0
   cmplCntr = 0
   inline = false
-  failed = false
   /** Rendezvous by pull: the data's Addr in the source's segment (-1: not a pull) and its origin counter. */
   pullSrc = -1
   pullOrg = 0
-  /** Data that arrived before the HEAD: stream bytes at their offsets, and which packets. */
+  /** Data that arrived before the HEAD: stream bytes at their offsets, and the [pos, len] pairs held. */
   stash: Uint8Array | null = null
-  stashMask: Uint8Array | null = null
+  stashed: number[] | null = null
   /** Seen DATA packets (bitmap by packet index), for duplicate suppression. */
   seen: Uint8Array | null = null
   packets = 0
@@ -165,7 +169,7 @@ class RecvMsg {
   reset (): void {
     this.got = 0; this.headSeen = false; this.rndv = false; this.landing = -2; this.buf = null; this.vec = null
     this.vecOffsets = null; this.vecCap = 0; this.compl = null; this.uinfo = null; this.tgtCntr = 0; this.cmplCntr = 0
-    this.inline = false; this.failed = false; this.pullSrc = -1; this.pullOrg = 0; this.stash = null; this.stashMask = null; this.seen = null; this.packets = 0
+    this.inline = false; this.pullSrc = -1; this.pullOrg = 0; this.stash = null; this.stashed = null; this.seen = null; this.packets = 0
   }
 }
 
@@ -189,8 +193,9 @@ class SourceState {
   inProgress = new Map<number, RecvMsg>()
 }
 
-/** A packet held back by the test transport. */
-interface HeldPacket { tgt: number; bytes: Uint8Array; rounds: number }
+/** A packet buffer of the test transport, and one held back. */
+interface ChaosBuf { bytes: Uint8Array; dv: DataView }
+interface HeldPacket { tgt: number; buf: ChaosBuf; rounds: number }
 
 export class ActiveMessages {
   private readonly c: Context
@@ -209,7 +214,6 @@ export class ActiveMessages {
   private cqTail = 0
   // scratch for handler arguments (no allocation per message)
   private readonly uhdrScratch: Uint8Array
-  private readonly pktScratch: Uint8Array
   private readonly uhdrViews: Array<Uint8Array | undefined> = []
   private readonly retInfo: ReturnInfo
   private readonly compRef: Ref<compl_hndlr_t | null> = { value: null }
@@ -230,7 +234,7 @@ export class ActiveMessages {
   // test transport
   private readonly chaos: boolean
   private readonly held: HeldPacket[] = []
-  private readonly spare: Uint8Array[] = []
+  private readonly spare: ChaosBuf[] = []
   private rng: number
   private readonly dupP: number
   private readonly holdP: number
@@ -238,7 +242,7 @@ export class ActiveMessages {
   private wu8: Uint8Array
   private wdv: DataView
   private wtgt = 0
-  private chaosBuf: Uint8Array | null = null
+  private chaosBuf: ChaosBuf | null = null
 
   constructor (c: Context) {
     this.c = c
@@ -246,7 +250,6 @@ export class ActiveMessages {
     for (let t = 0; t < c.numTasks; t++) this.sources.push(new SourceState())
     this.nextId = new Uint32Array(c.numTasks)
     this.uhdrScratch = new Uint8Array(c.config.maxUhdrSz)
-    this.pktScratch = new Uint8Array(c.config.maxPktSz)
     this.retInfo = new ReturnInfo(c.config.maxPktSz)
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
@@ -254,8 +257,9 @@ export class ActiveMessages {
     this.rng = ((ch?.seed ?? 1) * 2654435761 + c.taskId * 40503 + 1) >>> 0 || 1
     this.dupP = ch?.dup ?? 0
     this.holdP = ch?.hold ?? 0
-    this.wu8 = this.pktScratch
-    this.wdv = new DataView(this.pktScratch.buffer)
+    // the writer views point at the current packet's memory (beginPacket sets them)
+    this.wu8 = c.outbox[c.taskId]!.u8
+    this.wdv = c.outbox[c.taskId]!.dv
   }
 
   // ─────────────────────────────── sending ───────────────────────────────
@@ -488,10 +492,10 @@ export class ActiveMessages {
     if (this.chaos) {
       this.wtgt = tgt
       let b = this.spare.pop()
-      if (b === undefined) b = new Uint8Array(this.slotBytes)
+      if (b === undefined) { const bytes = new Uint8Array(this.slotBytes); b = { bytes, dv: new DataView(bytes.buffer) } }
       this.chaosBuf = b
-      this.wu8 = b
-      this.wdv = new DataView(b.buffer)
+      this.wu8 = b.bytes
+      this.wdv = b.dv
       return 0
     }
     const w = this.c.outbox[tgt]!
@@ -507,7 +511,7 @@ export class ActiveMessages {
   private endPacket (): void {
     const tgt = this.wtgt
     if (this.chaos) {
-      this.held.push({ tgt, bytes: this.chaosBuf!, rounds: 0 })
+      this.held.push({ tgt, buf: this.chaosBuf!, rounds: 0 })
       this.chaosBuf = null
       return
     }
@@ -560,9 +564,9 @@ export class ActiveMessages {
     for (let i = 0; i < held.length; i++) {
       const h = held[i]!
       const go = all || h.rounds >= MAX_HOLD_ROUNDS || (this.rand() / 4294967296) >= this.holdP
-      if (go && this.emit(h.tgt, h.bytes)) {
-        if ((this.rand() / 4294967296) < this.dupP) this.emit(h.tgt, h.bytes)
-        this.spare.push(h.bytes)
+      if (go && this.emit(h.tgt, h.buf)) {
+        if ((this.rand() / 4294967296) < this.dupP) this.emit(h.tgt, h.buf)
+        this.spare.push(h.buf)
       } else {
         h.rounds++
         held[keep++] = h
@@ -574,12 +578,12 @@ export class ActiveMessages {
   /** True when the test transport still holds packets. */
   get holding (): boolean { return this.held.length > 0 }
 
-  private emit (tgt: number, bytes: Uint8Array): boolean {
+  private emit (tgt: number, b: ChaosBuf): boolean {
     const w = this.c.outbox[tgt]!
     const off = w.reserve()
     if (off < 0) return false
-    const len = PACKET_HEADER_BYTES + new DataView(bytes.buffer).getUint32(P_LEN, true)
-    w.u8.set(len === bytes.length ? bytes : bytes.subarray(0, len), off)
+    const len = PACKET_HEADER_BYTES + b.dv.getUint32(P_LEN, true)
+    w.u8.set(len === b.bytes.length ? b.bytes : b.bytes.subarray(0, len), off)
     w.publish()
     this.announce(tgt)
     return true
@@ -597,9 +601,8 @@ export class ActiveMessages {
   // ─────────────────────────────── dispatcher ───────────────────────────────
 
   /**
-   * Takes in every packet waiting in the inbox (header handlers, data landing, queueing of
-   * completions). Returns the number of packets handled. Re-entrant-safe: header handlers cannot
-   * send, so nothing here sends except finishing counters.
+   * Takes in every packet waiting in the inbox: header handlers, data landing, queueing of
+   * completions; it may itself send (CTS, PULLED) and bump counters. Returns the packets handled.
    */
   poll (): number {
     const c = this.c
@@ -740,7 +743,6 @@ export class ActiveMessages {
         const lens = this.readLenVec(dv, off + PACKET_HEADER_BYTES + uhdrLen, dv.getUint32(off + H_VEC_TYPE, true), dv.getUint32(off + H_VEC_NUM, true))
         landing = (fn as unknown as (...a: unknown[]) => unknown)(c.handle, uhView, uhdrLen, lens, comp, inf)
         m.landing = -3
-        m.vec = null
         if (landing !== null && landing !== undefined) {
           const rc = this.acceptTargetVec(m, landing, dv.getUint32(off + H_VEC_TYPE, true), lens)
           if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
@@ -767,13 +769,12 @@ export class ActiveMessages {
     m.uinfo = inf.value
     if (rndv && (flags & F_PULL) !== 0) {
       // copy the data ourselves, straight out of the origin's segment (one copy), then tell it
-      const from = dv.getUint32(off + H_PULL_SRC, true)
-      const orgCntr = dv.getUint32(off + H_PULL_ORG, true)
+      const from = m.pullSrc
       if (m.landing !== -2 && from + msgLen <= c.segmentSize) {
         if (m.landing >= 0) copySeg(c.seg.u8[c.taskId]!, m.landing, c.seg.u8[src]!, from, msgLen)
         else copyBuf(m.buf!, 0, c.seg.u8[src]!, from, msgLen, false)
       }
-      if (orgCntr !== 0) c.bump(src, orgCntr)
+      if (m.pullOrg !== 0) c.bump(src, m.pullOrg)
       this.sendPulled(src, id)
       m.got = msgLen
       this.landed(m, s)
@@ -816,22 +817,25 @@ export class ActiveMessages {
     this.inHeaderHandler = false
     ri.disarm()
     if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
-    if (landing !== null && landing !== undefined && landing !== 0 && msgLen > 0) {
-      if (typeof landing === 'number' && Number.isInteger(landing) && landing > 0 && landing + msgLen <= c.segmentSize) {
-        copySeg(c.seg.u8[c.taskId]!, landing, u8, dataOff, msgLen)
-      } else if (landing instanceof Uint8Array && landing.length >= msgLen) {
-        copyBuf(landing, 0, u8, dataOff, msgLen, false)
-      } else {
-        c.reportError(typeof landing === 'number' || landing instanceof Uint8Array ? S.ERR_TGT_EXTENT : S.ERR_TGT_ADDR_NULL, ErrClass.AM_ERR, src)
-        this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
-        return
-      }
+    const where = this.landingKind(landing, msgLen)
+    if (where > LAND_BUF) {
+      c.reportError(where, ErrClass.AM_ERR, src)
+      this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
+      return
+    }
+    if (msgLen > 0) {
+      if (where === LAND_SEG) copySeg(c.seg.u8[c.taskId]!, landing as number, u8, dataOff, msgLen)
+      else if (where === LAND_BUF) copyBuf(landing as Uint8Array, 0, u8, dataOff, msgLen, false)
     }
     const compl = typeof comp.value === 'function' ? comp.value : null
     this.completeOne(s, src, id, compl, inf.value, (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0, tgtCntr, cmplCntr)
   }
 
-  /** Completion of a one-packet message (see landed()). */
+  /**
+   * A message is complete: mark its id done, tell the origin its data landed (for its fence), then
+   * run the completion handler inline (LAPI_SEND_REPLY, when the dispatcher is not nested in a
+   * blocked send) or queue it; the counters follow the handler.
+   */
   private completeOne (s: SourceState, src: number, id: number, compl: compl_hndlr_t | null, uinfo: unknown, inline: boolean,
     tgtCntr: number, cmplCntr: number): void {
     const c = this.c
@@ -869,17 +873,15 @@ export class ActiveMessages {
     m.seen[index >> 3]! |= bit
     if (!m.headSeen) {
       // before its HEAD: keep the bytes until the landing buffer is known
-      if (m.stash === null) m.stash = new Uint8Array(msgLen)
+      if (m.stash === null) { m.stash = new Uint8Array(msgLen); m.stashed = [] }
       m.stash.set(u8.subarray(off + PACKET_HEADER_BYTES, off + PACKET_HEADER_BYTES + len), pos)
-      if (m.stashMask === null) m.stashMask = new Uint8Array(0)
-      this.stashRange(m, pos, len)
+      m.stashed!.push(pos, len)
       return
     }
     this.place(m, pos, u8, off + PACKET_HEADER_BYTES, len)
     if (m.got >= m.msgLen) this.landed(m, s)
   }
 
-  private stashRanges = new Map<RecvMsg, number[]>()
   /** Pooled duplicate bitmaps by log2 of their byte length, so steady traffic allocates none. */
   private readonly bitmaps: Uint8Array[][] = []
 
@@ -898,19 +900,13 @@ export class ActiveMessages {
     if (list.length < 64) list.push(b)
   }
 
-  private stashRange (m: RecvMsg, pos: number, len: number): void {
-    let r = this.stashRanges.get(m)
-    if (r === undefined) { r = []; this.stashRanges.set(m, r) }
-    r.push(pos, len)
-  }
-
+  /** Places the data that came before the HEAD, now that the landing buffer is known. */
   private unstash (m: RecvMsg): void {
-    const r = this.stashRanges.get(m)
-    if (r === undefined) return
-    this.stashRanges.delete(m)
+    const r = m.stashed
+    if (r === null) return
     const st = m.stash!
+    m.stash = null; m.stashed = null
     for (let i = 0; i < r.length; i += 2) this.place(m, r[i]!, st, r[i]!, r[i + 1]!)
-    m.stash = null
   }
 
   /** Writes stream bytes [pos, pos+n) of message m (from src[so..]) into its landing place. */
@@ -947,21 +943,27 @@ export class ActiveMessages {
     }
   }
 
-  private acceptLanding (m: RecvMsg, landing: unknown): number {
-    const c = this.c
-    if (landing === null || landing === undefined || landing === 0) { m.landing = -2; return 0 }
+  /**
+   * What a header handler's answer means for a message of `msgLen` bytes: LAND_NONE (null, 0,
+   * undefined: drop the data), LAND_SEG (an Addr of the own segment that can hold it), LAND_BUF (a
+   * Uint8Array that can), or the LAPI code to report (> LAND_BUF).
+   */
+  private landingKind (landing: unknown, msgLen: number): number {
+    if (landing === null || landing === undefined || landing === 0) return LAND_NONE
     if (typeof landing === 'number') {
-      if (!Number.isInteger(landing) || landing < 0 || landing + m.msgLen > c.segmentSize) return S.ERR_TGT_EXTENT
-      m.landing = landing
-      return 0
+      return Number.isInteger(landing) && landing > 0 && landing + msgLen <= this.c.segmentSize ? LAND_SEG : S.ERR_TGT_EXTENT
     }
-    if (landing instanceof Uint8Array) {
-      if (landing.length < m.msgLen) return S.ERR_TGT_EXTENT
-      m.landing = -1
-      m.buf = landing
-      return 0
-    }
+    if (landing instanceof Uint8Array) return landing.length >= msgLen ? LAND_BUF : S.ERR_TGT_EXTENT
     return S.ERR_TGT_ADDR_NULL
+  }
+
+  private acceptLanding (m: RecvMsg, landing: unknown): number {
+    const where = this.landingKind(landing, m.msgLen)
+    if (where === LAND_SEG) m.landing = landing as number
+    else if (where === LAND_BUF) { m.landing = -1; m.buf = landing as Uint8Array }
+    else if (where === LAND_NONE) m.landing = -2
+    else return where
+    return 0
   }
 
   private acceptTargetVec (m: RecvMsg, landing: unknown, orgType: number, lens: number[]): number {
@@ -1005,7 +1007,6 @@ export class ActiveMessages {
    * the data its HEAD carried; data that came earlier (stashed) or comes later is counted, not kept.
    */
   private failMessage (m: RecvMsg, s: SourceState, inHead: number): void {
-    m.failed = true
     m.landing = -2
     m.compl = null
     m.tgtCntr = 0
@@ -1017,36 +1018,18 @@ export class ActiveMessages {
     } else if (m.rndv) {
       this.sendCts(m.src, m.id, 0, CTS_DISCARD)
       m.got = m.msgLen
-    } else {
-      const r = this.stashRanges.get(m)
-      if (r !== undefined) {
-        for (let i = 1; i < r.length; i += 2) m.got += r[i]!
-        this.stashRanges.delete(m)
-      }
-      m.stash = null
+    } else if (m.stashed !== null) {
+      for (let i = 1; i < m.stashed.length; i += 2) m.got += m.stashed[i]!
+      m.stash = null; m.stashed = null
     }
     if (m.got >= m.msgLen) this.landed(m, s)
   }
 
-  /** Every byte of m is in place (or discarded): the message completes. */
+  /** Every byte of m is in place (or discarded): the message completes, and its record is reused. */
   private landed (m: RecvMsg, s: SourceState): void {
     if (!m.headSeen) return
     s.inProgress.delete(m.id)
-    this.markDone(s, m.id)
-    this.recvCompleted++
-    const c = this.c
-    Atomics.sub(c.ctl, taskWord(m.src, T_OUTSTANDING), 1)
-    ringDoorbell(c.ctl, m.src)
-    const compl = m.compl
-    if (compl !== null && m.inline && this.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
-      this.depth++
-      try { c.runComplHandler(compl, m.uinfo, m.src, ErrClass.AM_ERR) } finally { this.depth-- }
-      this.finish(m.src, m.tgtCntr, m.cmplCntr)
-    } else if (compl !== null) {
-      this.enqueue(compl, m.uinfo, m.src, m.tgtCntr, m.cmplCntr)
-    } else {
-      this.finish(m.src, m.tgtCntr, m.cmplCntr)
-    }
+    this.completeOne(s, m.src, m.id, m.compl, m.uinfo, m.inline, m.tgtCntr, m.cmplCntr)
     if (m.seen !== null) this.releaseBitmap(m.seen)
     m.reset()
     this.pool.push(m)
@@ -1127,8 +1110,9 @@ export class ActiveMessages {
   private runCts (): number {
     const q = this.ctsQueue
     let n = 0
-    while (q.length > 0) {
-      const src = q.shift()!; const id = q.shift()!; const landing = q.shift()!; const mode = q.shift()!
+    // (sending below may take packets in and queue more CTS: the loop sees them too)
+    for (let i = 0; i < q.length; i += 4) {
+      const src = q[i]!; const id = q[i + 1]!; const landing = q[i + 2]!; const mode = q[i + 3]!
       const k = this.key(src, id)
       const p = this.pending.get(k)
       if (p === undefined) continue
@@ -1152,6 +1136,7 @@ export class ActiveMessages {
         this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
       }
     }
+    q.length = 0
     return n
   }
 

@@ -378,18 +378,12 @@ export class Context {
   async waitcntrAsync (cntr: Addr, val: number): Promise<number> {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) throw new LapiError(rc, 'Waitcntr')
-    const i32 = this.seg.i32[this.taskId]!
+    const i32 = this.mySeg32
     const idx = cntr >>> 2
     for (;;) {
       this.progress()
       if (Atomics.load(i32, idx) >= val) return Atomics.sub(i32, idx, val) - val
-      this.checkAbort()
-      const seen = Atomics.load(this.ctl, this.myDoorbell)
-      Atomics.add(this.ctl, this.mySleeping, 2)
-      if (Atomics.load(i32, idx) < val && !this.inboxPending()) {
-        await this.sleepAsync(seen)
-      }
-      Atomics.sub(this.ctl, this.mySleeping, 2)
+      await this.idleAsync(WAIT_COUNTER, i32, idx, val)
     }
   }
 
@@ -705,26 +699,16 @@ export class Context {
   async gfenceAsync (): Promise<number> {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     // the fence, without blocking the event loop
-    const ctl = this.ctl
     for (;;) {
       this.progress()
-      if (Atomics.load(ctl, this.myOutstanding) <= 0) break
-      this.checkAbort()
-      const seen = Atomics.load(ctl, this.myDoorbell)
-      Atomics.add(ctl, this.mySleeping, 2)
-      if (Atomics.load(ctl, this.myOutstanding) > 0 && !this.inboxPending() && !this.am.busy) await this.sleepAsync(seen)
-      Atomics.sub(ctl, this.mySleeping, 2)
+      if (Atomics.load(this.ctl, this.myOutstanding) <= 0) break
+      await this.idleAsync(WAIT_FENCE, null, 0, 0)
     }
     const gen = this.arrive()
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
       this.progress()
       this.checkBarrierPeers()
-      const seen = Atomics.load(this.ctl, this.myDoorbell)
-      Atomics.add(this.ctl, this.mySleeping, 2)
-      if (Atomics.load(this.ctl, W_BAR_GEN) === gen && !this.inboxPending()) {
-        await this.sleepAsync(seen)
-      }
-      Atomics.sub(this.ctl, this.mySleeping, 2)
+      await this.idleAsync(WAIT_BARRIER, null, 0, gen)
     }
     return S.SUCCESS
   }
@@ -955,16 +939,38 @@ export class Context {
     Atomics.store(ctl, this.myWaitVal, val)
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.add(ctl, this.mySleeping, 1)
-    let still: boolean
-    switch (kind) {
-      case WAIT_COUNTER: still = Atomics.load(i32!, idx) < val; break
-      case WAIT_BARRIER: still = Atomics.load(ctl, W_BAR_GEN) === val; break
-      case WAIT_RING: still = this.outbox[val]!.pending() >= this.spec.ring.slots; break
-      default: still = Atomics.load(ctl, this.myOutstanding) > 0
-    }
-    if (still && !this.inboxPending() && !am.busy) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+    if (this.mustSleep(kind, i32, idx, val)) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
     Atomics.sub(ctl, this.mySleeping, 1)
     return performance.now()
+  }
+
+  /**
+   * The asynchronous twin of `idle` (promise waits, the event loop stays free): no spinning, an
+   * `Atomics.waitAsync` on the doorbell. Async sleepers count 2 in SLEEPING and are always woken.
+   */
+  private async idleAsync (kind: number, i32: Int32Array | null, idx: number, val: number): Promise<void> {
+    this.checkAbort()
+    const am = this.am
+    if (am.holding) am.flushChaos(true)
+    const ctl = this.ctl
+    const seen = Atomics.load(ctl, this.myDoorbell)
+    Atomics.add(ctl, this.mySleeping, 2)
+    try {
+      if (this.mustSleep(kind, i32, idx, val)) await this.sleepAsync(seen)
+    } finally {
+      Atomics.sub(ctl, this.mySleeping, 2)
+    }
+  }
+
+  /** Whether a waiter may sleep (called after it announced itself in SLEEPING): see `idle`. */
+  private mustSleep (kind: number, i32: Int32Array | null, idx: number, val: number): boolean {
+    if (this.inboxPending() || this.am.busy) return false
+    switch (kind) {
+      case WAIT_COUNTER: return Atomics.load(i32!, idx) < val
+      case WAIT_BARRIER: return Atomics.load(this.ctl, W_BAR_GEN) === val
+      case WAIT_RING: return this.outbox[val]!.pending() >= this.spec.ring.slots
+      default: return Atomics.load(this.ctl, this.myOutstanding) > 0
+    }
   }
 
   /** Arrives at the job barrier; returns the generation to wait out. The last arriver releases all. */
