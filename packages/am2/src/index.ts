@@ -1,13 +1,102 @@
 /**
  * @packageDocumentation
  * `@amlapi/am2`: the AM-2 active message API (Mainwaring & Culler) over `@amlapi/lapi`, ported from
- * Berkeley's AMLAPI. This build has its constants (the return codes, the statuses and opcodes of
- * returned messages, bundle modes, event masks, special tags and limits) and, internally, AMLAPI's
- * bundle task queue (task-queue.ts). The bundles, endpoints and Short/Medium/Xfer requests and
- * replies are to be built on LAPI's active messages.
+ * Berkeley's AMLAPI: bundles, endpoints, tags, translation and handler tables, Short/Medium/Long
+ * requests and replies, returned messages, AM_Poll and AM_WaitSema. This is the idiomatic face:
+ * methods throw `AmError` (carrying the AM code) where the C-style functions of
+ * `@amlapi/am2/compat` return it. Both run the same implementation.
+ *
+ * @example
+ * ```js
+ * import { Am2 } from '@amlapi/am2'
+ * const { endpoint: ep, bundle, rank, procs } = Am2.spmd()
+ * let got = 0
+ * ep.setHandler(1, (token, x) => { got += x; token.reply(2) })
+ * ep.setHandler(2, () => {})
+ * Am2.barrier()
+ * ep.request((rank + 1) % procs, 1, 42)
+ * while (got === 0) bundle.wait()
+ * Am2.barrier()
+ * ```
  */
+import type { Lapi } from '@amlapi/lapi'
+import { AM_SEQ } from './constants.js'
+import { AmError, Bundle, Endpoint, MAX_LONG, MAX_MEDIUM, amInit, amTerminate, currentRuntime } from './am2.js'
+import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
+
 export {
   AmStatus, AmFault, AmOpcode, AM_SEQ, AM_PAR, AM_NOEVENTS, AM_NOTEMPTY, AM_NONE, AM_ALL, AM_MAX_SHORT,
   AM_MAX_NUM_HANDLERS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_NUM_TRANSLATIONS, amStatusName, amFaultName, amOpcodeName,
   type AmStatusCode, type AmFaultCode,
 } from './constants.js'
+export {
+  AmError, Bundle, Endpoint, Token, MAX_MEDIUM, MAX_LONG, MAX_SEG_LENGTH, defaultHandler0,
+  type AmSeg, type en_t, type short_handler, type bulk_handler, type error_handler, type am_handler,
+} from './am2.js'
+export { DEFAULT_DEPTH } from './spmd.js'
+
+/** What `Am2.spmd()` returns: this task's bundle and endpoint, its rank and the job size. */
+export interface SpmdInfo {
+  bundle: Bundle
+  endpoint: Endpoint
+  rank: number
+  procs: number
+}
+
+function check (rc: number, what: string): void {
+  if (rc !== 0) throw new AmError(rc, what)
+}
+
+/** The AM-2 library of this task (static methods). */
+export class Am2 {
+  private constructor () { /* static only */ }
+
+  /** AM_Init: joins the LAPI context `lapi` (default: the open one, or a new one). Reference-counted. */
+  static init (lapi?: Lapi): void { check(amInit(lapi), 'AM_Init') }
+
+  /** AM_Terminate. */
+  static terminate (): void { check(amTerminate(), 'AM_Terminate') }
+
+  /** AM_AllocateBundle(AM_SEQ). */
+  static allocateBundle (): Bundle {
+    const rt = currentRuntime()
+    if (rt === null) throw new AmError(1, 'AM_AllocateBundle')
+    const r: { value: Bundle | null } = { value: null }
+    check(rt.allocateBundle(AM_SEQ, r), 'AM_AllocateBundle')
+    return r.value!
+  }
+
+  /** Largest Medium payload, bytes. */
+  static get maxMedium (): number { return MAX_MEDIUM }
+  /** Largest Long payload, bytes. */
+  static get maxLong (): number { return MAX_LONG }
+
+  /** AMX_SPMDStartup: one bundle and endpoint per task, every task mapped at index = its id. */
+  static spmd (depth?: number): SpmdInfo {
+    const eb: { value: Bundle | null } = { value: null }
+    const ep: { value: Endpoint | null } = { value: null }
+    check(spmdStartup(eb, ep, depth), 'AMX_SPMDStartup')
+    const s = currentSpmd()!
+    return { bundle: eb.value!, endpoint: ep.value!, rank: s.rank, procs: s.procs }
+  }
+
+  /** AMX_SPMDBarrier (runs handlers while it waits). */
+  static barrier (): void {
+    const s = currentSpmd()
+    if (s === null) throw new AmError(1, 'AMX_SPMDBarrier')
+    s.barrier()
+  }
+
+  /** AMX_SPMDAllGather: every task's `src` bytes, concatenated in rank order. */
+  static allGather (src: Uint8Array): Uint8Array {
+    const s = currentSpmd()
+    if (s === null) throw new AmError(1, 'AMX_SPMDAllGather')
+    const dst = new Uint8Array(src.length * s.procs)
+    s.allGather(src, dst, src.length)
+    return dst
+  }
+
+  /** AMX_SPMDExit. */
+  static exit (code: number): never { return spmdExit(code) }
+}
+

@@ -19,7 +19,7 @@ import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } 
 import type { JobConfig } from './config.js'
 import {
   T_DOORBELL, T_INBOX, T_OUTSTANDING, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
-  T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
+  T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
 import { RingReader, RingWriter } from './transport/ring.js'
@@ -668,6 +668,54 @@ export class Context {
     return S.SUCCESS
   }
 
+  /** The condition of the running waitUntil (WAIT_COND), null otherwise. */
+  private waitCond: (() => boolean) | null = null
+
+  /**
+   * Blocks the thread, running the dispatcher, until `cond()` is true (checked after every round;
+   * it must not send). Spins for the configured budget, then sleeps on the doorbell, which any
+   * packet or counter update of this task rings. `cond` is kept for the sleep check, so pass a
+   * long-lived function to wait without allocating. Returns 0, or LAPI_ERR_POLLING_NET inside a
+   * header handler.
+   */
+  waitUntil (cond: () => boolean): number {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    let spinStart = 0
+    const outer = this.waitCond
+    try {
+      for (;;) {
+        this.progress()
+        if (cond()) return S.SUCCESS
+        this.waitCond = cond
+        spinStart = this.idle(spinStart, WAIT_COND, null, 0, 0)
+      }
+    } finally {
+      this.waitCond = outer
+    }
+  }
+
+  /** Like waitUntil, but the event loop keeps running (no spinning; an asynchronous doorbell wait). */
+  async waitUntilAsync (cond: () => boolean): Promise<number> {
+    if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    for (;;) {
+      this.progress()
+      if (cond()) return S.SUCCESS
+      const outer = this.waitCond
+      this.waitCond = cond
+      try { await this.idleAsync(WAIT_COND, null, 0, 0) } finally { this.waitCond = outer }
+    }
+  }
+
+  /** Whether task `t` is still in the job (false once it called LAPI_Term, exited or failed). */
+  taskAlive (t: number): boolean {
+    if (!Number.isInteger(t) || t < 0 || t >= this.numTasks) return false
+    const st = Atomics.load(this.ctl, taskWord(t, T_STATE))
+    return st === TaskState.NEW || st === TaskState.RUNNING
+  }
+
+  /** Whether this context is inside a LAPI header handler (where nothing may send or wait). */
+  get inHeaderHandler (): boolean { return this.am.inHeaderHandler }
+
   /**
    * LAPI_Fence: every operation this task started before it is complete at its target. Put, Get
    * and Rmw between co-located tasks complete inside the call; active messages are outstanding
@@ -969,6 +1017,7 @@ export class Context {
       case WAIT_COUNTER: return Atomics.load(i32!, idx) < val
       case WAIT_BARRIER: return Atomics.load(this.ctl, W_BAR_GEN) === val
       case WAIT_RING: return this.outbox[val]!.pending() >= this.spec.ring.slots
+      case WAIT_COND: return !this.waitCond!()
       default: return Atomics.load(this.ctl, this.myOutstanding) > 0
     }
   }

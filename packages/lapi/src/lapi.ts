@@ -9,7 +9,7 @@ import { Context, type DispatcherStats, type HandlerFn } from './context.js'
 import type { hdr_hndlr_t, vhdr_hndlr_t } from './am.js'
 import { LapiError, check } from './errors.js'
 import { LapiStatus } from './status.js'
-import { openContext } from './registry.js'
+import { currentContext, openContext } from './registry.js'
 import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref } from './types.js'
 
 /** Options of `Lapi.init`. */
@@ -101,6 +101,15 @@ export class Lapi {
     return new Lapi(c)
   }
 
+  /**
+   * The `Lapi` of this task's open context (opened by `Lapi.init` or `LAPI_Init`), or null. Lets a
+   * layered library (am2) share the program's context instead of opening its own.
+   */
+  static current (): Lapi | null {
+    const c = currentContext()
+    return c === undefined ? null : new Lapi(c)
+  }
+
   /** The handle number the C-style functions take. */
   get handle (): number { return this.ctx.handle }
   /** This task's id, 0..numTasks-1. */
@@ -166,6 +175,16 @@ export class Lapi {
     check(this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Amsend')
   }
 
+  /**
+   * `amsend` for hot paths of layered libraries: positional arguments, no counters object, and the
+   * LAPI code returned instead of thrown (0 = sent). `uhdr`/`udata` are read before `orgCntr` (0 = none) moves.
+   */
+  amsendCode (tgt: number, hdr: number, uhdr: Uint8Array | Addr | null, uhdrLen: number, udata: Uint8Array | Addr | null,
+    udataLen: number, orgCntr: Addr = 0): number {
+    if (this.ctx.isTerminated) return LapiStatus.ERR_HNDL_INVALID
+    return this.ctx.amsend(tgt, hdr, uhdr, uhdrLen, udata, udataLen, 0, orgCntr, 0)
+  }
+
   /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
   amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
@@ -228,6 +247,26 @@ export class Lapi {
 
   /** Dispatcher statistics (dropped malformed packets, dropped duplicates, messages in and out). */
   stats (): DispatcherStats { return this.ctx.stats() }
+
+  /**
+   * Blocks until `cond()` is true, running the dispatcher between checks: spins for the configured
+   * budget (AMLAPI_SPIN_US), then sleeps until a packet or counter update arrives. For libraries
+   * layered on LAPI (am2's AM_WaitSema and flow control). `cond` must not send; pass a long-lived
+   * function to wait without allocating.
+   */
+  waitUntil (cond: () => boolean): void { check(this.c.waitUntil(cond), 'waitUntil') }
+
+  /** Like `waitUntil`, without blocking the event loop. */
+  async waitUntilAsync (cond: () => boolean): Promise<void> { check(await this.c.waitUntilAsync(cond), 'waitUntil') }
+
+  /** Whether task `t` is still in the job (false once it terminated, exited or failed). */
+  taskAlive (t: number): boolean { return this.ctx.taskAlive(t) }
+
+  /** Whether a LAPI header handler of this task is running (no sending or waiting there). */
+  get inHeaderHandler (): boolean { return this.ctx.inHeaderHandler }
+
+  /** Runs the dispatcher once without the LAPI_Probe checks; returns the packets handled (0 inside a header handler). */
+  progress (): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress() }
 
   /** Runs the dispatcher once (LAPI_Probe). */
   probe (): void { this.c.probe() }

@@ -35,3 +35,8 @@ export function contextOf (hndl: number): Context | undefined {
   const c = typeof hndl === 'number' ? contexts[hndl] : undefined
   return c === undefined || c.isTerminated ? undefined : c
 }
+
+/** The open context of this thread, or undefined. */
+export function currentContext (): Context | undefined {
+  return open === undefined || open.isTerminated ? undefined : open
+}

@@ -130,3 +130,5 @@ export const WAIT_COUNTER = 0
 export const WAIT_BARRIER = 1
 export const WAIT_RING = 2
 export const WAIT_FENCE = 3
+/** A wait for a caller's condition (Context.waitUntil): any packet or counter wakes it. */
+export const WAIT_COND = 4

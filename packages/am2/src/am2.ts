@@ -1,0 +1,1268 @@
+/**
+ * AM-2 over LAPI, the AMLAPI port (ARCHITECTURE.md §6, docs/am2.md): the one implementation
+ * behind the idiomatic classes (`Bundle`, `Endpoint`, `Token`) and the C-style `AM_*` functions of
+ * compat.ts. Every method here returns an AM code; the idiomatic wrappers throw `AmError`.
+ *
+ * Sending. A request or reply is one LAPI active message to the receiving endpoint's task, with
+ * am2's header handler (a LAPI library slot). The AM-2 header and the arguments are the LAPI user
+ * header; when the payload fits behind them as well (`packedLimit`) it travels there too, so the
+ * whole message is one packet (the packed fast path). Otherwise the payload is the LAPI data.
+ * Messages between endpoints of one task skip LAPI and go straight into the receiver's queue.
+ *
+ * Receiving. am2's LAPI header handler checks the message (tag, handler, length, segment, sender;
+ * AMUDP's order), takes a pooled token and appends it to the receiving bundle's task queue: ready
+ * at once for a packed or Short message (the payload copied into a bufmgr buffer, no completion
+ * handler), or pending, with the LAPI landing buffer (a bufmgr buffer for a Medium, the endpoint's
+ * segment at the offset for a Long) and a completion handler that marks it ready. A refused
+ * message is queued for return instead. Handlers run only in AM_Poll / AM_WaitSema (and the polls
+ * a Request makes), never inside the LAPI header handler.
+ *
+ * Flow control. A request takes one of `depth` instances of its peer (AM_SetExpectedResources'
+ * n_outstanding_requests) and names it in the header; the reply — the handler's, or the automatic
+ * empty one sent when a request handler did not reply — echoes it and frees it. Replies take no
+ * instance and never wait for one.
+ */
+import { BufferManager } from '@amlapi/bufmgr'
+import { Lapi, RetFlag, type Addr, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
+import { pino, type Logger } from 'pino'
+import {
+  AM_ALL, AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_SHORT, AM_NOEVENTS, AM_NONE,
+  AM_NOTEMPTY, AM_PAR, AM_SEQ, AmFault, AmStatus, amFaultName, amOpcodeName,
+} from './constants.js'
+import { TaskQueue } from './task-queue.js'
+import {
+  CAT_LONG, CAT_MASK, CAT_MEDIUM, CAT_SHORT, HDR_BYTES, K_AUTO, K_GET, K_PACKED, K_REQUEST, K_RETURNED, MAX_DEPTH, NO_SLOT,
+  O_ARGS, O_DST, O_HANDLER, O_KIND, O_NARGS, O_NBYTES, O_OFF, O_OFF2, O_SLOT, O_SRC, O_STATUS, O_TAG_HI, O_TAG_LO,
+  headerBytes, opcodeOf,
+} from './wire.js'
+
+const S = AmStatus
+
+/** Largest Medium payload, bytes (AM_MaxMedium). */
+export const MAX_MEDIUM = 512 * 1024
+/** Largest Long payload, bytes (AM_MaxLong). */
+export const MAX_LONG = 4 * 1024 * 1024
+/** Largest segment length and offset (AM_MaxSegLength): offsets travel as u32. */
+export const MAX_SEG_LENGTH = 0xffffffff
+/** Endpoints per task (local ids are u16). */
+const MAX_ENDPOINTS = 65535
+/** Live bundles per task (AMUDP: 255). */
+const MAX_BUNDLES = 255
+/** Handlers run per AM_Poll call at most (AMUDP: max(10, depth)); the rest wait for the next. */
+const POLL_BATCH = 64
+/** Handler nesting (a handler's Request polls, which runs handlers …) beyond which polls only drain the network. */
+const MAX_NEST = 8
+/** Words of an outstanding-request record: kind, handler, nargs, nbytes, off, off2, args[16]. */
+const REC = 6 + AM_MAX_SHORT
+/** Bytes of the bufmgr arena for Medium payloads; larger demand falls back to heap buffers. */
+const ARENA_BYTES = 8 * 1024 * 1024
+/** Library slots of LAPI's handler table that am2 uses. */
+const SLOT_MSG = 0
+const SLOT_CTRL = 1
+
+/** An endpoint's name: task id × 65536 + the endpoint's local id (a number all tasks can exchange). */
+export type en_t = number
+/** Handler of a Short message. */
+export type short_handler = (token: Token, ...args: number[]) => void
+/** Handler of a Medium or Long message: `buf` holds `nbytes` bytes (Medium: valid only during the call). */
+export type bulk_handler = (token: Token, buf: Uint8Array, nbytes: number, ...args: number[]) => void
+/** Handler 0: a returned message (`status` EBADTAG …, `opcode` AM_REQUEST_M …). */
+export type error_handler = (status: number, opcode: number, token: Token) => void
+/** Any handler. */
+export type am_handler = short_handler | bulk_handler | error_handler
+/** An endpoint segment: an Addr in the task's LAPI segment, or a Uint8Array. */
+export type AmSeg = Addr | Uint8Array
+
+// token states
+const T_FREE = 0
+const T_QUEUED = 1
+const T_REQUEST = 2   // a request handler is running with it
+const T_REPLY = 3     // a reply handler is running with it
+const T_RETURNED = 4  // handler 0 is running with it
+const T_DONE = 5
+
+/** Thrown by the idiomatic API: `code` is the AM return code. */
+export class AmError extends Error {
+  readonly code: number
+  constructor (code: number, what: string) {
+    super(`${what}: ${['AM_OK', 'AM_ERR_NOT_INIT', 'AM_ERR_BAD_ARG', 'AM_ERR_RESOURCE', 'AM_ERR_NOT_SENT', 'AM_ERR_IN_USE'][code] ?? String(code)}`)
+    this.name = 'AmError'
+    this.code = code
+  }
+}
+
+function check (rc: number, what: string): void {
+  if (rc !== 0) throw new AmError(rc, what)
+}
+
+function isU32 (v: unknown): v is number {
+  return typeof v === 'number' && (v >>> 0) === v
+}
+
+function tagOk (tag: unknown): tag is bigint {
+  return typeof tag === 'bigint' && BigInt.asUintN(64, tag) === tag
+}
+
+/**
+ * The token of one message, handed to its handler: reply with it (request handlers), query it
+ * (AM_GetSourceEndpoint …). Valid only while the handler runs. Pooled: never keep one.
+ */
+export class Token {
+  /** @internal */ index: number
+  /** @internal */ state = T_FREE
+  /** @internal */ ep: Endpoint | null = null
+  /** @internal */ queue: TaskQueue | null = null
+  /** @internal */ node = -1
+  /** @internal */ kind = 0
+  /** @internal */ handler = 0
+  /** @internal */ nargs = 0
+  /** @internal */ status = 0
+  /** @internal return this message to its sender with this status instead of running it */ fault = 0
+  /** @internal */ srcTask = 0
+  /** @internal */ srcId = 0
+  /** @internal */ dstId = 0
+  /** @internal */ tagLo = 0
+  /** @internal */ tagHi = 0
+  /** @internal */ nbytes = 0
+  /** @internal */ slot = NO_SLOT
+  /** @internal */ off = 0
+  /** @internal */ off2 = 0
+  /** @internal the sender's index in the receiver's translation table (-1: not mapped) */ peer = -1
+  /** @internal Medium payload: bufmgr address (0 = none) or a heap buffer */ bufAddr = 0
+  /** @internal */ heap: Uint8Array | null = null
+  /** @internal */ replied = false
+  /** @internal */ readonly args = new Int32Array(AM_MAX_SHORT)
+
+  /** @internal */
+  constructor (index: number) { this.index = index }
+
+  private get rt (): Runtime { return runtime! }
+
+  /** The sender's endpoint name (AM_GetSourceEndpoint); for a returned message, the refusing endpoint. */
+  get sourceName (): en_t { this.live('sourceName'); return this.srcTask * 65536 + this.srcId }
+  /** The receiving endpoint (AM_GetDestEndpoint). */
+  get destEndpoint (): Endpoint { this.live('destEndpoint'); return this.ep! }
+  /** The tag the message carried (AM_GetMsgTag). */
+  get messageTag (): bigint { this.live('messageTag'); return (BigInt(this.tagHi) << 32n) | BigInt(this.tagLo) }
+  /** The sender's index in the receiver's translation table, -1 if not mapped (AMX_GetSourceId). */
+  get sourceId (): number { this.live('sourceId'); return this.peer }
+  /** Whether the message is a request (else a reply or a returned message). */
+  get isRequest (): boolean { this.live('isRequest'); return (this.kind & K_REQUEST) !== 0 && (this.kind & K_RETURNED) === 0 }
+  /** The handler index the message named. */
+  get handlerIndex (): number { this.live('handlerIndex'); return this.handler }
+  /** The message's category: 0 Short, 1 Medium, 2 Long. */
+  get category (): number { this.live('category'); return this.kind & CAT_MASK }
+  /** For a returned message: the arguments it carried (a copy). */
+  get argsCopy (): number[] { this.live('argsCopy'); return Array.from(this.args.subarray(0, this.nargs)) }
+
+  /** Reply with a Short message (AM_ReplyM). Only from a request handler, at most once. */
+  reply (handler: number, ...args: number[]): void {
+    check(this.rt.reply(this, CAT_SHORT, handler, args.length, this.rt.argsOf(args), null, 0, 0), 'AM_Reply')
+  }
+
+  /** Reply with a Medium message (AM_ReplyIM): `src` (first `nbytes` bytes) is copied at the call. */
+  replyMedium (handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+    check(this.rt.reply(this, CAT_MEDIUM, handler, args.length, this.rt.argsOf(args), src, nbytes, 0), 'AM_ReplyI')
+  }
+
+  /** Reply with a Long message into the requester's segment at `destOffset` (AM_ReplyXferM). */
+  replyLong (destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+    check(this.rt.reply(this, CAT_LONG, handler, args.length, this.rt.argsOf(args), src, nbytes, destOffset), 'AM_ReplyXfer')
+  }
+
+  /** @internal throws unless a handler is running with this token */
+  live (what: string): void {
+    if (this.state < T_REQUEST || this.state > T_RETURNED) throw new AmError(S.ERR_BAD_ARG, `token.${what} (the handler of this token has returned)`)
+  }
+}
+
+/** Per-peer flow-control state of an endpoint (one per mapped translation index). */
+class Peer {
+  readonly task: number
+  readonly id: number
+  /** Free instances (a stack). */
+  readonly free: Int32Array
+  top: number
+  readonly busy: Uint8Array
+  /** Outstanding-request records, REC words per instance (for returning them when the peer is gone). */
+  readonly rec: Int32Array
+  outstanding = 0
+  constructor (name: number, depth: number) {
+    this.task = Math.floor(name / 65536)
+    this.id = name % 65536
+    this.free = new Int32Array(depth)
+    for (let i = 0; i < depth; i++) this.free[i] = depth - 1 - i
+    this.top = depth
+    this.busy = new Uint8Array(depth)
+    this.rec = new Int32Array(depth * REC)
+  }
+}
+
+/** A bundle (`eb_t`): endpoints polled and waited on together, with one task queue. */
+export class Bundle {
+  /** @internal */ readonly queue = new TaskQueue(64)
+  /** @internal */ readonly endpoints: Endpoint[] = []
+  /** @internal */ mask: number = AM_NOEVENTS
+  /** @internal */ freed = false
+  /** @internal */ readonly readyCond: () => boolean
+
+  /** @internal */
+  constructor () {
+    this.readyCond = () => this.queue.size > 0 || runtime!.returns.length > 0
+  }
+
+  private get rt (): Runtime { return liveRuntime('Bundle') }
+
+  /** Allocates an endpoint in this bundle (AM_AllocateEndpoint). */
+  allocateEndpoint (): Endpoint {
+    const r: Ref<Endpoint | null> = { value: null }
+    check(this.rt.allocateEndpoint(this, r, null), 'AM_AllocateEndpoint')
+    return r.value!
+  }
+
+  /** Runs the handlers of arrived messages (AM_Poll); returns how many ran. */
+  poll (): number {
+    const rt = this.rt
+    if (this.freed) throw new AmError(S.ERR_BAD_ARG, 'AM_Poll')
+    return rt.poll(this)
+  }
+
+  /** Blocks until a message arrived, then polls (AM_WaitSema, whatever the event mask). */
+  wait (): number {
+    const rt = this.rt
+    if (this.freed) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
+    return rt.waitSema(this)
+  }
+
+  /** Like `wait`, without blocking the event loop: resolves with the handlers run. */
+  async waitAsync (): Promise<number> {
+    const rt = this.rt
+    if (this.freed) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
+    for (;;) {
+      const n = rt.poll(this)
+      if (n > 0) return n
+      rt.checkPeers(this)
+      await rt.lapi.waitUntilAsync(this.readyCond)
+    }
+  }
+
+  /** AM_SetEventMask (AM_NOEVENTS or AM_NOTEMPTY). */
+  set eventMask (mask: number) { check(this.rt.setEventMask(this, mask), 'AM_SetEventMask') }
+  get eventMask (): number { return this.mask }
+
+  /** Frees the bundle and its endpoints (AM_FreeBundle). */
+  free (): void { check(this.rt.freeBundle(this), 'AM_FreeBundle') }
+}
+
+/** An endpoint (`ep_t`): name, tag, translation table, handler table, segment. */
+export class Endpoint {
+  /** @internal */ readonly id: number
+  /** The endpoint's name (exchange it; peers map it). */
+  readonly name: en_t
+  /** @internal */ bundle: Bundle
+  /** @internal */ freed = false
+  /** @internal */ tag: bigint = AM_NONE
+  /** @internal */ tagLo = 0
+  /** @internal */ tagHi = 0
+  /** @internal */ tagMode = 0  // 0 none, 1 all, 2 match
+  /** @internal */ readonly handlers: Array<am_handler | null> = new Array<am_handler | null>(AM_MAX_NUM_HANDLERS).fill(null)
+  /** @internal */ numTrans = AM_INITIAL_NUM_TRANSLATIONS
+  /** @internal */ trName: number[] = new Array<number>(AM_INITIAL_NUM_TRANSLATIONS).fill(-1)
+  /** @internal */ trTag: bigint[] = new Array<bigint>(AM_INITIAL_NUM_TRANSLATIONS).fill(0n)
+  /** @internal */ trTagLo: Uint32Array = new Uint32Array(AM_INITIAL_NUM_TRANSLATIONS)
+  /** @internal */ trTagHi: Uint32Array = new Uint32Array(AM_INITIAL_NUM_TRANSLATIONS)
+  /** @internal name → lowest index that maps it */ readonly byName = new Map<number, number>()
+  /** @internal */ peers: Array<Peer | undefined> = []
+  /** @internal 0 until AM_SetExpectedResources */ depth = 0
+  /** @internal */ outstanding = 0
+  /** @internal */ seg: AmSeg | null = null
+  /** @internal Addr of the segment in the LAPI segment, -1 for a Uint8Array or none */ segAddr = -1
+  /** @internal */ segLen = 0
+  /** @internal */ segU8: Uint8Array | null = null
+  /** @internal */ readonly views = new Map<number, Uint8Array>()
+
+  /** @internal */
+  constructor (id: number, name: number, bundle: Bundle, defaultHandler: error_handler) {
+    this.id = id
+    this.name = name
+    this.bundle = bundle
+    this.handlers[0] = defaultHandler
+  }
+
+  private get rt (): Runtime { return liveRuntime('Endpoint') }
+
+  /** The receive tag (AM_SetTag / AM_GetTag): AM_NONE refuses everything, AM_ALL accepts everything. */
+  set receiveTag (tag: bigint) { check(this.rt.setTag(this, tag), 'AM_SetTag') }
+  get receiveTag (): bigint { return this.tag }
+
+  /** Sets the segment Long messages land in (AM_SetSeg). */
+  setSegment (seg: AmSeg | null, nbytes: number): void { check(this.rt.setSeg(this, seg, nbytes), 'AM_SetSeg') }
+  /** The segment and its length (AM_GetSeg). */
+  get segment (): { seg: AmSeg | null, nbytes: number } { return { seg: this.seg, nbytes: this.segLen } }
+
+  /** Maps translation `index` to endpoint `name`, stamping `tag` on messages to it (AM_Map). */
+  map (index: number, name: en_t, tag: bigint): void { check(this.rt.map(this, index, name, tag), 'AM_Map') }
+  /** Maps the first free index; returns it (AM_MapAny). */
+  mapAny (name: en_t, tag: bigint): number {
+    const r = { value: -1 }
+    check(this.rt.mapAny(this, r, name, tag), 'AM_MapAny')
+    return r.value
+  }
+
+  /** AM_UnMap. */
+  unmap (index: number): void { check(this.rt.unmap(this, index), 'AM_UnMap') }
+
+  /** Freezes the table and sets the requests in flight per peer (AM_SetExpectedResources). */
+  setExpectedResources (nEndpoints: number, nOutstandingRequests: number): void {
+    check(this.rt.setExpectedResources(this, nEndpoints, nOutstandingRequests), 'AM_SetExpectedResources')
+  }
+
+  /** Registers `fn` at `index` 0..255 (0: the returned-message handler) (AM_SetHandler). */
+  setHandler (index: number, fn: am_handler): void { check(this.rt.setHandler(this, index, fn), 'AM_SetHandler') }
+  /** Registers `fn` at the lowest free index 1..255; returns it (AM_SetHandlerAny). */
+  setHandlerAny (fn: am_handler): number {
+    const r = { value: 0 }
+    check(this.rt.setHandlerAny(this, r, fn), 'AM_SetHandlerAny')
+    return r.value
+  }
+
+  /** Short request to translation `index` (AM_RequestM). */
+  request (index: number, handler: number, ...args: number[]): void {
+    const rt = this.rt
+    check(rt.request(this, index, CAT_SHORT, handler, args.length, rt.argsOf(args), null, 0, 0, 0, false), 'AM_Request')
+  }
+
+  /** Medium request (AM_RequestIM): `src` (first `nbytes` bytes) is copied at the call. */
+  requestMedium (index: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+    const rt = this.rt
+    check(rt.request(this, index, CAT_MEDIUM, handler, args.length, rt.argsOf(args), src, nbytes, 0, 0, false), 'AM_RequestI')
+  }
+
+  /** Long request into the peer's segment at `destOffset` (AM_RequestXferM). */
+  requestLong (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+    const rt = this.rt
+    check(rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args), src, nbytes, destOffset, 0, false), 'AM_RequestXfer')
+  }
+
+  /** AM_RequestXferAsyncM: false (AM_ERR_IN_USE) when it could not be sent without waiting. */
+  requestLongAsync (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
+    const rt = this.rt
+    const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args), src, nbytes, destOffset, 0, true)
+    if (rc === S.ERR_IN_USE) return false
+    check(rc, 'AM_RequestXferAsync')
+    return true
+  }
+
+  /**
+   * AM_GetXferM: copies `nbytes` of the peer's segment at `sourceOffset` into this endpoint's
+   * segment at `destOffset`, then runs `handler` here as a Long reply handler.
+   */
+  getLong (index: number, sourceOffset: number, handler: number, destOffset: number, nbytes: number, ...args: number[]): void {
+    const rt = this.rt
+    check(rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args), null, nbytes, destOffset, sourceOffset, false, true), 'AM_GetXfer')
+  }
+
+  /** Moves this endpoint to bundle `to` (AM_MoveEndpoint). */
+  moveTo (to: Bundle): void { check(this.rt.moveEndpoint(this, this.bundle, to), 'AM_MoveEndpoint') }
+
+  /** Frees the endpoint (AM_FreeEndpoint). */
+  free (): void { check(this.rt.freeEndpoint(this), 'AM_FreeEndpoint') }
+
+  /** @internal a view of `n` bytes of the segment at `off` (cached: no allocation in steady state) */
+  segView (off: number, n: number): Uint8Array {
+    const key = off * 8388608 + n
+    let v = this.views.get(key)
+    if (v === undefined) {
+      if (this.views.size >= 1024) this.views.clear()
+      v = this.segU8!.subarray(off, off + n)
+      this.views.set(key, v)
+    }
+    return v
+  }
+
+  /** @internal */
+  acceptsTag (lo: number, hi: number): boolean {
+    return this.tagMode === 1 || (this.tagMode === 2 && lo === this.tagLo && hi === this.tagHi)
+  }
+}
+
+let runtime: Runtime | null = null
+let initCount = 0
+
+function liveRuntime (what: string): Runtime {
+  if (runtime === null) throw new AmError(S.ERR_NOT_INIT, what)
+  return runtime
+}
+
+/** The runtime of this task, or null before AM_Init. @internal */
+export function currentRuntime (): Runtime | null { return runtime }
+
+/** AM_Init: reference-counted; the first call joins (or opens) this task's LAPI context. */
+export function amInit (lapi?: Lapi): number {
+  if (runtime === null) {
+    let l = lapi ?? Lapi.current()
+    let owns = false
+    if (l === null) { l = Lapi.init(); owns = true }
+    runtime = new Runtime(l, owns)
+  }
+  initCount++
+  return S.OK
+}
+
+/** AM_Terminate: the last call frees every bundle and endpoint (and LAPI, if AM_Init opened it). */
+export function amTerminate (): number {
+  if (runtime === null) return S.ERR_NOT_INIT
+  if (--initCount > 0) return S.OK
+  const rt = runtime
+  for (const b of [...rt.bundles]) rt.freeBundle(b)
+  rt.close()
+  runtime = null
+  return S.OK
+}
+
+/** @internal the implementation */
+export class Runtime {
+  readonly lapi: Lapi
+  private readonly ownsLapi: boolean
+  readonly taskId: number
+  readonly numTasks: number
+  readonly bundles = new Set<Bundle>()
+  private readonly endpoints: Array<Endpoint | undefined> = []
+  private nextEp = 0
+  private readonly tokens: Token[] = []
+  private readonly freeTokens: Token[] = []
+  /** Tokens to return whose receiving endpoint does not exist (serviced by any poll). */
+  readonly returns: Token[] = []
+  private readonly mem: BufferManager
+  private readonly arena: Uint8Array
+  private readonly arenaViews = new Map<number, Uint8Array>()
+  private readonly hMsg: number
+  readonly hCtrl: number
+  readonly maxUhdr: number
+  private readonly sendU8: Uint8Array
+  private readonly sendDv: DataView
+  private rdvBuf: ArrayBufferLike | null = null
+  private rdv: DataView | null = null
+  private readonly orgCntr: Addr
+  private readonly orgI32: Int32Array
+  private orgExpected = 0
+  private readonly segBuffer: ArrayBufferLike
+  readonly segmentSize: number
+  /** The innermost token whose handler runs (null: none). */
+  private running: Token | null = null
+  private nest = 0
+  private emptyPolls = 0
+  private readonly argScratch = new Int32Array(AM_MAX_SHORT)
+  private credPeer: Peer | null = null
+  private credBundle: Bundle | null = null
+  private readonly credCond: () => boolean
+  private readonly orgCond: () => boolean
+  private readonly onComplete: (h: number, info: unknown) => void
+  readonly log: Logger
+  /** The SPMD layer's state (spmd.ts), when AMX_SPMDStartup ran. */
+  spmd: unknown = null
+  /** Control-message handler of the SPMD layer (spmd.ts). */
+  ctrlHandler: ((src: number, u8: Uint8Array, dv: DataView, base: number, uhdrLen: number, info: lapi_return_info_t,
+    comp: Ref<unknown>, uinfo: Ref<unknown>) => Uint8Array | null) | null = null
+
+  static readonly emptyBuf = new Uint8Array(0)
+
+  constructor (lapi: Lapi, owns: boolean) {
+    this.lapi = lapi
+    this.ownsLapi = owns
+    this.taskId = lapi.taskId
+    this.numTasks = lapi.numTasks
+    this.maxUhdr = lapi.query(2 /* MAX_UHDR_SZ */)
+    this.sendU8 = new Uint8Array(this.maxUhdr)
+    this.sendDv = new DataView(this.sendU8.buffer)
+    this.mem = new BufferManager({ size: ARENA_BYTES, shared: false, maxClassSize: 65536 })
+    this.arena = new Uint8Array(this.mem.buffer)
+    this.orgCntr = lapi.malloc(8)
+    const v = lapi.view(this.orgCntr, 8)
+    this.segBuffer = v.buffer
+    this.segmentSize = lapi.segmentSize
+    this.orgI32 = new Int32Array(v.buffer, v.byteOffset, 2)
+    this.credCond = () => this.credPeer!.top > 0 || this.credBundle!.queue.size > 0 || this.returns.length > 0
+    this.orgCond = () => Atomics.load(this.orgI32, 0) >= this.orgExpected
+    this.onComplete = (_h: number, info: unknown) => {
+      const t = info as Token
+      if (t.state === T_QUEUED) t.queue!.markReady(t.node)
+    }
+    this.log = pino({ level: process.env['AMLAPI_LOG_LEVEL'] ?? 'silent' }, pino.destination({ fd: 2, sync: true })).child({ c: 'am2', task: this.taskId })
+    this.hMsg = lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
+      comp: Ref<unknown>, uinfo: Ref<unknown>) => this.onMessage(uhdr, uhdrLen, info, comp, uinfo))
+    this.hCtrl = lapi.setLibraryHandler(SLOT_CTRL, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
+      comp: Ref<unknown>, uinfo: Ref<unknown>) => {
+      const dv = this.dvOf(uhdr)
+      return this.ctrlHandler === null ? null : this.ctrlHandler(info.src, uhdr, dv, uhdr.byteOffset, uhdrLen, info, comp, uinfo)
+    })
+  }
+
+  close (): void {
+    this.lapi.setLibraryHandler(SLOT_MSG, null)
+    this.lapi.setLibraryHandler(SLOT_CTRL, null)
+    try { this.lapi.free(this.orgCntr) } catch { /* terminated */ }
+    if (this.ownsLapi && !this.lapi.ctx.isTerminated) this.lapi.term()
+  }
+
+  /** The largest payload that travels packed behind a header with `nargs` arguments. */
+  packedLimit (nargs: number): number {
+    return this.maxUhdr - headerBytes(nargs)
+  }
+
+  /** Arguments of an idiomatic call, in the scratch array (int32). */
+  argsOf (args: number[]): Int32Array {
+    const a = this.argScratch
+    const n = args.length < AM_MAX_SHORT ? args.length : AM_MAX_SHORT
+    for (let i = 0; i < n; i++) a[i] = args[i]! | 0
+    return a
+  }
+
+  /** The scratch argument array the compat functions fill. */
+  get scratchArgs (): Int32Array { return this.argScratch }
+
+  // ───────────────────────────── bundles and endpoints ─────────────────────────────
+
+  allocateBundle (type: number, eb: Ref<Bundle | null> | null | undefined): number {
+    if (eb === null || eb === undefined || typeof eb !== 'object') return S.ERR_BAD_ARG
+    if (type === AM_PAR) return S.ERR_RESOURCE
+    if (type !== AM_SEQ) return S.ERR_BAD_ARG
+    if (this.bundles.size >= MAX_BUNDLES) return S.ERR_RESOURCE
+    const b = new Bundle()
+    this.bundles.add(b)
+    eb.value = b
+    return S.OK
+  }
+
+  freeBundle (b: Bundle): number {
+    if (!this.isBundle(b)) return S.ERR_BAD_ARG
+    for (const ep of [...b.endpoints]) this.freeEndpoint(ep)
+    b.freed = true
+    this.bundles.delete(b)
+    // drop whatever is still queued
+    for (;;) { const t = b.queue.take(); if (t < 0) break; this.release(this.tokens[t]!) }
+    return S.OK
+  }
+
+  isBundle (b: unknown): b is Bundle {
+    return b instanceof Bundle && !b.freed && this.bundles.has(b)
+  }
+
+  isEndpoint (ep: unknown): ep is Endpoint {
+    return ep instanceof Endpoint && !ep.freed && this.endpoints[ep.id] === ep
+  }
+
+  allocateEndpoint (b: Bundle, ep: Ref<Endpoint | null> | null | undefined, name: Ref<number> | null | undefined): number {
+    if (!this.isBundle(b)) return S.ERR_BAD_ARG
+    if (ep === null || ep === undefined || typeof ep !== 'object') return S.ERR_BAD_ARG
+    if (name !== null && name !== undefined && typeof name !== 'object') return S.ERR_BAD_ARG
+    let id = -1
+    for (let i = 0; i < MAX_ENDPOINTS; i++) {
+      const c = (this.nextEp + i) % MAX_ENDPOINTS
+      if (this.endpoints[c] === undefined) { id = c; break }
+    }
+    if (id < 0) return S.ERR_RESOURCE
+    this.nextEp = (id + 1) % MAX_ENDPOINTS
+    const e = new Endpoint(id, this.taskId * 65536 + id, b, defaultHandler0)
+    this.endpoints[id] = e
+    b.endpoints.push(e)
+    ep.value = e
+    if (name !== null && name !== undefined) name.value = e.name
+    return S.OK
+  }
+
+  freeEndpoint (ep: Endpoint): number {
+    if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
+    ep.freed = true
+    this.endpoints[ep.id] = undefined
+    const list = ep.bundle.endpoints
+    list.splice(list.indexOf(ep), 1)
+    return S.OK
+  }
+
+  moveEndpoint (ep: Endpoint, from: Bundle, to: Bundle): number {
+    if (!this.isEndpoint(ep) || !this.isBundle(from) || !this.isBundle(to)) return S.ERR_BAD_ARG
+    if (ep.bundle !== from) return S.ERR_RESOURCE
+    from.endpoints.splice(from.endpoints.indexOf(ep), 1)
+    to.endpoints.push(ep)
+    ep.bundle = to
+    return S.OK
+  }
+
+  setTag (ep: Endpoint, tag: unknown): number {
+    if (!this.isEndpoint(ep) || !tagOk(tag)) return S.ERR_BAD_ARG
+    ep.tag = tag
+    ep.tagLo = Number(tag & 0xffffffffn)
+    ep.tagHi = Number(tag >> 32n)
+    ep.tagMode = tag === AM_NONE ? 0 : tag === AM_ALL ? 1 : 2
+    return S.OK
+  }
+
+  setSeg (ep: Endpoint, seg: unknown, nbytes: unknown): number {
+    if (!this.isEndpoint(ep) || !isU32(nbytes)) return S.ERR_BAD_ARG
+    if (seg === null || seg === undefined || seg === 0) {
+      if (nbytes !== 0) return S.ERR_BAD_ARG
+      ep.seg = null; ep.segAddr = -1; ep.segLen = 0; ep.segU8 = null
+    } else if (seg instanceof Uint8Array) {
+      if (nbytes > seg.length) return S.ERR_BAD_ARG
+      ep.seg = seg; ep.segLen = nbytes
+      if (seg.buffer === this.segBuffer) { ep.segAddr = seg.byteOffset; ep.segU8 = this.lapi.view(ep.segAddr, nbytes) } else { ep.segAddr = -1; ep.segU8 = seg.subarray(0, nbytes) }
+    } else if (typeof seg === 'number') {
+      if (!isU32(seg) || seg + nbytes > this.segmentSize) return S.ERR_BAD_ARG
+      ep.seg = seg; ep.segAddr = seg; ep.segLen = nbytes; ep.segU8 = this.lapi.view(seg, nbytes)
+    } else {
+      return S.ERR_BAD_ARG
+    }
+    ep.views.clear()
+    return S.OK
+  }
+
+  // ───────────────────────────── translations and handlers ─────────────────────────────
+
+  map (ep: Endpoint, index: unknown, name: unknown, tag: unknown): number {
+    if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= ep.numTrans) return S.ERR_BAD_ARG
+    if (!isNameOk(name) || !tagOk(tag)) return S.ERR_BAD_ARG
+    if (ep.depth !== 0 || ep.trName[index] !== -1) return S.ERR_RESOURCE
+    ep.trName[index] = name
+    ep.trTag[index] = tag
+    ep.trTagLo[index] = Number(tag & 0xffffffffn)
+    ep.trTagHi[index] = Number(tag >> 32n)
+    const had = ep.byName.get(name)
+    if (had === undefined || had > index) ep.byName.set(name, index)
+    return S.OK
+  }
+
+  mapAny (ep: Endpoint, index: Ref<number> | null | undefined, name: unknown, tag: unknown): number {
+    if (!this.isEndpoint(ep) || index === null || index === undefined || typeof index !== 'object') return S.ERR_BAD_ARG
+    if (!isNameOk(name) || !tagOk(tag)) return S.ERR_BAD_ARG
+    if (ep.depth !== 0) return S.ERR_RESOURCE
+    const i = ep.trName.indexOf(-1)
+    if (i < 0) return S.ERR_RESOURCE
+    const rc = this.map(ep, i, name, tag)
+    if (rc === S.OK) index.value = i
+    return rc
+  }
+
+  unmap (ep: Endpoint, index: unknown): number {
+    if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= ep.numTrans) return S.ERR_BAD_ARG
+    if (ep.depth !== 0 || ep.trName[index] === -1) return S.ERR_RESOURCE
+    const name = ep.trName[index]!
+    ep.trName[index] = -1
+    if (ep.byName.get(name) === index) {
+      ep.byName.delete(name)
+      const other = ep.trName.indexOf(name)
+      if (other >= 0) ep.byName.set(name, other)
+    }
+    return S.OK
+  }
+
+  setNumTranslations (ep: Endpoint, n: unknown): number {
+    if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > AM_MAX_NUM_TRANSLATIONS) return S.ERR_BAD_ARG
+    if (ep.depth !== 0) return S.ERR_RESOURCE
+    const size = n < AM_INITIAL_NUM_TRANSLATIONS ? AM_INITIAL_NUM_TRANSLATIONS : n
+    for (let i = size; i < ep.numTrans; i++) if (ep.trName[i] !== -1) return S.ERR_RESOURCE
+    const names = new Array<number>(size).fill(-1)
+    const tags = new Array<bigint>(size).fill(0n)
+    const lo = new Uint32Array(size)
+    const hi = new Uint32Array(size)
+    const keep = size < ep.numTrans ? size : ep.numTrans
+    for (let i = 0; i < keep; i++) { names[i] = ep.trName[i]!; tags[i] = ep.trTag[i]!; lo[i] = ep.trTagLo[i]!; hi[i] = ep.trTagHi[i]! }
+    ep.trName = names; ep.trTag = tags; ep.trTagLo = lo; ep.trTagHi = hi; ep.numTrans = size
+    return S.OK
+  }
+
+  translationInUse (ep: Endpoint, i: unknown): number {
+    if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= ep.numTrans) return S.ERR_BAD_ARG
+    return ep.trName[i] === -1 ? S.ERR_RESOURCE : S.OK
+  }
+
+  setExpectedResources (ep: Endpoint, nEndpoints: unknown, nOutstanding: unknown): number {
+    if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
+    if (typeof nEndpoints !== 'number' || !Number.isInteger(nEndpoints) || nEndpoints < 0) return S.ERR_BAD_ARG
+    if (typeof nOutstanding !== 'number' || !Number.isInteger(nOutstanding) || nOutstanding < 1 || nOutstanding > MAX_DEPTH) return S.ERR_BAD_ARG
+    if (ep.depth !== 0) return S.ERR_RESOURCE
+    ep.depth = nOutstanding
+    ep.peers = new Array<Peer | undefined>(ep.numTrans)
+    for (let i = 0; i < ep.numTrans; i++) if (ep.trName[i] !== -1) ep.peers[i] = new Peer(ep.trName[i]!, nOutstanding)
+    return S.OK
+  }
+
+  setHandler (ep: Endpoint, index: unknown, fn: unknown): number {
+    if (!this.isEndpoint(ep) || typeof fn !== 'function') return S.ERR_BAD_ARG
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= AM_MAX_NUM_HANDLERS) return S.ERR_BAD_ARG
+    ep.handlers[index] = fn as am_handler
+    return S.OK
+  }
+
+  setHandlerAny (ep: Endpoint, index: Ref<number> | null | undefined, fn: unknown): number {
+    if (!this.isEndpoint(ep) || typeof fn !== 'function' || index === null || index === undefined || typeof index !== 'object') return S.ERR_BAD_ARG
+    for (let i = 1; i < AM_MAX_NUM_HANDLERS; i++) {
+      if (ep.handlers[i] === null) { ep.handlers[i] = fn as am_handler; index.value = i; return S.OK }
+    }
+    return S.ERR_RESOURCE
+  }
+
+  setEventMask (b: Bundle, mask: unknown): number {
+    if (!this.isBundle(b) || (mask !== AM_NOEVENTS && mask !== AM_NOTEMPTY)) return S.ERR_BAD_ARG
+    b.mask = mask
+    return S.OK
+  }
+
+  // ───────────────────────────── sending ─────────────────────────────
+
+  /**
+   * A request (Short, Medium, Long, or with `get` a GetXfer) to translation `index`; `args` holds
+   * `nargs` int32 arguments. Polls first, then waits (polling) for a free instance toward the peer
+   * unless `async` (then AM_ERR_IN_USE).
+   */
+  request (ep: Endpoint, index: number, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown,
+    nbytes: number, off: number, off2: number, async: boolean, get = false): number {
+    if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
+    if (ep.depth === 0) return S.ERR_NOT_INIT
+    if (typeof index !== 'number' || (index >>> 0) !== index || index >= ep.numTrans) return S.ERR_BAD_ARG
+    const name = ep.trName[index]!
+    if (name === -1) return S.ERR_BAD_ARG
+    const rc = this.checkSend(ep, cat, handler, nargs, src, nbytes, off, get)
+    if (rc !== 0) return rc
+    if (get && (!isU32(off2) || off2 + nbytes > MAX_SEG_LENGTH)) return S.ERR_BAD_ARG
+    const r = this.running
+    if (r !== null && r.state !== T_REQUEST) return S.ERR_RESOURCE   // reply handlers and handler 0 do not send
+    if (this.lapi.inHeaderHandler) return S.ERR_RESOURCE
+    const p = ep.peers[index]!
+    const loop = p.task === this.taskId
+    this.pollBundle(ep.bundle)
+    if (!ep.freed && !loop && p.top === 0) {
+      if (async) return S.ERR_IN_USE
+      this.waitCredit(ep, p)
+    }
+    if (ep.freed) return S.ERR_BAD_ARG
+    let kind = cat | K_REQUEST
+    if (get) kind |= K_GET
+    if (!loop && !this.lapi.taskAlive(p.task)) {
+      this.returnLocally(ep, index, p, kind, handler, nargs, args, nbytes, off, off2, AmFault.EUNREACHABLE)
+      return S.OK
+    }
+    let slot = NO_SLOT
+    if (!loop) {
+      const inst = p.free[--p.top]!
+      p.busy[inst] = 1
+      p.outstanding++
+      ep.outstanding++
+      slot = index * MAX_DEPTH + inst
+      const rec = p.rec
+      const b = inst * REC
+      rec[b] = kind; rec[b + 1] = handler; rec[b + 2] = nargs; rec[b + 3] = nbytes; rec[b + 4] = off; rec[b + 5] = off2
+      for (let i = 0; i < nargs; i++) rec[b + 6 + i] = args[i]!
+    }
+    return this.send(ep, p.task, p.id, ep.trTagLo[index]!, ep.trTagHi[index]!, kind, handler, nargs, args,
+      get ? null : src, get ? 0 : nbytes, get ? nbytes : 0, off, off2, slot)
+  }
+
+  /** A reply through a request handler's token. Never polls, never waits for flow control. */
+  reply (t: Token, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown, nbytes: number, off: number): number {
+    if (!(t instanceof Token) || t.state !== T_REQUEST) return S.ERR_RESOURCE
+    const r = this.running
+    if (r === null || r.state !== T_REQUEST) return S.ERR_RESOURCE   // not from a reply handler or handler 0
+    if (t.replied) return S.ERR_RESOURCE
+    const ep = t.ep!
+    const rc = this.checkSend(ep, cat, handler, nargs, src, nbytes, off, false)
+    if (rc !== 0) return rc
+    t.replied = true
+    const peer = t.peer
+    return this.send(ep, t.srcTask, t.srcId, ep.trTagLo[peer]!, ep.trTagHi[peer]!, cat, handler, nargs, args, src, nbytes, 0, off, 0, t.slot)
+  }
+
+  private checkSend (ep: Endpoint, cat: number, handler: number, nargs: number, src: unknown, nbytes: number, off: number, get: boolean): number {
+    if (typeof handler !== 'number' || (handler >>> 0) !== handler || handler >= AM_MAX_NUM_HANDLERS) return S.ERR_BAD_ARG
+    if ((nargs >>> 0) !== nargs || nargs > AM_MAX_SHORT) return S.ERR_BAD_ARG
+    if (cat === CAT_SHORT) return S.OK
+    if (!isU32(nbytes)) return S.ERR_BAD_ARG
+    if (nbytes > (cat === CAT_MEDIUM ? MAX_MEDIUM : MAX_LONG)) return S.ERR_BAD_ARG
+    if (cat === CAT_LONG && (!isU32(off) || off + nbytes > MAX_SEG_LENGTH)) return S.ERR_BAD_ARG
+    if (get) {
+      // the data lands in our own segment: check it here
+      if (ep.segLen === 0 || off + nbytes > ep.segLen) return S.ERR_BAD_ARG
+      return S.OK
+    }
+    if (nbytes === 0) return S.OK
+    if (src instanceof Uint8Array) return nbytes <= src.length ? S.OK : S.ERR_BAD_ARG
+    if (typeof src === 'number') return isU32(src) && src !== 0 && src + nbytes <= this.segmentSize ? S.OK : S.ERR_BAD_ARG
+    return S.ERR_BAD_ARG
+  }
+
+  /**
+   * Writes the header and sends: packed into the LAPI user header when it fits, else as LAPI data;
+   * to an endpoint of this task, straight into its queue. `dataLen` is the payload that travels,
+   * `nbytes` the header's byte count (they differ for a GetXfer request, which carries none).
+   */
+  private send (ep: Endpoint, task: number, id: number, tagLo: number, tagHi: number, kind: number, handler: number,
+    nargs: number, args: Int32Array, src: unknown, dataLen: number, getBytes: number, off: number, off2: number, slot: number): number {
+    const u8 = this.sendU8
+    const dv = this.sendDv
+    const hb = headerBytes(nargs)
+    const packed = dataLen === 0 || (dataLen <= this.maxUhdr - hb && (kind & K_GET) === 0)
+    if (packed && dataLen > 0) kind |= K_PACKED
+    u8[O_KIND] = kind
+    u8[O_HANDLER] = handler
+    u8[O_NARGS] = nargs
+    u8[O_STATUS] = 0
+    dv.setUint16(O_DST, id, true)
+    dv.setUint16(O_SRC, ep.id, true)
+    dv.setUint32(O_TAG_LO, tagLo, true)
+    dv.setUint32(O_TAG_HI, tagHi, true)
+    dv.setUint32(O_NBYTES, dataLen + getBytes, true)
+    dv.setUint32(O_SLOT, slot, true)
+    dv.setUint32(O_OFF, off, true)
+    dv.setUint32(O_OFF2, off2, true)
+    for (let i = 0; i < nargs; i++) dv.setInt32(O_ARGS + 4 * i, args[i]!, true)
+    if (hb > HDR_BYTES + 4 * nargs) dv.setUint32(HDR_BYTES + 4 * nargs, 0, true)
+    let len = hb
+    if (packed && dataLen > 0) {
+      if (typeof src === 'number') u8.set(this.lapi.view(src, dataLen), hb)
+      else u8.set((src as Uint8Array).subarray(0, dataLen), hb)
+      len = (hb + dataLen + 7) & ~7
+    }
+    if (task === this.taskId) {
+      this.deliverLocal(u8, dv, len, packed ? null : src, packed ? 0 : dataLen)
+      return S.OK
+    }
+    if (packed) {
+      const rc = this.lapi.amsendCode(task, this.hMsg, u8, len, null, 0, 0)
+      return rc === 0 ? S.OK : S.ERR_RESOURCE
+    }
+    // the payload as LAPI data: make sure the caller may reuse `src` when we return
+    let data = src as Uint8Array | number
+    if (data instanceof Uint8Array && data.buffer === this.segBuffer) data = data.byteOffset
+    if (Atomics.load(this.orgI32, 0) === this.orgExpected && this.orgExpected > 1 << 30) {
+      Atomics.store(this.orgI32, 0, 0); this.orgExpected = 0
+    }
+    this.orgExpected++
+    const rc = this.lapi.amsendCode(task, this.hMsg, u8, len, data, dataLen, this.orgCntr)
+    if (rc !== 0) { this.orgExpected--; return S.ERR_RESOURCE }
+    if (Atomics.load(this.orgI32, 0) < this.orgExpected) this.lapi.waitUntil(this.orgCond)
+    return S.OK
+  }
+
+  /** A message to an endpoint of this task: through the same receive path, without LAPI. */
+  private deliverLocal (u8: Uint8Array, dv: DataView, len: number, src: unknown, dataLen: number): void {
+    const landing = this.receive(u8, dv, 0, len, this.taskId, null, null)
+    const t = this.lastPending
+    this.lastPending = null
+    if (landing === null || t === null) return
+    if (dataLen > 0) {
+      const from = typeof src === 'number' ? this.lapi.view(src, dataLen) : (src as Uint8Array).subarray(0, dataLen)
+      if (typeof landing === 'number') this.lapi.view(landing, dataLen).set(from)
+      else landing.set(from)
+    }
+    this.onComplete(0, t)
+  }
+
+  /** The token `receive` left pending (waiting for its data), for deliverLocal. */
+  private lastPending: Token | null = null
+
+  /** A request that cannot go (its peer left the job): handler 0 gets it back with `status`. */
+  private returnLocally (ep: Endpoint, index: number, p: Peer, kind: number, handler: number, nargs: number, args: ArrayLike<number>,
+    nbytes: number, off: number, off2: number, status: number): void {
+    const t = this.takeToken()
+    t.ep = ep
+    t.kind = kind | K_RETURNED; t.handler = handler; t.nargs = nargs; t.status = status; t.fault = 0
+    t.srcTask = p.task; t.srcId = p.id; t.dstId = ep.id
+    t.tagLo = ep.trTagLo[index]!; t.tagHi = ep.trTagHi[index]!
+    t.nbytes = nbytes; t.slot = NO_SLOT; t.off = off; t.off2 = off2; t.peer = index
+    for (let i = 0; i < nargs; i++) t.args[i] = args[i]!
+    this.enqueue(t, ep.bundle, true)
+  }
+
+  /** Waits (polling the bundle) until peer `p` of `ep` has a free instance, or is gone. */
+  private waitCredit (ep: Endpoint, p: Peer): void {
+    const b = ep.bundle
+    while (p.top === 0 && !ep.freed) {
+      if (!this.lapi.taskAlive(p.task)) { this.failPeer(ep, p); break }
+      const pc = this.credPeer
+      const pb = this.credBundle
+      this.credPeer = p; this.credBundle = b
+      try { this.lapi.waitUntil(this.credCond) } finally { this.credPeer = pc; this.credBundle = pb }
+      this.pollBundle(b)
+    }
+  }
+
+  /** Returns every outstanding request to a peer that left the job (ECONGESTION) and frees its instances. */
+  private failPeer (ep: Endpoint, p: Peer): void {
+    const index = ep.peers.indexOf(p)
+    for (let inst = 0; inst < p.busy.length; inst++) {
+      if (p.busy[inst] === 0) continue
+      const b = inst * REC
+      const r = p.rec
+      this.releaseInstance(ep, p, inst)
+      this.returnLocally(ep, index, p, r[b]!, r[b + 1]!, r[b + 2]!, r.subarray(b + 6, b + 6 + r[b + 2]!), r[b + 3]!, r[b + 4]!, r[b + 5]!, AmFault.ECONGESTION)
+    }
+  }
+
+  /** Looks for peers that left the job with requests of the bundle's endpoints outstanding. */
+  checkPeers (b: Bundle): void {
+    for (const ep of b.endpoints) {
+      if (ep.outstanding === 0) continue
+      for (const p of ep.peers) {
+        if (p !== undefined && p.outstanding > 0 && p.task !== this.taskId && !this.lapi.taskAlive(p.task)) this.failPeer(ep, p)
+      }
+    }
+  }
+
+  private releaseInstance (ep: Endpoint, p: Peer, inst: number): void {
+    p.busy[inst] = 0
+    p.free[p.top++] = inst
+    p.outstanding--
+    ep.outstanding--
+  }
+
+  /** The reply (or return) of instance `slot` of `ep` arrived: free it. */
+  private releaseSlot (ep: Endpoint, slot: number): void {
+    if (slot === NO_SLOT) return
+    const index = (slot / MAX_DEPTH) | 0
+    const inst = slot % MAX_DEPTH
+    const p = index < ep.peers.length ? ep.peers[index] : undefined
+    if (p === undefined || inst >= p.busy.length || p.busy[inst] === 0) return
+    this.releaseInstance(ep, p, inst)
+  }
+
+  // ───────────────────────────── receiving ─────────────────────────────
+
+  private dvOf (u8: Uint8Array): DataView {
+    if (u8.buffer !== this.rdvBuf) { this.rdvBuf = u8.buffer; this.rdv = new DataView(u8.buffer) }
+    return this.rdv!
+  }
+
+  /** am2's LAPI header handler. */
+  private onMessage (uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>): Uint8Array | Addr | null {
+    if (uhdrLen < HDR_BYTES) return null
+    const landing = this.receive(uhdr, this.dvOf(uhdr), uhdr.byteOffset, uhdrLen, info.src, comp, uinfo)
+    if (landing !== null) info.ret_flags = RetFlag.LAPI_SEND_REPLY
+    this.lastPending = null
+    return landing
+  }
+
+  /**
+   * One arriving message (its header at `b` of `u8`): checks it and queues its token. Returns where
+   * its LAPI data lands (then the token waits, pending, for `onComplete`), or null.
+   */
+  private receive (u8: Uint8Array, dv: DataView, b: number, len: number, src: number, comp: Ref<unknown> | null, uinfo: Ref<unknown> | null): Uint8Array | Addr | null {
+    const kind = u8[b + O_KIND]!
+    const nargs = u8[b + O_NARGS]!
+    const dstId = dv.getUint16(b + O_DST, true)
+    const nbytes = dv.getUint32(b + O_NBYTES, true)
+    if (nargs > AM_MAX_SHORT || len < headerBytes(nargs)) return null
+    const ep = this.endpoints[dstId]
+    const returned = (kind & K_RETURNED) !== 0
+    if (ep === undefined) {
+      if (returned) return null   // our endpoint is gone: drop it (as AMUDP)
+      const t = this.fill(this.takeToken(), null, u8, dv, b, src, kind, nargs, nbytes)
+      t.fault = AmFault.EBADENDPOINT
+      this.returns.push(t)
+      return null
+    }
+    const t = this.fill(this.takeToken(), ep, u8, dv, b, src, kind, nargs, nbytes)
+    if (returned) {
+      // one of ours came back: free its instance, then handler 0
+      t.status = u8[b + O_STATUS]!
+      if ((kind & K_REQUEST) !== 0) this.releaseSlot(ep, t.slot)
+      t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
+      this.enqueue(t, ep.bundle, true)
+      return null
+    }
+    if ((kind & K_REQUEST) === 0) this.releaseSlot(ep, t.slot)   // a reply is the acknowledgement
+    // AMUDP's order: tag, handler, length/segment, sender
+    const cat = kind & CAT_MASK
+    if ((kind & K_AUTO) !== 0) {
+      this.release(t)   // the automatic reply runs no handler: freeing the instance was all of it
+      return null
+    }
+    let fault = 0
+    if (!ep.acceptsTag(t.tagLo, t.tagHi)) {
+      fault = AmFault.EBADTAG
+    } else if ((kind & K_GET) !== 0) {
+      if (ep.segLen === 0) fault = AmFault.EBADSEGOFF
+      else if (cat !== CAT_LONG || t.off2 + nbytes > ep.segLen) fault = AmFault.EBADLENGTH
+    } else if (t.handler === 0 || ep.handlers[t.handler] === null) {
+      fault = AmFault.EBADHANDLER
+    } else if (cat === CAT_SHORT) {
+      if (nbytes !== 0) fault = AmFault.EBADLENGTH
+    } else if (cat === CAT_MEDIUM) {
+      if (nbytes > MAX_MEDIUM) fault = AmFault.EBADLENGTH
+    } else if (cat === CAT_LONG) {
+      if (nbytes > MAX_LONG) fault = AmFault.EBADLENGTH
+      else if (ep.segLen === 0) fault = nbytes === 0 ? 0 : AmFault.EBADSEGOFF
+      else if (t.off + nbytes > ep.segLen) fault = AmFault.EBADLENGTH
+    } else {
+      fault = AmFault.EBADARGS
+    }
+    if (fault === 0) {
+      t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
+      if (t.peer < 0) fault = AmFault.EBADENDPOINT
+    } else {
+      t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
+    }
+    if (fault !== 0) {
+      t.fault = fault
+      this.enqueue(t, ep.bundle, true)
+      return null
+    }
+    if (nbytes === 0 || cat === CAT_SHORT || (kind & K_GET) !== 0) { this.enqueue(t, ep.bundle, true); return null }
+    const hb = b + headerBytes(nargs)
+    if ((kind & K_PACKED) !== 0) {
+      if (hb + nbytes > b + len) { t.fault = AmFault.EBADLENGTH; this.enqueue(t, ep.bundle, true); return null }
+      if (cat === CAT_MEDIUM) this.bufferFor(t, nbytes).set(u8.subarray(hb, hb + nbytes))
+      else ep.segU8!.set(u8.subarray(hb, hb + nbytes), t.off)
+      this.enqueue(t, ep.bundle, true)
+      return null
+    }
+    // the payload follows as LAPI data: it lands, then the completion handler makes the token ready
+    const landing: Uint8Array | Addr = cat === CAT_MEDIUM ? this.bufferFor(t, nbytes) : ep.segAddr >= 0 ? ep.segAddr + t.off : ep.segView(t.off, nbytes)
+    this.enqueue(t, ep.bundle, false)
+    if (comp !== null) { comp.value = this.onComplete; uinfo!.value = t } else this.lastPending = t
+    return landing
+  }
+
+  /** Reads the header into token `t`. */
+  private fill (t: Token, ep: Endpoint | null, u8: Uint8Array, dv: DataView, b: number, src: number, kind: number, nargs: number, nbytes: number): Token {
+    t.ep = ep
+    t.kind = kind & ~K_PACKED
+    t.handler = u8[b + O_HANDLER]!
+    t.nargs = nargs
+    t.status = 0
+    t.fault = 0
+    t.srcTask = src
+    t.srcId = dv.getUint16(b + O_SRC, true)
+    t.dstId = dv.getUint16(b + O_DST, true)
+    t.tagLo = dv.getUint32(b + O_TAG_LO, true)
+    t.tagHi = dv.getUint32(b + O_TAG_HI, true)
+    t.nbytes = nbytes
+    t.slot = dv.getUint32(b + O_SLOT, true)
+    t.off = dv.getUint32(b + O_OFF, true)
+    t.off2 = dv.getUint32(b + O_OFF2, true)
+    t.peer = -1
+    const a = t.args
+    for (let i = 0; i < nargs; i++) a[i] = dv.getInt32(b + O_ARGS + 4 * i, true)
+    return t
+  }
+
+  /** A Medium payload buffer of `n` bytes for `t` (bufmgr; a heap buffer when the arena is full). */
+  private bufferFor (t: Token, n: number): Uint8Array {
+    const a = this.mem.alloc(n)
+    if (a === 0) { t.heap = new Uint8Array(n); return t.heap }
+    t.bufAddr = a
+    return this.arenaView(a, n)
+  }
+
+  private arenaView (a: number, n: number): Uint8Array {
+    const key = a * 1048576 + n
+    let v = this.arenaViews.get(key)
+    if (v === undefined) {
+      if (this.arenaViews.size >= 4096) this.arenaViews.clear()
+      v = this.arena.subarray(a, a + n)
+      this.arenaViews.set(key, v)
+    }
+    return v
+  }
+
+  private enqueue (t: Token, b: Bundle, ready: boolean): void {
+    t.state = T_QUEUED
+    t.queue = b.queue
+    t.node = b.queue.push(t.index, ready)
+  }
+
+  private takeToken (): Token {
+    let t = this.freeTokens.pop()
+    if (t === undefined) { t = new Token(this.tokens.length); this.tokens.push(t) }
+    return t
+  }
+
+  private release (t: Token): void {
+    if (t.bufAddr !== 0) { this.mem.free(t.bufAddr); t.bufAddr = 0 }
+    t.heap = null
+    t.ep = null
+    t.queue = null
+    t.state = T_FREE
+    this.freeTokens.push(t)
+  }
+
+  // ───────────────────────────── polling and handlers ─────────────────────────────
+
+  /** AM_Poll: the network once, then up to POLL_BATCH queued handlers. Returns the messages handled. */
+  poll (b: Bundle): number {
+    if (this.lapi.inHeaderHandler) return 0
+    this.lapi.progress()
+    const n = this.runQueued(b)
+    if (n === 0 && (++this.emptyPolls & 255) === 0) this.checkPeers(b)
+    return n
+  }
+
+  /** A poll made by a Request (the network, and handlers unless nested too deep). */
+  private pollBundle (b: Bundle): void {
+    this.lapi.progress()
+    if (this.nest < MAX_NEST) this.runQueued(b)
+  }
+
+  private runQueued (b: Bundle): number {
+    let n = 0
+    while (this.returns.length > 0) { this.dispatch(this.returns.shift()!); n++ }
+    while (n < POLL_BATCH) {
+      const i = b.queue.take()
+      if (i < 0) break
+      this.dispatch(this.tokens[i]!)
+      n++
+    }
+    return n
+  }
+
+  /** AM_WaitSema: sleeps (after the spin budget) until a message arrived, then polls. */
+  waitSema (b: Bundle): number {
+    for (;;) {
+      const n = this.poll(b)
+      if (n > 0) return n
+      this.checkPeers(b)
+      this.lapi.waitUntil(b.readyCond)
+    }
+  }
+
+  private dispatch (t: Token): void {
+    const ep = t.ep
+    if (t.fault !== 0) { this.sendReturn(t); this.release(t); return }
+    if (ep === null || ep.freed) { this.release(t); return }
+    const outer = this.running
+    this.running = t
+    this.nest++
+    try {
+      const kind = t.kind
+      if ((kind & K_RETURNED) !== 0) {
+        t.state = T_RETURNED
+        ;(ep.handlers[0] as error_handler)(t.status, opcodeOf(kind), t)
+      } else if ((kind & K_GET) !== 0) {
+        t.state = T_DONE
+        this.sendGetData(t)
+      } else if ((kind & K_REQUEST) !== 0) {
+        t.state = T_REQUEST
+        t.replied = false
+        this.invoke(t, ep)
+        if (!t.replied) {
+          t.replied = true
+          const p = t.peer
+          this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, K_AUTO, 0, 0, this.argScratch, null, 0, 0, 0, 0, t.slot)
+        }
+      } else {
+        t.state = T_REPLY
+        this.invoke(t, ep)
+      }
+    } finally {
+      this.nest--
+      this.running = outer
+      this.release(t)
+    }
+  }
+
+  /** The data of an AM_GetXferM, back to the requester as a Long reply (its handler runs there). */
+  private sendGetData (t: Token): void {
+    const ep = t.ep!
+    const p = t.peer
+    const n = t.nbytes
+    const src: Uint8Array | number = ep.segAddr >= 0 ? ep.segAddr + t.off2 : ep.segView(t.off2, n)
+    const args = this.argScratch
+    for (let i = 0; i < t.nargs; i++) args[i] = t.args[i]!
+    this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, CAT_LONG, t.handler, t.nargs, args, n === 0 ? null : src, n, 0, t.off, 0, t.slot)
+  }
+
+  /** Sends a refused message back to its sender (header and arguments), marked returned with its status. */
+  private sendReturn (t: Token): void {
+    const u8 = this.sendU8
+    const dv = this.sendDv
+    const nargs = t.nargs
+    u8[O_KIND] = t.kind | K_RETURNED
+    u8[O_HANDLER] = t.handler
+    u8[O_NARGS] = nargs
+    u8[O_STATUS] = t.fault
+    dv.setUint16(O_DST, t.srcId, true)
+    dv.setUint16(O_SRC, t.dstId, true)
+    dv.setUint32(O_TAG_LO, t.tagLo, true)
+    dv.setUint32(O_TAG_HI, t.tagHi, true)
+    dv.setUint32(O_NBYTES, t.nbytes, true)
+    dv.setUint32(O_SLOT, t.slot, true)
+    dv.setUint32(O_OFF, t.off, true)
+    dv.setUint32(O_OFF2, t.off2, true)
+    for (let i = 0; i < nargs; i++) dv.setInt32(O_ARGS + 4 * i, t.args[i]!, true)
+    const len = headerBytes(nargs)
+    if (len > HDR_BYTES + 4 * nargs) dv.setUint32(HDR_BYTES + 4 * nargs, 0, true)
+    if (t.srcTask === this.taskId) { this.deliverLocal(u8, dv, len, null, 0); return }
+    if (!this.lapi.taskAlive(t.srcTask)) return
+    this.lapi.amsendCode(t.srcTask, this.hMsg, u8, len, null, 0, 0)
+  }
+
+  /** Runs the user handler of `t` with its arguments (no spreading: one call per arity). */
+  private invoke (t: Token, ep: Endpoint): void {
+    const fn = ep.handlers[t.handler] as (...a: unknown[]) => void
+    const a = t.args
+    const cat = t.kind & CAT_MASK
+    if (cat === CAT_SHORT) {
+      switch (t.nargs) {
+        case 0: fn(t); break
+        case 1: fn(t, a[0]); break
+        case 2: fn(t, a[0], a[1]); break
+        case 3: fn(t, a[0], a[1], a[2]); break
+        case 4: fn(t, a[0], a[1], a[2], a[3]); break
+        case 5: fn(t, a[0], a[1], a[2], a[3], a[4]); break
+        case 6: fn(t, a[0], a[1], a[2], a[3], a[4], a[5]); break
+        case 7: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break
+        case 8: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break
+        case 9: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]); break
+        case 10: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]); break
+        case 11: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]); break
+        case 12: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]); break
+        case 13: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]); break
+        case 14: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13]); break
+        case 15: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]); break
+        case 16: fn(t, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]); break
+      }
+      return
+    }
+    const n = t.nbytes
+    const buf = n === 0 ? Runtime.emptyBuf : cat === CAT_MEDIUM ? (t.heap ?? this.arenaView(t.bufAddr, n)) : ep.segView(t.off, n)
+    switch (t.nargs) {
+      case 0: fn(t, buf, n); break
+      case 1: fn(t, buf, n, a[0]); break
+      case 2: fn(t, buf, n, a[0], a[1]); break
+      case 3: fn(t, buf, n, a[0], a[1], a[2]); break
+      case 4: fn(t, buf, n, a[0], a[1], a[2], a[3]); break
+      case 5: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4]); break
+      case 6: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5]); break
+      case 7: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break
+      case 8: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break
+      case 9: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]); break
+      case 10: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]); break
+      case 11: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]); break
+      case 12: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]); break
+      case 13: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]); break
+      case 14: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13]); break
+      case 15: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]); break
+      case 16: fn(t, buf, n, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]); break
+    }
+  }
+}
+
+function isNameOk (name: unknown): name is number {
+  return typeof name === 'number' && Number.isInteger(name) && name >= 0 && name < 65536 * 65536
+}
+
+/**
+ * The default handler 0: reports the returned message (status, opcode, peer, handler, tag,
+ * arguments) and ends the task with an error, which ends the job with a non-zero exit.
+ */
+export function defaultHandler0 (status: number, opcode: number, token: Token): void {
+  const rt = runtime
+  const text = `AM-2 returned message: ${amFaultName(status) ?? String(status)} (${status}) for ${amOpcodeName(opcode) ?? String(opcode)} ` +
+    `to endpoint ${token.srcTask * 65536 + token.srcId} (task ${token.srcTask}), handler ${token.handler}, ` +
+    `tag 0x${token.messageTag.toString(16)}, args [${token.argsCopy.join(', ')}]`
+  rt?.log.error({ status, opcode }, text)
+  throw new Error(text)
+}

@@ -1,0 +1,54 @@
+/**
+ * The AM-2 message header (docs/am2.md, "Wire format"): the LAPI user header of every am2 message
+ * starts with these 32 bytes, little-endian, followed by the handler arguments (4 bytes each,
+ * padded to a multiple of 8) and, on the packed path, the payload (padded to a multiple of 8).
+ */
+
+/** Bytes of the fixed header. */
+export const HDR_BYTES = 32
+
+// offsets
+export const O_KIND = 0       // u8: category (bits 0-1) | K_* flags
+export const O_HANDLER = 1    // u8: handler index at the receiver (a reply handler for GET)
+export const O_NARGS = 2      // u8: 0..16
+export const O_STATUS = 3     // u8: returned messages: the AM-2 status (EBADTAG ...)
+export const O_DST = 4        // u16: receiving endpoint's local id in its task
+export const O_SRC = 6        // u16: sending endpoint's local id in its task
+export const O_TAG_LO = 8     // u32: the tag stamped by the sender (low half)
+export const O_TAG_HI = 12    // u32: (high half)
+export const O_NBYTES = 16    // u32: payload bytes
+export const O_SLOT = 20      // u32: request instance (translation index * 1024 + instance), echoed by the reply
+export const O_OFF = 24       // u32: Long destination offset
+export const O_OFF2 = 28      // u32: GetXfer source offset
+export const O_ARGS = 32
+
+// kind bits
+export const CAT_SHORT = 0
+export const CAT_MEDIUM = 1
+export const CAT_LONG = 2
+export const CAT_MASK = 3
+/** A request (else a reply). */
+export const K_REQUEST = 4
+/** A message that came back undeliverable (O_STATUS says why). */
+export const K_RETURNED = 8
+/** The automatic empty reply of a request whose handler did not reply (no handler runs). */
+export const K_AUTO = 16
+/** AM_GetXferM: the receiver sends `nbytes` of its segment at O_OFF2 back as a Long reply. */
+export const K_GET = 32
+/** The packet carries the payload after the arguments (packed fast path). */
+export const K_PACKED = 64
+
+/** Slot value of messages that hold no flow-control instance (loopback, replies, returns). */
+export const NO_SLOT = 0xffffffff
+/** Instances per peer are numbered below this (AMUDP's 10-bit instance field). */
+export const MAX_DEPTH = 1024
+
+/** Bytes of a header with `nargs` arguments (a multiple of 8). */
+export function headerBytes (nargs: number): number {
+  return (HDR_BYTES + 4 * nargs + 7) & ~7
+}
+
+/** The AM-2 opcode (AM_REQUEST_M …) of a message kind. */
+export function opcodeOf (kind: number): number {
+  return ((kind & K_REQUEST) !== 0 ? 1 : 4) + (kind & CAT_MASK)
+}
