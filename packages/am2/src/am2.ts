@@ -23,7 +23,7 @@
  * instance and never wait for one.
  */
 import { BufferManager } from '@amlapi/bufmgr'
-import { Lapi, RetFlag, type Addr, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
+import { Lapi, RetFlag, ViewCache, type Addr, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
 import { pino, type Logger } from 'pino'
 import {
   AM_ALL, AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_SHORT, AM_NOEVENTS, AM_NONE,
@@ -279,7 +279,6 @@ export class Endpoint {
   /** @internal Addr of the segment in the LAPI segment, -1 for a Uint8Array or none */ segAddr = -1
   /** @internal */ segLen = 0
   /** @internal */ segU8: Uint8Array | null = null
-  /** @internal */ readonly views = new Map<number, Uint8Array>()
 
   /** @internal */
   constructor (id: number, name: number, bundle: Bundle, defaultHandler: error_handler) {
@@ -370,14 +369,7 @@ export class Endpoint {
 
   /** @internal a view of `n` bytes of the segment at `off` (cached: no allocation in steady state) */
   segView (off: number, n: number): Uint8Array {
-    const key = off * 8388608 + n
-    let v = this.views.get(key)
-    if (v === undefined) {
-      if (this.views.size >= 1024) this.views.clear()
-      v = this.segU8!.subarray(off, off + n)
-      this.views.set(key, v)
-    }
-    return v
+    return views.get(this.segU8!, off, n)
   }
 
   /** @internal */
@@ -385,6 +377,9 @@ export class Endpoint {
     return this.tagMode === 1 || (this.tagMode === 2 && lo === this.tagLo && hi === this.tagHi)
   }
 }
+
+/** The views of this thread (segments, the Medium arena, packets, sources). */
+const views = new ViewCache()
 
 let runtime: Runtime | null = null
 let initCount = 0
@@ -435,7 +430,6 @@ export class Runtime {
   readonly returns: Token[] = []
   private readonly mem: BufferManager
   private readonly arena: Uint8Array
-  private readonly arenaViews = new Map<number, Uint8Array>()
   private readonly hMsg: number
   readonly hCtrl: number
   readonly maxUhdr: number
@@ -447,6 +441,8 @@ export class Runtime {
   private readonly orgI32: Int32Array
   private orgExpected = 0
   private readonly segBuffer: ArrayBufferLike
+  /** The whole LAPI segment of this task. */
+  private readonly segAll: Uint8Array
   readonly segmentSize: number
   /** The innermost token whose handler runs (null: none). */
   private running: Token | null = null
@@ -480,6 +476,7 @@ export class Runtime {
     this.orgCntr = lapi.malloc(8)
     const v = lapi.view(this.orgCntr, 8)
     this.segBuffer = v.buffer
+    this.segAll = new Uint8Array(v.buffer, 0, lapi.segmentSize)
     this.segmentSize = lapi.segmentSize
     this.orgI32 = new Int32Array(v.buffer, v.byteOffset, 2)
     this.credCond = () => this.credPeer!.top > 0 || this.credBundle!.queue.size > 0 || this.returns.length > 0
@@ -613,7 +610,6 @@ export class Runtime {
     } else {
       return S.ERR_BAD_ARG
     }
-    ep.views.clear()
     return S.OK
   }
 
@@ -722,10 +718,10 @@ export class Runtime {
   request (ep: Endpoint, index: number, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown,
     nbytes: number, off: number, off2: number, async: boolean, get = false): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
-    if (ep.depth === 0) return S.ERR_NOT_INIT
     if (typeof index !== 'number' || (index >>> 0) !== index || index >= ep.numTrans) return S.ERR_BAD_ARG
     const name = ep.trName[index]!
     if (name === -1) return S.ERR_BAD_ARG
+    if (ep.depth === 0) return S.ERR_NOT_INIT
     const rc = this.checkSend(ep, cat, handler, nargs, src, nbytes, off, get)
     if (rc !== 0) return rc
     if (get && (!isU32(off2) || off2 + nbytes > MAX_SEG_LENGTH)) return S.ERR_BAD_ARG
@@ -822,8 +818,7 @@ export class Runtime {
     if (hb > HDR_BYTES + 4 * nargs) dv.setUint32(HDR_BYTES + 4 * nargs, 0, true)
     let len = hb
     if (packed && dataLen > 0) {
-      if (typeof src === 'number') u8.set(this.lapi.view(src, dataLen), hb)
-      else u8.set((src as Uint8Array).subarray(0, dataLen), hb)
+      u8.set(typeof src === 'number' ? views.get(this.segAll, src, dataLen) : views.get(src as Uint8Array, 0, dataLen), hb)
       len = (hb + dataLen + 7) & ~7
     }
     if (task === this.taskId) {
@@ -854,8 +849,8 @@ export class Runtime {
     this.lastPending = null
     if (landing === null || t === null) return
     if (dataLen > 0) {
-      const from = typeof src === 'number' ? this.lapi.view(src, dataLen) : (src as Uint8Array).subarray(0, dataLen)
-      if (typeof landing === 'number') this.lapi.view(landing, dataLen).set(from)
+      const from = typeof src === 'number' ? views.get(this.segAll, src, dataLen) : views.get(src as Uint8Array, 0, dataLen)
+      if (typeof landing === 'number') this.segAll.set(from, landing)
       else landing.set(from)
     }
     this.onComplete(0, t)
@@ -1014,8 +1009,9 @@ export class Runtime {
     const hb = b + headerBytes(nargs)
     if ((kind & K_PACKED) !== 0) {
       if (hb + nbytes > b + len) { t.fault = AmFault.EBADLENGTH; this.enqueue(t, ep.bundle, true); return null }
-      if (cat === CAT_MEDIUM) this.bufferFor(t, nbytes).set(u8.subarray(hb, hb + nbytes))
-      else ep.segU8!.set(u8.subarray(hb, hb + nbytes), t.off)
+      const from = views.get(u8, hb - u8.byteOffset, nbytes)
+      if (cat === CAT_MEDIUM) this.bufferFor(t, nbytes).set(from)
+      else ep.segU8!.set(from, t.off)
       this.enqueue(t, ep.bundle, true)
       return null
     }
@@ -1058,14 +1054,7 @@ export class Runtime {
   }
 
   private arenaView (a: number, n: number): Uint8Array {
-    const key = a * 1048576 + n
-    let v = this.arenaViews.get(key)
-    if (v === undefined) {
-      if (this.arenaViews.size >= 4096) this.arenaViews.clear()
-      v = this.arena.subarray(a, a + n)
-      this.arenaViews.set(key, v)
-    }
-    return v
+    return views.get(this.arena, a, n)
   }
 
   private enqueue (t: Token, b: Bundle, ready: boolean): void {

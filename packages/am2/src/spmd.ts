@@ -46,8 +46,8 @@ export class Spmd {
     this.procs = rt.numTasks
     this.rank = rt.taskId
     this.depth = depth
-    this.barDone = () => this.barCount[this.waitParity]! >= this.procs - 1 || this.bundle.queue.size > 0
-    this.gatherDone = () => this.gatherCount[this.waitParity]! >= this.procs || this.bundle.queue.size > 0
+    this.barDone = () => this.barCount[this.waitParity]! >= this.procs - 1 || this.bundle.queue.size > 0 || rt.returns.length > 0
+    this.gatherDone = () => this.gatherCount[this.waitParity]! >= this.procs || this.bundle.queue.size > 0 || rt.returns.length > 0
     rt.ctrlHandler = (src, u8, dv, b, len, info, comp, uinfo) => this.onCtrl(src, u8, dv, b, len, info, comp, uinfo)
   }
 

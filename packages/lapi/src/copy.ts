@@ -3,6 +3,11 @@
  * allocates no view; larger ones are one `copyWithin` or `Uint8Array.prototype.set` (memcpy).
  */
 
+import { ViewCache } from './views.js'
+
+/** The source views of large copies (cached, so a copy allocates nothing once its range was seen). */
+const views = new ViewCache()
+
 /** Copies at or below this many bytes use a loop (no view allocated); above, one `set`. */
 export const SMALL_COPY = 256
 
@@ -17,7 +22,7 @@ export function copySeg (dst: Uint8Array, d: number, src: Uint8Array, so: number
   } else if (dst === src) {
     dst.copyWithin(d, so, so + n)
   } else {
-    dst.set(src.subarray(so, so + n), d)
+    dst.set(views.get(src, so, n), d)
   }
 }
 
@@ -29,7 +34,7 @@ export function copyBuf (dst: Uint8Array, d: number, src: Uint8Array, so: number
   if (n <= SMALL_COPY && !mayAlias) {
     for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
   } else {
-    dst.set(so === 0 && src.length === n ? src : src.subarray(so, so + n), d)
+    dst.set(views.get(src, so, n), d)
   }
 }
 
@@ -37,5 +42,5 @@ export function copyBuf (dst: Uint8Array, d: number, src: Uint8Array, so: number
 export function copy (dst: Uint8Array, d: number, src: Uint8Array, so: number, n: number): void {
   if (dst === src) dst.copyWithin(d, so, so + n)
   else if (n <= SMALL_COPY && dst.buffer !== src.buffer) for (let i = 0; i < n; i++) dst[d + i] = src[so + i]!
-  else dst.set(src.subarray(so, so + n), d)
+  else dst.set(views.get(src, so, n), d)
 }

@@ -27,3 +27,4 @@ export { resolveConfig, parseSize, parseChaos, DEFAULT_CONFIG, type JobConfig, t
 export type { Addr, Ref, LocalBuf, lapi_vec_t, lapi_info_t, compl_hndlr_t, scompl_hndlr_t } from './types.js'
 export type { hdr_hndlr_t, vhdr_hndlr_t, lapi_return_info_t } from './am.js'
 export { ref } from './types.js'
+export { ViewCache } from './views.js'

@@ -1,0 +1,63 @@
+/**
+ * @amlapi/am2 with real worker threads: the AM-2 rules, returned messages and tags, waiting, no
+ * allocation per message, and the layering (am2 uses only lapi's and bufmgr's public exports).
+ */
+import { readFileSync, readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { runFixture } from '../helpers/job.js'
+
+function expectOk (r: { exitCode: number; stdout: string; stderr: string }, n: number, word: string): void {
+  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}):\n${r.stderr}\n${r.stdout}`)
+  expect(r.stdout.split('\n').filter((l) => l.includes(word)).length).toBe(n)
+}
+
+describe('am2 over lapi', () => {
+  it('enforces the AM-2 rules: one reply, no sends from reply handlers or handler 0, automatic replies, depth, replies not flow-controlled, bad arguments', async () => {
+    expectOk(await runFixture('am2/rules.mjs', 2), 2, 'am2 rules ok')
+  })
+
+  it('returns refused messages to handler 0 with status, opcode and a queryable token; tags; a peer that left the job', async () => {
+    expectOk(await runFixture('am2/returned.mjs', 3), 3, 'am2 returned ok')
+  })
+
+  it('the default handler 0 ends the job with a non-zero exit naming the error', async () => {
+    const r = await runFixture('am2/fatal.mjs', 2, { timeoutMs: 20_000 })
+    expect(r.exitCode).not.toBe(0)
+    expect(r.stderr).toMatch(/task 1 failed/)
+    expect(r.stderr).toMatch(/EBADHANDLER \(4\) for AM_REQUEST_M .*handler 42.*args \[1, 2, 3\]/)
+  })
+
+  it('AM_WaitSema sleeps until a message arrives; waitAsync keeps the event loop running', async () => {
+    const r = await runFixture('am2/wait.mjs', 2)
+    expectOk(r, 2, 'am2 wait ok')
+    const m = /waitsema waited (\d+) ms cpu (\d+) ms/.exec(r.stdout)
+    expect(m).not.toBeNull()
+    // it slept: far less CPU than wall time (the whole process's CPU, both tasks, is counted)
+    expect(Number(m![2])).toBeLessThan(Number(m![1]) / 2)
+  })
+
+  it('allocates nothing per message on the Short and Medium paths (packed and unpacked)', async () => {
+    const r = await runFixture('am2/noalloc.mjs', 2, { args: ['2000'] })
+    expectOk(r, 2, 'am2 noalloc ok')
+  })
+
+  it('imports nothing but the public exports of lapi and bufmgr', () => {
+    const dir = fileURLToPath(new URL('../../packages/am2/src/', import.meta.url))
+    const allowed = new Set(['@amlapi/lapi', '@amlapi/lapi/compat', '@amlapi/bufmgr', 'pino'])
+    const bad: string[] = []
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+      const src = readFileSync(dir + f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+      for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+        const spec = m[1] ?? m[2]!
+        if (spec.startsWith('./') && !spec.slice(2).includes('/')) continue
+        if (spec.startsWith('node:')) continue
+        if (!allowed.has(spec)) bad.push(`${f}: ${spec}`)
+      }
+    }
+    expect(bad).toEqual([])
+    // and the check does catch a deep import
+    const probe = "import { Context } from '@amlapi/lapi/dist/context.js'"
+    expect([...probe.matchAll(/from\s+['"]([^'"]+)['"]/g)].map((m) => allowed.has(m[1]!))).toEqual([false])
+  })
+})
