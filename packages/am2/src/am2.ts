@@ -208,7 +208,7 @@ export class Bundle {
 
   /** @internal */
   constructor () {
-    this.readyCond = () => this.queue.size > 0 || runtime!.returns.length > 0
+    this.readyCond = () => this.queue.size > 0 || runtime!.returns.length > 0 || runtime!.ranDirect
   }
 
   private get rt (): Runtime { return liveRuntime('Bundle') }
@@ -447,8 +447,23 @@ export class Runtime {
   /** The innermost token whose handler runs (null: none). */
   private running: Token | null = null
   private nest = 0
+  /**
+   * The bundle whose handlers may run right now from inside the LAPI dispatcher (AMLAPI's second
+   * optimization: a reply that arrives while AM_Poll, AM_WaitSema or a Request of this bundle runs
+   * the dispatcher is handled from the header handler, skipping the task queue); null otherwise.
+   */
+  private direct: Bundle | null = null
+  /** Reply handlers run from the dispatcher since the last look (AM_Poll counts them). */
+  private directRuns = 0
+  /** Whether a reply handler ran from the dispatcher since poll() last looked (wait conditions). */
+  get ranDirect (): boolean { return this.directRuns > 0 }
+  /** An error a directly run reply handler threw, rethrown once the dispatcher returned. */
+  private directError: unknown = null
   private emptyPolls = 0
   private readonly argScratch = new Int32Array(AM_MAX_SHORT)
+  /** The arguments of each request in progress (requests nest: a handler run by a request's poll may request). */
+  private readonly argFrames: Int32Array[] = []
+  private reqDepth = 0
   private credPeer: Peer | null = null
   private credBundle: Bundle | null = null
   private readonly credCond: () => boolean
@@ -728,6 +743,21 @@ export class Runtime {
     const r = this.running
     if (r !== null && r.state !== T_REQUEST) return S.ERR_RESOURCE   // reply handlers and handler 0 do not send
     if (this.lapi.inHeaderHandler) return S.ERR_RESOURCE
+    // the poll below may run handlers that send (and reuse the scratch arguments): keep ours
+    const depth = this.reqDepth
+    let frame = this.argFrames[depth]
+    if (frame === undefined) { frame = new Int32Array(AM_MAX_SHORT); this.argFrames[depth] = frame }
+    for (let i = 0; i < nargs; i++) frame[i] = args[i]!
+    this.reqDepth = depth + 1
+    try {
+      return this.requestPolled(ep, index, cat, handler, nargs, frame, src, nbytes, off, off2, async, get)
+    } finally {
+      this.reqDepth = depth
+    }
+  }
+
+  private requestPolled (ep: Endpoint, index: number, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown,
+    nbytes: number, off: number, off2: number, async: boolean, get: boolean): number {
     const p = ep.peers[index]!
     const loop = p.task === this.taskId
     this.pollBundle(ep.bundle)
@@ -880,7 +910,7 @@ export class Runtime {
       const pc = this.credPeer
       const pb = this.credBundle
       this.credPeer = p; this.credBundle = b
-      try { this.lapi.waitUntil(this.credCond) } finally { this.credPeer = pc; this.credBundle = pb }
+      try { this.waitFor(b, this.credCond) } finally { this.credPeer = pc; this.credBundle = pb }
       this.pollBundle(b)
     }
   }
@@ -1005,8 +1035,13 @@ export class Runtime {
       this.enqueue(t, ep.bundle, true)
       return null
     }
-    if (nbytes === 0 || cat === CAT_SHORT || (kind & K_GET) !== 0) { this.enqueue(t, ep.bundle, true); return null }
     const hb = b + headerBytes(nargs)
+    if ((kind & K_REQUEST) === 0 && this.direct === ep.bundle && comp !== null && this.nest < MAX_NEST &&
+      (nbytes === 0 || cat === CAT_SHORT || (kind & K_PACKED) !== 0) && hb + nbytes <= b + len) {
+      this.runReplyNow(t, ep, cat === CAT_LONG ? null : nbytes === 0 ? Runtime.emptyBuf : views.get(u8, hb - u8.byteOffset, nbytes), u8, hb)
+      return null
+    }
+    if (nbytes === 0 || cat === CAT_SHORT || (kind & K_GET) !== 0) { this.enqueue(t, ep.bundle, true); return null }
     if ((kind & K_PACKED) !== 0) {
       if (hb + nbytes > b + len) { t.fault = AmFault.EBADLENGTH; this.enqueue(t, ep.bundle, true); return null }
       const from = views.get(u8, hb - u8.byteOffset, nbytes)
@@ -1020,6 +1055,33 @@ export class Runtime {
     this.enqueue(t, ep.bundle, false)
     if (comp !== null) { comp.value = this.onComplete; uinfo!.value = t } else this.lastPending = t
     return landing
+  }
+
+  /**
+   * Runs a reply handler from inside the LAPI header handler (the dispatcher runs on behalf of this
+   * bundle): `buf` views the payload in the packet (a Long's is copied into the segment first).
+   * Reply handlers cannot send, so nothing here re-enters LAPI. An error it throws is kept and
+   * rethrown when the dispatcher returns (LAPI would report it as a header handler failure).
+   */
+  private runReplyNow (t: Token, ep: Endpoint, buf: Uint8Array | null, u8: Uint8Array, hb: number): void {
+    if (buf === null) {
+      if (t.nbytes > 0) ep.segU8!.set(views.get(u8, hb - u8.byteOffset, t.nbytes), t.off)
+      buf = t.nbytes === 0 ? Runtime.emptyBuf : ep.segView(t.off, t.nbytes)
+    }
+    const outer = this.running
+    this.running = t
+    this.nest++
+    t.state = T_REPLY
+    try {
+      this.invokeWith(t, ep, buf)
+    } catch (e) {
+      if (this.directError === null) this.directError = e
+    } finally {
+      this.nest--
+      this.running = outer
+      this.directRuns++
+      this.release(t)
+    }
   }
 
   /** Reads the header into token `t`. */
@@ -1080,18 +1142,43 @@ export class Runtime {
 
   // ───────────────────────────── polling and handlers ─────────────────────────────
 
+  /** Runs the LAPI dispatcher once on behalf of bundle `b` (its replies may run from it). */
+  private progressFor (b: Bundle): void {
+    const outer = this.direct
+    this.direct = b
+    try { this.lapi.progress() } finally { this.direct = outer }
+    this.rethrowDirect()
+  }
+
+  /** Waits (lapi.waitUntil) on behalf of bundle `b`. */
+  private waitFor (b: Bundle, cond: () => boolean): void {
+    const outer = this.direct
+    this.direct = b
+    try { this.lapi.waitUntil(cond) } finally { this.direct = outer }
+    this.rethrowDirect()
+  }
+
+  private rethrowDirect (): void {
+    if (this.directError !== null) {
+      const e = this.directError
+      this.directError = null
+      throw e
+    }
+  }
+
   /** AM_Poll: the network once, then up to POLL_BATCH queued handlers. Returns the messages handled. */
   poll (b: Bundle): number {
     if (this.lapi.inHeaderHandler) return 0
-    this.lapi.progress()
-    const n = this.runQueued(b)
+    this.directRuns = 0
+    this.progressFor(b)
+    const n = this.runQueued(b) + this.directRuns
     if (n === 0 && (++this.emptyPolls & 255) === 0) this.checkPeers(b)
     return n
   }
 
   /** A poll made by a Request (the network, and handlers unless nested too deep). */
   private pollBundle (b: Bundle): void {
-    this.lapi.progress()
+    this.progressFor(b)
     if (this.nest < MAX_NEST) this.runQueued(b)
   }
 
@@ -1113,7 +1200,9 @@ export class Runtime {
       const n = this.poll(b)
       if (n > 0) return n
       this.checkPeers(b)
-      this.lapi.waitUntil(b.readyCond)
+      this.directRuns = 0
+      this.waitFor(b, b.readyCond)
+      if (this.directRuns > 0) return this.directRuns + this.poll(b)
     }
   }
 
@@ -1188,12 +1277,18 @@ export class Runtime {
     this.lapi.amsendCode(t.srcTask, this.hMsg, u8, len, null, 0, 0)
   }
 
-  /** Runs the user handler of `t` with its arguments (no spreading: one call per arity). */
   private invoke (t: Token, ep: Endpoint): void {
+    const cat = t.kind & CAT_MASK
+    const n = t.nbytes
+    this.invokeWith(t, ep, cat === CAT_SHORT || n === 0 ? Runtime.emptyBuf : cat === CAT_MEDIUM ? (t.heap ?? this.arenaView(t.bufAddr, n)) : ep.segView(t.off, n))
+  }
+
+  /** Runs the user handler of `t` (`buf`: the payload of a Medium or Long) with its arguments: one call per arity, no spreading. */
+  private invokeWith (t: Token, ep: Endpoint, buf: Uint8Array): void {
     const fn = ep.handlers[t.handler] as (...a: unknown[]) => void
     const a = t.args
-    const cat = t.kind & CAT_MASK
-    if (cat === CAT_SHORT) {
+    const n = t.nbytes
+    if ((t.kind & CAT_MASK) === CAT_SHORT) {
       switch (t.nargs) {
         case 0: fn(t); break
         case 1: fn(t, a[0]); break
@@ -1215,8 +1310,6 @@ export class Runtime {
       }
       return
     }
-    const n = t.nbytes
-    const buf = n === 0 ? Runtime.emptyBuf : cat === CAT_MEDIUM ? (t.heap ?? this.arenaView(t.bufAddr, n)) : ep.segView(t.off, n)
     switch (t.nargs) {
       case 0: fn(t, buf, n); break
       case 1: fn(t, buf, n, a[0]); break

@@ -254,6 +254,9 @@ export class ActiveMessages {
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
     this.chaos = ch !== null
+    // the test transport must not take packets it holds back with it when the task ends (a real
+    // network would have them in flight): send them on the way out
+    if (this.chaos) process.once('exit', () => { if (this.holding) this.flushChaos(true) })
     this.rng = ((ch?.seed ?? 1) * 2654435761 + c.taskId * 40503 + 1) >>> 0 || 1
     this.dupP = ch?.dup ?? 0
     this.holdP = ch?.hold ?? 0

@@ -193,6 +193,7 @@ export class Context {
   /** LAPI_Term: local; later calls on this handle return LAPI_ERR_HNDL_INVALID. */
   term (): number {
     if (this.terminated) return S.ERR_HNDL_INVALID
+    if (this.am.holding) this.am.flushChaos(true)
     this.terminated = true
     Atomics.store(this.ctl, taskWord(this.taskId, T_STATE), TaskState.TERMINATED)
     this.log.debug('context terminated')
