@@ -315,16 +315,8 @@ export function TEST_STARTUP (minargs, maxargs, usage) {
   return argv
 }
 
-/**
- * The end of every test: a barrier, then this task exits (non-zero when `errs` > 0: the job fails).
- * Between the two, 20 ms of polling: AMX_SPMDExit does not flush what LAPI's reordering test
- * transport (AMLAPI_CHAOS) still holds back, so a task that left the barrier first could take the
- * barrier message the others still wait for with it (reported am2 bug; reproducer
- * test/fixtures/amx/exit-after-barrier.mjs). Each poll is a dispatcher round that sends it.
- */
+/** The end of every test: a barrier, then this task exits (non-zero when `errs` > 0: the job fails). */
 export function finish (errs = 0) {
   AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
-  const t0 = getCurrentTimeMicrosec()
-  while (getCurrentTimeMicrosec() - t0 < 20000) AM_Safe(AM_Poll(eb), 'AM_Poll(eb)')
   AMX_SPMDExit(errs > 0 ? 1 : 0)
 }

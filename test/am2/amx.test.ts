@@ -55,18 +55,6 @@ function expectVerified (out: string, tasks: number): void {
 
 const CHAOS: ChaosConfig = { seed: 5, dup: 0.1, hold: 0.5 }
 
-// am2 bug (reported): the compat AM_RequestM / AM_RequestIM / AM_RequestXferM functions write their
-// arguments into the runtime's one scratch array (Runtime.scratchArgs) and then Runtime.request
-// polls (and may wait for a credit, polling) before it reads them; a handler run by that poll which
-// replies or requests with arguments (AM_ReplyM, also the idiomatic token.reply) overwrites them,
-// and the request goes out with the reply's arguments. testgetput / testreadwrite hit it (their
-// handlers reply with addresses while the task's own getWord/readWord requests are being sent):
-// wrong addresses, out-of-range accesses. test/fixtures/amx/scratch-args.mjs is the minimal
-// reproducer; the cases below that depend on it are skipped while it still fails, and run again
-// by themselves once am2 is fixed.
-const scratchRepro = await runFixture('amx/scratch-args.mjs', 1, { timeoutMs: 20_000 })
-const SCRATCH_ARGS_BUG = scratchRepro.exitCode !== 0
-
 describe('AMX test programs (examples/amx)', () => {
   describe('testam: every category and arity, request and reply, and the endpoint/bundle/translation calls', () => {
     for (const mode of ['P', 'B']) {
@@ -207,9 +195,8 @@ describe('AMX test programs (examples/amx)', () => {
       expectVerified(r.stdout, 1)
     })
 
-    // skipped while the am2 scratch-argument bug is present (see SCRATCH_ARGS_BUG above)
     for (const tasks of [2, 3]) {
-      it.skipIf(SCRATCH_ARGS_BUG)(`${tasks} tasks`, async () => {
+      it(`${tasks} tasks`, async () => {
         const r = await amx('testgetput.mjs', tasks, ['100'])
         expectClean(r)
         expectVerified(r.stdout, tasks)
@@ -218,16 +205,15 @@ describe('AMX test programs (examples/amx)', () => {
   })
 
   describe('testreadwrite: asynchronous readWord/writeWord, 255 at a time', () => {
-    // skipped while the am2 scratch-argument bug is present (see SCRATCH_ARGS_BUG above)
     for (const tasks of [1, 2, 4]) {
-      it.skipIf(SCRATCH_ARGS_BUG)(`${tasks} task(s)`, async () => {
+      it(`${tasks} task(s)`, async () => {
         const r = await amx('testreadwrite.mjs', tasks, ['40'])
         expectClean(r)
         expectVerified(r.stdout, tasks)
       })
     }
 
-    it.skipIf(SCRATCH_ARGS_BUG)('3 tasks with a network depth of 8 (255 writes wait for credits)', async () => {
+    it('3 tasks with a network depth of 8 (255 writes wait for credits)', async () => {
       const r = await amx('testreadwrite.mjs', 3, ['20'], { env: { AMLAPI_NETWORKDEPTH: '8' } })
       expectClean(r)
       expectVerified(r.stdout, 3)

@@ -56,6 +56,19 @@ describe('am2 over lapi', () => {
     expectOk(r, 2, 'am2 noalloc ok')
   })
 
+  it('regression: a request keeps its arguments when the handlers its poll runs reply with others', async () => {
+    const r = await runFixture('amx/scratch-args.mjs', 1, { timeoutMs: 20_000 })
+    expect(r.stdout).toContain('OK: handler 3 got 42')
+    expect(r.exitCode).toBe(0)
+  })
+
+  it('regression: a task that exits right after a barrier does not take held-back packets with it', async () => {
+    for (const seed of [5, 6]) {
+      const r = await runFixture('amx/exit-after-barrier.mjs', 2, { args: ['20'], config: { chaos: { seed, dup: 0, hold: 0.5 } }, timeoutMs: 20_000 })
+      expect(r.exitCode).toBe(0)
+    }
+  })
+
   it('imports nothing but the public exports of lapi and bufmgr', () => {
     const dir = fileURLToPath(new URL('../../packages/am2/src/', import.meta.url))
     const allowed = new Set(['@amlapi/lapi', '@amlapi/lapi/compat', '@amlapi/bufmgr', 'pino'])
