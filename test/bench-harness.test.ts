@@ -159,6 +159,45 @@ describe('bench --quick (the real CLI)', () => {
     }
   })
 
+  it('has the am2 series (Short, Medium, Long round trips, rate, bandwidth) and its four goals', () => {
+    const am2 = report.benchmarks.find((b: any) => b.name === 'am2')
+    expect(am2, 'am2 ran or was skipped').toBeDefined()
+    if (report.environment.cpusAllowedCount < 2) {
+      expect(am2.status).toBe('skipped')
+      return
+    }
+    expect(am2.status, am2.note).toBe('ok')
+    const want: [string, readonly number[], string][] = [
+      ['am2.short-rtt', QUICK_SIZES['am2-short'], 'us'],
+      ['am2.medium-rtt', QUICK_SIZES.am2, 'us'],
+      ['am2.long-rtt', QUICK_SIZES.am2, 'us'],
+      ['am2.rate', QUICK_SIZES['am2-short'], 'ops/s'],
+      ['am2.long-bw', QUICK_SIZES['am2-bw'], 'MB/s'],
+      ['am2.medium-bw', QUICK_SIZES['am2-bw'], 'MB/s'],
+    ]
+    for (const [id, sizes, unit] of want) {
+      const s = report.series.find((x: any) => x.id === id)
+      expect(s, id).toBeDefined()
+      expect(s.unit, id).toBe(unit)
+      expect(s.points.map((p: any) => p.size), id).toEqual([...sizes])
+      for (const p of s.points) expect(p.median, `${id} @ ${p.size}`).toBeGreaterThan(0)
+    }
+    // the packing boundary is in the quick sizes too, so every goal is measured
+    expect(QUICK_SIZES.am2).toEqual(expect.arrayContaining([992, 993]))
+    const goals = report.goals.filter((g: any) => g.series.startsWith('am2.'))
+    expect(goals.map((g: any) => [g.series, g.size, g.baseline ?? null, g.baselineSize ?? null])).toEqual([
+      ['am2.short-rtt', 0, 'baseline.sab-spin.rtt', 8],
+      ['am2.medium-rtt', 993, 'am2.medium-rtt', 992],
+      ['am2.rate', 0, null, null],
+      ['am2.long-bw', 1 << 20, 'baseline.memcpy.set-to-sab', null],
+    ])
+    for (const g of goals) expect(['PASS', 'MISS'], g.name).toContain(g.status)
+    const rate = report.series.find((x: any) => x.id === 'am2.rate')
+    expect(goals[2].ratio).toBe(rate.points.find((p: any) => p.size === 0).median)
+    expect(existsSync(join(dir, 'latest-am2-rtt.svg'))).toBe(true)
+    expect(readFileSync(join(dir, 'latest-am2-rtt.svg'), 'utf8')).toContain('>0 B</text>')
+  })
+
   it('writes an SVG per series group', () => {
     for (const group of ['rtt', 'bandwidth', 'memcpy', 'bufmgr']) {
       for (const name of [`latest-${group}.svg`]) {
@@ -236,6 +275,16 @@ describe('statistics', () => {
     expect(evaluateGoal(cross, all)).toMatchObject({ status: 'PASS', ratio: 4 })
   })
 
+  it('evaluates absolute goals (no baseline): the median itself against the target', () => {
+    const rate = series('am2.rate', 'ops/s', { 0: 600_000, 4: 400_000 })
+    const all = new Map([[rate.id, rate] as const])
+    const g: Goal = { name: 'rate', series: rate.id, size: 0, op: '>=', target: 500_000 }
+    expect(evaluateGoal(g, all)).toMatchObject({ status: 'PASS', ratio: 600_000 })
+    expect(evaluateGoal({ ...g, size: 4 }, all)).toMatchObject({ status: 'MISS', ratio: 400_000 })
+    expect(evaluateGoal({ ...g, size: 64 }, all)).toMatchObject({ status: 'n/a', ratio: null })
+    expect(evaluateGoal({ ...g, series: 'nope.rate' }, all).status).toBe('n/a')
+  })
+
   it('groups series in order of first appearance', () => {
     const a = series('a.x.rtt', 'us', { 8: 1 }, 'rtt')
     const b = series('a.x.bw', 'MB/s', { 8: 1 }, 'bw')
@@ -263,6 +312,20 @@ describe('statistics', () => {
     expect(added).toEqual(['baseline.sab-spin', 'baseline.memcpy'])
     const alone = await selectBenchmarks(registry, { filter: 'msgport', deps: false })
     expect(alone.entries.map((e) => e.name)).toEqual(['baseline.msgport'])
+  })
+
+  it('--filter am2 selects the AM-2 benchmark and the baselines it compares with', async () => {
+    const { entries, added } = await selectBenchmarks(registry, { filter: 'am2', deps: true })
+    expect(entries.map((e) => e.name)).toEqual(['baseline.memcpy', 'baseline.sab-spin', 'am2'])
+    expect(added.sort()).toEqual(['baseline.memcpy', 'baseline.sab-spin'])
+    const bench = (await registry.find((e) => e.name === 'am2')!.load()).default
+    expect(bench.series.map((s) => s.id)).toEqual([
+      'am2.short-rtt', 'am2.medium-rtt', 'am2.long-rtt', 'am2.rate', 'am2.long-bw', 'am2.medium-bw',
+    ])
+    expect(bench.goals).toHaveLength(4)
+    // the full sizes straddle the packed fast path (32 B header + 992 B ≤ MAX_UHDR_SZ 1024)
+    const { FULL_SIZES } = await import('../bench/dist/runner.js')
+    expect(FULL_SIZES.am2).toEqual(expect.arrayContaining([0, 992, 993, 65536]))
   })
 })
 
@@ -344,6 +407,27 @@ describe('svg', () => {
 
   it('is byte-stable', () => {
     expect(renderChart(opts)).toBe(renderChart(opts))
+  })
+
+  it('places size 0 one step left of the smallest power of two, behind an axis break', () => {
+    const svg = renderChart({
+      title: 'zero',
+      yLabel: 'µs',
+      series: [
+        { title: 'with 0', points: [{ size: 0, median: 2, min: 2, max: 2 }, { size: 8, median: 3, min: 3, max: 3 }] },
+        { title: 'only 0', points: [{ size: 0, median: 5, min: 5, max: 5 }] },
+      ],
+    })
+    expect(svg).toContain('>0 B</text>')
+    expect(svg.match(/<circle /g)).toHaveLength(3 + 2)
+    expect(svg.match(/<polyline /g)).toHaveLength(1)
+    expect(svg).not.toMatch(/NaN|undefined|Infinity/)
+    const xs = [...svg.matchAll(/<circle cx="([\d.]+)" cy="[\d.]+" r="3"\/>/g)].map((m) => Number(m[1]))
+    expect(xs[0]).toBeLessThan(xs[1]!) // 0 B left of 8 B
+    const only = renderChart({ title: 'rate', yLabel: 'ops/s', series: [{ title: 'r', points: [{ size: 0, median: 9e5, min: 8e5, max: 1e6 }] }] })
+    expect(only).toContain('>0 B</text>')
+    expect(only).not.toContain('no data')
+    expect(only).not.toMatch(/NaN|undefined|Infinity/)
   })
 
   it('copes with no data', () => {

@@ -125,7 +125,8 @@ export function formatGoals(goals: readonly GoalResult[]): string {
   const miss = goals.filter((g) => g.status === 'MISS').length
   const na = goals.length - pass - miss
   const summary = `${pass} PASS, ${miss} MISS${na > 0 ? `, ${na} not measured` : ''}`
-  return `### Goals\n\n${summary}; ratio = median ÷ baseline median\n\n${formatTable(['result', 'goal', 'size', 'ratio', 'target'], rows, ['l', 'l', 'r', 'r', 'l'])}\n`
+  const absolute = goals.some((g) => g.baseline === undefined) ? ' (a goal without a baseline: the median itself, in its unit)' : ''
+  return `### Goals\n\n${summary}; ratio = median ÷ baseline median${absolute}\n\n${formatTable(['result', 'goal', 'size', 'ratio', 'target'], rows, ['l', 'l', 'r', 'r', 'l'])}\n`
 }
 
 export function formatEnvironment(

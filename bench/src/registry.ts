@@ -18,4 +18,5 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'bufmgr.alloc-free', load: () => import('./benchmarks/bufmgr-alloc-free.js') },
   { name: 'lapi.rma', load: () => import('./benchmarks/lapi-rma.js') },
   { name: 'lapi.am', load: () => import('./benchmarks/lapi-am.js') },
+  { name: 'am2', load: () => import('./benchmarks/am2.js') },
 ]

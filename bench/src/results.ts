@@ -17,7 +17,7 @@ export function chartsOf(report: RunReport): { group: string; svg: string }[] {
     svg: renderChart({
       title: g.title,
       yLabel: unitLabel(g.unit),
-      xLabel: g.kind === 'rate' ? 'allocation size, bytes (log₂ scale)' : 'size, bytes (log₂ scale)',
+      xLabel: g.xLabel ?? (g.kind === 'rate' ? 'allocation size, bytes (log₂ scale)' : 'size, bytes (log₂ scale)'),
       series: g.series.map((s) => ({ title: s.title, points: s.points, dashed: s.placement === '1core' })),
     }),
   }))

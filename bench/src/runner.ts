@@ -51,6 +51,9 @@ export const FULL_SIZES: Record<SizeSet, readonly number[]> = {
   copy: [...doubling(8, 1 << 20), 4 << 20, 64 << 20],
   rma: [8, 64, 512, 4096, 64 << 10, 1 << 20, 4 << 20],
   am: [0, 8, 64, 512, 4096, 4097, 16 << 10, 64 << 10],
+  am2: [0, 8, 64, 256, 512, 768, 992, 993, 1024, 2048, 4096, 16 << 10, 64 << 10],
+  'am2-short': [0, 4, 16, 64],
+  'am2-bw': [4096, 64 << 10, 1 << 20, 4 << 20],
 }
 
 export const QUICK_SIZES: Record<SizeSet, readonly number[]> = {
@@ -59,6 +62,9 @@ export const QUICK_SIZES: Record<SizeSet, readonly number[]> = {
   copy: [8, 64 << 10, 1 << 20],
   rma: [8, 4096, 1 << 20],
   am: [8, 4096],
+  am2: [0, 992, 993],
+  'am2-short': [0],
+  'am2-bw': [1 << 20],
 }
 
 export function defaultConfig(quick = false): RunConfig {
@@ -223,6 +229,7 @@ async function measureSeries(
     unit: spec.unit,
     group: spec.group,
     ...(spec.groupTitle !== undefined ? { groupTitle: spec.groupTitle } : {}),
+    ...(spec.xLabel !== undefined ? { xLabel: spec.xLabel } : {}),
     benchmark: bench.name,
     placement,
     points,
@@ -325,7 +332,7 @@ export async function selectBenchmarks(
         }
         const refs = [
           ...bench.series.flatMap((s) => (s.compareTo ?? []).map((c) => c.series)),
-          ...(bench.goals ?? []).flatMap((g) => [g.series, g.baseline]),
+          ...(bench.goals ?? []).flatMap((g) => (g.baseline === undefined ? [g.series] : [g.series, g.baseline])),
         ]
         for (const ref of refs) {
           const owner = ownerOf(ref, registry)

@@ -87,14 +87,24 @@ export function computeRatios(
   })
 }
 
-/** Evaluate one goal against the measured series: PASS / MISS, or `n/a` when a side was not measured. */
+/**
+ * Evaluate one goal against the measured series: PASS / MISS, or `n/a` when a side was not measured.
+ * An absolute goal (no `baseline`) reports the median itself as its `ratio`.
+ */
 export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>): GoalResult {
   const ours = all.get(goal.series)
-  const base = all.get(goal.baseline)
-  const r =
-    ours && base
-      ? ratio(medianAt(ours, goal.size), ours.unit, medianAt(base, goal.baselineSize ?? goal.size), base.unit)
-      : null
+  let r: number | null
+  if (goal.baseline === undefined) {
+    // absolute: the median itself, in the series' unit
+    const m = ours ? medianAt(ours, goal.size) : undefined
+    r = m !== undefined && Number.isFinite(m) ? m : null
+  } else {
+    const base = all.get(goal.baseline)
+    r =
+      ours && base
+        ? ratio(medianAt(ours, goal.size), ours.unit, medianAt(base, goal.baselineSize ?? goal.size), base.unit)
+        : null
+  }
   if (r === null) return { ...goal, ratio: null, status: 'n/a' }
   const ok = goal.op === '<=' ? r <= goal.target : r >= goal.target
   return { ...goal, ratio: r, status: ok ? 'PASS' : 'MISS' }
@@ -103,6 +113,8 @@ export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>)
 export interface SeriesGroup {
   id: string
   title: string
+  /** X axis label: the first series' `xLabel` that is set. */
+  xLabel?: string
   unit: Unit
   kind: SeriesKind
   series: SeriesResult[]
@@ -119,6 +131,7 @@ export function groupSeries(series: readonly SeriesResult[]): SeriesGroup[] {
     } else if (g.title === g.id && s.groupTitle !== undefined) {
       g.title = s.groupTitle
     }
+    if (g.xLabel === undefined && s.xLabel !== undefined) g.xLabel = s.xLabel
     g.series.push(s)
   }
   return [...groups.values()]

@@ -1,6 +1,7 @@
 /**
- * Hand-written SVG line charts, no dependencies: log₂ x axis (size in bytes), log₁₀ y axis, one
- * line per series through the medians, a whisker per point for min–max, ticks, labels, legend.
+ * Hand-written SVG line charts, no dependencies: log₂ x axis (size in bytes; size 0 sits one step
+ * left of the smallest power of two, behind an axis break), log₁₀ y axis, one line per series
+ * through the medians, a whisker per point for min–max, ticks, labels, legend.
  * The output depends only on the data (byte-stable), so result files diff cleanly.
  */
 import { formatSize } from './format.js'
@@ -53,7 +54,7 @@ export function renderChart(opts: ChartOptions): string {
   const legendRows = Math.ceil(opts.series.length / legendCols)
   const height = top + plotH + 56 + legendRows * 20 + 12
 
-  const pts = opts.series.flatMap((s) => s.points).filter((p) => p.size > 0 && p.median > 0)
+  const pts = opts.series.flatMap((s) => s.points).filter((p) => p.size >= 0 && p.median > 0)
   const out: string[] = []
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Arial, Helvetica, sans-serif" font-size="12">`,
@@ -66,11 +67,17 @@ export function renderChart(opts: ChartOptions): string {
     return out.join('\n') + '\n'
   }
 
-  // X: log2 of size, half a step of margin on each side.
-  const lx = pts.map((p) => Math.log2(p.size))
-  const x0 = Math.floor(Math.min(...lx)) - 0.5
-  const x1 = Math.ceil(Math.max(...lx)) + 0.5
-  const X = (size: number): number => left + ((Math.log2(size) - x0) / (x1 - x0)) * plotW
+  // X: log2 of size, half a step of margin on each side. Size 0 (a Short message, a request
+  // without payload) gets its own place one step left of the smallest power of two, behind an
+  // axis break.
+  const lx = pts.filter((p) => p.size > 0).map((p) => Math.log2(p.size))
+  const hasZero = pts.some((p) => p.size === 0)
+  const firstPow = lx.length > 0 ? Math.floor(Math.min(...lx)) : 1
+  const zeroAt = firstPow - 1
+  const x0 = (hasZero ? zeroAt : firstPow) - 0.5
+  const x1 = (lx.length > 0 ? Math.ceil(Math.max(...lx)) : zeroAt) + 0.5
+  const XL = (l: number): number => left + ((l - x0) / (x1 - x0)) * plotW
+  const X = (size: number): number => XL(size === 0 ? zeroAt : Math.log2(size))
   // Y: log10, whole decades.
   const lows = pts.map((p) => (p.min > 0 ? p.min : p.median))
   const highs = pts.map((p) => Math.max(p.max, p.median))
@@ -97,8 +104,14 @@ export function renderChart(opts: ChartOptions): string {
     out.push(`<text x="${left - 8}" y="${r1(Y(t.v) + 4)}" text-anchor="end"${t.major ? '' : ' fill="#666666"'}>${axisNumber(t.v)}</text>`)
   }
   // X ticks: every power of two in range; labels thinned to about ten.
-  const first = Math.ceil(x0)
-  const last = Math.floor(x1)
+  const first = hasZero ? firstPow : Math.ceil(x0)
+  const last = lx.length > 0 ? Math.floor(x1) : first - 1
+  if (hasZero) {
+    const x = r1(XL(zeroAt))
+    out.push(`<line x1="${x}" y1="${top}" x2="${x}" y2="${top + plotH}" stroke="#dddddd" stroke-width="1"/>`)
+    out.push(`<line x1="${x}" y1="${top + plotH}" x2="${x}" y2="${top + plotH + 6}" stroke="#000000"/>`)
+    out.push(`<text x="${x}" y="${top + plotH + 20}" text-anchor="middle">0 B</text>`)
+  }
   const labelEvery = Math.max(1, Math.ceil((last - first + 1) / 10))
   for (let e = first; e <= last; e++) {
     const x = r1(X(2 ** e))
@@ -108,6 +121,15 @@ export function renderChart(opts: ChartOptions): string {
     if (labelled) out.push(`<text x="${x}" y="${top + plotH + 20}" text-anchor="middle">${escapeXml(formatSize(2 ** e))}</text>`)
   }
   out.push(`<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#000000"/>`)
+  if (hasZero && lx.length > 0) {
+    // axis break between 0 and the first power of two
+    const xb = XL(zeroAt + 0.5)
+    const yb = top + plotH
+    out.push(`<rect x="${r1(xb - 4)}" y="${yb - 1}" width="8" height="3" fill="#ffffff"/>`)
+    for (const dx of [-4, 1]) {
+      out.push(`<line x1="${r1(xb + dx - 2)}" y1="${yb + 5}" x2="${r1(xb + dx + 2)}" y2="${yb - 5}" stroke="#000000"/>`)
+    }
+  }
   out.push(
     `<text x="${left + plotW / 2}" y="${top + plotH + 40}" text-anchor="middle">${escapeXml(opts.xLabel ?? 'size (log₂ scale)')}</text>`,
   )
@@ -119,7 +141,7 @@ export function renderChart(opts: ChartOptions): string {
   opts.series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length]!
     const dash = s.dashed ? DASH : ''
-    const ps = s.points.filter((p) => p.size > 0 && p.median > 0)
+    const ps = s.points.filter((p) => p.size >= 0 && p.median > 0)
     out.push(`<g stroke="${color}" fill="${color}">`)
     for (const p of ps) {
       if (p.min > 0 && p.max > p.min) {

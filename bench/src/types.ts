@@ -21,8 +21,12 @@ export type Unit = 'us' | 'MB/s' | 'GB/s' | 'ops/s'
  */
 export type Placement = 'all' | '1core'
 
-/** Named size sets, resolved by the runner (`--quick` uses shorter ones). */
-export type SizeSet = 'message' | 'alloc' | 'copy' | 'rma' | 'am'
+/**
+ * Named size sets, resolved by the runner (`--quick` uses shorter ones). `am2`: AM-2 Medium/Long
+ * round trips, with 992/993 B straddling the packed fast path; `am2-short`: Short round trips,
+ * 4 B per argument; `am2-bw`: AM-2 bulk transfers.
+ */
+export type SizeSet = 'message' | 'alloc' | 'copy' | 'rma' | 'am' | 'am2' | 'am2-short' | 'am2-bw'
 
 /** A ratio column: this series' median ÷ another series' median at the same (or a fixed) size. */
 export interface CompareTo {
@@ -37,13 +41,14 @@ export interface CompareTo {
 /**
  * A named goal: `median(series @ size) / median(baseline @ baselineSize ?? size)` compared with
  * `target`. Units are normalised first (µs, MB/s, GB/s → seconds or B/s), so a MB/s series can be
- * divided by a GB/s one.
+ * divided by a GB/s one. Without `baseline` the goal is absolute: the median itself, in the
+ * series' unit, is compared with `target` (e.g. ≥ 500000 ops/s).
  */
 export interface Goal {
   name: string
   series: string
   size: number
-  baseline: string
+  baseline?: string
   baselineSize?: number
   op: '<=' | '>='
   target: number
@@ -60,6 +65,8 @@ export interface SeriesSpec {
   group: string
   /** Heading of the group's table and chart (the first series of the group that sets it wins). */
   groupTitle?: string
+  /** X axis label of the group's chart (the first series that sets it wins; default from the kind). */
+  xLabel?: string
   sizes: SizeSet | readonly number[]
   compareTo?: readonly CompareTo[]
   /**
@@ -136,6 +143,7 @@ export interface SeriesResult {
   unit: Unit
   group: string
   groupTitle?: string
+  xLabel?: string
   benchmark: string
   placement: Placement
   points: Point[]

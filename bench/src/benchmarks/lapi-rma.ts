@@ -4,7 +4,7 @@
  * with the baselines of the same run; the goals are those of the LAPI part-1 issue.
  */
 import { fileURLToPath } from 'node:url'
-import { runJob, type JobResult } from '@amlapi/lapi'
+import { runJob, type JobConfig, type JobResult } from '@amlapi/lapi'
 import { C, LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
 import type { Benchmark, BenchContext, Session } from '../types.js'
 
@@ -19,27 +19,43 @@ const OPS: Record<string, number> = {
   'lapi.rma.rmw-rate': LapiOp.RMW_RATE,
 }
 
-/** Starts the two-task LAPI job and returns a session running the given series (id → LapiOp). */
-export async function openLapiJob (ctx: BenchContext, ops: Record<string, number>): Promise<Session> {
+/** Options of {@link openLapiJob} for another task program (the AM-2 benchmark's). */
+export interface LapiJobOptions {
+  /** Compiled task program (default workers/lapi-task.js). */
+  program?: string
+  /** More job data beside `cmd` and `maxSize`. */
+  data?: Record<string, unknown>
+  /** Job settings (default: a segment of max(16 MiB, 2 × maxSize + 1 MiB), the rest from the environment). */
+  config?: Partial<JobConfig>
+}
+
+/**
+ * Starts the two-task LAPI job and returns a session running the given series (id → op code).
+ * The tasks share the command block `C` (lib/lapi-layout.ts); whichever task times a run writes
+ * the result and DONE.
+ */
+export async function openLapiJob (ctx: BenchContext, ops: Record<string, number>, opts: LapiJobOptions = {}): Promise<Session> {
   const cmdSab = new SharedArrayBuffer(C.BYTES)
   const cmd = new Int32Array(cmdSab)
   const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
   const maxSize = Math.max(8, ctx.maxSize)
-  const data: LapiBenchData = { cmd: cmdSab, maxSize }
+  const data: LapiBenchData = { ...opts.data, cmd: cmdSab, maxSize }
   const stop = new AbortController()
   const st: { ended: JobResult | undefined } = { ended: undefined }
-  const exitOf = (): string => String(st.ended?.exitCode ?? '?')
+  const exitOf = (): string => st.ended?.failure
+    ? `exit ${st.ended.exitCode}: task ${st.ended.failure.task}: ${st.ended.failure.reason}`
+    : `exit ${st.ended?.exitCode ?? '?'}`
   const job = runJob({
-    program: TASK,
+    program: opts.program ?? TASK,
     numTasks: 2,
-    config: { segmentSize: Math.max(16 * MiB, 2 * maxSize + MiB) },
+    config: { segmentSize: Math.max(16 * MiB, 2 * maxSize + MiB), ...opts.config },
     data,
     stdout: process.stderr,
     signal: stop.signal,
   }).then((r) => { st.ended = r; Atomics.store(cmd, C.DONE, -1); Atomics.notify(cmd, C.DONE) })
   const deadline = Date.now() + 20_000
   while (Atomics.load(cmd, C.READY) < 2) {
-    if (st.ended !== undefined) throw new Error(`the LAPI job ended before it was ready (exit ${st.ended.exitCode})`)
+    if (st.ended !== undefined) throw new Error(`the LAPI job ended before it was ready (${exitOf()})`)
     if (Date.now() > deadline) { stop.abort(); await job; throw new Error('the LAPI job did not start within 20 s') }
     await Atomics.waitAsync(cmd, C.READY, Atomics.load(cmd, C.READY), 100).value
   }
@@ -48,7 +64,7 @@ export async function openLapiJob (ctx: BenchContext, ops: Record<string, number
     async run (series: string, size: number, iterations: number): Promise<number> {
       const op = ops[series]
       if (op === undefined) throw new Error(`unknown series ${series}`)
-      if (st.ended !== undefined) throw new Error(`the LAPI job has ended (exit ${exitOf()})`)
+      if (st.ended !== undefined) throw new Error(`the LAPI job has ended (${exitOf()})`)
       Atomics.store(cmd, C.OP, op)
       Atomics.store(cmd, C.SIZE, size)
       Atomics.store(cmd, C.ITERS, iterations)
@@ -59,7 +75,7 @@ export async function openLapiJob (ctx: BenchContext, ops: Record<string, number
       for (;;) {
         const done = Atomics.load(cmd, C.DONE)
         if (done === gen) return result[0]!
-        if (done === -1) throw new Error(`the LAPI job ended during a run (exit ${exitOf()})`)
+        if (done === -1) throw new Error(`the LAPI job ended during a run (${exitOf()})`)
         if (Date.now() > limit) { stop.abort(); throw new Error(`run of ${series} at ${size} B did not finish in ${ctx.timeoutMs} ms`) }
         await Atomics.waitAsync(cmd, C.DONE, done, 50).value
       }
