@@ -204,6 +204,7 @@ export class Bundle {
   /** @internal */ readonly endpoints: Endpoint[] = []
   /** @internal */ mask: number = AM_NOEVENTS
   /** @internal */ freed = false
+  /** @internal the runtime that allocated it (a bundle of an earlier AM_Init is not valid) */ owner: unknown = null
   /** @internal */ readonly readyCond: () => boolean
 
   /** @internal */
@@ -541,6 +542,7 @@ export class Runtime {
     if (type !== AM_SEQ) return S.ERR_BAD_ARG
     if (this.bundles.size >= MAX_BUNDLES) return S.ERR_RESOURCE
     const b = new Bundle()
+    b.owner = this
     this.bundles.add(b)
     eb.value = b
     return S.OK
@@ -557,7 +559,7 @@ export class Runtime {
   }
 
   isBundle (b: unknown): b is Bundle {
-    return b instanceof Bundle && !b.freed && this.bundles.has(b)
+    return b instanceof Bundle && !b.freed && b.owner === this
   }
 
   isEndpoint (ep: unknown): ep is Endpoint {

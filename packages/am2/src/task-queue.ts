@@ -84,6 +84,8 @@ export class TaskQueue {
    * On the way it unlinks TAKEN nodes left behind as firewalls that are no longer the tail.
    */
   take (): number {
+    // nothing queued (the consumer's own count: producer and consumer are the same thread today)
+    if (this.live === 0) return -1
     let prev = FIREWALL
     let n = Atomics.load(this.next, FIREWALL)
     while (n !== NIL) {

@@ -23,7 +23,7 @@ export function openContext (info: lapi_info_t | null | undefined): Context | nu
   }
   if (open !== undefined && !open.isTerminated) return S.ERR_ALL_HNDL_IN_USE
   const spec = currentJobSpec()
-  if (segmentMemory === undefined) segmentMemory = new BufferManager({ buffer: spec.segments[spec.taskId]!, zeroFill: true })
+  if (segmentMemory === undefined) segmentMemory = new BufferManager({ buffer: spec.segments[spec.taskId]! })   // LAPIX_Malloc zero-fills itself; staging copies need not
   const ctx = new Context(nextHandle++, spec, segmentMemory, info ?? null)
   contexts[ctx.handle] = ctx
   open = ctx
