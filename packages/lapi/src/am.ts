@@ -30,7 +30,7 @@
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
 import { copyBuf, copySeg } from './copy.js'
-import { T_OUTSTANDING, T_INBOX, T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
+import { T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
@@ -379,7 +379,7 @@ export class ActiveMessages {
   private nextMessage (tgt: number): number {
     const id = this.nextId[tgt]!
     this.nextId[tgt] = id + 1
-    Atomics.add(this.c.ctl, taskWord(this.c.taskId, T_OUTSTANDING), 1)
+    this.c.outbox[tgt]!.markSent()
     return id
   }
 
@@ -524,9 +524,7 @@ export class ActiveMessages {
 
   /** Tells `tgt` a packet is in its inbox. */
   private announce (tgt: number): void {
-    const ctl = this.c.ctl
-    Atomics.add(ctl, taskWord(tgt, T_INBOX), 1)
-    ringDoorbell(ctl, tgt)
+    ringDoorbell(this.c.ctl, tgt)
   }
 
   private waitForSlot (tgt: number): number {
@@ -613,7 +611,7 @@ export class ActiveMessages {
     // handled is still in its slot, so a nested round must not touch the rings.
     if (this.polling) return 0
     if (this.chaos) this.flushChaos(false)
-    if (Atomics.load(c.ctl, c.myInbox) === 0) return 0
+    if (!c.inboxPending()) return 0
     this.polling = true
     try {
       return this.drain()
@@ -642,7 +640,6 @@ export class ActiveMessages {
         if (i < c.numTasks) ringDoorbell(c.ctl, i) // a sender blocked on this ring may go on
       }
     }
-    if (done > 0) Atomics.sub(c.ctl, c.myInbox, done)
     return done
   }
 
@@ -844,7 +841,7 @@ export class ActiveMessages {
     const c = this.c
     this.markDone(s, id)
     this.recvCompleted++
-    Atomics.sub(c.ctl, taskWord(src, T_OUTSTANDING), 1)
+    c.inbox[src]!.markLanded()
     ringDoorbell(c.ctl, src)
     if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }
     if (inline && this.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {

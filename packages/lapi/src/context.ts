@@ -18,7 +18,7 @@ import type { Logger } from 'pino'
 import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } from './constants.js'
 import type { JobConfig } from './config.js'
 import {
-  T_DOORBELL, T_INBOX, T_OUTSTANDING, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
+  T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
   T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
@@ -120,10 +120,6 @@ export class Context {
   readonly myDoorbell: number
   /** @internal */
   readonly mySleeping: number
-  /** @internal */
-  readonly myInbox: number
-  /** @internal */
-  readonly myOutstanding: number
   private readonly myWaitWord: number
   private readonly myWaitVal: number
   /** The active-message engine (am.ts). @internal */
@@ -174,8 +170,6 @@ export class Context {
     for (let t = 0; t < spec.numTasks; t++) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId))
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
-    this.myInbox = taskWord(spec.taskId, T_INBOX)
-    this.myOutstanding = taskWord(spec.taskId, T_OUTSTANDING)
     this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
     this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
     this.am = new ActiveMessages(this)
@@ -633,7 +627,17 @@ export class Context {
 
   /** True when a packet waits in the inbox. */
   inboxPending (): boolean {
-    return Atomics.load(this.ctl, this.myInbox) !== 0
+    const rings = this.inbox
+    for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
+    return false
+  }
+
+  /** Active messages of this task that have not landed at their targets yet (the fence waits for 0). */
+  outstanding (): number {
+    let n = 0
+    const out = this.outbox
+    for (let t = 0; t < out.length; t++) n += out[t]!.outstanding()
+    return n
   }
 
   /** Dispatcher statistics: packets dropped as malformed, duplicates dropped, messages completed. */
@@ -724,13 +728,11 @@ export class Context {
    */
   fence (): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
-    const ctl = this.ctl
-    const w = this.myOutstanding
     let spinStart = 0
     this.progress()
-    while (Atomics.load(ctl, w) > 0) {
+    while (this.outstanding() > 0) {
       this.progress()
-      if (Atomics.load(ctl, w) === 0) break
+      if (this.outstanding() === 0) break
       spinStart = this.idle(spinStart, WAIT_FENCE, null, 0, 0)
     }
     return S.SUCCESS
@@ -750,7 +752,7 @@ export class Context {
     // the fence, without blocking the event loop
     for (;;) {
       this.progress()
-      if (Atomics.load(this.ctl, this.myOutstanding) <= 0) break
+      if (this.outstanding() <= 0) break
       await this.idleAsync(WAIT_FENCE, null, 0, 0)
     }
     const gen = this.arrive()
@@ -1019,7 +1021,7 @@ export class Context {
       case WAIT_BARRIER: return Atomics.load(this.ctl, W_BAR_GEN) === val
       case WAIT_RING: return this.outbox[val]!.pending() >= this.spec.ring.slots
       case WAIT_COND: return !this.waitCond!()
-      default: return Atomics.load(this.ctl, this.myOutstanding) > 0
+      default: return this.outstanding() > 0
     }
   }
 

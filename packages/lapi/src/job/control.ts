@@ -13,11 +13,9 @@
  *   │              one of t's counters from outside                               │
  *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell      │
  *   │ +2 STATE     TaskState                                                     │
- *   │ +3 INBOX     packets published into t's inbox and not yet taken: producers   │
- *   │              add 1 after publishing, t subtracts what it consumed, so an idle │
- *   │              dispatcher round is one load instead of one per ring            │
- *   │ +4 OUTSTANDING active messages t sent whose data has not landed yet: t adds │
- *   │              1 per send, the target subtracts 1 when the data is in place   │
+ *   │ +3, +4       reserved (no per-packet counters here: a packet in flight     │
+ *   │              shows in its ring's HEAD, a landed message in the ring's LANDED; │
+ *   │              this line is written only to sleep, wake and change state)     │
  *   │ +5 WAIT_WORD / +6 WAIT_VAL  the counter (word index, 0 = anything) and value │
  *   │              t's sleeping thread waits for; set before SLEEPING            │
  *   └──────────────────────────────────────────────────────────────────────────────┘
@@ -36,9 +34,6 @@ export const TASK_WORDS = 16
 export const T_DOORBELL = 0
 export const T_SLEEPING = 1
 export const T_STATE = 2
-export const T_INBOX = 3
-/** Active messages this task sent whose data has not landed (or been discarded) at the target yet. */
-export const T_OUTSTANDING = 4
 /** What t's sleeping thread waits for: a counter's word index in t's segment (0 = anything) … */
 export const T_WAIT_WORD = 5
 /** … and the value that counter must reach. */

@@ -8,6 +8,7 @@
  *   ┌──────────── ring ────────────────────────────────────────────────────────────┐
  *   │ +0    HEAD u32   packets published (free-running; written by the producer)   │
  *   │ +64   TAIL u32   packets consumed  (free-running; written by the consumer)   │
+ *   │ +68   LANDED u32 messages of this sender complete here (consumer; the fence)  │
  *   │ +128  slot 0 │ slot 1 │ … │ slot S-1      each slotBytes (a multiple of 64)    │
  *   └──────────────────────────────────────────────────────────────────────────────┘
  *   empty: HEAD == TAIL;  full: HEAD - TAIL == S;  packet k lives in slot k mod S.
@@ -16,10 +17,15 @@
  * sequentially consistent store, so the bytes are visible before the new HEAD); the consumer reads
  * HEAD with Atomics.load, processes the slot and only then releases it with Atomics.store(TAIL).
  * Back-pressure is a return value (reserve() = -1), never a throw. Nothing here allocates.
+ * The producer keeps the last TAIL it read and reads it again only when the ring looks full, so a
+ * packet costs it no read of the consumer's cache line. LANDED (in TAIL's line) counts the
+ * sender's messages that are complete here: the sender's fence compares it with what it sent.
  */
 
 export const RING_HEAD = 0
 export const RING_TAIL = 16
+/** Word index of LANDED: messages from this ring's sender whose data has landed (written by the consumer). */
+export const RING_LANDED = 17
 export const RING_HEADER_BYTES = 128
 
 /** Geometry of every ring of a job's inboxes. */
@@ -55,6 +61,7 @@ abstract class RingEnd {
   protected readonly i32: Int32Array
   protected readonly head: number
   protected readonly tail: number
+  protected readonly landed: number
   protected readonly mask: number
   protected readonly slotBytes: number
   protected readonly first: number
@@ -66,6 +73,7 @@ abstract class RingEnd {
     this.i32 = new Int32Array(inbox)
     this.head = (base >> 2) + RING_HEAD
     this.tail = (base >> 2) + RING_TAIL
+    this.landed = (base >> 2) + RING_LANDED
     this.mask = g.slots - 1
     this.slotBytes = g.slotBytes
     this.first = base + RING_HEADER_BYTES
@@ -76,16 +84,25 @@ abstract class RingEnd {
 export class RingWriter extends RingEnd {
   private readonly slots: number
   private next: number
+  /** TAIL as last read (the consumer only moves it forward). */
+  private seenTail: number
+  /** Messages sent on this ring (for the fence; counted by the sender, see `markSent`). */
+  private sent = 0
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
     super(inbox, g, ring)
     this.slots = g.slots
     this.next = Atomics.load(this.i32, this.head)
+    this.seenTail = Atomics.load(this.i32, this.tail)
+    this.sent = Atomics.load(this.i32, this.landed)
   }
 
   /** Byte offset (in the inbox) of the next free slot, or -1 when the ring is full. */
   reserve (): number {
-    if (((this.next - Atomics.load(this.i32, this.tail)) | 0) >= this.slots) return -1
+    if (((this.next - this.seenTail) | 0) >= this.slots) {
+      this.seenTail = Atomics.load(this.i32, this.tail)
+      if (((this.next - this.seenTail) | 0) >= this.slots) return -1
+    }
     return this.first + (this.next & this.mask) * this.slotBytes
   }
 
@@ -97,8 +114,15 @@ export class RingWriter extends RingEnd {
 
   /** Packets published and not yet consumed. */
   pending (): number {
-    return (this.next - Atomics.load(this.i32, this.tail)) | 0
+    this.seenTail = Atomics.load(this.i32, this.tail)
+    return (this.next - this.seenTail) | 0
   }
+
+  /** A message went out on this ring (it is outstanding until the consumer counts it landed). */
+  markSent (): void { this.sent = (this.sent + 1) | 0 }
+
+  /** Messages sent on this ring that have not landed yet. */
+  outstanding (): number { return (this.sent - Atomics.load(this.i32, this.landed)) | 0 }
 }
 
 /** The receiving end of one ring. */
@@ -126,4 +150,7 @@ export class RingReader extends RingEnd {
   get nonEmpty (): boolean {
     return Atomics.load(this.i32, this.head) !== this.next
   }
+
+  /** A message of this ring's sender is complete here (the sender's fence waits for these). */
+  markLanded (): void { Atomics.add(this.i32, this.landed, 1) }
 }
