@@ -56,6 +56,10 @@ describe('am2 over lapi', () => {
     expectOk(r, 2, 'am2 noalloc ok')
   })
 
+  it('the idiomatic face: Am2.spmd, Endpoint and Token methods, waitAsync, AmError codes', async () => {
+    expectOk(await runFixture('am2/idiomatic.mjs', 2), 2, 'am2 idiomatic ok')
+  })
+
   it('regression: a request keeps its arguments when the handlers its poll runs reply with others', async () => {
     const r = await runFixture('amx/scratch-args.mjs', 1, { timeoutMs: 20_000 })
     expect(r.stdout).toContain('OK: handler 3 got 42')
