@@ -23,3 +23,22 @@ export interface LapiBenchData {
   /** Largest message, bytes (each task allocates two buffers of it). */
   maxSize: number
 }
+
+/**
+ * A task's side of the command block: counts itself READY, then runs `run` once per run the main
+ * thread starts (each bump of GEN), with that run's OP, SIZE and ITERS, until STOP is set.
+ */
+export function serveCommands (cmd: Int32Array, run: (gen: number, op: number, size: number, iters: number) => void): void {
+  Atomics.add(cmd, C.READY, 1)
+  Atomics.notify(cmd, C.READY)
+  let gen = 0
+  for (;;) {
+    while (Atomics.load(cmd, C.GEN) === gen) {
+      if (Atomics.load(cmd, C.STOP) !== 0) break
+      Atomics.wait(cmd, C.GEN, gen, 200)
+    }
+    if (Atomics.load(cmd, C.STOP) !== 0) return
+    gen = Atomics.load(cmd, C.GEN)
+    run(gen, Atomics.load(cmd, C.OP), Atomics.load(cmd, C.SIZE), Atomics.load(cmd, C.ITERS))
+  }
+}

@@ -25,7 +25,7 @@
 import * as A from '@amlapi/am2/compat'
 import { jobData } from '@amlapi/lapi'
 import { AM2_DEPTH, Am2Op, type Am2BenchData } from '../lib/am2-layout.js'
-import { C } from '../lib/lapi-layout.js'
+import { C, serveCommands } from '../lib/lapi-layout.js'
 
 const { cmd: cmdSab, maxSize, timeoutMs } = jobData() as Am2BenchData
 const cmd = new Int32Array(cmdSab)
@@ -165,20 +165,7 @@ function request (op: number, size: number, iters: number): number {
   return (performance.now() - t0) / 1000
 }
 
-Atomics.add(cmd, C.READY, 1)
-Atomics.notify(cmd, C.READY)
-
-let gen = 0
-for (;;) {
-  while (Atomics.load(cmd, C.GEN) === gen) {
-    if (Atomics.load(cmd, C.STOP) !== 0) break
-    Atomics.wait(cmd, C.GEN, gen, 200)
-  }
-  if (Atomics.load(cmd, C.STOP) !== 0) break
-  gen = Atomics.load(cmd, C.GEN)
-  const op = Atomics.load(cmd, C.OP)
-  const size = Atomics.load(cmd, C.SIZE)
-  const iters = Atomics.load(cmd, C.ITERS)
+serveCommands(cmd, (gen, op, size, iters) => {
   // counts are reset before the barrier: once past it the other task may send at once
   served = 0
   replies = 0
@@ -192,5 +179,5 @@ for (;;) {
     Atomics.store(cmd, C.DONE, gen)
     Atomics.notify(cmd, C.DONE)
   }
-}
+})
 check(A.AM_Terminate(), 'AM_Terminate')

@@ -22,7 +22,7 @@
  */
 import * as L from '@amlapi/lapi/compat'
 import { jobData } from '@amlapi/lapi'
-import { AM_CMPL_INDEX, AM_HDR_INDEX, C, LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
+import { AM_CMPL_INDEX, AM_HDR_INDEX, C, LapiOp, serveCommands, type LapiBenchData } from '../lib/lapi-layout.js'
 
 const { cmd: cmdSab, maxSize } = jobData() as LapiBenchData
 const cmd = new Int32Array(cmdSab)
@@ -70,20 +70,7 @@ check(L.LAPI_Addr_set(h, onePacket, AM_HDR_INDEX), 'Addr_set')
 check(L.LAPI_Addr_set(h, withCompletion, AM_CMPL_INDEX), 'Addr_set')
 const prev = L.ref(0)
 
-Atomics.add(cmd, C.READY, 1)
-Atomics.notify(cmd, C.READY)
-
-let gen = 0
-for (;;) {
-  while (Atomics.load(cmd, C.GEN) === gen) {
-    if (Atomics.load(cmd, C.STOP) !== 0) break
-    Atomics.wait(cmd, C.GEN, gen, 200)
-  }
-  if (Atomics.load(cmd, C.STOP) !== 0) break
-  gen = Atomics.load(cmd, C.GEN)
-  const op = Atomics.load(cmd, C.OP)
-  const size = Atomics.load(cmd, C.SIZE)
-  const iters = Atomics.load(cmd, C.ITERS)
+serveCommands(cmd, (gen, op, size, iters) => {
   check(L.LAPI_Gfence(h), 'Gfence')
   const t0 = performance.now()
   switch (op) {
@@ -167,6 +154,6 @@ for (;;) {
     Atomics.store(cmd, C.DONE, gen)
     Atomics.notify(cmd, C.DONE)
   }
-}
+})
 check(L.LAPI_Term(h), 'Term')
 if (sink < 0) process.stdout.write('')
