@@ -178,6 +178,8 @@ export class Token {
 
 /** Per-peer flow-control state of an endpoint (one per mapped translation index). */
 class Peer {
+  /** Its index in the endpoint's translation table. */
+  readonly index: number
   readonly task: number
   readonly id: number
   /** Free instances (a stack). */
@@ -187,7 +189,8 @@ class Peer {
   /** Outstanding-request records, REC words per instance (for returning them when the peer is gone). */
   readonly rec: Int32Array
   outstanding = 0
-  constructor (name: number, depth: number) {
+  constructor (index: number, name: number, depth: number) {
+    this.index = index
     this.task = Math.floor(name / 65536)
     this.id = name % 65536
     this.free = new Int32Array(depth)
@@ -274,6 +277,7 @@ export class Endpoint {
   /** @internal */ trTagHi: Uint32Array = new Uint32Array(AM_INITIAL_NUM_TRANSLATIONS)
   /** @internal name → lowest index that maps it */ readonly byName = new Map<number, number>()
   /** @internal */ peers: Array<Peer | undefined> = []
+  /** @internal the mapped peers, densely (for the scans that look for peers that left) */ peerList: Peer[] = []
   /** @internal 0 until AM_SetExpectedResources */ depth = 0
   /** @internal */ outstanding = 0
   /** @internal */ seg: AmSeg | null = null
@@ -700,7 +704,9 @@ export class Runtime {
     if (ep.depth !== 0) return S.ERR_RESOURCE
     ep.depth = nOutstanding
     ep.peers = new Array<Peer | undefined>(ep.numTrans)
-    for (let i = 0; i < ep.numTrans; i++) if (ep.trName[i] !== -1) ep.peers[i] = new Peer(ep.trName[i]!, nOutstanding)
+    for (let i = 0; i < ep.numTrans; i++) {
+      if (ep.trName[i] !== -1) { const p = new Peer(i, ep.trName[i]!, nOutstanding); ep.peers[i] = p; ep.peerList.push(p) }
+    }
     return S.OK
   }
 
@@ -919,7 +925,7 @@ export class Runtime {
 
   /** Returns every outstanding request to a peer that left the job (ECONGESTION) and frees its instances. */
   private failPeer (ep: Endpoint, p: Peer): void {
-    const index = ep.peers.indexOf(p)
+    const index = p.index
     for (let inst = 0; inst < p.busy.length; inst++) {
       if (p.busy[inst] === 0) continue
       const b = inst * REC
@@ -933,8 +939,8 @@ export class Runtime {
   checkPeers (b: Bundle): void {
     for (const ep of b.endpoints) {
       if (ep.outstanding === 0) continue
-      for (const p of ep.peers) {
-        if (p !== undefined && p.outstanding > 0 && p.task !== this.taskId && !this.lapi.taskAlive(p.task)) this.failPeer(ep, p)
+      for (const p of ep.peerList) {
+        if (p.outstanding > 0 && p.task !== this.taskId && !this.lapi.taskAlive(p.task)) this.failPeer(ep, p)
       }
     }
   }
