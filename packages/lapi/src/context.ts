@@ -358,7 +358,7 @@ export class Context {
     for (;;) {
       for (let k = 0; k < SPIN_BATCH; k++) {
         if (Atomics.load(i32, idx) >= val) return
-        if ((k & 3) === 3) this.progress()
+        if ((k & 15) === 15) this.progress()
       }
       if (Atomics.load(i32, idx) >= val) return
       spinStart = this.idle(spinStart, WAIT_COUNTER, i32, idx, val)
