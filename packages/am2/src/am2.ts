@@ -792,8 +792,10 @@ export class Runtime {
       rec[b] = kind; rec[b + 1] = handler; rec[b + 2] = nargs; rec[b + 3] = nbytes; rec[b + 4] = off; rec[b + 5] = off2
       for (let i = 0; i < nargs; i++) rec[b + 6 + i] = args[i]!
     }
-    return this.send(ep, p.task, p.id, ep.trTagLo[index]!, ep.trTagHi[index]!, kind, handler, nargs, args,
+    const rc = this.send(ep, p.task, p.id, ep.trTagLo[index]!, ep.trTagHi[index]!, kind, handler, nargs, args,
       get ? null : src, get ? 0 : nbytes, get ? nbytes : 0, off, off2, slot)
+    if (rc !== S.OK && slot !== NO_SLOT) this.releaseInstance(ep, p, slot % MAX_DEPTH)   // not sent: not in flight
+    return rc
   }
 
   /** A reply through a request handler's token. Never polls, never waits for flow control. */
@@ -863,6 +865,8 @@ export class Runtime {
       this.deliverLocal(u8, dv, len, packed ? null : src, packed ? 0 : dataLen)
       return S.OK
     }
+    // a reply (or a GetXfer's data) to a task that has left the job has nobody to reach: drop it
+    if ((kind & K_REQUEST) === 0 && !this.lapi.taskAlive(task)) return S.OK
     if (packed) {
       const rc = this.lapi.amsendCode(task, this.hMsg, u8, len, null, 0, 0)
       return rc === 0 ? S.OK : S.ERR_RESOURCE
