@@ -851,7 +851,7 @@ export class Runtime {
     dv.setUint32(O_TAG_LO, tagLo, true)
     dv.setUint32(O_TAG_HI, tagHi, true)
     dv.setUint32(O_NBYTES, dataLen + getBytes, true)
-    dv.setUint32(O_SLOT, slot, true)
+    dv.setInt32(O_SLOT, slot, true)
     dv.setUint32(O_OFF, off, true)
     dv.setUint32(O_OFF2, off2, true)
     for (let i = 0; i < nargs; i++) dv.setInt32(O_ARGS + 4 * i, args[i]!, true)
@@ -958,7 +958,7 @@ export class Runtime {
 
   /** The reply (or return) of instance `slot` of `ep` arrived: free it. */
   private releaseSlot (ep: Endpoint, slot: number): void {
-    if (slot === NO_SLOT) return
+    if (slot < 0) return
     const index = (slot / MAX_DEPTH) | 0
     const inst = slot % MAX_DEPTH
     const p = index < ep.peers.length ? ep.peers[index] : undefined
@@ -1110,7 +1110,7 @@ export class Runtime {
     t.tagLo = dv.getUint32(b + O_TAG_LO, true)
     t.tagHi = dv.getUint32(b + O_TAG_HI, true)
     t.nbytes = nbytes
-    t.slot = dv.getUint32(b + O_SLOT, true)
+    t.slot = dv.getInt32(b + O_SLOT, true)
     t.off = dv.getUint32(b + O_OFF, true)
     t.off2 = dv.getUint32(b + O_OFF2, true)
     t.peer = -1
@@ -1278,7 +1278,7 @@ export class Runtime {
     dv.setUint32(O_TAG_LO, t.tagLo, true)
     dv.setUint32(O_TAG_HI, t.tagHi, true)
     dv.setUint32(O_NBYTES, t.nbytes, true)
-    dv.setUint32(O_SLOT, t.slot, true)
+    dv.setInt32(O_SLOT, t.slot, true)
     dv.setUint32(O_OFF, t.off, true)
     dv.setUint32(O_OFF2, t.off2, true)
     for (let i = 0; i < nargs; i++) dv.setInt32(O_ARGS + 4 * i, t.args[i]!, true)

@@ -17,7 +17,7 @@ export const O_SRC = 6        // u16: sending endpoint's local id in its task
 export const O_TAG_LO = 8     // u32: the tag stamped by the sender (low half)
 export const O_TAG_HI = 12    // u32: (high half)
 export const O_NBYTES = 16    // u32: payload bytes
-export const O_SLOT = 20      // u32: request instance (translation index * 1024 + instance), echoed by the reply
+export const O_SLOT = 20      // i32: request instance (translation index * 1024 + instance), echoed by the reply; -1 none
 export const O_OFF = 24       // u32: Long destination offset
 export const O_OFF2 = 28      // u32: GetXfer source offset
 export const O_ARGS = 32
@@ -38,8 +38,11 @@ export const K_GET = 32
 /** The packet carries the payload after the arguments (packed fast path). */
 export const K_PACKED = 64
 
-/** Slot value of messages that hold no flow-control instance (loopback, replies, returns). */
-export const NO_SLOT = 0xffffffff
+/**
+ * Slot value of messages that hold no flow-control instance (loopback). -1, so that it stays a
+ * small integer in V8 (0xFFFFFFFF would be a heap number, allocated when passed between calls).
+ */
+export const NO_SLOT = -1
 /** Instances per peer are numbered below this (AMUDP's 10-bit instance field). */
 export const MAX_DEPTH = 1024
 
