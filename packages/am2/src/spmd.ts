@@ -192,7 +192,3 @@ export function spmdExit (code: number): never {
   const c = Number.isInteger(code) ? code : 1
   process.exit(c)
 }
-
-/** Makes sure the SPMD layer is up for an idiomatic caller. */
-export function spmdOrNull (): Spmd | null { return currentSpmd() }
-export { amInit }
