@@ -886,7 +886,7 @@ export class Runtime {
 
   /** A message to an endpoint of this task: through the same receive path, without LAPI. */
   private deliverLocal (u8: Uint8Array, dv: DataView, len: number, src: unknown, dataLen: number): void {
-    const landing = this.receive(u8, dv, 0, len, this.taskId, null, null)
+    const landing = this.receive(u8, dv, 0, len, this.taskId, dataLen, null, null)
     const t = this.lastPending
     this.lastPending = null
     if (landing === null || t === null) return
@@ -976,7 +976,7 @@ export class Runtime {
   /** am2's LAPI header handler. */
   private onMessage (uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>): Uint8Array | Addr | null {
     if (uhdrLen < HDR_BYTES) return null
-    const landing = this.receive(uhdr, this.dvOf(uhdr), uhdr.byteOffset, uhdrLen, info.src, comp, uinfo)
+    const landing = this.receive(uhdr, this.dvOf(uhdr), uhdr.byteOffset, uhdrLen, info.src, info.msg_len, comp, uinfo)
     if (landing !== null) info.ret_flags = RetFlag.LAPI_SEND_REPLY
     this.lastPending = null
     return landing
@@ -986,7 +986,8 @@ export class Runtime {
    * One arriving message (its header at `b` of `u8`): checks it and queues its token. Returns where
    * its LAPI data lands (then the token waits, pending, for `onComplete`), or null.
    */
-  private receive (u8: Uint8Array, dv: DataView, b: number, len: number, src: number, comp: Ref<unknown> | null, uinfo: Ref<unknown> | null): Uint8Array | Addr | null {
+  private receive (u8: Uint8Array, dv: DataView, b: number, len: number, src: number, dataLen: number,
+    comp: Ref<unknown> | null, uinfo: Ref<unknown> | null): Uint8Array | Addr | null {
     const kind = u8[b + O_KIND]!
     const nargs = u8[b + O_NARGS]!
     const dstId = dv.getUint16(b + O_DST, true)
@@ -1036,12 +1037,10 @@ export class Runtime {
     } else {
       fault = AmFault.EBADARGS
     }
-    if (fault === 0) {
-      t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
-      if (t.peer < 0) fault = AmFault.EBADENDPOINT
-    } else {
-      t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
-    }
+    t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
+    if (fault === 0 && t.peer < 0) fault = AmFault.EBADENDPOINT
+    // unpacked: the LAPI data must be exactly the payload the header announces
+    if (fault === 0 && (kind & (K_PACKED | K_GET)) === 0 && cat !== CAT_SHORT && dataLen !== nbytes) fault = AmFault.EBADLENGTH
     if (fault !== 0) {
       t.fault = fault
       this.enqueue(t, ep.bundle, true)
