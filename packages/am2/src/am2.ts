@@ -242,12 +242,7 @@ export class Bundle {
   async waitAsync (): Promise<number> {
     const rt = this.rt
     if (this.freed) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
-    for (;;) {
-      const n = rt.poll(this)
-      if (n > 0) return n
-      rt.checkPeers(this)
-      await rt.lapi.waitUntilAsync(this.readyCond)
-    }
+    return await rt.waitSemaAsync(this)
   }
 
   /** AM_SetEventMask (AM_NOEVENTS or AM_NOTEMPTY). */
@@ -375,6 +370,13 @@ export class Endpoint {
   /** @internal a view of `n` bytes of the segment at `off` (cached: no allocation in steady state) */
   segView (off: number, n: number): Uint8Array {
     return views.get(this.segU8!, off, n)
+  }
+
+  /** @internal stores the tag stamped on messages to translation `index` (and its two halves) */
+  setTranslationTag (index: number, tag: bigint): void {
+    this.trTag[index] = tag
+    this.trTagLo[index] = Number(tag & 0xffffffffn)
+    this.trTagHi[index] = Number(tag >> 32n)
   }
 
   /** @internal */
@@ -642,9 +644,7 @@ export class Runtime {
     if (!isNameOk(name) || !tagOk(tag)) return S.ERR_BAD_ARG
     if (ep.depth !== 0 || ep.trName[index] !== -1) return S.ERR_RESOURCE
     ep.trName[index] = name
-    ep.trTag[index] = tag
-    ep.trTagLo[index] = Number(tag & 0xffffffffn)
-    ep.trTagHi[index] = Number(tag >> 32n)
+    ep.setTranslationTag(index, tag)
     const had = ep.byName.get(name)
     if (had === undefined || had > index) ep.byName.set(name, index)
     return S.OK
@@ -842,20 +842,7 @@ export class Runtime {
     const hb = headerBytes(nargs)
     const packed = dataLen === 0 || (dataLen <= this.maxUhdr - hb && (kind & K_GET) === 0)
     if (packed && dataLen > 0) kind |= K_PACKED
-    u8[O_KIND] = kind
-    u8[O_HANDLER] = handler
-    u8[O_NARGS] = nargs
-    u8[O_STATUS] = 0
-    dv.setUint16(O_DST, id, true)
-    dv.setUint16(O_SRC, ep.id, true)
-    dv.setUint32(O_TAG_LO, tagLo, true)
-    dv.setUint32(O_TAG_HI, tagHi, true)
-    dv.setUint32(O_NBYTES, dataLen + getBytes, true)
-    dv.setInt32(O_SLOT, slot, true)
-    dv.setUint32(O_OFF, off, true)
-    dv.setUint32(O_OFF2, off2, true)
-    for (let i = 0; i < nargs; i++) dv.setInt32(O_ARGS + 4 * i, args[i]!, true)
-    if (hb > HDR_BYTES + 4 * nargs) dv.setUint32(HDR_BYTES + 4 * nargs, 0, true)
+    this.writeHeader(kind, handler, nargs, 0, id, ep.id, tagLo, tagHi, dataLen + getBytes, slot, off, off2, args)
     let len = hb
     if (packed && dataLen > 0) {
       u8.set(typeof src === 'number' ? views.get(this.segAll, src, dataLen) : views.get(src as Uint8Array, 0, dataLen), hb)
@@ -1217,6 +1204,16 @@ export class Runtime {
     }
   }
 
+  /** AM_WaitSema without blocking the event loop (no spinning: an asynchronous doorbell wait). */
+  async waitSemaAsync (b: Bundle): Promise<number> {
+    for (;;) {
+      const n = this.poll(b)
+      if (n > 0) return n
+      this.checkPeers(b)
+      await this.lapi.waitUntilAsync(b.readyCond)
+    }
+  }
+
   private dispatch (t: Token): void {
     const ep = t.ep
     if (t.fault !== 0) { this.sendReturn(t); this.release(t); return }
@@ -1258,34 +1255,42 @@ export class Runtime {
     const p = t.peer
     const n = t.nbytes
     const src: Uint8Array | number = ep.segAddr >= 0 ? ep.segAddr + t.off2 : ep.segView(t.off2, n)
-    const args = this.argScratch
-    for (let i = 0; i < t.nargs; i++) args[i] = t.args[i]!
-    this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, CAT_LONG, t.handler, t.nargs, args, n === 0 ? null : src, n, 0, t.off, 0, t.slot)
+    this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, CAT_LONG, t.handler, t.nargs, t.args, n === 0 ? null : src, n, 0, t.off, 0, t.slot)
   }
 
   /** Sends a refused message back to its sender (header and arguments), marked returned with its status. */
   private sendReturn (t: Token): void {
+    const len = this.writeHeader(t.kind | K_RETURNED, t.handler, t.nargs, t.fault, t.srcId, t.dstId, t.tagLo, t.tagHi,
+      t.nbytes, t.slot, t.off, t.off2, t.args)
+    if (t.srcTask === this.taskId) { this.deliverLocal(this.sendU8, this.sendDv, len, null, 0); return }
+    if (!this.lapi.taskAlive(t.srcTask)) return
+    this.lapi.amsendCode(t.srcTask, this.hMsg, this.sendU8, len, null, 0, 0)
+  }
+
+  /**
+   * Writes the AM-2 header and the arguments into the send buffer (wire.ts); returns their bytes
+   * (a multiple of 8: an odd argument count is followed by 4 zero bytes).
+   */
+  private writeHeader (kind: number, handler: number, nargs: number, status: number, dstId: number, srcId: number,
+    tagLo: number, tagHi: number, nbytes: number, slot: number, off: number, off2: number, args: Int32Array): number {
     const u8 = this.sendU8
     const dv = this.sendDv
-    const nargs = t.nargs
-    u8[O_KIND] = t.kind | K_RETURNED
-    u8[O_HANDLER] = t.handler
+    u8[O_KIND] = kind
+    u8[O_HANDLER] = handler
     u8[O_NARGS] = nargs
-    u8[O_STATUS] = t.fault
-    dv.setUint16(O_DST, t.srcId, true)
-    dv.setUint16(O_SRC, t.dstId, true)
-    dv.setUint32(O_TAG_LO, t.tagLo, true)
-    dv.setUint32(O_TAG_HI, t.tagHi, true)
-    dv.setUint32(O_NBYTES, t.nbytes, true)
-    dv.setInt32(O_SLOT, t.slot, true)
-    dv.setUint32(O_OFF, t.off, true)
-    dv.setUint32(O_OFF2, t.off2, true)
-    for (let i = 0; i < nargs; i++) dv.setInt32(O_ARGS + 4 * i, t.args[i]!, true)
-    const len = headerBytes(nargs)
-    if (len > HDR_BYTES + 4 * nargs) dv.setUint32(HDR_BYTES + 4 * nargs, 0, true)
-    if (t.srcTask === this.taskId) { this.deliverLocal(u8, dv, len, null, 0); return }
-    if (!this.lapi.taskAlive(t.srcTask)) return
-    this.lapi.amsendCode(t.srcTask, this.hMsg, u8, len, null, 0, 0)
+    u8[O_STATUS] = status
+    dv.setUint16(O_DST, dstId, true)
+    dv.setUint16(O_SRC, srcId, true)
+    dv.setUint32(O_TAG_LO, tagLo, true)
+    dv.setUint32(O_TAG_HI, tagHi, true)
+    dv.setUint32(O_NBYTES, nbytes, true)
+    dv.setInt32(O_SLOT, slot, true)
+    dv.setUint32(O_OFF, off, true)
+    dv.setUint32(O_OFF2, off2, true)
+    for (let i = 0; i < nargs; i++) dv.setInt32(O_ARGS + 4 * i, args[i]!, true)
+    const hb = headerBytes(nargs)
+    if (hb > HDR_BYTES + 4 * nargs) dv.setUint32(HDR_BYTES + 4 * nargs, 0, true)
+    return hb
   }
 
   private invoke (t: Token, ep: Endpoint): void {

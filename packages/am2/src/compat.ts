@@ -144,7 +144,7 @@ export function AMX_SetTranslationTag (ep: ep_t, i: number, tag: tag_t): number 
   const r = runtime(); if (r === null) return NOT_INIT
   const rc = r.translationInUse(ep, i); if (rc !== OK) return rc
   if (typeof tag !== 'bigint' || BigInt.asUintN(64, tag) !== tag) return BAD_ARG
-  ep.trTag[i] = tag; ep.trTagLo[i] = Number(tag & 0xffffffffn); ep.trTagHi[i] = Number(tag >> 32n); return OK
+  ep.setTranslationTag(i, tag); return OK
 }
 /** AM_SetExpectedResources: once, after mapping, before any request; `n_outstanding_requests` 1..1024 per peer. */
 export function AM_SetExpectedResources (ep: ep_t, n_endpoints: number, n_outstanding_requests: number): number {
