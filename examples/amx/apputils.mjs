@@ -18,7 +18,7 @@ import * as AM from '@amlapi/am2/compat'
 const {
   AM_OK, AM_NOTEMPTY, AM_Poll, AM_SetEventMask, AM_WaitSema, AM_SetHandler, AM_Request5, AM_Request6,
   AM_RequestI1, AM_Reply2, AM_Reply5, AMX_SPMDStartup, AMX_SPMDBarrier, AMX_SPMDMyProc, AMX_SPMDNumProcs,
-  AMX_SPMDExit, AMX_Malloc, AMX_View, ref,
+  AMX_SPMDExit, AMX_SPMDAllGather, AMX_Malloc, AMX_View, ref,
 } = AM
 
 export const APPUTIL_HANDLER_BASE = 225
@@ -131,6 +131,19 @@ export function segMalloc (nbytes) {
   AM_Safe(AMX_Malloc(nbytes, a), `AMX_Malloc(${nbytes})`)
   if (mem === null) { const v = AMX_View(a.value, nbytes); mem = new DataView(v.buffer) }
   return a.value
+}
+
+/**
+ * All-gathers one Addr per task (each task's own segment: the address spaces need not agree);
+ * returns them in task order.
+ */
+export function allGatherAddr (addr) {
+  const mine = new Uint8Array(8)
+  new DataView(mine.buffer).setBigUint64(0, BigInt(addr), true)
+  const all = new Uint8Array(8 * numprocs)
+  AM_Safe(AMX_SPMDAllGather(mine, all, 8), 'AMX_SPMDAllGather(mine, all, 8)')
+  const dv = new DataView(all.buffer)
+  return Array.from({ length: numprocs }, (_, i) => Number(dv.getBigUint64(8 * i, true)))
 }
 
 /** The 32-bit word at Addr `addr` of this task's segment (unsigned). */

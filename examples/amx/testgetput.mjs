@@ -5,9 +5,9 @@
 // barrier; putWord my rank into slot [rank] of every task's array; barrier; check vals[i] == i.
 // getWord/putWord are the utility handlers' Request6/Request5 with a reply (apputils.mjs).
 // Run: npx lapirun -n 3 examples/amx/testgetput.mjs [iters]
-import { AMX_SPMDAllGather, AMX_SPMDBarrier } from '@amlapi/am2/compat'
+import { AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, TEST_STARTUP, fatal, finish, getWord, loadWord, myproc, numprocs, parseCount, printGlobalStats, putWord,
+  AM_Safe, TEST_STARTUP, allGatherAddr, fatal, finish, getWord, loadWord, myproc, numprocs, parseCount, printGlobalStats, putWord,
   segMalloc, storeWord,
 } from './apputils.mjs'
 
@@ -18,14 +18,9 @@ const iters = parseCount(argv[0])
 if (numprocs > MAX_PROCS) fatal(`at most ${MAX_PROCS} tasks`)
 if (myproc === 0) console.log(`Running ${iters} iterations of get/put test...`)
 
-// gather the addresses of every task's array (8 bytes each: the Addr as a uint64)
+// every task's array (its Addr in that task's segment)
 const vals = segMalloc(4 * MAX_PROCS)
-const mine = new Uint8Array(8)
-new DataView(mine.buffer).setBigUint64(0, BigInt(vals), true)
-const all = new Uint8Array(8 * numprocs)
-AM_Safe(AMX_SPMDAllGather(mine, all, 8), 'AMX_SPMDAllGather(mine, all, 8)')
-const pvals = []
-for (let i = 0; i < numprocs; i++) pvals.push(Number(new DataView(all.buffer).getBigUint64(8 * i, true)))
+const pvals = allGatherAddr(vals)
 
 let errs = 0
 let gets = 0

@@ -4,9 +4,9 @@
 // AMLAPI_NETWORKDEPTH: the requests then wait for flow control), writeSync; barrier; 255 readWord
 // from the right neighbour into my read array, readSync; every value must be k; barrier.
 // Run: npx lapirun -n 3 examples/amx/testreadwrite.mjs [iters]
-import { AMX_SPMDAllGather, AMX_SPMDBarrier } from '@amlapi/am2/compat'
+import { AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, TEST_STARTUP, fatal, finish, loadWord, myproc, numprocs, parseCount, printGlobalStats, readSync, readWord,
+  AM_Safe, TEST_STARTUP, allGatherAddr, fatal, finish, loadWord, myproc, numprocs, parseCount, printGlobalStats, readSync, readWord,
   segMalloc, writeSync, writeWord,
 } from './apputils.mjs'
 
@@ -19,12 +19,7 @@ if (myproc === 0) console.log(`Running ${iters} iterations of read/write test...
 
 const vals = segMalloc(4 * MAX_PROCS)
 const readarray = segMalloc(4 * MAX_PROCS)
-const mine = new Uint8Array(8)
-new DataView(mine.buffer).setBigUint64(0, BigInt(vals), true)
-const all = new Uint8Array(8 * numprocs)
-AM_Safe(AMX_SPMDAllGather(mine, all, 8), 'AMX_SPMDAllGather(mine, all, 8)')
-const pvals = []
-for (let i = 0; i < numprocs; i++) pvals.push(Number(new DataView(all.buffer).getBigUint64(8 * i, true)))
+const pvals = allGatherAddr(vals)
 
 const leftP = myproc === 0 ? numprocs - 1 : myproc - 1
 const rightP = myproc === numprocs - 1 ? 0 : myproc + 1
