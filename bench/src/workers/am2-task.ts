@@ -108,6 +108,26 @@ function expected (op: number, size: number, iters: number): number {
 }
 
 /** Task 1's side of a run; returns the elapsed seconds. */
+/** Sends `size` bytes as messages of at most `max` bytes each: `send(offset, bytes)` per chunk. */
+function sendChunks (size: number, max: number, send: (off: number, n: number) => void): void {
+  let off = 0
+  do {
+    const n = Math.min(max, size - off)
+    send(off, n)
+    off += n
+  } while (off < size)
+}
+
+/** One chunk of a Long stream: from segment memory into the server's segment at the same offset. */
+function sendLong (off: number, n: number): void {
+  check(A.AM_RequestXfer0(ep, SERVER, off, H_BULK, longSrc + off, n), 'AM_RequestXfer0')
+}
+
+/** One chunk of a Medium stream, from an ordinary Uint8Array. */
+function sendMedium (_off: number, n: number): void {
+  check(A.AM_RequestI0(ep, SERVER, H_BULK, mediumSrc, n), 'AM_RequestI0')
+}
+
 function request (op: number, size: number, iters: number): number {
   const t0 = performance.now()
   switch (op) {
@@ -138,25 +158,11 @@ function request (op: number, size: number, iters: number): number {
       break
     }
     case Am2Op.LONG_BW:
-      for (let i = 0; i < iters; i++) {
-        let off = 0
-        do {
-          const n = Math.min(maxLong, size - off)
-          check(A.AM_RequestXfer0(ep, SERVER, off, H_BULK, longSrc + off, n), 'AM_RequestXfer0')
-          off += n
-        } while (off < size)
-      }
+      for (let i = 0; i < iters; i++) sendChunks(size, maxLong, sendLong)
       while (replies < expected(op, size, iters)) poll()
       break
     case Am2Op.MEDIUM_BW:
-      for (let i = 0; i < iters; i++) {
-        let off = 0
-        do {
-          const n = Math.min(maxMedium, size - off)
-          check(A.AM_RequestI0(ep, SERVER, H_BULK, mediumSrc, n), 'AM_RequestI0')
-          off += n
-        } while (off < size)
-      }
+      for (let i = 0; i < iters; i++) sendChunks(size, maxMedium, sendMedium)
       while (replies < expected(op, size, iters)) poll()
       break
     default:
