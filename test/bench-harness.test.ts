@@ -8,7 +8,7 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { formatGroupTable, formatNumber, formatSize, formatTable } from '../bench/dist/format.js'
+import { formatGoals, formatGroupTable, formatNumber, formatSize, formatTable } from '../bench/dist/format.js'
 import { registry } from '../bench/dist/registry.js'
 import { calibrate, QUICK_SIZES, selectBenchmarks } from '../bench/dist/runner.js'
 import { computeRatios, evaluateGoal, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
@@ -192,6 +192,12 @@ describe('bench --quick (the real CLI)', () => {
       ['am2.long-bw', 1 << 20, 'baseline.memcpy.set-to-sab', null],
     ])
     for (const g of goals) expect(['PASS', 'MISS'], g.name).toContain(g.status)
+    // the goals with a baseline went through the interleaved check (3 pairs with --quick)
+    for (const g of [goals[0], goals[1], goals[3]]) {
+      expect(g.paired.ratios.length, g.name).toBe(3)
+      expect(g.ratio).toBe(median(g.paired.ratios))
+    }
+    expect(goals[2].paired).toBeUndefined()
     const rate = report.series.find((x: any) => x.id === 'am2.rate')
     expect(goals[2].ratio).toBe(rate.points.find((p: any) => p.size === 0).median)
     expect(existsSync(join(dir, 'latest-am2-rtt.svg'))).toBe(true)
@@ -275,6 +281,21 @@ describe('statistics', () => {
     expect(evaluateGoal(cross, all)).toMatchObject({ status: 'PASS', ratio: 4 })
   })
 
+  it('decides a goal on the median of its paired ratios when pairs ran, and keeps the unpaired ratio', () => {
+    const lat = series('x.put.rtt', 'us', { 8: 3 })
+    const spin = series('baseline.sab-spin.rtt', 'us', { 8: 1 })
+    const all = new Map([lat, spin].map((s) => [s.id, s] as const))
+    const le: Goal = { name: 'rtt', series: lat.id, size: 8, baseline: spin.id, op: '<=', target: 1 }
+    expect(evaluateGoal(le, all)).toMatchObject({ status: 'MISS', ratio: 3, unpairedRatio: 3 })
+    const r = evaluateGoal(le, all, [0.9, 40, 0.8, 0.95, 1.1])
+    expect(r).toMatchObject({ status: 'PASS', ratio: 0.95, unpairedRatio: 3, paired: { ratio: 0.95, ratios: [0.9, 40, 0.8, 0.95, 1.1] } })
+    expect(evaluateGoal(le, all, []).paired).toBeUndefined()
+    const table = formatGoals([r])
+    expect(table).toContain('| PASS ')
+    expect(table).toContain('5: 0.800–40.0')
+    expect(table).toContain('3.00')
+  })
+
   it('evaluates absolute goals (no baseline): the median itself against the target', () => {
     const rate = series('am2.rate', 'ops/s', { 0: 600_000, 4: 400_000 })
     const all = new Map([[rate.id, rate] as const])
@@ -303,6 +324,20 @@ describe('statistics', () => {
     expect(n).toBeGreaterThan(45_000)
     expect(n).toBeLessThan(55_000)
     expect(calls[calls.length - 1]).toBe(n) // the warm-up run at the final count
+  })
+
+  it('scales the count again when the warm-up ran much faster than the calibration (code optimized late)', async () => {
+    const calls: number[] = []
+    let fast = false
+    const n = await calibrate((k) => {
+      calls.push(k)
+      const t = k * (fast ? 1e-6 : 20e-6)
+      if (k >= 500) fast = true // from here on the "optimized" speed
+      return t
+    }, 0.05)
+    expect(n).toBeGreaterThan(45_000)
+    expect(n).toBeLessThan(55_000)
+    expect(calls[calls.length - 1]).toBe(n)
   })
 
   it('adds the benchmarks a selection compares with', async () => {

@@ -119,14 +119,19 @@ export function formatGoals(goals: readonly GoalResult[]): string {
     g.name,
     formatSize(g.size) + (g.baselineSize !== undefined ? ` vs ${formatSize(g.baselineSize)}` : ''),
     formatNumber(g.ratio),
+    g.paired ? `${g.paired.ratios.length}: ${formatNumber(Math.min(...g.paired.ratios))}–${formatNumber(Math.max(...g.paired.ratios))}` : '–',
+    formatNumber(g.unpairedRatio),
     `${g.op} ${g.target}`,
   ])
   const pass = goals.filter((g) => g.status === 'PASS').length
   const miss = goals.filter((g) => g.status === 'MISS').length
   const na = goals.length - pass - miss
   const summary = `${pass} PASS, ${miss} MISS${na > 0 ? `, ${na} not measured` : ''}`
-  const absolute = goals.some((g) => g.baseline === undefined) ? ' (a goal without a baseline: the median itself, in its unit)' : ''
-  return `### Goals\n\n${summary}; ratio = median ÷ baseline median${absolute}\n\n${formatTable(['result', 'goal', 'size', 'ratio', 'target'], rows, ['l', 'l', 'r', 'r', 'l'])}\n`
+  const absolute = goals.some((g) => g.baseline === undefined) ? ' A goal without a baseline: the median itself, in its unit.' : ''
+  const legend =
+    'ratio = median of the paired ratios where pairs ran (each pair: one run of the series and one of its baseline, back to back), ' +
+    `else median ÷ baseline median (the "unpaired" column).${absolute}`
+  return `### Goals\n\n${summary}; ${legend}\n\n${formatTable(['result', 'goal', 'size', 'ratio', 'pairs: min–max', 'unpaired', 'target'], rows, ['l', 'l', 'r', 'r', 'r', 'r', 'l'])}\n`
 }
 
 export function formatEnvironment(

@@ -39,6 +39,7 @@ export function parseCli(argv: readonly string[]): Cli {
       out: { type: 'string' },
       'no-1core': { type: 'boolean', default: false },
       'no-deps': { type: 'boolean', default: false },
+      'no-pairs': { type: 'boolean', default: false },
       'strict-goals': { type: 'boolean', default: false },
       list: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -57,6 +58,7 @@ export function parseCli(argv: readonly string[]): Cli {
     filter: values.filter ?? null,
     oneCore: !values['no-1core'],
     deps: !values['no-deps'],
+    pairGoals: !values['no-pairs'],
   }
   return {
     config,

@@ -114,6 +114,7 @@ export function printUsage(out: Writable = process.stdout): void {
   --budget-ms N     target duration of one sample in ms (default 50)
   --filter REGEX    only benchmarks whose name matches (plus those they compare with)
   --no-deps         do not add the benchmarks that the selected ones compare with
+  --no-pairs        skip the interleaved goal check (each goal's series and baseline run back to back)
   --out DIR         where the JSON and SVG files go (default bench/results)
   --no-1core        skip the re-runs with the whole process on one CPU
   --strict-goals    exit with status 1 when a goal is missed

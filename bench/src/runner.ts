@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { captureEnvironment, parseCpuList, startLoadMeter, type Environment, type MachineLoad } from './env.js'
 import { measureGarbage } from './garbage.js'
 import type { RegistryEntry } from './registry.js'
-import { computeRatios, evaluateGoal, summarize, toValue } from './stats.js'
+import { computeRatios, evaluateGoal, ratio, summarize, toValue } from './stats.js'
 import type {
   BenchContext,
   Benchmark,
@@ -34,6 +34,8 @@ export interface RunConfig {
   oneCore: boolean
   /** Also run the benchmarks whose series the selected ones compare with. */
   deps: boolean
+  /** Run the interleaved goal check (pairGoals) after the main repeats. */
+  pairGoals: boolean
   sizes: Record<SizeSet, readonly number[]>
   /** A single `run` call fails after this long. */
   timeoutMs: number
@@ -76,6 +78,7 @@ export function defaultConfig(quick = false): RunConfig {
     filter: null,
     oneCore: true,
     deps: true,
+    pairGoals: true,
     sizes: quick ? QUICK_SIZES : FULL_SIZES,
     timeoutMs: 10_000 + 20 * budgetMs,
   }
@@ -162,7 +165,14 @@ export async function calibrate(
     t = await run(n)
   }
   n = Math.max(1, Math.min(maxIterations, Math.round((n * budgetS) / Math.max(t, 1e-9))))
-  await run(n) // warm-up at the final count, discarded
+  // warm-up at the final count, discarded. When it ran much faster than the last calibration step
+  // (that step's code was not optimized yet, or a slow spell of the machine hit it), the count is
+  // too small for the budget: scale it once more and warm up again.
+  const tw = await run(n)
+  if (tw > 0 && tw < budgetS / 2 && n < maxIterations) {
+    n = Math.max(1, Math.min(maxIterations, Math.round((n * budgetS) / tw)))
+    await run(n)
+  }
   return n
 }
 
@@ -238,6 +248,101 @@ async function measureSeries(
   }
 }
 
+/** What a benchmark's `open` gets: its sizes, the largest of them, the limits. */
+function benchContext(bench: Benchmark, placement: Placement, cpus: number, cfg: RunConfig): BenchContext {
+  const sizes = new Map(bench.series.map((s) => [s.id, resolveSizes(s, cfg)] as const))
+  return {
+    placement,
+    cpus,
+    sizes,
+    maxSize: Math.max(1, ...[...sizes.values()].flat()),
+    timeoutMs: cfg.timeoutMs,
+    quick: cfg.quick,
+  }
+}
+
+/** Pairs of the interleaved goal check (`--quick`, full). */
+export const GOAL_PAIRS = { quick: 3, full: 9 } as const
+/** Unpaired warm-up runs of each side before the pairs. */
+const PAIR_WARMUPS = 3
+
+/**
+ * The interleaved goal check. The main repeats measure one benchmark after the other, so a goal's
+ * series and its baseline are measured tens of seconds apart; on a machine whose speed changes
+ * from one spell to the next (a VM's two vCPUs sharing a core or not, say) the ratio of their
+ * medians then compares two different machines. Here every goal with a baseline measured in this
+ * process gets `pairs` pairs: one run of the series and one of the baseline back to back (order
+ * alternating, at the iteration counts the main repeats calibrated), one ratio per pair; the
+ * goal is decided on their median. Returns the ratios by goal index; a goal whose sessions fail
+ * to open or run is left to its unpaired ratio, with a note.
+ */
+export async function pairGoals(
+  goals: readonly Goal[],
+  entries: readonly RegistryEntry[],
+  loaded: ReadonlyMap<RegistryEntry, Benchmark | null>,
+  byId: ReadonlyMap<string, SeriesResult>,
+  cfg: RunConfig,
+  cpus: number,
+  emit: Emit,
+): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>()
+  const pairs = cfg.quick ? GOAL_PAIRS.quick : GOAL_PAIRS.full
+  for (let gi = 0; gi < goals.length; gi++) {
+    const g = goals[gi]!
+    if (g.baseline === undefined) continue
+    const ours = byId.get(g.series)
+    const base = byId.get(g.baseline)
+    const baseSize = g.baselineSize ?? g.size
+    const po = ours?.points.find((p) => p.size === g.size)
+    const pb = base?.points.find((p) => p.size === baseSize)
+    const eo = ownerOf(g.series, entries)
+    const eb = ownerOf(g.baseline, entries)
+    const bo = eo ? loaded.get(eo) : undefined
+    const bb = eb ? loaded.get(eb) : undefined
+    if (!ours || !base || !po || !pb || !bo || !bb || ours.placement !== 'all' || base.placement !== 'all') continue
+    emit({ type: 'bench-start', name: `goal check: ${g.name}`, placement: 'all' })
+    const t0 = performance.now()
+    const sessions: Session[] = []
+    let note: string | undefined
+    try {
+      const so = await bo.open(benchContext(bo, 'all', cpus, cfg))
+      sessions.push(so)
+      let sb = so
+      if (bb !== bo) { sb = await bb.open(benchContext(bb, 'all', cpus, cfg)); sessions.push(sb) }
+      const one = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> => {
+        const seconds = await session.run(s.id, size, iterations)
+        if (!(seconds > 0) || !Number.isFinite(seconds)) throw new Error(`${s.id} @ ${size}: bad time ${seconds}`)
+        return toValue(s.kind, s.unit, size, iterations, seconds)
+      }
+      // warm-up runs of each side (a fresh session's threads are still being compiled for), then the pairs
+      for (let w = 0; w < PAIR_WARMUPS; w++) {
+        await one(so, ours, g.size, po.iterations)
+        await one(sb, base, baseSize, pb.iterations)
+      }
+      const ratios: number[] = []
+      for (let k = 0; k < pairs; k++) {
+        emit({ type: 'step', name: `goal check: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `pair ${k + 1}/${pairs}` })
+        let vo: number, vb: number
+        if (k % 2 === 0) { vo = await one(so, ours, g.size, po.iterations); vb = await one(sb, base, baseSize, pb.iterations) } else { vb = await one(sb, base, baseSize, pb.iterations); vo = await one(so, ours, g.size, po.iterations) }
+        const r = ratio(vo, ours.unit, vb, base.unit)
+        if (r !== null) ratios.push(r)
+      }
+      out.set(gi, ratios)
+    } catch (err) {
+      note = (err as Error).message ?? String(err)
+    } finally {
+      for (const s of sessions) {
+        try { await s.close() } catch { /* the note or the ratios say what happened */ }
+      }
+    }
+    emit({
+      type: 'bench-end',
+      status: { name: `goal check: ${g.name}`, placement: 'all', status: note === undefined ? 'ok' : 'error', ...(note !== undefined ? { note } : {}), seconds: Math.round(performance.now() - t0) / 1e3 },
+    })
+  }
+  return out
+}
+
 /** Run the given benchmarks one after the other in this process, for one placement. */
 export async function runPlacement(
   entries: readonly RegistryEntry[],
@@ -268,16 +373,7 @@ export async function runPlacement(
       if (bench.minCpus !== undefined && cpus < bench.minCpus) {
         st = status('skipped', `needs ${bench.minCpus} CPUs, ${cpus} allowed`)
       } else {
-        const sizes = new Map(bench.series.map((s) => [s.id, resolveSizes(s, cfg)] as const))
-        const ctx: BenchContext = {
-          placement,
-          cpus,
-          sizes,
-          maxSize: Math.max(1, ...[...sizes.values()].flat()),
-          timeoutMs: cfg.timeoutMs,
-          quick: cfg.quick,
-        }
-        session = await bench.open(ctx)
+        session = await bench.open(benchContext(bench, placement, cpus, cfg))
         const mine: SeriesResult[] = []
         for (const spec of bench.series) mine.push(await measureSeries(bench, spec, session, placement, cpus, cfg, emit))
         series.push(...mine)
@@ -440,7 +536,9 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     else if (env.cpusAllowedCount < 2) oneCore = { status: 'skipped', note: 'skipped: the process already runs on one CPU' }
     else childJobs = oneCoreWanted.length
   }
-  emit({ type: 'begin', jobs: inProcess.length + childJobs })
+  const pairable = !cfg.pairGoals ? 0 : [...loaded.values()].flatMap((b) => b?.goals ?? [])
+    .filter((g) => g.baseline !== undefined && ownerOf(g.series, inProcess) && ownerOf(g.baseline, inProcess)).length
+  emit({ type: 'begin', jobs: inProcess.length + childJobs + pairable })
 
   const series: SeriesResult[] = []
   const statuses: BenchmarkStatus[] = []
@@ -475,6 +573,8 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
   const byId = new Map(series.map((s) => [s.id, s] as const))
   for (const s of series) s.ratios = computeRatios(s, s.compareTo ?? [], byId)
   const goals: Goal[] = [...loaded.values()].flatMap((b) => b?.goals ?? [])
+  const cpus = env.cpusAllowed === 'unknown' ? 1 : parseCpuList(env.cpusAllowed).length
+  const paired = cfg.pairGoals ? await pairGoals(goals, inProcess, loaded, byId, cfg, cpus, emit) : new Map<number, number[]>()
   const load = stopLoad(childCpu)
   if (load.otherCpuPercent !== null && load.otherCpuPercent > 5) {
     emit({ type: 'note', text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run: figures are disturbed` })
@@ -485,7 +585,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     config: { ...cfg },
     benchmarks: statuses,
     series,
-    goals: goals.map((g) => evaluateGoal(g, byId)),
+    goals: goals.map((g, i) => evaluateGoal(g, byId, paired.get(i))),
     seconds: Math.round(performance.now() - t0) / 1e3,
   }
 }

@@ -91,7 +91,7 @@ export function computeRatios(
  * Evaluate one goal against the measured series: PASS / MISS, or `n/a` when a side was not measured.
  * An absolute goal (no `baseline`) reports the median itself as its `ratio`.
  */
-export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>): GoalResult {
+export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>, pairedRatios?: readonly number[]): GoalResult {
   const ours = all.get(goal.series)
   let r: number | null
   if (goal.baseline === undefined) {
@@ -105,9 +105,11 @@ export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>)
         ? ratio(medianAt(ours, goal.size), ours.unit, medianAt(base, goal.baselineSize ?? goal.size), base.unit)
         : null
   }
-  if (r === null) return { ...goal, ratio: null, status: 'n/a' }
-  const ok = goal.op === '<=' ? r <= goal.target : r >= goal.target
-  return { ...goal, ratio: r, status: ok ? 'PASS' : 'MISS' }
+  const paired = pairedRatios !== undefined && pairedRatios.length > 0 ? { ratio: median(pairedRatios), ratios: [...pairedRatios] } : undefined
+  const decisive = paired !== undefined ? paired.ratio : r
+  if (decisive === null) return { ...goal, ratio: null, unpairedRatio: r, status: 'n/a' }
+  const ok = goal.op === '<=' ? decisive <= goal.target : decisive >= goal.target
+  return { ...goal, ratio: decisive, unpairedRatio: r, ...(paired ? { paired } : {}), status: ok ? 'PASS' : 'MISS' }
 }
 
 export interface SeriesGroup {

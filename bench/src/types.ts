@@ -152,7 +152,15 @@ export interface SeriesResult {
 }
 
 export interface GoalResult extends Goal {
+  /** The ratio that decides `status`: the paired median when pairs ran, else `unpairedRatio`. */
   ratio: number | null
+  /** Median of the series ÷ median of the baseline, from the main repeats. */
+  unpairedRatio: number | null
+  /**
+   * The interleaved check: `pairs` runs of the measured series and the baseline back to back (the
+   * order alternating), one ratio per pair; `ratio` is their median. Absent when it did not run.
+   */
+  paired?: { ratio: number; ratios: number[]; note?: string }
   status: 'PASS' | 'MISS' | 'n/a'
 }
 

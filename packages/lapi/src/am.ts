@@ -623,7 +623,7 @@ export class ActiveMessages {
   private drain (): number {
     const c = this.c
     let done = 0
-    const rings = c.inbox
+    const rings = c.polled
     for (let i = 0; i < rings.length; i++) {
       const r = rings[i]!
       let budget = c.spec.ring.slots

@@ -24,7 +24,7 @@ import {
 import type { JobSpec } from './job/spec.js'
 import { RingReader, RingWriter } from './transport/ring.js'
 import { ActiveMessages } from './am.js'
-import { copy, copyBuf, copySeg } from './copy.js'
+import { WORD_COPY, copy, copyBuf, copyShared } from './copy.js'
 import { LapiError } from './errors.js'
 import { logger } from './log.js'
 import { LapiStatus as S } from './status.js'
@@ -80,6 +80,8 @@ const ACK_THRESHOLD_MAX = 30
 const SLEEP_SLICE_MS = 500
 /** Rounds of a wait loop between two looks at the clock. */
 const SPIN_BATCH = 64
+/** A counter wait looks at the inbox every this many rounds (a power of two). */
+const INBOX_EVERY = 4
 
 /** Tasks' segments seen from this thread. */
 export interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
@@ -112,6 +114,8 @@ export class Context {
   /** My inbox: ring i carries packets from task i; ring numTasks from the agent. */
   /** @internal */
   readonly inbox: RingReader[]
+  /** The rings of the inbox the dispatcher reads (index = sender task, as in `inbox`). */
+  readonly polled: RingReader[]
   /** The ring from me in each task's inbox, index = task id. */
   readonly outbox: RingWriter[]
   private readonly errHndlr: LAPI_err_hndlr | null
@@ -166,6 +170,9 @@ export class Context {
     this.purged = new Uint8Array(spec.numTasks)
     this.inbox = []
     for (let i = 0; i <= spec.numTasks; i++) this.inbox.push(new RingReader(spec.inboxes[spec.taskId]!, spec.ring, i))
+    // The agent's ring carries what comes over the network; no network transport exists yet, so
+    // nothing writes it and the dispatcher does not look at it (a ring fewer to read per round).
+    this.polled = this.inbox.slice(0, spec.numTasks)
     this.outbox = []
     for (let t = 0; t < spec.numTasks; t++) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId))
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
@@ -349,17 +356,22 @@ export class Context {
   }
 
   /**
-   * The waiting loop of waitcntr: check the counter, run the dispatcher, check again; every
-   * SPIN_BATCH rounds look at the clock (performance.now is too dear to call every round), and
-   * once the spin budget is spent sleep on the doorbell.
+   * The waiting loop of waitcntr: read the counter (Atomics.load), every INBOX_EVERY rounds look
+   * at the inbox and run the dispatcher only when a packet waits or work is queued; every
+   * SPIN_BATCH rounds run the dispatcher anyway and look at the clock (performance.now is too dear
+   * to call every round), and once the spin budget is spent sleep on the doorbell. The spin reads
+   * atomically on purpose: a spin of plain reads measured slower (the other thread's hop took
+   * longer), as a loop of plain loads of a line another core writes keeps the core busier.
    */
   private waitSlow (i32: Int32Array, idx: number, val: number): void {
     let spinStart = 0
+    const am = this.am
     for (;;) {
       for (let k = 0; k < SPIN_BATCH; k++) {
         if (Atomics.load(i32, idx) >= val) return
-        if ((k & 15) === 15) this.progress()
+        if ((k & (INBOX_EVERY - 1)) === INBOX_EVERY - 1 && (this.inboxPending() || am.busy)) this.progress()
       }
+      this.progress()
       if (Atomics.load(i32, idx) >= val) return
       spinStart = this.idle(spinStart, WAIT_COUNTER, i32, idx, val)
     }
@@ -405,11 +417,31 @@ export class Context {
   /** LAPI_Put (and the PUT member of LAPI_Xfer when `shdlr` is given). */
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
     shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+    // The common case of a fine-grained PGAS put, checked and done in one go: a few aligned words
+    // from the own segment to another task's, at most a target counter.
+    const size = this.segmentSize
+    if (typeof org === 'number' && ((tgtAddr | org | len) & 3) === 0 && len <= WORD_COPY && (tgt >>> 0) === tgt &&
+      tgt < this.numTasks && tgt !== this.taskId && this.purged[tgt] === 0 && (tgtAddr >>> 0) === tgtAddr && (org >>> 0) === org &&
+      (len >>> 0) === len && tgtAddr + len <= size && org + len <= size && tgtAddr !== 0 && org !== 0 &&
+      orgCntr === 0 && cmplCntr === 0 && shdlr === null && counterOk(tgtCntr, size) && !this.am.inHeaderHandler) {
+      const d32 = this.seg.i32[tgt]!
+      const s32 = this.mySeg32
+      const dw = tgtAddr >> 2
+      const sw = org >> 2
+      const n = len >> 2
+      for (let i = 0; i < n; i++) d32[dw + i] = s32[sw + i]!
+      if (tgtCntr !== 0) {
+        const w = tgtCntr >>> 2
+        ringCounter(this.ctl, tgt, w, Atomics.add(d32, w, 1) + 1)
+      }
+      return S.SUCCESS
+    }
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
     if (len > 0) {
-      if (typeof org === 'number') copySeg(this.seg.u8[tgt]!, tgtAddr, this.seg.u8[this.taskId]!, org, len)
-      else copyBuf(this.seg.u8[tgt]!, tgtAddr, org!, 0, len, tgt === this.taskId)
+      const seg = this.seg
+      if (typeof org === 'number') copyShared(seg.u8[tgt]!, seg.i32[tgt]!, tgtAddr, seg.u8[this.taskId]!, this.mySeg32, org, len)
+      else copyBuf(seg.u8[tgt]!, tgtAddr, org!, 0, len, tgt === this.taskId)
     }
     if (tgtCntr !== 0) this.bump(tgt, tgtCntr)
     if (orgCntr !== 0) this.bumpLocal(orgCntr)
@@ -424,8 +456,9 @@ export class Context {
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, 0)
     if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
     if (len > 0) {
-      if (typeof org === 'number') copySeg(this.seg.u8[this.taskId]!, org, this.seg.u8[tgt]!, tgtAddr, len)
-      else copyBuf(org!, 0, this.seg.u8[tgt]!, tgtAddr, len, tgt === this.taskId)
+      const seg = this.seg
+      if (typeof org === 'number') copyShared(seg.u8[this.taskId]!, this.mySeg32, org, seg.u8[tgt]!, seg.i32[tgt]!, tgtAddr, len)
+      else copyBuf(org!, 0, seg.u8[tgt]!, tgtAddr, len, tgt === this.taskId)
     }
     if (tgtCntr !== 0) this.bump(tgt, tgtCntr)
     if (chndlr !== null) this.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
@@ -627,7 +660,7 @@ export class Context {
 
   /** True when a packet waits in the inbox. */
   inboxPending (): boolean {
-    const rings = this.inbox
+    const rings = this.polled
     for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
     return false
   }
@@ -688,9 +721,14 @@ export class Context {
     let spinStart = 0
     const outer = this.waitCond
     try {
+      const am = this.am
       for (;;) {
         this.progress()
         if (cond()) return S.SUCCESS
+        for (let k = 0; k < SPIN_BATCH; k++) {
+          if (this.inboxPending() || am.busy) this.progress()
+          if (cond()) return S.SUCCESS
+        }
         this.waitCond = cond
         spinStart = this.idle(spinStart, WAIT_COND, null, 0, 0)
       }

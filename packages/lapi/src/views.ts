@@ -8,17 +8,22 @@
  */
 export class ViewCache {
   private readonly byBuffer = new Map<ArrayBufferLike, Map<number, Uint8Array>>()
+  /** The buffer of the last lookup and its views (copies come in runs on one buffer). */
+  private lastBuf: ArrayBufferLike | null = null
+  private lastMap: Map<number, Uint8Array> | null = null
 
   /** `n` bytes of `u8` from its index `off` (a cached view). */
   get (u8: Uint8Array, off: number, n: number): Uint8Array {
     if (off === 0 && n === u8.length) return u8
     const buf = u8.buffer
-    let m = this.byBuffer.get(buf)
+    let m = buf === this.lastBuf ? this.lastMap! : this.byBuffer.get(buf)
     if (m === undefined) {
       if (this.byBuffer.size >= 64) this.byBuffer.clear()
       m = new Map()
       this.byBuffer.set(buf, m)
     }
+    this.lastBuf = buf
+    this.lastMap = m
     const abs = u8.byteOffset + off
     // a small-integer key (a double key would be boxed, i.e. allocated, on every lookup); a
     // collision just replaces the entry
