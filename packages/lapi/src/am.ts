@@ -403,6 +403,7 @@ export class ActiveMessages {
    */
   private sendData (tgt: number, id: number, pos: number, total: number, index: number, data: LocalBuf,
     vec: lapi_vec_t | null, offsets: number[] | null): void {
+    if (pos >= total) return
     const count = index + Math.ceil((total - pos) / this.maxPkt)
     for (; pos < total; index++) {
       const n = total - pos < this.maxPkt ? total - pos : this.maxPkt
@@ -606,39 +607,42 @@ export class ActiveMessages {
    * completions; it may itself send (CTS, PULLED) and bump counters. Returns the packets handled.
    */
   poll (): number {
-    const c = this.c
     // A completion handler run inline from here may call LAPI, which polls again: the packet being
     // handled is still in its slot, so a nested round must not touch the rings.
     if (this.polling) return 0
     if (this.chaos) this.flushChaos(false)
-    if (!c.inboxPending()) return 0
     this.polling = true
     try {
       return this.drain()
     } finally {
       this.polling = false
+      this.draining = -1
     }
   }
 
+  /** The ring drain is taking packets from (its sender's doorbell is rung after it), or -1. */
+  private draining = -1
+
+  /**
+   * Takes the packets of each ring: as many as its HEAD showed when the ring's turn came (one
+   * atomic read of HEAD per ring and round), so one sender cannot starve the others.
+   */
   private drain (): number {
     const c = this.c
     let done = 0
     const rings = c.polled
     for (let i = 0; i < rings.length; i++) {
       const r = rings[i]!
-      let budget = c.spec.ring.slots
-      let off = r.peek()
-      let took = 0
-      while (off >= 0 && budget-- > 0) {
-        this.handle(r.u8, r.dv, off)
+      let n = r.available()
+      if (n === 0) continue
+      this.draining = i
+      done += n
+      while (n-- > 0) {
+        this.handle(r.u8, r.dv, r.front())
         r.release()
-        took++
-        off = r.peek()
       }
-      if (took > 0) {
-        done += took
-        if (i < c.numTasks) ringDoorbell(c.ctl, i) // a sender blocked on this ring may go on
-      }
+      this.draining = -1
+      ringDoorbell(c.ctl, i) // a sender blocked on this ring, or fencing, may go on
     }
     return done
   }
@@ -676,13 +680,13 @@ export class ActiveMessages {
   }
 
   private isDone (s: SourceState, id: number): boolean {
-    return id < s.doneBelow || s.doneAbove.has(id)
+    return id < s.doneBelow || (s.doneAbove.size !== 0 && s.doneAbove.has(id))
   }
 
   private markDone (s: SourceState, id: number): void {
     if (id === s.doneBelow) {
       s.doneBelow++
-      while (s.doneAbove.delete(s.doneBelow)) s.doneBelow++
+      if (s.doneAbove.size !== 0) while (s.doneAbove.delete(s.doneBelow)) s.doneBelow++
     } else s.doneAbove.add(id)
   }
 
@@ -706,7 +710,7 @@ export class ActiveMessages {
     const uhdrLen = dv.getUint32(off + H_UHDR_LEN, true)
     const descLen = dv.getUint32(off + H_DESC_LEN, true)
     if (uhdrLen > c.config.maxUhdrSz || uhdrLen + descLen > len) { this.dropped++; return }
-    const existing = s.inProgress.get(id)
+    const existing = s.inProgress.size === 0 ? undefined : s.inProgress.get(id)
     if (existing !== undefined && existing.headSeen) { this.duplicates++; return }
     const hidx = dv.getUint32(off + H_HANDLER, true)
     const tgtCntr = dv.getUint32(off + H_TGT_CNTR, true)
@@ -842,7 +846,8 @@ export class ActiveMessages {
     this.markDone(s, id)
     this.recvCompleted++
     c.inbox[src]!.markLanded()
-    ringDoorbell(c.ctl, src)
+    // the origin's fence may wait for this; drain rings the doorbell after the ring it is on
+    if (src !== this.draining) ringDoorbell(c.ctl, src)
     if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }
     if (inline && this.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
       this.depth++

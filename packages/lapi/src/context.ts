@@ -275,14 +275,19 @@ export class Context {
     try {
       while (this.interrupt === 1 && !this.terminated) {
         const seen = Atomics.load(ctl, this.myDoorbell)
+        this.asyncSleepers++
         Atomics.add(ctl, this.mySleeping, 2)
-        if (!this.inboxPending() && !this.am.busy) {
-          const w = Atomics.waitAsync(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
-          if (w.async) await w.value
-        } else {
-          await new Promise<void>((resolve) => setImmediate(resolve))
+        try {
+          if (!this.inboxPending() && !this.am.busy) {
+            const w = Atomics.waitAsync(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+            if (w.async) await w.value
+          } else {
+            await new Promise<void>((resolve) => setImmediate(resolve))
+          }
+        } finally {
+          Atomics.sub(ctl, this.mySleeping, 2)
+          this.asyncSleepers--
         }
-        Atomics.sub(ctl, this.mySleeping, 2)
         if (this.interrupt !== 1 || this.terminated || Atomics.load(ctl, W_ABORT) !== 0) break
         this.progress()
       }
@@ -999,8 +1004,13 @@ export class Context {
   bumpLocal (c: Addr): void {
     if (!c) return
     Atomics.add(this.mySeg32, c >>> 2, 1)
-    ringDoorbell(this.ctl, this.taskId)
+    // Only this thread bumps its own counters, so it cannot be asleep in Atomics.wait now: only
+    // its promise waits (waitAsync) need the doorbell, and it knows itself whether any is pending.
+    if (this.asyncSleepers !== 0) ringDoorbell(this.ctl, this.taskId)
   }
+
+  /** This thread's pending Atomics.waitAsync sleeps on its doorbell (interrupt loop, promise waits). */
+  private asyncSleepers = 0
 
   /** @internal */
   checkAbort (): void {
@@ -1043,11 +1053,13 @@ export class Context {
     if (am.holding) am.flushChaos(true)
     const ctl = this.ctl
     const seen = Atomics.load(ctl, this.myDoorbell)
+    this.asyncSleepers++
     Atomics.add(ctl, this.mySleeping, 2)
     try {
       if (this.mustSleep(kind, i32, idx, val)) await this.sleepAsync(seen)
     } finally {
       Atomics.sub(ctl, this.mySleeping, 2)
+      this.asyncSleepers--
     }
   }
 

@@ -140,6 +140,16 @@ export class RingReader extends RingEnd {
     return this.first + (this.next & this.mask) * this.slotBytes
   }
 
+  /** Packets published and not yet taken (one atomic read of HEAD). */
+  available (): number {
+    return (Atomics.load(this.i32, this.head) - this.next) | 0
+  }
+
+  /** Byte offset of the oldest untaken packet; only valid while `available()` counted it. */
+  front (): number {
+    return this.first + (this.next & this.mask) * this.slotBytes
+  }
+
   /** Gives the slot `peek()` returned back to the producer. */
   release (): void {
     this.next = (this.next + 1) | 0
