@@ -287,9 +287,9 @@ describe('statistics', () => {
     const all = new Map([lat, spin].map((s) => [s.id, s] as const))
     const le: Goal = { name: 'rtt', series: lat.id, size: 8, baseline: spin.id, op: '<=', target: 1 }
     expect(evaluateGoal(le, all)).toMatchObject({ status: 'MISS', ratio: 3, unpairedRatio: 3 })
-    const r = evaluateGoal(le, all, [0.9, 40, 0.8, 0.95, 1.1])
+    const r = evaluateGoal(le, all, { ratios: [0.9, 40, 0.8, 0.95, 1.1] })
     expect(r).toMatchObject({ status: 'PASS', ratio: 0.95, unpairedRatio: 3, paired: { ratio: 0.95, ratios: [0.9, 40, 0.8, 0.95, 1.1] } })
-    expect(evaluateGoal(le, all, []).paired).toBeUndefined()
+    expect(evaluateGoal(le, all, { ratios: [] }).paired).toBeUndefined()
     const table = formatGoals([r])
     expect(table).toContain('| PASS ')
     expect(table).toContain('5: 0.800–40.0')

@@ -261,6 +261,9 @@ function benchContext(bench: Benchmark, placement: Placement, cpus: number, cfg:
   }
 }
 
+/** What the interleaved check measured for one goal: the pair ratios and each pair's two values. */
+export interface PairedRun { ratios: number[]; values: Array<[number, number]> }
+
 /** Pairs of the interleaved goal check (`--quick`, full). */
 export const GOAL_PAIRS = { quick: 3, full: 9 } as const
 /** Unpaired warm-up runs of each side before the pairs. */
@@ -284,8 +287,8 @@ export async function pairGoals(
   cfg: RunConfig,
   cpus: number,
   emit: Emit,
-): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>()
+): Promise<Map<number, PairedRun>> {
+  const out = new Map<number, PairedRun>()
   const pairs = cfg.quick ? GOAL_PAIRS.quick : GOAL_PAIRS.full
   for (let gi = 0; gi < goals.length; gi++) {
     const g = goals[gi]!
@@ -320,14 +323,15 @@ export async function pairGoals(
         await one(sb, base, baseSize, pb.iterations)
       }
       const ratios: number[] = []
+      const values: Array<[number, number]> = []
       for (let k = 0; k < pairs; k++) {
         emit({ type: 'step', name: `goal check: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `pair ${k + 1}/${pairs}` })
         let vo: number, vb: number
         if (k % 2 === 0) { vo = await one(so, ours, g.size, po.iterations); vb = await one(sb, base, baseSize, pb.iterations) } else { vb = await one(sb, base, baseSize, pb.iterations); vo = await one(so, ours, g.size, po.iterations) }
         const r = ratio(vo, ours.unit, vb, base.unit)
-        if (r !== null) ratios.push(r)
+        if (r !== null) { ratios.push(r); values.push([vo, vb]) }
       }
-      out.set(gi, ratios)
+      out.set(gi, { ratios, values })
     } catch (err) {
       note = (err as Error).message ?? String(err)
     } finally {
@@ -574,7 +578,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
   for (const s of series) s.ratios = computeRatios(s, s.compareTo ?? [], byId)
   const goals: Goal[] = [...loaded.values()].flatMap((b) => b?.goals ?? [])
   const cpus = env.cpusAllowed === 'unknown' ? 1 : parseCpuList(env.cpusAllowed).length
-  const paired = cfg.pairGoals ? await pairGoals(goals, inProcess, loaded, byId, cfg, cpus, emit) : new Map<number, number[]>()
+  const paired = cfg.pairGoals ? await pairGoals(goals, inProcess, loaded, byId, cfg, cpus, emit) : new Map<number, PairedRun>()
   const load = stopLoad(childCpu)
   if (load.otherCpuPercent !== null && load.otherCpuPercent > 5) {
     emit({ type: 'note', text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run: figures are disturbed` })

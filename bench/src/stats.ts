@@ -91,7 +91,8 @@ export function computeRatios(
  * Evaluate one goal against the measured series: PASS / MISS, or `n/a` when a side was not measured.
  * An absolute goal (no `baseline`) reports the median itself as its `ratio`.
  */
-export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>, pairedRatios?: readonly number[]): GoalResult {
+export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>,
+  pairs?: { ratios: readonly number[]; values?: ReadonlyArray<readonly [number, number]> }): GoalResult {
   const ours = all.get(goal.series)
   let r: number | null
   if (goal.baseline === undefined) {
@@ -105,7 +106,9 @@ export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>,
         ? ratio(medianAt(ours, goal.size), ours.unit, medianAt(base, goal.baselineSize ?? goal.size), base.unit)
         : null
   }
-  const paired = pairedRatios !== undefined && pairedRatios.length > 0 ? { ratio: median(pairedRatios), ratios: [...pairedRatios] } : undefined
+  const paired = pairs !== undefined && pairs.ratios.length > 0
+    ? { ratio: median(pairs.ratios), ratios: [...pairs.ratios], ...(pairs.values ? { values: pairs.values.map((v) => [v[0], v[1]] as [number, number]) } : {}) }
+    : undefined
   const decisive = paired !== undefined ? paired.ratio : r
   if (decisive === null) return { ...goal, ratio: null, unpairedRatio: r, status: 'n/a' }
   const ok = goal.op === '<=' ? decisive <= goal.target : decisive >= goal.target

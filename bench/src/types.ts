@@ -157,10 +157,11 @@ export interface GoalResult extends Goal {
   /** Median of the series ÷ median of the baseline, from the main repeats. */
   unpairedRatio: number | null
   /**
-   * The interleaved check: `pairs` runs of the measured series and the baseline back to back (the
-   * order alternating), one ratio per pair; `ratio` is their median. Absent when it did not run.
+   * The interleaved check: runs of the measured series and the baseline back to back (the order
+   * alternating), one ratio per pair; `ratio` is their median, `values` the pairs' [series,
+   * baseline] values in their units. Absent when it did not run.
    */
-  paired?: { ratio: number; ratios: number[]; note?: string }
+  paired?: { ratio: number; ratios: number[]; values?: Array<[number, number]> }
   status: 'PASS' | 'MISS' | 'n/a'
 }
 

@@ -54,7 +54,8 @@ export function LAPI_Amsendv (hndl: lapi_handle_t, tgt: number, hdr_hdl: number 
 }
 /** LAPI_Put: `len` bytes of local `org_addr` to `tgt_addr` in task `tgt`. */
 export function LAPI_Put (hndl: lapi_handle_t, tgt: number, len: number, tgt_addr: Addr, org_addr: LocalBuf, tgt_cntr: Addr, org_cntr: Addr, cmpl_cntr: Addr): number {
-  return contextOf(hndl)?.put(tgt, len, tgt_addr, org_addr, tgt_cntr, org_cntr, cmpl_cntr) ?? INVALID
+  const c = contextOf(hndl)
+  return c === undefined ? INVALID : c.put(tgt, len, tgt_addr, org_addr, tgt_cntr, org_cntr, cmpl_cntr)
 }
 /** LAPI_Get: `len` bytes at `tgt_addr` of task `tgt` into local `org_addr`. */
 export function LAPI_Get (hndl: lapi_handle_t, tgt: number, len: number, tgt_addr: Addr, org_addr: LocalBuf, tgt_cntr: Addr, org_cntr: Addr): number {
@@ -84,7 +85,8 @@ export function LAPI_Setcntr (hndl: lapi_handle_t, cntr: Addr, val: number): num
 export function LAPI_Getcntr (hndl: lapi_handle_t, cntr: Addr, val: Ref<number>): number { return contextOf(hndl)?.getcntr(cntr, val) ?? INVALID }
 /** LAPI_Waitcntr: blocks until `cntr` ≥ `val`, then subtracts `val`; `cur_cntr_val` gets what is left. */
 export function LAPI_Waitcntr (hndl: lapi_handle_t, cntr: Addr, val: number, cur_cntr_val: Ref<number> | null): number {
-  return contextOf(hndl)?.waitcntr(cntr, val, cur_cntr_val) ?? INVALID
+  const c = contextOf(hndl)
+  return c === undefined ? INVALID : c.waitcntr(cntr, val, cur_cntr_val)
 }
 /** LAPI_Probe: one round of the dispatcher. */
 export function LAPI_Probe (hndl: lapi_handle_t): number { return contextOf(hndl)?.probe() ?? INVALID }

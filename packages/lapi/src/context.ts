@@ -419,16 +419,17 @@ export class Context {
 
   // ───────────────────────────── contiguous one-sided transfers ─────────────────────────────
 
-  /** LAPI_Put (and the PUT member of LAPI_Xfer when `shdlr` is given). */
-  put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
-    shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
-    // The common case of a fine-grained PGAS put, checked and done in one go: a few aligned words
-    // from the own segment to another task's, at most a target counter.
+  /**
+   * LAPI_Put. The common case of a fine-grained PGAS put is checked and done here, in a function
+   * small enough to be inlined into the caller: a few aligned words from the own segment to
+   * another task's, with a target counter at most. Everything else goes to `putAny`.
+   */
+  put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
     const size = this.segmentSize
     if (typeof org === 'number' && ((tgtAddr | org | len) & 3) === 0 && len <= WORD_COPY && (tgt >>> 0) === tgt &&
       tgt < this.numTasks && tgt !== this.taskId && this.purged[tgt] === 0 && (tgtAddr >>> 0) === tgtAddr && (org >>> 0) === org &&
       (len >>> 0) === len && tgtAddr + len <= size && org + len <= size && tgtAddr !== 0 && org !== 0 &&
-      orgCntr === 0 && cmplCntr === 0 && shdlr === null && counterOk(tgtCntr, size) && !this.am.inHeaderHandler) {
+      (orgCntr | cmplCntr) === 0 && counterOk(tgtCntr, size) && !this.am.inHeaderHandler) {
       const d32 = this.seg.i32[tgt]!
       const s32 = this.mySeg32
       const dw = tgtAddr >> 2
@@ -441,6 +442,12 @@ export class Context {
       }
       return S.SUCCESS
     }
+    return this.putAny(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr, null, null)
+  }
+
+  /** LAPI_Put in general (and the PUT member of LAPI_Xfer, with its send-completion handler). */
+  putAny (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
     if (len > 0) {
@@ -628,7 +635,7 @@ export class Context {
         return this.amsendv(c['tgt'] as number, c['hdr_hdl'] as number | HandlerFn, c['uhdr'] as LocalBuf, (c['uhdr_len'] ?? 0) as number,
           c['org_vec'] as lapi_vec_t | null, cn('tgt_cntr'), cn('org_cntr'), cn('cmpl_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
       case XferType.LAPI_PUT_XFER:
-        return this.put(c['tgt'] as number, c['len'] as number, c['tgt_addr'] as Addr, c['org_addr'] as LocalBuf,
+        return this.putAny(c['tgt'] as number, c['len'] as number, c['tgt_addr'] as Addr, c['org_addr'] as LocalBuf,
           cn('tgt_cntr'), cn('org_cntr'), cn('cmpl_cntr'), fn<scompl_hndlr_t>('shdlr'), c['sinfo'] ?? null)
       case XferType.LAPI_GET_XFER:
         return this.get(c['tgt'] as number, c['len'] as number, c['tgt_addr'] as Addr, c['org_addr'] as LocalBuf,
