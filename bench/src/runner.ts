@@ -292,7 +292,7 @@ export async function pairGoals(
   const pairs = cfg.quick ? GOAL_PAIRS.quick : GOAL_PAIRS.full
   for (let gi = 0; gi < goals.length; gi++) {
     const g = goals[gi]!
-    if (g.baseline === undefined) continue
+    if (g.baseline === undefined || g.pair === false) continue
     const ours = byId.get(g.series)
     const base = byId.get(g.baseline)
     const baseSize = g.baselineSize ?? g.size
@@ -541,7 +541,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     else childJobs = oneCoreWanted.length
   }
   const pairable = !cfg.pairGoals ? 0 : [...loaded.values()].flatMap((b) => b?.goals ?? [])
-    .filter((g) => g.baseline !== undefined && ownerOf(g.series, inProcess) && ownerOf(g.baseline, inProcess)).length
+    .filter((g) => g.baseline !== undefined && g.pair !== false && ownerOf(g.series, inProcess) && ownerOf(g.baseline, inProcess)).length
   emit({ type: 'begin', jobs: inProcess.length + childJobs + pairable })
 
   const series: SeriesResult[] = []

@@ -52,6 +52,13 @@ export interface Goal {
   baselineSize?: number
   op: '<=' | '>='
   target: number
+  /**
+   * Whether the interleaved goal check pairs this goal (default true). Pairing cancels what the
+   * series and its baseline share over time: right for two two-thread figures (both move with
+   * where the host runs the vCPUs) or two one-thread figures; wrong for a two-thread bandwidth
+   * against a one-thread copy, where one 50 ms run is only noisier than the median of the repeats.
+   */
+  pair?: boolean
 }
 
 export interface SeriesSpec {
