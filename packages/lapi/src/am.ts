@@ -106,6 +106,21 @@ export const F_AMV = 2
 export const F_PULL = 4
 /** Packet type: a pulled rendezvous is done (origin: free the staging copy, send-completion handler). */
 export const T_AM_PULLED = 5
+/**
+ * Packet type: a whole small Amsend in one cache line. The first 16 bytes are the common header's
+ * (version, type, flags, source, length, message id); then handler index, uhdr length, target
+ * counter and completion counter; the user header and the data follow at byte 32. Used when uhdr +
+ * data ≤ SHORT_ROOM, so that such a message costs the two tasks one line of the slot, not two.
+ */
+export const T_AM_SHORT = 6
+const S_HANDLER = 16
+const S_UHDR_LEN = 20
+const S_TGT_CNTR = 24
+const S_CMPL_CNTR = 28
+/** Where a SHORT packet's user header (then data) starts. */
+export const SHORT_HEADER_BYTES = 32
+/** Most user-header + data bytes a SHORT packet carries (it stays within one 64-byte line). */
+export const SHORT_ROOM = 64 - SHORT_HEADER_BYTES
 // HEAD: handler index, uhdr length, target counter, completion counter (origin), vector type, vector count, description bytes
 const H_HANDLER = P_EXTRA
 const H_UHDR_LEN = P_EXTRA + 4
@@ -281,6 +296,26 @@ export class ActiveMessages {
     if (rc !== 0) return rc
     const hidx = this.sendHandler
     const id = this.nextMessage(tgt)
+    if (uhdrLen + udataLen <= SHORT_ROOM) {
+      // the whole message in one line of the slot
+      const off = this.beginPacket(tgt)
+      const dv = this.wdv
+      dv.setUint8(off + P_VERSION, PACKET_VERSION)
+      dv.setUint8(off + P_TYPE, T_AM_SHORT)
+      dv.setUint16(off + P_FLAGS, 0, true)
+      dv.setUint32(off + P_SRC, c.taskId, true)
+      dv.setUint32(off + P_LEN, uhdrLen + udataLen, true)
+      dv.setUint32(off + P_MSG_ID, id, true)
+      dv.setUint32(off + S_HANDLER, hidx, true)
+      dv.setUint32(off + S_UHDR_LEN, uhdrLen, true)
+      dv.setUint32(off + S_TGT_CNTR, tgtCntr ?? 0, true)
+      dv.setUint32(off + S_CMPL_CNTR, cmplCntr ?? 0, true)
+      if (uhdrLen > 0) this.copyIn(this.wu8, off + SHORT_HEADER_BYTES, uhdr, 0, uhdrLen)
+      if (udataLen > 0) this.copyIn(this.wu8, off + SHORT_HEADER_BYTES + uhdrLen, udata, 0, udataLen)
+      this.endPacket()
+      this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
+      return S.SUCCESS
+    }
     const rndv = udataLen > c.config.rndvThreshold
     // A rendezvous is pulled by the target straight from this task's segment: from the caller's
     // Addr, or from a staging copy of a Uint8Array (then the caller's buffer is free at once). When
@@ -675,6 +710,7 @@ export class ActiveMessages {
       case T_AM_CTS: this.onCts(dv, off, src); break
       case T_AM_FIN: this.onFin(dv, off, src); break
       case T_AM_PULLED: this.onPulled(dv, off, src); break
+      case T_AM_SHORT: this.onShort(u8, dv, off, src, len); break
       default: this.dropped++
     }
   }
@@ -794,6 +830,30 @@ export class ActiveMessages {
     if (first > 0) this.place(m, 0, u8, dataOff, first)
     this.unstash(m)
     if (m.got >= m.msgLen) this.landed(m, s)
+  }
+
+  /** A SHORT packet: a whole small Amsend (see T_AM_SHORT). Malformed ones are dropped and counted. */
+  private onShort (u8: Uint8Array, dv: DataView, off: number, src: number, len: number): void {
+    const c = this.c
+    const s = this.sources[src]!
+    const id = dv.getUint32(off + P_MSG_ID, true)
+    if (this.isDone(s, id)) { this.duplicates++; return }
+    const uhdrLen = dv.getUint32(off + S_UHDR_LEN, true)
+    const tgtCntr = dv.getUint32(off + S_TGT_CNTR, true)
+    const cmplCntr = dv.getUint32(off + S_CMPL_CNTR, true)
+    const size = c.segmentSize
+    if (len > SHORT_ROOM || uhdrLen > len || (tgtCntr & 3) !== 0 || tgtCntr + 4 > size) { this.dropped++; return }
+    const uh = this.uhdrScratch
+    copyBuf(uh, 0, u8, off + SHORT_HEADER_BYTES, uhdrLen, false)
+    const uhView = this.view(this.uhdrViews, uh, uhdrLen)
+    const fn = c.handlerAt(dv.getUint32(off + S_HANDLER, true))
+    if (fn === null) {
+      // not registered here: discarded, reported; the origin's completion counter still moves
+      c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
+      this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
+      return
+    }
+    this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, off + SHORT_HEADER_BYTES + uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
   }
 
   /**
