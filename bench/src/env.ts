@@ -92,14 +92,14 @@ export function captureEnvironment(now = new Date()): Environment {
 }
 
 /** Busy and total CPU time of the whole machine so far, in seconds (Linux `/proc/stat`), or null. */
-export function machineCpuSeconds(): { busy: number; total: number } | null {
+export function machineCpuSeconds(): { busy: number; total: number; steal: number } | null {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!
     const f = line.trim().split(/\s+/).slice(1).map(Number)
     // user nice system idle iowait irq softirq steal (guest time is already inside user/nice)
     const total = f.slice(0, 8).reduce((a, b) => a + b, 0)
     const idle = (f[3] ?? 0) + (f[4] ?? 0)
-    return { busy: (total - idle) / 100, total: total / 100 }
+    return { busy: (total - idle) / 100, total: total / 100, steal: (f[7] ?? 0) / 100 }
   } catch {
     return null
   }
@@ -113,9 +113,14 @@ export interface MachineLoad {
   /**
    * CPU time used by other processes during the run, as a percentage of all the CPU time the machine
    * had (busy time from /proc/stat minus this process and its 1-core child). `null` off Linux.
-   * Anything above a few percent means the figures were disturbed.
+   * Anything above a few percent means the figures were disturbed. It includes `stealPercent`.
    */
   otherCpuPercent: number | null
+  /**
+   * Of that, the time the hypervisor ran something else while our vCPUs wanted to run (`steal` in
+   * /proc/stat), as a percentage of all the CPU time. `null` off Linux.
+   */
+  stealPercent: number | null
 }
 
 /** Start measuring; the returned function takes the CPU seconds used by our child processes. */
@@ -127,11 +132,13 @@ export function startLoadMeter(): (childCpuSeconds: number) => MachineLoad {
     const m1 = machineCpuSeconds()
     const u = process.cpuUsage(u0)
     let otherCpuPercent: number | null = null
+    let stealPercent: number | null = null
     if (m0 && m1 && m1.total > m0.total) {
       const ours = (u.user + u.system) / 1e6 + childCpuSeconds
       const other = Math.max(0, m1.busy - m0.busy - ours)
       otherCpuPercent = Math.round((1000 * other) / (m1.total - m0.total)) / 10
+      stealPercent = Math.round((1000 * (m1.steal - m0.steal)) / (m1.total - m0.total)) / 10
     }
-    return { loadavgStart, loadavgEnd: os.loadavg()[0]!, otherCpuPercent }
+    return { loadavgStart, loadavgEnd: os.loadavg()[0]!, otherCpuPercent, stealPercent }
   }
 }

@@ -137,7 +137,7 @@ export function formatGoals(goals: readonly GoalResult[]): string {
 export function formatEnvironment(
   env: Environment & {
     oneCore?: { status: string; command?: string; note?: string; cpusAllowed?: string }
-    load?: { loadavgStart: number; otherCpuPercent: number | null }
+    load?: { loadavgStart: number; otherCpuPercent: number | null; stealPercent?: number | null }
   },
 ): string {
   const one = env.oneCore
@@ -151,7 +151,8 @@ export function formatEnvironment(
   const loadText = !load
     ? ''
     : `; load average ${load.loadavgStart.toFixed(2)} at start` +
-      (load.otherCpuPercent === null ? '' : `, other processes used ${load.otherCpuPercent}% of the CPU time`)
+      (load.otherCpuPercent === null ? '' : `, other processes used ${load.otherCpuPercent}% of the CPU time`) +
+      (load.stealPercent === null || load.stealPercent === undefined ? '' : ` (the hypervisor's steal: ${load.stealPercent}%)`)
   return (
     `Node ${env.node} (V8 ${env.v8}), ${env.cpuModel}, ${env.cores} CPUs, allowed ${env.cpusAllowed} ` +
     `(${env.pinning})${oneText}; ${env.os}, ${env.arch}, ${env.memoryGiB} GiB; ${env.date}${loadText}`

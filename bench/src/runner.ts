@@ -581,7 +581,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
   const paired = cfg.pairGoals ? await pairGoals(goals, inProcess, loaded, byId, cfg, cpus, emit) : new Map<number, PairedRun>()
   const load = stopLoad(childCpu)
   if (load.otherCpuPercent !== null && load.otherCpuPercent > 5) {
-    emit({ type: 'note', text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run: figures are disturbed` })
+    emit({ type: 'note', text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run${load.stealPercent ? ` (the hypervisor's steal: ${load.stealPercent}%)` : ''}: figures are disturbed` })
   }
   return {
     schema: 1,
