@@ -300,12 +300,7 @@ export class ActiveMessages {
       // the whole message in one line of the slot
       const off = this.beginPacket(tgt)
       const dv = this.wdv
-      dv.setUint8(off + P_VERSION, PACKET_VERSION)
-      dv.setUint8(off + P_TYPE, T_AM_SHORT)
-      dv.setUint16(off + P_FLAGS, 0, true)
-      dv.setUint32(off + P_SRC, c.taskId, true)
-      dv.setUint32(off + P_LEN, uhdrLen + udataLen, true)
-      dv.setUint32(off + P_MSG_ID, id, true)
+      this.writeCommon(dv, off, T_AM_SHORT, 0, uhdrLen + udataLen, id)
       dv.setUint32(off + S_HANDLER, hidx, true)
       dv.setUint32(off + S_UHDR_LEN, uhdrLen, true)
       dv.setUint32(off + S_TGT_CNTR, tgtCntr ?? 0, true)
@@ -510,16 +505,21 @@ export class ActiveMessages {
   // ─────────────────────────────── packets out ───────────────────────────────
 
   private writeHeader (dv: DataView, off: number, type: number, flags: number, len: number, id: number, offset: number, msgLen: number): void {
+    this.writeCommon(dv, off, type, flags, len, id)
+    dv.setUint32(off + P_OFFSET, offset, true)
+    dv.setUint32(off + P_OFFSET + 4, 0, true)
+    dv.setUint32(off + P_MSG_LEN, msgLen, true)
+    dv.setUint32(off + P_MSG_LEN + 4, 0, true)
+  }
+
+  /** The first 16 bytes every packet shares (SHORT packets have no more of the common header). */
+  private writeCommon (dv: DataView, off: number, type: number, flags: number, len: number, id: number): void {
     dv.setUint8(off + P_VERSION, PACKET_VERSION)
     dv.setUint8(off + P_TYPE, type)
     dv.setUint16(off + P_FLAGS, flags, true)
     dv.setUint32(off + P_SRC, this.c.taskId, true)
     dv.setUint32(off + P_LEN, len, true)
     dv.setUint32(off + P_MSG_ID, id, true)
-    dv.setUint32(off + P_OFFSET, offset, true)
-    dv.setUint32(off + P_OFFSET + 4, 0, true)
-    dv.setUint32(off + P_MSG_LEN, msgLen, true)
-    dv.setUint32(off + P_MSG_LEN + 4, 0, true)
   }
 
   /**

@@ -24,7 +24,7 @@ import {
 import type { JobSpec } from './job/spec.js'
 import { RingReader, RingWriter } from './transport/ring.js'
 import { ActiveMessages } from './am.js'
-import { WORD_COPY, copy, copyBuf, copyShared } from './copy.js'
+import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
 import { LapiError } from './errors.js'
 import { logger } from './log.js'
 import { LapiStatus as S } from './status.js'
@@ -275,8 +275,7 @@ export class Context {
     try {
       while (this.interrupt === 1 && !this.terminated) {
         const seen = Atomics.load(ctl, this.myDoorbell)
-        this.asyncSleepers++
-        Atomics.add(ctl, this.mySleeping, 2)
+        this.enterAsyncSleep()
         try {
           if (!this.inboxPending() && !this.am.busy) {
             const w = Atomics.waitAsync(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
@@ -285,8 +284,7 @@ export class Context {
             await new Promise<void>((resolve) => setImmediate(resolve))
           }
         } finally {
-          Atomics.sub(ctl, this.mySleeping, 2)
-          this.asyncSleepers--
+          this.leaveAsyncSleep()
         }
         if (this.interrupt !== 1 || this.terminated || Atomics.load(ctl, W_ABORT) !== 0) break
         this.progress()
@@ -431,11 +429,7 @@ export class Context {
       (len >>> 0) === len && tgtAddr + len <= size && org + len <= size && tgtAddr !== 0 && org !== 0 &&
       (orgCntr | cmplCntr) === 0 && counterOk(tgtCntr, size) && !this.am.inHeaderHandler) {
       const d32 = this.seg.i32[tgt]!
-      const s32 = this.mySeg32
-      const dw = tgtAddr >> 2
-      const sw = org >> 2
-      const n = len >> 2
-      for (let i = 0; i < n; i++) d32[dw + i] = s32[sw + i]!
+      copyWords(d32, tgtAddr, this.mySeg32, org, len)
       if (tgtCntr !== 0) {
         const w = tgtCntr >>> 2
         ringCounter(this.ctl, tgt, w, Atomics.add(d32, w, 1) + 1)
@@ -1060,14 +1054,23 @@ export class Context {
     if (am.holding) am.flushChaos(true)
     const ctl = this.ctl
     const seen = Atomics.load(ctl, this.myDoorbell)
-    this.asyncSleepers++
-    Atomics.add(ctl, this.mySleeping, 2)
+    this.enterAsyncSleep()
     try {
       if (this.mustSleep(kind, i32, idx, val)) await this.sleepAsync(seen)
     } finally {
-      Atomics.sub(ctl, this.mySleeping, 2)
-      this.asyncSleepers--
+      this.leaveAsyncSleep()
     }
+  }
+
+  /** A promise wait of this thread announces itself: 2 in SLEEPING (always woken), and the local count. */
+  private enterAsyncSleep (): void {
+    this.asyncSleepers++
+    Atomics.add(this.ctl, this.mySleeping, 2)
+  }
+
+  private leaveAsyncSleep (): void {
+    Atomics.sub(this.ctl, this.mySleeping, 2)
+    this.asyncSleepers--
   }
 
   /** Whether a waiter may sleep (called after it announced itself in SLEEPING): see `idle`. */

@@ -40,13 +40,21 @@ export function copySeg (dst: Uint8Array, d: number, src: Uint8Array, so: number
  */
 export function copyShared (d8: Uint8Array, d32: Int32Array, d: number, s8: Uint8Array, s32: Int32Array, so: number, n: number): void {
   if (n <= WORD_COPY && ((d | so | n) & 3) === 0 && (d8 !== s8 || d + n <= so || so + n <= d)) {
-    const dw = d >> 2
-    const sw = so >> 2
-    const w = n >> 2
-    for (let i = 0; i < w; i++) d32[dw + i] = s32[sw + i]!
+    copyWords(d32, d, s32, so, n)
   } else {
     copySeg(d8, d, s8, so, n)
   }
+}
+
+/**
+ * Copies `n` bytes word by word: `d`, `so` and `n` are multiples of 4 and the ranges do not
+ * overlap (the caller checked).
+ */
+export function copyWords (d32: Int32Array, d: number, s32: Int32Array, so: number, n: number): void {
+  const dw = d >> 2
+  const sw = so >> 2
+  const w = n >> 2
+  for (let i = 0; i < w; i++) d32[dw + i] = s32[sw + i]!
 }
 
 /**

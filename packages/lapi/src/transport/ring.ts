@@ -136,8 +136,7 @@ export class RingReader extends RingEnd {
 
   /** Byte offset (in the inbox) of the oldest unconsumed packet, or -1 when the ring is empty. */
   peek (): number {
-    if (Atomics.load(this.i32, this.head) === this.next) return -1
-    return this.first + (this.next & this.mask) * this.slotBytes
+    return Atomics.load(this.i32, this.head) === this.next ? -1 : this.front()
   }
 
   /** Packets published and not yet taken (one atomic read of HEAD). */
