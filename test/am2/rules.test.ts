@@ -5,12 +5,8 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { runFixture } from '../helpers/job.js'
+import { expectOk, runFixture } from '../helpers/job.js'
 
-function expectOk (r: { exitCode: number; stdout: string; stderr: string }, n: number, word: string): void {
-  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}):\n${r.stderr}\n${r.stdout}`)
-  expect(r.stdout.split('\n').filter((l) => l.includes(word)).length).toBe(n)
-}
 
 // The message tests also run over LAPI's test transport, which holds back, shuffles and duplicates
 // packets (seeded): nothing in am2 may depend on packet order.
@@ -71,6 +67,12 @@ describe('am2 over lapi', () => {
       const r = await runFixture('amx/exit-after-barrier.mjs', 2, { args: ['20'], config: { chaos: { seed, dup: 0, hold: 0.5 } }, timeoutMs: 20_000 })
       expect(r.exitCode).toBe(0)
     }
+  })
+
+  it('regression: the automatic reply to a request from an endpoint freed meanwhile is dropped, not returned', async () => {
+    const r = await runFixture('amx/auto-reply-to-freed.mjs', 2, { timeoutMs: 20_000 })
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout.match(/auto-reply-to-freed ok/g)?.length).toBe(2)
   })
 
   it('imports nothing but the public exports of lapi and bufmgr', () => {

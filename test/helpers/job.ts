@@ -3,11 +3,18 @@
  */
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import { expect } from 'vitest'
 import { runJob, type JobConfig, type JobResult } from '@amlapi/lapi'
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url))
 
 export interface FixtureRun extends JobResult { stdout: string; stderr: string }
+
+/** The job exited 0 (else its output is the error) and `n` lines of its stdout contain `word`. */
+export function expectOk (r: { exitCode: number; stdout: string; stderr: string }, n: number, word: string): void {
+  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}):\n${r.stderr}\n${r.stdout}`)
+  expect(r.stdout.split('\n').filter((l) => l.includes(word)).length).toBe(n)
+}
 
 function collect (): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough()

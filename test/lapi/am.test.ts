@@ -5,13 +5,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { ChaosConfig } from '@amlapi/lapi'
-import { runFixture } from '../helpers/job.js'
+import { expectOk, runFixture } from '../helpers/job.js'
 
 
-function expectOk (r: { exitCode: number; stdout: string; stderr: string }, n: number, word: string): void {
-  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}):\n${r.stderr}\n${r.stdout}`)
-  expect(r.stdout.split('\n').filter((l) => l.includes(word)).length).toBe(n)
-}
 
 const transports: Array<[string, ChaosConfig | null]> = [['in-order rings', null], ['reordering + duplicating transport', { seed: 11, dup: 0.15, hold: 0.5 }]]
 

@@ -840,7 +840,7 @@ export class Runtime {
     const u8 = this.sendU8
     const dv = this.sendDv
     const hb = headerBytes(nargs)
-    const packed = dataLen === 0 || (dataLen <= this.maxUhdr - hb && (kind & K_GET) === 0)
+    const packed = dataLen === 0 || (dataLen <= this.packedLimit(nargs) && (kind & K_GET) === 0)
     if (packed && dataLen > 0) kind |= K_PACKED
     this.writeHeader(kind, handler, nargs, 0, id, ep.id, tagLo, tagHi, dataLen + getBytes, slot, off, off2, args)
     let len = hb
@@ -965,7 +965,6 @@ export class Runtime {
     if (uhdrLen < HDR_BYTES) return null
     const landing = this.receive(uhdr, this.dvOf(uhdr), uhdr.byteOffset, uhdrLen, info.src, info.msg_len, comp, uinfo)
     if (landing !== null) info.ret_flags = RetFlag.LAPI_SEND_REPLY
-    this.lastPending = null
     return landing
   }
 
@@ -983,7 +982,9 @@ export class Runtime {
     const ep = this.endpoints[dstId]
     const returned = (kind & K_RETURNED) !== 0
     if (ep === undefined) {
-      if (returned) return null   // our endpoint is gone: drop it (as AMUDP)
+      // our endpoint is gone: a returned message is dropped (as AMUDP), and so is an automatic
+      // reply, which the sender's program never sent and its handler 0 must not hear of
+      if (returned || (kind & K_AUTO) !== 0) return null
       const t = this.fill(this.takeToken(), null, u8, dv, b, src, kind, nargs, nbytes)
       t.fault = AmFault.EBADENDPOINT
       this.returns.push(t)
@@ -1233,7 +1234,9 @@ export class Runtime {
         t.state = T_REQUEST
         t.replied = false
         this.invoke(t, ep)
-        if (!t.replied) {
+        // the automatic reply is the credit of the request's instance; a request between endpoints
+        // of this task holds none (NO_SLOT), so it needs no reply at all
+        if (!t.replied && t.slot !== NO_SLOT) {
           t.replied = true
           const p = t.peer
           this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, K_AUTO, 0, 0, this.argScratch, null, 0, 0, 0, 0, t.slot)

@@ -24,10 +24,8 @@ export const DEFAULT_DEPTH = 128
 export class Spmd {
   readonly rt: Runtime
   readonly bundle: Bundle
-  readonly endpoint: Endpoint
   readonly procs: number
   readonly rank: number
-  readonly depth: number
   private barGen = 0
   private readonly barCount = new Int32Array(2)
   private gatherGen = 0
@@ -39,13 +37,11 @@ export class Spmd {
   private readonly barDone: () => boolean
   private readonly gatherDone: () => boolean
 
-  constructor (rt: Runtime, bundle: Bundle, endpoint: Endpoint, depth: number) {
+  constructor (rt: Runtime, bundle: Bundle) {
     this.rt = rt
     this.bundle = bundle
-    this.endpoint = endpoint
     this.procs = rt.numTasks
     this.rank = rt.taskId
-    this.depth = depth
     this.barDone = () => this.barCount[this.waitParity]! >= this.procs - 1 || this.bundle.queue.size > 0 || rt.returns.length > 0
     this.gatherDone = () => this.gatherCount[this.waitParity]! >= this.procs || this.bundle.queue.size > 0 || rt.returns.length > 0
     rt.ctrlHandler = (src, u8, dv, b, len, info, comp, uinfo) => this.onCtrl(src, u8, dv, b, len, info, comp, uinfo)
@@ -175,7 +171,7 @@ export function spmdStartup (eb: Ref<Bundle | null> | null | undefined, ep: Ref<
   if (rc !== 0) return rc
   rc = rt.setTag(endpoint, myTag)
   if (rc !== 0) return rc
-  const s = new Spmd(rt, b.value!, endpoint, d)
+  const s = new Spmd(rt, b.value!)
   rt.spmd = s
   // nobody sends before every task has its handlers in place
   rt.lapi.gfence()
