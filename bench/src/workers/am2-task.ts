@@ -107,7 +107,6 @@ function expected (op: number, size: number, iters: number): number {
   return iters
 }
 
-/** Task 1's side of a run; returns the elapsed seconds. */
 /** Sends `size` bytes as messages of at most `max` bytes each: `send(offset, bytes)` per chunk. */
 function sendChunks (size: number, max: number, send: (off: number, n: number) => void): void {
   let off = 0
@@ -128,6 +127,7 @@ function sendMedium (_off: number, n: number): void {
   check(A.AM_RequestI0(ep, SERVER, H_BULK, mediumSrc, n), 'AM_RequestI0')
 }
 
+/** Task 1's side of a run; returns the elapsed seconds. */
 function request (op: number, size: number, iters: number): number {
   const t0 = performance.now()
   switch (op) {
