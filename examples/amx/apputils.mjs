@@ -17,7 +17,7 @@ import * as AM from '@amlapi/am2/compat'
 
 const {
   AM_OK, AM_NOTEMPTY, AM_Poll, AM_SetEventMask, AM_WaitSema, AM_SetHandler, AM_Request5, AM_Request6,
-  AM_RequestI1, AM_Reply2, AM_Reply5, AMX_SPMDStartup, AMX_SPMDBarrier, AMX_SPMDMyProc, AMX_SPMDNumProcs,
+  AM_RequestI1, AM_Reply0, AM_Reply2, AM_Reply5, AMX_SPMDStartup, AMX_SPMDBarrier, AMX_SPMDMyProc, AMX_SPMDNumProcs,
   AMX_SPMDExit, AMX_SPMDAllGather, AMX_Malloc, AMX_View, ref,
 } = AM
 
@@ -280,6 +280,49 @@ export function writeWord (proc, addr, val) {
 /** Waits until every writeWord has been acknowledged. */
 export function writeSync () {
   while (loadWord(writeCtr) !== 0) AM_PollBlock(eb)
+}
+
+// ───────────────────────────── the ping programs (testping, testlatency, testlatencyM) ─────────────────────────────
+
+export const PING_REQ_HANDLER = 1
+export const PING_REP_HANDLER = 2
+
+/** What the ping handlers count: messages still expected, requests and replies handled. */
+export const ping = { numleft: 0, requests: 0, replies: 0 }
+
+/**
+ * Registers the ping handlers on the endpoint: the request handler counts, runs `check(msg, nbytes)`
+ * (a Medium request's payload, if given) and answers with a Reply0; the reply handler counts.
+ */
+export function setupPingHandlers (check = null) {
+  AM_Safe(AM_SetHandler(ep, PING_REQ_HANDLER, (token, msg, nbytes) => {
+    ping.numleft--
+    ping.requests++
+    if (check !== null) check(msg, nbytes)
+    AM_Safe(AM_Reply0(token, PING_REP_HANDLER), 'AM_Reply0(token, PING_REP_HANDLER)')
+  }), 'AM_SetHandler(ep, PING_REQ_HANDLER, ...)')
+  AM_Safe(AM_SetHandler(ep, PING_REP_HANDLER, () => {
+    ping.numleft--
+    ping.replies++
+  }), 'AM_SetHandler(ep, PING_REP_HANDLER, ...)')
+}
+
+/** A sender's line: total microseconds, requests/sec and µs per request; the server's "done". */
+export function printRequestRate (sender, total, iters) {
+  if (sender) {
+    console.log(`Slave ${myproc}: ${total} microseconds total, throughput: ${Math.floor(1e6 * iters / total)} requests/sec ` +
+      `(${(total / iters).toFixed(3)} us / request)`)
+  } else {
+    console.log(`Slave ${myproc} done.`)
+  }
+}
+
+/** The latency programs' check of the ping counts (task 0 serves, the others send); returns the errors. */
+export function checkPingCounts (iters) {
+  const expected = numprocs === 1 ? [iters, iters] : myproc === 0 ? [(numprocs - 1) * iters, 0] : [0, iters]
+  if (ping.requests === expected[0] && ping.replies === expected[1]) return 0
+  console.log(`ERROR: proc ${myproc}: handled ${ping.requests} requests and ${ping.replies} replies, expected ${expected[0]} and ${expected[1]}`)
+  return 1
 }
 
 // ───────────────────────────── startup and exit ─────────────────────────────

@@ -2,46 +2,27 @@
 // section 4). As testlatency, but each request is a Medium (AM_RequestI0) of `msgsize` zero bytes
 // (default 1); the reply is a Short with no arguments. The request handler checks the length.
 // Run: npx lapirun -n 2 examples/amx/testlatencyM.mjs [iters] [P|B] [msgsize]
-import { AM_MaxMedium, AM_RequestI0, AM_Reply0, AM_SetHandler, AMX_SPMDBarrier } from '@amlapi/am2/compat'
+import { AM_MaxMedium, AM_RequestI0, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, TEST_STARTUP, ep, fatal, finish, getCurrentTimeMicrosec, myproc, numprocs, outputTimerStats, parseCount,
-  parsePolling, pollWait, printGlobalStats,
+  AM_Safe, PING_REQ_HANDLER, TEST_STARTUP, checkPingCounts, ep, fatal, finish, getCurrentTimeMicrosec, myproc, numprocs,
+  outputTimerStats, parseCount, parsePolling, ping, pollWait, printGlobalStats, printRequestRate, setupPingHandlers,
 } from './apputils.mjs'
 
-const PING_REQ_HANDLER = 1
-const PING_REP_HANDLER = 2
-
-let numleft = 0
-let requests = 0
-let replies = 0
 let msgsz = 1
 let badLength = 0
 
-function pingRequestHandler (token, msg, nbytes) {
-  numleft--
-  requests++
-  if (nbytes !== msgsz || msg.length < nbytes) badLength++
-  AM_Safe(AM_Reply0(token, PING_REP_HANDLER), 'AM_Reply0(token, PING_REP_HANDLER)')
-}
-
-function pingReplyHandler (token) {
-  numleft--
-  replies++
-}
-
 const argv = TEST_STARTUP(0, 3, 'iters (Poll/Block) (msgsize)')
-AM_Safe(AM_SetHandler(ep, PING_REQ_HANDLER, pingRequestHandler), 'AM_SetHandler(ep, PING_REQ_HANDLER, ...)')
-AM_Safe(AM_SetHandler(ep, PING_REP_HANDLER, pingReplyHandler), 'AM_SetHandler(ep, PING_REP_HANDLER, ...)')
+setupPingHandlers((msg, nbytes) => { if (nbytes !== msgsz || msg.length < nbytes) badLength++ })
 const iters = parseCount(argv[0])
 const polling = parsePolling(argv[1])
 msgsz = parseCount(argv[2], 1)
 if (msgsz < 0 || msgsz > AM_MaxMedium()) fatal(`msgsize must be 1..${AM_MaxMedium()}`)
-const done = () => numleft === 0
+const done = () => ping.numleft === 0
 
 outputTimerStats()
 AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
 if (myproc === 0) console.log(`Running ${iters} iterations of latency test (MSGSZ=${msgsz})...`)
-if (myproc === 0 && numprocs > 1) numleft = (numprocs - 1) * iters
+if (myproc === 0 && numprocs > 1) ping.numleft = (numprocs - 1) * iters
 AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
 
 const msg = new Uint8Array(msgsz)
@@ -52,26 +33,17 @@ if (!sender) {
 } else {
   const expect = numprocs > 1 ? 1 : 2
   for (let k = 0; k < iters; k++) {
-    numleft = expect
+    ping.numleft = expect
     AM_Safe(AM_RequestI0(ep, 0, PING_REQ_HANDLER, msg, msgsz), 'AM_RequestI0(ep, 0, PING_REQ_HANDLER, msg, msgsz)')
     pollWait(polling, done)
   }
 }
 const total = Math.max(getCurrentTimeMicrosec() - begin, 1)
 
-if (sender) {
-  console.log(`Slave ${myproc}: ${total} microseconds total, throughput: ${Math.floor(1e6 * iters / total)} requests/sec ` +
-    `(${(total / iters).toFixed(3)} us / request)`)
-} else {
-  console.log(`Slave ${myproc} done.`)
-}
+printRequestRate(sender, total, iters)
 
 let errs = 0
 if (badLength > 0) { console.log(`ERROR: proc ${myproc}: ${badLength} requests with a payload length other than ${msgsz}`); errs++ }
-const expected = numprocs === 1 ? [iters, iters] : myproc === 0 ? [(numprocs - 1) * iters, 0] : [0, iters]
-if (requests !== expected[0] || replies !== expected[1]) {
-  console.log(`ERROR: proc ${myproc}: handled ${requests} requests and ${replies} replies, expected ${expected[0]} and ${expected[1]}`)
-  errs++
-}
-printGlobalStats({ 'ping requests handled': requests, 'ping replies handled': replies })
+errs += checkPingCounts(iters)
+printGlobalStats({ 'ping requests handled': ping.requests, 'ping replies handled': ping.replies })
 finish(errs)
