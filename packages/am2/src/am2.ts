@@ -27,7 +27,7 @@ import { Lapi, RetFlag, ViewCache, type Addr, type lapi_return_info_t, type Ref 
 import { pino, type Logger } from 'pino'
 import {
   AM_ALL, AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_SHORT, AM_NOEVENTS, AM_NONE,
-  AM_NOTEMPTY, AM_PAR, AM_SEQ, AmFault, AmStatus, amFaultName, amOpcodeName,
+  AM_NOTEMPTY, AM_PAR, AM_SEQ, AmFault, AmStatus, amFaultName, amOpcodeName, amStatusName,
 } from './constants.js'
 import { TaskQueue } from './task-queue.js'
 import {
@@ -85,13 +85,14 @@ const T_DONE = 5
 export class AmError extends Error {
   readonly code: number
   constructor (code: number, what: string) {
-    super(`${what}: ${['AM_OK', 'AM_ERR_NOT_INIT', 'AM_ERR_BAD_ARG', 'AM_ERR_RESOURCE', 'AM_ERR_NOT_SENT', 'AM_ERR_IN_USE'][code] ?? String(code)}`)
+    super(`${what}: ${amStatusName(code) ?? String(code)}`)
     this.name = 'AmError'
     this.code = code
   }
 }
 
-function check (rc: number, what: string): void {
+/** Throws an AmError for a code other than AM_OK (the idiomatic API's way of failing). */
+export function check (rc: number, what: string): void {
   if (rc !== 0) throw new AmError(rc, what)
 }
 
@@ -99,7 +100,8 @@ function isU32 (v: unknown): v is number {
   return typeof v === 'number' && (v >>> 0) === v
 }
 
-function tagOk (tag: unknown): tag is bigint {
+/** A valid tag: a bigint in 0 … 2^64 − 1. */
+export function tagOk (tag: unknown): tag is bigint {
   return typeof tag === 'bigint' && BigInt.asUintN(64, tag) === tag
 }
 
@@ -155,7 +157,10 @@ export class Token {
   /** For a returned message: the arguments it carried (a copy). */
   get argsCopy (): number[] { this.live('argsCopy'); return Array.from(this.args.subarray(0, this.nargs)) }
 
-  /** Reply with a Short message (AM_ReplyM). Only from a request handler, at most once. */
+  /**
+   * Reply with a Short message (AM_ReplyM). Only from a request handler, at most once. The rest
+   * arguments cost an array per call; the C-style AM_ReplyM functions do not allocate.
+   */
   reply (handler: number, ...args: number[]): void {
     check(this.rt.reply(this, CAT_SHORT, handler, args.length, this.rt.argsOf(args), null, 0, 0), 'AM_Reply')
   }
@@ -325,7 +330,10 @@ export class Endpoint {
     return r.value
   }
 
-  /** Short request to translation `index` (AM_RequestM). */
+  /**
+   * Short request to translation `index` (AM_RequestM). The rest arguments cost an array per call;
+   * the C-style AM_RequestM functions do not allocate.
+   */
   request (index: number, handler: number, ...args: number[]): void {
     const rt = this.rt
     check(rt.request(this, index, CAT_SHORT, handler, args.length, rt.argsOf(args), null, 0, 0, 0, false), 'AM_Request')

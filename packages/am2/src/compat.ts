@@ -9,7 +9,7 @@ import {
   AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_MAX_SHORT, AM_NOTEMPTY, AmFault, AmOpcode, AmStatus,
 } from './constants.js'
 import {
-  MAX_LONG, MAX_MEDIUM, MAX_SEG_LENGTH, Bundle, Endpoint, Token, amInit, amTerminate, currentRuntime,
+  MAX_LONG, MAX_MEDIUM, MAX_SEG_LENGTH, Bundle, Endpoint, Token, amInit, amTerminate, currentRuntime, tagOk,
   type AmSeg, type am_handler, type en_t,
 } from './am2.js'
 import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
@@ -143,7 +143,7 @@ export function AM_GetTranslationName (ep: ep_t, i: number, name: Ref<en_t>): nu
 export function AMX_SetTranslationTag (ep: ep_t, i: number, tag: tag_t): number {
   const r = runtime(); if (r === null) return NOT_INIT
   const rc = r.translationInUse(ep, i); if (rc !== OK) return rc
-  if (typeof tag !== 'bigint' || BigInt.asUintN(64, tag) !== tag) return BAD_ARG
+  if (!tagOk(tag)) return BAD_ARG
   ep.setTranslationTag(i, tag); return OK
 }
 /** AM_SetExpectedResources: once, after mapping, before any request; `n_outstanding_requests` 1..1024 per peer. */

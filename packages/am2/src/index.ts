@@ -20,8 +20,8 @@
  * ```
  */
 import type { Lapi } from '@amlapi/lapi'
-import { AM_SEQ } from './constants.js'
-import { AmError, Bundle, Endpoint, MAX_LONG, MAX_MEDIUM, amInit, amTerminate, currentRuntime } from './am2.js'
+import { AM_SEQ, AmStatus } from './constants.js'
+import { AmError, Bundle, Endpoint, MAX_LONG, MAX_MEDIUM, amInit, amTerminate, check, currentRuntime } from './am2.js'
 import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
 
 export {
@@ -43,10 +43,6 @@ export interface SpmdInfo {
   procs: number
 }
 
-function check (rc: number, what: string): void {
-  if (rc !== 0) throw new AmError(rc, what)
-}
-
 /** The AM-2 library of this task (static methods). */
 export class Am2 {
   private constructor () { /* static only */ }
@@ -60,7 +56,7 @@ export class Am2 {
   /** AM_AllocateBundle(AM_SEQ). */
   static allocateBundle (): Bundle {
     const rt = currentRuntime()
-    if (rt === null) throw new AmError(1, 'AM_AllocateBundle')
+    if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AM_AllocateBundle')
     const r: { value: Bundle | null } = { value: null }
     check(rt.allocateBundle(AM_SEQ, r), 'AM_AllocateBundle')
     return r.value!
@@ -83,14 +79,14 @@ export class Am2 {
   /** AMX_SPMDBarrier (runs handlers while it waits). */
   static barrier (): void {
     const s = currentSpmd()
-    if (s === null) throw new AmError(1, 'AMX_SPMDBarrier')
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDBarrier')
     s.barrier()
   }
 
   /** AMX_SPMDAllGather: every task's `src` bytes, concatenated in rank order. */
   static allGather (src: Uint8Array): Uint8Array {
     const s = currentSpmd()
-    if (s === null) throw new AmError(1, 'AMX_SPMDAllGather')
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDAllGather')
     const dst = new Uint8Array(src.length * s.procs)
     s.allGather(src, dst, src.length)
     return dst
