@@ -31,6 +31,10 @@ for (const [name, chaos] of transports) {
       else expect(dups).toBe(0)
     })
 
+    it('Waitcntr while messages bump its counter: Getcntr, Setcntr and nested waits in handlers, mixed with Puts', async () => {
+      expectOk(await runFixture('am/waits.mjs', 2, { config }), 2, 'am waits ok')
+    })
+
     it('completion handlers that send; a burst; a slow completion handler does not stall the others', async () => {
       expectOk(await runFixture('am/reply.mjs', 4, { config, args: [chaos ? '100' : '400'] }), 4, 'am reply ok')
     })

@@ -29,7 +29,7 @@
  */
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
-import { copyBuf, copySeg } from './copy.js'
+import { copyBuf, copySeg, copyWords } from './copy.js'
 import { T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
@@ -117,6 +117,10 @@ const S_HANDLER = 16
 const S_UHDR_LEN = 20
 const S_TGT_CNTR = 24
 const S_CMPL_CNTR = 28
+/** A SHORT packet's first word read as a little-endian Int32: version, type, no flags. */
+const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
+/** The SHORT fast paths read and write packets through Int32Arrays, which are little-endian only here. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 /** Where a SHORT packet's user header (then data) starts. */
 export const SHORT_HEADER_BYTES = 32
 /** Most user-header + data bytes a SHORT packet carries (it stays within one 64-byte line). */
@@ -215,6 +219,9 @@ interface HeldPacket { tgt: number; buf: ChaosBuf; rounds: number }
 export class ActiveMessages {
   private readonly c: Context
   private readonly maxPkt: number
+  private readonly maxUhdr: number
+  /** Size of the handler table (valid indices are 1 … handlerSlots - 1). */
+  private readonly handlerSlots: number
   private readonly sources: SourceState[] = []
   private readonly pool: RecvMsg[] = []
   private readonly nextId: Uint32Array
@@ -262,6 +269,8 @@ export class ActiveMessages {
   constructor (c: Context) {
     this.c = c
     this.maxPkt = c.config.maxPktSz
+    this.maxUhdr = c.config.maxUhdrSz
+    this.handlerSlots = c.ranges.size
     for (let t = 0; t < c.numTasks; t++) this.sources.push(new SourceState())
     this.nextId = new Uint32Array(c.numTasks)
     this.uhdrScratch = new Uint8Array(c.config.maxUhdrSz)
@@ -284,9 +293,73 @@ export class ActiveMessages {
 
   /**
    * LAPI_Amsend / the AM member of LAPI_Xfer. `hdr` is a handler-table index valid at the target
-   * (or a function registered here, SPMD style).
+   * (or a function registered here, SPMD style). The common small message (a handler index, at
+   * most SHORT_ROOM bytes of uhdr + data, no send-completion handler, a free slot) is checked and
+   * written by `sendShort`; everything else, and every call it has a doubt about, by `amsendAny`.
    */
   amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    if (shdlr === null && typeof hdr === 'number' && this.sendShort(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr)) {
+      return S.SUCCESS
+    }
+    return this.amsendAny(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
+  }
+
+  /**
+   * The SHORT fast path: every check of `checkSend` and the length checks, in their cheapest form,
+   * then the packet written word by word (header fields, then uhdr and data) and published. Returns
+   * false without side effects when anything is unusual (bad arguments included: `amsendAny`
+   * finds them and returns their codes), or when the target's ring is full (it waits there).
+   */
+  private sendShort (tgt: number, hdr: number, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): boolean {
+    const c = this.c
+    const size = c.segmentSize
+    if (this.chaos || this.inHeaderHandler || !LITTLE_ENDIAN) return false
+    if ((tgt >>> 0) !== tgt || tgt >= c.numTasks || c.purged[tgt] !== 0) return false
+    if ((hdr | 0) !== hdr || hdr <= 0 || hdr >= this.handlerSlots) return false
+    if ((uhdrLen >>> 0) !== uhdrLen || (udataLen >>> 0) !== udataLen || (uhdrLen & 7) !== 0 ||
+      uhdrLen + udataLen > SHORT_ROOM || uhdrLen > this.maxUhdr) return false
+    if (!counterWord(tgtCntr, size) || !counterWord(orgCntr, size) || !counterWord(cmplCntr, size)) return false
+    if (uhdrLen > 0 && !localOk(uhdr, uhdrLen, size)) return false
+    if (udataLen > 0 && !localOk(udata, udataLen, size)) return false
+    const w = c.outbox[tgt]!
+    const off = w.reserve()
+    if (off < 0) return false
+    const id = this.nextMessage(tgt)
+    const i32 = w.i32
+    const p = off >> 2
+    i32[p] = SHORT_WORD0
+    i32[p + 1] = c.taskId
+    i32[p + 2] = uhdrLen + udataLen
+    i32[p + 3] = id
+    i32[p + 4] = hdr
+    i32[p + 5] = uhdrLen
+    i32[p + 6] = tgtCntr
+    i32[p + 7] = cmplCntr
+    if (uhdrLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES, uhdr, uhdrLen)
+    if (udataLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES + uhdrLen, udata, udataLen)
+    w.publish()
+    // this thread cannot be asleep in Atomics.wait; its promise waits count themselves
+    if (tgt !== c.taskId || c.hasAsyncSleepers) ringDoorbell(c.ctl, tgt)
+    this.sendCompleted++
+    if (orgCntr !== 0) c.bumpLocal(orgCntr)
+    return true
+  }
+
+  /** Copies n ≤ SHORT_ROOM bytes of a checked local buffer into a ring slot (words when aligned). */
+  private shortCopy (d8: Uint8Array, d32: Int32Array, d: number, src: LocalBuf, n: number): void {
+    if (typeof src === 'number') {
+      if (((src | n) & 3) === 0) copyWords(d32, d, this.c.mySeg32, src, n)
+      else { const s8 = this.c.seg.u8[this.c.taskId]!; for (let i = 0; i < n; i++) d8[d + i] = s8[src + i]! }
+    } else {
+      const s8 = src!
+      for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
+    }
+  }
+
+  /** LAPI_Amsend in general (see `amsend`). */
+  private amsendAny (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
     const c = this.c
     let rc = this.checkSend(tgt, hdr, uhdr, uhdrLen, tgtCntr, orgCntr, cmplCntr)
@@ -668,19 +741,33 @@ export class ActiveMessages {
     const rings = c.polled
     for (let i = 0; i < rings.length; i++) {
       const r = rings[i]!
-      let n = r.available()
+      const n = r.available()
       if (n === 0) continue
       this.draining = i
-      done += n
-      while (n-- > 0) {
-        this.handle(r.u8, r.dv, r.front())
-        r.release()
+      this.landedHere = 0
+      const u8 = r.u8
+      const i32 = r.i32
+      let k = 0
+      try {
+        for (; k < n; k++) {
+          const off = r.at(k)
+          if (i32[off >> 2] === SHORT_WORD0 && LITTLE_ENDIAN) this.onShort(u8, i32, off)
+          else this.handle(u8, r.dv, off)
+        }
+      } finally {
+        // the slots go back, and the messages that completed count as landed, once per ring
+        r.releaseN(k)
+        if (this.landedHere !== 0) r.markLanded(this.landedHere)
+        this.draining = -1
       }
-      this.draining = -1
+      done += n
       ringDoorbell(c.ctl, i) // a sender blocked on this ring, or fencing, may go on
     }
     return done
   }
+
+  /** Messages of the ring being drained that completed during this drain (LANDED moves once, after). */
+  private landedHere = 0
 
   /**
    * A full dispatcher round: packets in, then (unless a send is blocked) the queued CTS actions and
@@ -710,7 +797,7 @@ export class ActiveMessages {
       case T_AM_CTS: this.onCts(dv, off, src); break
       case T_AM_FIN: this.onFin(dv, off, src); break
       case T_AM_PULLED: this.onPulled(dv, off, src); break
-      case T_AM_SHORT: this.onShort(u8, dv, off, src, len); break
+      case T_AM_SHORT: this.dropped++; break // flags set, or a big-endian host: not a packet this build writes
       default: this.dropped++
     }
   }
@@ -833,27 +920,37 @@ export class ActiveMessages {
   }
 
   /** A SHORT packet: a whole small Amsend (see T_AM_SHORT). Malformed ones are dropped and counted. */
-  private onShort (u8: Uint8Array, dv: DataView, off: number, src: number, len: number): void {
+  /**
+   * A SHORT packet (its first word checked by drain): read word by word, the header handler runs
+   * on the data in the slot, and the message completes in this call.
+   */
+  private onShort (u8: Uint8Array, i32: Int32Array, off: number): void {
     const c = this.c
+    const p = off >> 2
+    const src = i32[p + 1]!
+    if ((src >>> 0) >= c.numTasks) { this.dropped++; return }
     const s = this.sources[src]!
-    const id = dv.getUint32(off + P_MSG_ID, true)
-    if (this.isDone(s, id)) { this.duplicates++; return }
-    const uhdrLen = dv.getUint32(off + S_UHDR_LEN, true)
-    const tgtCntr = dv.getUint32(off + S_TGT_CNTR, true)
-    const cmplCntr = dv.getUint32(off + S_CMPL_CNTR, true)
+    const id = i32[p + 3]! >>> 0
+    if (id < s.doneBelow || (s.doneAbove.size !== 0 && s.doneAbove.has(id))) { this.duplicates++; return }
+    const len = i32[p + 2]!
+    const uhdrLen = i32[p + 5]!
+    const tgtCntr = i32[p + 6]!
+    const cmplCntr = i32[p + 7]!
     const size = c.segmentSize
-    if (len > SHORT_ROOM || uhdrLen > len || (tgtCntr & 3) !== 0 || tgtCntr + 4 > size) { this.dropped++; return }
+    if ((len >>> 0) > SHORT_ROOM || (uhdrLen >>> 0) > len || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
+      (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.dropped++; return }
     const uh = this.uhdrScratch
-    copyBuf(uh, 0, u8, off + SHORT_HEADER_BYTES, uhdrLen, false)
+    const at = off + SHORT_HEADER_BYTES
+    for (let i = 0; i < uhdrLen; i++) uh[i] = u8[at + i]!
     const uhView = this.view(this.uhdrViews, uh, uhdrLen)
-    const fn = c.handlerAt(dv.getUint32(off + S_HANDLER, true))
+    const fn = c.handlerAt(i32[p + 4]!)
     if (fn === null) {
       // not registered here: discarded, reported; the origin's completion counter still moves
       c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
-    this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, off + SHORT_HEADER_BYTES + uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
+    this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, at + uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
   }
 
   /**
@@ -905,9 +1002,9 @@ export class ActiveMessages {
     const c = this.c
     this.markDone(s, id)
     this.recvCompleted++
-    c.inbox[src]!.markLanded()
-    // the origin's fence may wait for this; drain rings the doorbell after the ring it is on
-    if (src !== this.draining) ringDoorbell(c.ctl, src)
+    // the origin's fence may wait for this; drain counts it and rings the doorbell after the ring it is on
+    if (src === this.draining) this.landedHere++
+    else { c.inbox[src]!.markLanded(1); ringDoorbell(c.ctl, src) }
     if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }
     if (inline && this.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
       this.depth++
@@ -1264,4 +1361,15 @@ function findPiece (offsets: number[], pos: number): number {
     else hi = mid - 1
   }
   return lo
+}
+
+/** A counter argument of the SHORT fast path: 0 or an aligned word of the segment (null and the rest go the general way). */
+function counterWord (c: Addr, size: number): boolean {
+  return (c >>> 0) === c && (c & 3) === 0 && c + 4 <= size
+}
+
+/** A local buffer of the SHORT fast path: a nonzero Addr with `n` bytes in the segment, or a Uint8Array of at least `n`. */
+function localOk (b: LocalBuf, n: number, size: number): boolean {
+  if (typeof b === 'number') return (b >>> 0) === b && b !== 0 && b + n <= size
+  return b instanceof Uint8Array && b.length >= n
 }

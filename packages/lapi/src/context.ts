@@ -175,6 +175,7 @@ export class Context {
     this.polled = this.inbox.slice(0, spec.numTasks)
     this.outbox = []
     for (let t = 0; t < spec.numTasks; t++) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId))
+    this.inbox[spec.taskId]!.sameThreadWriter(this.outbox[spec.taskId]!)
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
@@ -329,6 +330,7 @@ export class Context {
   setcntr (cntr: Addr, val: number): number {
     if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (!Number.isInteger(val)) return S.ERR_CNTR_VAL
+    if (this.absorbed !== 0) this.flushAbsorbed()
     Atomics.store(this.seg.i32[this.taskId]!, cntr >>> 2, val)
     return S.SUCCESS
   }
@@ -338,6 +340,7 @@ export class Context {
     if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (val === null || val === undefined || typeof val !== 'object') return S.ERR_RET_PTR_NULL
     if (!this.am.inHeaderHandler) this.progress()
+    if (this.absorbed !== 0) this.flushAbsorbed()
     val.value = Atomics.load(this.mySeg32, cntr >>> 2)
     return S.SUCCESS
   }
@@ -352,9 +355,16 @@ export class Context {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const i32 = this.mySeg32
     const idx = cntr >>> 2
-    if (Atomics.load(i32, idx) < val) this.waitSlow(i32, idx, val)
-    const left = Atomics.sub(i32, idx, val) - val
-    if (cur !== null && cur !== undefined) cur.value = left
+    if (this.absorbed !== 0) this.flushAbsorbed()
+    // bumps a waiting dispatcher handed straight to this wait (see waitSlow) count as in memory
+    const got = Atomics.load(i32, idx) < val ? this.waitSlow(i32, idx, val) : 0
+    const d = got - val
+    if (d !== 0) {
+      const left = Atomics.add(i32, idx, d) + d
+      if (cur !== null && cur !== undefined) cur.value = left
+    } else if (cur !== null && cur !== undefined) {
+      cur.value = Atomics.load(i32, idx)
+    }
     return S.SUCCESS
   }
 
@@ -366,17 +376,54 @@ export class Context {
    * atomically on purpose: a spin of plain reads measured slower (the other thread's hop took
    * longer), as a loop of plain loads of a line another core writes keeps the core busier.
    */
-  private waitSlow (i32: Int32Array, idx: number, val: number): void {
+  private waitSlow (i32: Int32Array, idx: number, val: number): number {
     let spinStart = 0
     const am = this.am
-    for (;;) {
-      for (let k = 0; k < SPIN_BATCH; k++) {
-        if (Atomics.load(i32, idx) >= val) return
-        if ((k & (INBOX_EVERY - 1)) === INBOX_EVERY - 1 && (this.inboxPending() || am.busy)) this.progress()
+    // A wait nested in a handler (which runs inside an outer wait): the outer's bumps go to memory.
+    const outer = this.absorbWord
+    if (outer >= 0) this.flushAbsorbed()
+    this.absorbWord = idx
+    try {
+      for (;;) {
+        for (let k = 0; k < SPIN_BATCH; k++) {
+          if (Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
+          if ((k & (INBOX_EVERY - 1)) === INBOX_EVERY - 1 && (this.inboxPending() || am.busy)) {
+            this.progress()
+            if (this.absorbed >= val) return this.absorbed
+          }
+        }
+        this.progress()
+        if (this.absorbed >= val || Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
+        // what this wait took so far goes to memory before it may sleep on the counter
+        if (this.absorbed !== 0) this.flushAbsorbed()
+        spinStart = this.idle(spinStart, WAIT_COUNTER, i32, idx, val)
       }
-      this.progress()
-      if (Atomics.load(i32, idx) >= val) return
-      spinStart = this.idle(spinStart, WAIT_COUNTER, i32, idx, val)
+    } catch (e) {
+      this.flushAbsorbed()
+      throw e
+    } finally {
+      this.absorbed = 0
+      this.absorbWord = outer
+    }
+  }
+
+  /**
+   * The counter word (of the own segment) the innermost running Waitcntr waits on, or -1. While it
+   * waits, the dispatcher hands bumps of that counter straight to it (`absorbed`) instead of adding
+   * them in memory, and the wait subtracts only the difference when it ends: a message that
+   * completes the wait then costs no atomic read-modify-write of the counter, on either side.
+   * Anything else that reads or writes counters (Getcntr, Setcntr, a nested wait, the sleep)
+   * first puts `absorbed` into memory, so no LAPI call sees the difference.
+   */
+  private absorbWord = -1
+  /** Bumps of `absorbWord` the running wait has taken and memory does not show yet. */
+  private absorbed = 0
+
+  /** Puts the bumps the running wait took into memory. */
+  private flushAbsorbed (): void {
+    if (this.absorbed !== 0) {
+      Atomics.add(this.mySeg32, this.absorbWord, this.absorbed)
+      this.absorbed = 0
     }
   }
 
@@ -388,6 +435,7 @@ export class Context {
   async waitcntrAsync (cntr: Addr, val: number): Promise<number> {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) throw new LapiError(rc, 'Waitcntr')
+    if (this.absorbed !== 0) this.flushAbsorbed()
     const i32 = this.mySeg32
     const idx = cntr >>> 2
     for (;;) {
@@ -1004,7 +1052,9 @@ export class Context {
   /** @internal */
   bumpLocal (c: Addr): void {
     if (!c) return
-    Atomics.add(this.mySeg32, c >>> 2, 1)
+    const w = c >>> 2
+    if (w === this.absorbWord) { this.absorbed++; return }
+    Atomics.add(this.mySeg32, w, 1)
     // Only this thread bumps its own counters, so it cannot be asleep in Atomics.wait now: only
     // its promise waits (waitAsync) need the doorbell, and it knows itself whether any is pending.
     if (this.asyncSleepers !== 0) ringDoorbell(this.ctl, this.taskId)
@@ -1012,6 +1062,8 @@ export class Context {
 
   /** This thread's pending Atomics.waitAsync sleeps on its doorbell (interrupt loop, promise waits). */
   private asyncSleepers = 0
+  /** @internal True while a promise wait of this thread may sleep on its doorbell. */
+  get hasAsyncSleepers (): boolean { return this.asyncSleepers !== 0 }
 
   /** @internal */
   checkAbort (): void {

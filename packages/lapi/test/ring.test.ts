@@ -1,13 +1,41 @@
 /** Inbox rings: full/empty, wrap-around of the free-running counters, and a real two-thread run. */
 import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { RingReader, RingWriter, createInbox, ringGeometry } from '@amlapi/lapi/transport'
+import { RING_HEADER_BYTES, RingReader, RingWriter, createInbox, ringGeometry } from '@amlapi/lapi/transport'
 
 describe('inbox ring', () => {
   it('rounds slots to a power of two and slot bytes to 64', () => {
     const g = ringGeometry(3, 5, 100)
     expect(g).toMatchObject({ slots: 8, slotBytes: 128, rings: 4 })
-    expect(g.ringBytes).toBe(128 + 8 * 128)
+    expect(g.ringBytes).toBe(RING_HEADER_BYTES + 8 * 128)
+    // HEAD, TAIL and the first slot each start a 128-byte block
+    expect(RING_HEADER_BYTES % 128).toBe(0)
+  })
+
+  it('takes a batch with at(k) and gives it back with one releaseN; a same-thread writer stands in for HEAD', () => {
+    const g = ringGeometry(1, 4, 64)
+    const inbox = createInbox(g)
+    const w = new RingWriter(inbox, g, 0)
+    const r = new RingReader(inbox, g, 0)
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 3; i++) { const o = w.reserve(); w.dv.setUint32(o, round * 10 + i, true); w.publish() }
+      expect(r.available()).toBe(3)
+      for (let k = 0; k < 3; k++) expect(r.dv.getUint32(r.at(k), true)).toBe(round * 10 + k)
+      expect(w.reserve()).toBeGreaterThanOrEqual(0)
+      r.releaseN(3)
+      expect(r.available()).toBe(0)
+      expect(w.pending()).toBe(0)
+    }
+    // paired with its writer, the reader counts from the writer and never reads HEAD
+    r.sameThreadWriter(w)
+    new Int32Array(inbox)[0] = 12345
+    expect(r.available()).toBe(0)
+    expect(r.nonEmpty).toBe(false)
+    const o = w.reserve(); w.dv.setUint32(o, 99, true); w.publish()
+    expect(r.available()).toBe(1)
+    expect(r.dv.getUint32(r.front(), true)).toBe(99)
+    r.releaseN(1)
+    expect(r.peek()).toBe(-1)
   })
 
   it('is empty, fills up, refuses when full, and frees slots in order', () => {
@@ -87,17 +115,21 @@ describe('inbox ring', () => {
     const r = new RingReader(inbox, g, 0)
     const deadline = Date.now() + 20_000
     let next = 0
+    // batches, as the dispatcher takes them: every packet HEAD showed, then one release
     const consume = async (): Promise<void> => {
       while (next < COUNT) {
-        const o = r.peek()
-        if (o < 0) {
+        const n = r.available()
+        if (n === 0) {
           if (Date.now() > deadline) throw new Error(`stalled at ${next}`)
           await new Promise((resolve) => setImmediate(resolve))
           continue
         }
-        if (r.dv.getUint32(o, true) !== next || r.dv.getUint32(o + 60, true) !== ((next ^ 0x5a5a5a5a) >>> 0)) throw new Error(`bad packet at ${next}`)
-        next++
-        r.release()
+        for (let k = 0; k < n; k++) {
+          const o = r.at(k)
+          if (r.dv.getUint32(o, true) !== next || r.dv.getUint32(o + 60, true) !== ((next ^ 0x5a5a5a5a) >>> 0)) throw new Error(`bad packet at ${next}`)
+          next++
+        }
+        r.releaseN(n)
       }
     }
     try {

@@ -7,9 +7,9 @@
  *   inbox of task r (one SharedArrayBuffer), ring i at i × ringBytes (i = sender task; N = agent):
  *   ┌──────────── ring ────────────────────────────────────────────────────────────┐
  *   │ +0    HEAD u32   packets published (free-running; written by the producer)   │
- *   │ +64   TAIL u32   packets consumed  (free-running; written by the consumer)   │
- *   │ +68   LANDED u32 messages of this sender complete here (consumer; the fence)  │
- *   │ +128  slot 0 │ slot 1 │ … │ slot S-1      each slotBytes (a multiple of 64)    │
+ *   │ +128  TAIL u32   packets consumed  (free-running; written by the consumer)   │
+ *   │ +132  LANDED u32 messages of this sender complete here (consumer; the fence)  │
+ *   │ +256  slot 0 │ slot 1 │ … │ slot S-1      each slotBytes (a multiple of 64)    │
  *   └──────────────────────────────────────────────────────────────────────────────┘
  *   empty: HEAD == TAIL;  full: HEAD - TAIL == S;  packet k lives in slot k mod S.
  *
@@ -20,13 +20,16 @@
  * The producer keeps the last TAIL it read and reads it again only when the ring looks full, so a
  * packet costs it no read of the consumer's cache line. LANDED (in TAIL's line) counts the
  * sender's messages that are complete here: the sender's fence compares it with what it sent.
+ * HEAD, TAIL and the slots each start a 128-byte block, so the two ends never write the same pair
+ * of lines (adjacent-line prefetchers move lines in pairs). The consumer may take several packets
+ * and release them with one store of TAIL (`at(k)`, `releaseN`).
  */
 
 export const RING_HEAD = 0
-export const RING_TAIL = 16
+export const RING_TAIL = 32
 /** Word index of LANDED: messages from this ring's sender whose data has landed (written by the consumer). */
-export const RING_LANDED = 17
-export const RING_HEADER_BYTES = 128
+export const RING_LANDED = 33
+export const RING_HEADER_BYTES = 256
 
 /** Geometry of every ring of a job's inboxes. */
 export interface RingGeometry {
@@ -58,7 +61,8 @@ abstract class RingEnd {
   /** Byte view of the whole inbox; packet bytes are at the offsets reserve()/peek() return. */
   readonly u8: Uint8Array
   readonly dv: DataView
-  protected readonly i32: Int32Array
+  /** Int32 view of the whole inbox (the SHORT fast paths read and write packets word by word). */
+  readonly i32: Int32Array
   protected readonly head: number
   protected readonly tail: number
   protected readonly landed: number
@@ -106,6 +110,9 @@ export class RingWriter extends RingEnd {
     return this.first + (this.next & this.mask) * this.slotBytes
   }
 
+  /** Packets published on this ring so far (free-running; this end's own count, no memory read). */
+  get published (): number { return this.next }
+
   /** Publishes the slot `reserve()` returned: the consumer may now see it. */
   publish (): void {
     this.next = (this.next + 1) | 0
@@ -128,25 +135,44 @@ export class RingWriter extends RingEnd {
 /** The receiving end of one ring. */
 export class RingReader extends RingEnd {
   private next: number
+  /**
+   * The writer of this ring when it is in the same thread (a task's ring from itself): its count
+   * stands in for HEAD, so looking at that ring costs no atomic read (each is a call in Node 20).
+   */
+  private partner: RingWriter | null = null
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
     super(inbox, g, ring)
     this.next = Atomics.load(this.i32, this.tail)
   }
 
-  /** Byte offset (in the inbox) of the oldest unconsumed packet, or -1 when the ring is empty. */
-  peek (): number {
-    return Atomics.load(this.i32, this.head) === this.next ? -1 : this.front()
+  /** Declares that `w`, in this thread, is the only writer of this ring. */
+  sameThreadWriter (w: RingWriter): void { this.partner = w }
+
+  /** HEAD: packets published on this ring (free-running). */
+  private headNow (): number {
+    const p = this.partner
+    return p !== null ? p.published : Atomics.load(this.i32, this.head)
   }
 
-  /** Packets published and not yet taken (one atomic read of HEAD). */
+  /** Byte offset (in the inbox) of the oldest unconsumed packet, or -1 when the ring is empty. */
+  peek (): number {
+    return this.headNow() === this.next ? -1 : this.front()
+  }
+
+  /** Packets published and not yet taken (one atomic read of HEAD, none for a same-thread ring). */
   available (): number {
-    return (Atomics.load(this.i32, this.head) - this.next) | 0
+    return (this.headNow() - this.next) | 0
   }
 
   /** Byte offset of the oldest untaken packet; only valid while `available()` counted it. */
   front (): number {
     return this.first + (this.next & this.mask) * this.slotBytes
+  }
+
+  /** Byte offset of the `k`-th untaken packet (k = 0 is `front()`); only valid while `available()` counted it. */
+  at (k: number): number {
+    return this.first + ((this.next + k) & this.mask) * this.slotBytes
   }
 
   /** Gives the slot `peek()` returned back to the producer. */
@@ -155,11 +181,17 @@ export class RingReader extends RingEnd {
     Atomics.store(this.i32, this.tail, this.next)
   }
 
+  /** Gives the `n` oldest untaken slots back to the producer (one store of TAIL). */
+  releaseN (n: number): void {
+    this.next = (this.next + n) | 0
+    Atomics.store(this.i32, this.tail, this.next)
+  }
+
   /** True when a packet is waiting (a cheap check for wait loops). */
   get nonEmpty (): boolean {
-    return Atomics.load(this.i32, this.head) !== this.next
+    return this.headNow() !== this.next
   }
 
   /** A message of this ring's sender is complete here (the sender's fence waits for these). */
-  markLanded (): void { Atomics.add(this.i32, this.landed, 1) }
+  markLanded (n: number): void { Atomics.add(this.i32, this.landed, n) }
 }
