@@ -236,6 +236,12 @@ export class ActiveMessages {
   private cqTail = 0
   // scratch for handler arguments (no allocation per message)
   private readonly uhdrScratch: Uint8Array
+  /** The same memory as uhdrScratch, by words (SHORT user headers are copied word by word). */
+  private readonly uhdrScratch32: Int32Array
+  /** Int32 views of the ArrayBuffers that Uint8Array user headers and data came from (one each). */
+  private readonly srcWords = new WeakMap<ArrayBufferLike, Int32Array>()
+  private lastSrcBuf: ArrayBufferLike | null = null
+  private lastSrcWords: Int32Array | null = null
   private readonly uhdrViews: Array<Uint8Array | undefined> = []
   private readonly retInfo: ReturnInfo
   private readonly compRef: Ref<compl_hndlr_t | null> = { value: null }
@@ -274,6 +280,7 @@ export class ActiveMessages {
     for (let t = 0; t < c.numTasks; t++) this.sources.push(new SourceState())
     this.nextId = new Uint32Array(c.numTasks)
     this.uhdrScratch = new Uint8Array(c.config.maxUhdrSz)
+    this.uhdrScratch32 = new Int32Array(this.uhdrScratch.buffer)
     this.retInfo = new ReturnInfo(c.config.maxPktSz)
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
@@ -347,15 +354,34 @@ export class ActiveMessages {
     return true
   }
 
-  /** Copies n ≤ SHORT_ROOM bytes of a checked local buffer into a ring slot (words when aligned). */
+  /**
+   * Copies n ≤ SHORT_ROOM bytes of a checked local buffer into a ring slot: by words when the
+   * source is aligned (a run of byte stores into a line another core holds fills the store
+   * buffer and stalls the sender), else by bytes.
+   */
   private shortCopy (d8: Uint8Array, d32: Int32Array, d: number, src: LocalBuf, n: number): void {
     if (typeof src === 'number') {
       if (((src | n) & 3) === 0) copyWords(d32, d, this.c.mySeg32, src, n)
       else { const s8 = this.c.seg.u8[this.c.taskId]!; for (let i = 0; i < n; i++) d8[d + i] = s8[src + i]! }
+      return
+    }
+    const s8 = src!
+    const so = s8.byteOffset
+    if (((so | n) & 3) === 0) {
+      copyWords(d32, d, this.wordsOf(s8.buffer), so, n)
     } else {
-      const s8 = src!
       for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
     }
+  }
+
+  /** An Int32Array over the whole of `buf` (made once per buffer; the last one is memoised). */
+  private wordsOf (buf: ArrayBufferLike): Int32Array {
+    if (buf === this.lastSrcBuf) return this.lastSrcWords!
+    let w = this.srcWords.get(buf)
+    if (w === undefined) { w = new Int32Array(buf, 0, buf.byteLength >> 2); this.srcWords.set(buf, w) }
+    this.lastSrcBuf = buf
+    this.lastSrcWords = w
+    return w
   }
 
   /** LAPI_Amsend in general (see `amsend`). */
@@ -941,7 +967,9 @@ export class ActiveMessages {
       (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.dropped++; return }
     const uh = this.uhdrScratch
     const at = off + SHORT_HEADER_BYTES
-    for (let i = 0; i < uhdrLen; i++) uh[i] = u8[at + i]!
+    // uhdr_len is a multiple of 8 (the sender checks; a packet that says otherwise goes by bytes)
+    if ((uhdrLen & 3) === 0) copyWords(this.uhdrScratch32, 0, i32, at, uhdrLen)
+    else for (let i = 0; i < uhdrLen; i++) uh[i] = u8[at + i]!
     const uhView = this.view(this.uhdrViews, uh, uhdrLen)
     const fn = c.handlerAt(i32[p + 4]!)
     if (fn === null) {
