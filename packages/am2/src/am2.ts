@@ -276,6 +276,8 @@ export class Endpoint {
   /** @internal */ trTagLo: Uint32Array = new Uint32Array(AM_INITIAL_NUM_TRANSLATIONS)
   /** @internal */ trTagHi: Uint32Array = new Uint32Array(AM_INITIAL_NUM_TRANSLATIONS)
   /** @internal name → lowest index that maps it */ readonly byName = new Map<number, number>()
+  /** @internal the last name peerOf looked up (-1: none; map and unmap reset it) and its answer */ lastName = -1
+  /** @internal */ lastPeer = -1
   /** @internal */ peers: Array<Peer | undefined> = []
   /** @internal the mapped peers, densely (for the scans that look for peers that left) */ peerList: Peer[] = []
   /** @internal 0 until AM_SetExpectedResources */ depth = 0
@@ -294,6 +296,15 @@ export class Endpoint {
   }
 
   private get rt (): Runtime { return liveRuntime('Endpoint') }
+
+  /** @internal The lowest translation index that maps endpoint `name`, or -1 (the last answer is memoised). */
+  peerOf (name: number): number {
+    if (name === this.lastName) return this.lastPeer
+    const i = this.byName.get(name) ?? -1
+    this.lastName = name
+    this.lastPeer = i
+    return i
+  }
 
   /** The receive tag (AM_SetTag / AM_GetTag): AM_NONE refuses everything, AM_ALL accepts everything. */
   set receiveTag (tag: bigint) { check(this.rt.setTag(this, tag), 'AM_SetTag') }
@@ -655,6 +666,7 @@ export class Runtime {
     ep.setTranslationTag(index, tag)
     const had = ep.byName.get(name)
     if (had === undefined || had > index) ep.byName.set(name, index)
+    ep.lastName = -1
     return S.OK
   }
 
@@ -680,6 +692,7 @@ export class Runtime {
       const other = ep.trName.indexOf(name)
       if (other >= 0) ep.byName.set(name, other)
     }
+    ep.lastName = -1
     return S.OK
   }
 
@@ -776,10 +789,14 @@ export class Runtime {
     nbytes: number, off: number, off2: number, async: boolean, get: boolean): number {
     const p = ep.peers[index]!
     const loop = p.task === this.taskId
-    this.pollBundle(ep.bundle)
+    // A request polls (as AMUDP's do), after it has sent: the poll is then off the path of the
+    // message. Only when no instance toward the peer is free does it poll first (and wait).
     if (!ep.freed && !loop && p.top === 0) {
-      if (async) return S.ERR_IN_USE
-      this.waitCredit(ep, p)
+      this.pollBundle(ep.bundle)
+      if (p.top === 0 && !ep.freed) {
+        if (async) return S.ERR_IN_USE
+        this.waitCredit(ep, p)
+      }
     }
     if (ep.freed) return S.ERR_BAD_ARG
     let kind = cat | K_REQUEST
@@ -803,6 +820,7 @@ export class Runtime {
     const rc = this.send(ep, p.task, p.id, ep.trTagLo[index]!, ep.trTagHi[index]!, kind, handler, nargs, args,
       get ? null : src, get ? 0 : nbytes, get ? nbytes : 0, off, off2, slot)
     if (rc !== S.OK && slot !== NO_SLOT) this.releaseInstance(ep, p, slot % MAX_DEPTH)   // not sent: not in flight
+    this.pollBundle(ep.bundle)
     return rc
   }
 
@@ -1003,7 +1021,7 @@ export class Runtime {
       // one of ours came back: free its instance, then handler 0
       t.status = u8[b + O_STATUS]!
       if ((kind & K_REQUEST) !== 0) this.releaseSlot(ep, t.slot)
-      t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
+      t.peer = ep.peerOf(src * 65536 + t.srcId)
       this.enqueue(t, ep.bundle, true)
       return null
     }
@@ -1033,7 +1051,7 @@ export class Runtime {
     } else {
       fault = AmFault.EBADARGS
     }
-    t.peer = ep.byName.get(src * 65536 + t.srcId) ?? -1
+    t.peer = ep.peerOf(src * 65536 + t.srcId)
     if (fault === 0 && t.peer < 0) fault = AmFault.EBADENDPOINT
     // unpacked: the LAPI data must be exactly the payload the header announces
     if (fault === 0 && (kind & (K_PACKED | K_GET)) === 0 && cat !== CAT_SHORT && dataLen !== nbytes) fault = AmFault.EBADLENGTH
