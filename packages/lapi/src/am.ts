@@ -782,8 +782,7 @@ export class ActiveMessages {
         }
       } finally {
         // the slots go back, and the messages that completed count as landed, once per ring
-        r.releaseN(k)
-        if (this.landedHere !== 0) r.markLanded(this.landedHere)
+        r.releaseN(k, this.landedHere)
         this.draining = -1
       }
       done += n

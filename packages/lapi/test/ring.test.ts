@@ -18,13 +18,16 @@ describe('inbox ring', () => {
     const w = new RingWriter(inbox, g, 0)
     const r = new RingReader(inbox, g, 0)
     for (let round = 0; round < 5; round++) {
-      for (let i = 0; i < 3; i++) { const o = w.reserve(); w.dv.setUint32(o, round * 10 + i, true); w.publish() }
+      for (let i = 0; i < 3; i++) { const o = w.reserve(); w.dv.setUint32(o, round * 10 + i, true); w.publish(); w.markSent() }
       expect(r.available()).toBe(3)
       for (let k = 0; k < 3; k++) expect(r.dv.getUint32(r.at(k), true)).toBe(round * 10 + k)
       expect(w.reserve()).toBeGreaterThanOrEqual(0)
-      r.releaseN(3)
+      expect(w.outstanding()).toBe(3 + round)
+      // three packets back, two messages complete (the third lands later, outside a drain)
+      r.releaseN(3, 2)
       expect(r.available()).toBe(0)
       expect(w.pending()).toBe(0)
+      expect(w.outstanding()).toBe(1 + round)
     }
     // paired with its writer, the reader counts from the writer and never reads HEAD
     r.sameThreadWriter(w)
@@ -34,7 +37,7 @@ describe('inbox ring', () => {
     const o = w.reserve(); w.dv.setUint32(o, 99, true); w.publish()
     expect(r.available()).toBe(1)
     expect(r.dv.getUint32(r.front(), true)).toBe(99)
-    r.releaseN(1)
+    r.releaseN(1, 0)
     expect(r.peek()).toBe(-1)
   })
 
@@ -129,7 +132,7 @@ describe('inbox ring', () => {
           if (r.dv.getUint32(o, true) !== next || r.dv.getUint32(o + 60, true) !== ((next ^ 0x5a5a5a5a) >>> 0)) throw new Error(`bad packet at ${next}`)
           next++
         }
-        r.releaseN(n)
+        r.releaseN(n, 0)
       }
     }
     try {

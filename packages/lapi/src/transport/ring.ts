@@ -128,8 +128,14 @@ export class RingWriter extends RingEnd {
   /** A message went out on this ring (it is outstanding until the consumer counts it landed). */
   markSent (): void { this.sent = (this.sent + 1) | 0 }
 
-  /** Messages sent on this ring that have not landed yet. */
-  outstanding (): number { return (this.sent - Atomics.load(this.i32, this.landed)) | 0 }
+  /**
+   * Messages sent on this ring that have not landed yet. TAIL is read first: the consumer writes
+   * LANDED before its store of TAIL (see `RingReader.releaseN`), so that read orders the next.
+   */
+  outstanding (): number {
+    Atomics.load(this.i32, this.tail)
+    return (this.sent - Atomics.load(this.i32, this.landed)) | 0
+  }
 }
 
 /** The receiving end of one ring. */
@@ -181,9 +187,15 @@ export class RingReader extends RingEnd {
     Atomics.store(this.i32, this.tail, this.next)
   }
 
-  /** Gives the `n` oldest untaken slots back to the producer (one store of TAIL). */
-  releaseN (n: number): void {
+  /**
+   * Gives the `n` oldest untaken slots back to the producer (one store of TAIL) and counts
+   * `landed` more of the sender's messages complete. This thread is LANDED's only writer, so it
+   * writes it plainly, just before the sequentially consistent store of TAIL, which publishes
+   * both: one atomic operation per drain instead of two.
+   */
+  releaseN (n: number, landed: number): void {
     this.next = (this.next + n) | 0
+    if (landed !== 0) this.i32[this.landed] = (this.i32[this.landed]! + landed) | 0
     Atomics.store(this.i32, this.tail, this.next)
   }
 
