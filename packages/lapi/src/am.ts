@@ -58,18 +58,26 @@ class ReturnInfo implements lapi_return_info_t {
   ctl_flags = 0
   /** Where the one-packet data is while a header handler runs (u8 = null: not a one-packet message). */
   pktU8: Uint8Array | null = null
+  /** The same memory by words (SHORT packets), or null. */
+  pktI32: Int32Array | null = null
   pktOff = 0
   private readonly scratch: Uint8Array
+  private readonly scratch32: Int32Array
   private readonly views: Array<Uint8Array | undefined> = []
   private copied: Uint8Array | null = null
 
-  constructor (maxPkt: number) { this.scratch = new Uint8Array(maxPkt) }
+  constructor (maxPkt: number) {
+    this.scratch = new Uint8Array(maxPkt)
+    this.scratch32 = new Int32Array(this.scratch.buffer)
+  }
 
   get udata_one_pkt_ptr (): Uint8Array | null {
     if (this.pktU8 === null) return null
     if (this.copied === null) {
       const n = this.msg_len
-      copyBuf(this.scratch, 0, this.pktU8, this.pktOff, n, false)
+      const w = this.pktI32
+      if (w !== null && ((this.pktOff | n) & 3) === 0) copyWords(this.scratch32, 0, w, this.pktOff, n)
+      else copyBuf(this.scratch, 0, this.pktU8, this.pktOff, n, false)
       let v = this.views[n]
       if (v === undefined) { v = this.scratch.subarray(0, n); this.views[n] = v }
       this.copied = v
@@ -78,12 +86,12 @@ class ReturnInfo implements lapi_return_info_t {
   }
 
   /** Sets up the record for one header-handler call (`u8` null when the data is not all here). */
-  arm (msgLen: number, src: number, u8: Uint8Array | null, off: number): void {
+  arm (msgLen: number, src: number, u8: Uint8Array | null, i32: Int32Array | null, off: number): void {
     this.msg_len = msgLen; this.src = src; this.ret_flags = 0; this.ctl_flags = 0
-    this.pktU8 = u8; this.pktOff = off; this.copied = null
+    this.pktU8 = u8; this.pktI32 = i32; this.pktOff = off; this.copied = null
   }
 
-  disarm (): void { this.pktU8 = null; this.copied = null }
+  disarm (): void { this.pktU8 = null; this.pktI32 = null; this.copied = null }
 }
 
 /** Header handler of LAPI_Amsend: returns where the data lands (an Addr of the own segment, a Uint8Array, or null). */
@@ -872,7 +880,7 @@ export class ActiveMessages {
     const uhView = this.view(this.uhdrViews, uh, uhdrLen)
     const fn = c.handlerAt(hidx)
     if (existing === undefined && !rndv && first === msgLen && (flags & F_AMV) === 0 && fn !== null) {
-      this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, dataOff, msgLen, tgtCntr, cmplCntr)
+      this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, null, dataOff, msgLen, tgtCntr, cmplCntr)
       return
     }
     const m = existing ?? this.getMsg(s, src, id, msgLen)
@@ -901,7 +909,7 @@ export class ActiveMessages {
         }
       } else {
         const ri = this.retInfo
-        ri.arm(msgLen, src, !rndv && first === msgLen ? u8 : null, dataOff)
+        ri.arm(msgLen, src, !rndv && first === msgLen ? u8 : null, null, dataOff)
         landing = (fn as unknown as hdr_hndlr_t)(c.handle, uhView, uhdrLen, ri, comp, inf)
         ri.disarm()
         m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
@@ -977,7 +985,7 @@ export class ActiveMessages {
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
-    this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, at + uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
+    this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, i32, at + uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
   }
 
   /**
@@ -985,12 +993,12 @@ export class ActiveMessages {
    * the header handler runs, the data lands, and the message completes in this call.
    */
   private onePacket (s: SourceState, src: number, id: number, fn: hdr_hndlr_t, uhView: Uint8Array, uhdrLen: number,
-    u8: Uint8Array, dataOff: number, msgLen: number, tgtCntr: number, cmplCntr: number): void {
+    u8: Uint8Array, i32: Int32Array | null, dataOff: number, msgLen: number, tgtCntr: number, cmplCntr: number): void {
     const c = this.c
     const comp = this.compRef; comp.value = null
     const inf = this.infoRef; inf.value = null
     const ri = this.retInfo
-    ri.arm(msgLen, src, u8, dataOff)
+    ri.arm(msgLen, src, u8, i32, dataOff)
     let landing: unknown
     this.inHeaderHandler = true
     try {
@@ -1004,6 +1012,17 @@ export class ActiveMessages {
     }
     this.inHeaderHandler = false
     ri.disarm()
+    if ((landing === null || ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) && typeof comp.value !== 'function') {
+      // the common case, inline: consumed in the header handler, no completion handler
+      if (id === s.doneBelow && s.doneAbove.size === 0) s.doneBelow = id + 1
+      else this.markDone(s, id)
+      this.recvCompleted++
+      if (src === this.draining) this.landedHere++
+      else { c.inbox[src]!.markLanded(1); ringDoorbell(c.ctl, src) }
+      if (tgtCntr !== 0) c.bumpLocal(tgtCntr)
+      if (cmplCntr !== 0) c.bump(src, cmplCntr)
+      return
+    }
     if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
     const where = this.landingKind(landing, msgLen)
     if (where > LAND_BUF) {
