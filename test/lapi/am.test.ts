@@ -35,6 +35,10 @@ for (const [name, chaos] of transports) {
       expectOk(await runFixture('am/waits.mjs', 2, { config }), 2, 'am waits ok')
     })
 
+    it('edge cases: sends from a drain into a filling ring, fences and waits in inline completion handlers, negative counters, Rmw on an awaited counter', async () => {
+      expectOk(await runFixture('am/edges.mjs', 2, { config, args: [chaos ? 'chaos' : 'plain'] }), 2, 'am edges ok')
+    })
+
     it('completion handlers that send; a burst; a slow completion handler does not stall the others', async () => {
       expectOk(await runFixture('am/reply.mjs', 4, { config, args: [chaos ? '100' : '400'] }), 4, 'am reply ok')
     })

@@ -802,11 +802,12 @@ export class Runtime {
         this.waitCredit(ep, p)
       }
     }
-    if (ep.freed) return S.ERR_BAD_ARG
+    if (ep.freed) { this.pollBundle(ep.bundle); return S.ERR_BAD_ARG }
     let kind = cat | K_REQUEST
     if (get) kind |= K_GET
     if (!loop && !this.lapi.taskAlive(p.task)) {
       this.returnLocally(ep, index, p, kind, handler, nargs, args, nbytes, off, off2, AmFault.EUNREACHABLE)
+      this.pollBundle(ep.bundle)   // (which runs handler 0 with it)
       return S.OK
     }
     let slot = NO_SLOT

@@ -337,7 +337,7 @@ export class ActiveMessages {
       uhdrLen + udataLen > SHORT_ROOM || uhdrLen > this.maxUhdr) return false
     if (!counterWord(tgtCntr, size) || !counterWord(orgCntr, size) || !counterWord(cmplCntr, size)) return false
     if (uhdrLen > 0 && !localOk(uhdr, uhdrLen, size)) return false
-    if (udataLen > 0 && !localOk(udata, udataLen, size)) return false
+    if (udataLen > 0 ? !localOk(udata, udataLen, size) : !noDataOk(udata, size)) return false
     const w = c.outbox[tgt]!
     const off = w.reserve()
     if (off < 0) return false
@@ -376,17 +376,23 @@ export class ActiveMessages {
     const s8 = src!
     const so = s8.byteOffset
     if (((so | n) & 3) === 0) {
-      copyWords(d32, d, this.wordsOf(s8.buffer), so, n)
-    } else {
-      for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
+      const w = this.wordsOf(s8.buffer)
+      // (a resizable buffer's view tracks its length; one that shrank under it is not read)
+      if ((so + n) >> 2 <= w.length) { copyWords(d32, d, w, so, n); return }
     }
+    for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
   }
 
   /** An Int32Array over the whole of `buf` (made once per buffer; the last one is memoised). */
   private wordsOf (buf: ArrayBufferLike): Int32Array {
     if (buf === this.lastSrcBuf) return this.lastSrcWords!
     let w = this.srcWords.get(buf)
-    if (w === undefined) { w = new Int32Array(buf, 0, buf.byteLength >> 2); this.srcWords.set(buf, w) }
+    if (w === undefined) {
+      // a resizable or growable buffer gets a view that follows its length
+      const b = buf as ArrayBufferLike & { resizable?: boolean, growable?: boolean }
+      w = b.resizable === true || b.growable === true ? new Int32Array(buf) : new Int32Array(buf, 0, buf.byteLength >> 2)
+      this.srcWords.set(buf, w)
+    }
     this.lastSrcBuf = buf
     this.lastSrcWords = w
     return w
@@ -403,7 +409,7 @@ export class ActiveMessages {
     if (rc !== 0) return rc
     const hidx = this.sendHandler
     const id = this.nextMessage(tgt)
-    if (uhdrLen + udataLen <= SHORT_ROOM) {
+    if (uhdrLen + udataLen <= SHORT_ROOM && LITTLE_ENDIAN) {
       // the whole message in one line of the slot
       const off = this.beginPacket(tgt)
       const dv = this.wdv
@@ -778,19 +784,21 @@ export class ActiveMessages {
       const n = r.available()
       if (n === 0) continue
       this.draining = i
-      this.landedHere = 0
       const u8 = r.u8
       const i32 = r.i32
-      let k = 0
       try {
-        for (; k < n; k++) {
-          const off = r.at(k)
+        for (let k = 0; k < n; k++) {
+          this.landedHere = 0
+          const off = r.front()
           if (i32[off >> 2] === SHORT_WORD0 && LITTLE_ENDIAN) this.onShort(u8, i32, off)
           else this.handle(u8, r.dv, off)
+          // Each slot goes back as soon as its packet is handled (a handler further on may send
+          // and need the room), and a message consumed in its header handler counts as landed in
+          // the same store. (Messages with a completion handler count as landed before it runs.)
+          r.releaseN(1, this.landedHere)
         }
       } finally {
-        // the slots go back, and the messages that completed count as landed, once per ring
-        r.releaseN(k, this.landedHere)
+        this.landedHere = 0
         this.draining = -1
       }
       done += n
@@ -799,7 +807,7 @@ export class ActiveMessages {
     return done
   }
 
-  /** Messages of the ring being drained that completed during this drain (LANDED moves once, after). */
+  /** 1 when the packet being drained completed its message inline (LANDED moves with the slot's release). */
   private landedHere = 0
 
   /**
@@ -901,6 +909,7 @@ export class ActiveMessages {
     try {
       if ((flags & F_AMV) !== 0) {
         const lens = this.readLenVec(dv, off + PACKET_HEADER_BYTES + uhdrLen, dv.getUint32(off + H_VEC_TYPE, true), dv.getUint32(off + H_VEC_NUM, true))
+        if (c.absorbing) c.flushAbsorbed()
         landing = (fn as unknown as (...a: unknown[]) => unknown)(c.handle, uhView, uhdrLen, lens, comp, inf)
         m.landing = -3
         if (landing !== null && landing !== undefined) {
@@ -910,6 +919,7 @@ export class ActiveMessages {
       } else {
         const ri = this.retInfo
         ri.arm(msgLen, src, !rndv && first === msgLen ? u8 : null, null, dataOff)
+        if (c.absorbing) c.flushAbsorbed()
         landing = (fn as unknown as hdr_hndlr_t)(c.handle, uhView, uhdrLen, ri, comp, inf)
         ri.disarm()
         m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
@@ -1000,6 +1010,8 @@ export class ActiveMessages {
     const ri = this.retInfo
     ri.arm(msgLen, src, u8, i32, dataOff)
     let landing: unknown
+    // user code is about to run while a counter wait may hold bumps back: put them in memory
+    if (c.absorbing) c.flushAbsorbed()
     this.inHeaderHandler = true
     try {
       landing = fn(c.handle, uhView, uhdrLen, ri, comp, inf)
@@ -1048,9 +1060,10 @@ export class ActiveMessages {
     const c = this.c
     this.markDone(s, id)
     this.recvCompleted++
-    // the origin's fence may wait for this; drain counts it and rings the doorbell after the ring it is on
-    if (src === this.draining) this.landedHere++
-    else { c.inbox[src]!.markLanded(1); ringDoorbell(c.ctl, src) }
+    // the origin's fence may wait for this (and the completion handler below may fence itself):
+    // LANDED moves now; drain rings the doorbell after the ring it is on
+    c.inbox[src]!.markLanded(1)
+    if (src !== this.draining) ringDoorbell(c.ctl, src)
     if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }
     if (inline && this.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
       this.depth++
@@ -1418,4 +1431,11 @@ function counterWord (c: Addr, size: number): boolean {
 function localOk (b: LocalBuf, n: number, size: number): boolean {
   if (typeof b === 'number') return (b >>> 0) === b && b !== 0 && b + n <= size
   return b instanceof Uint8Array && b.length >= n
+}
+
+/** The udata of a call without data: what checkLocal accepts with length 0 (null, an Addr within the segment, a Uint8Array). */
+function noDataOk (b: LocalBuf, size: number): boolean {
+  if (b === null || b === undefined) return true
+  if (typeof b === 'number') return (b >>> 0) === b && b <= size
+  return b instanceof Uint8Array
 }

@@ -81,7 +81,7 @@ const SLEEP_SLICE_MS = 500
 /** Rounds of a wait loop between two looks at the clock. */
 const SPIN_BATCH = 64
 /** A counter wait looks at the inbox every this many rounds (a power of two). */
-const INBOX_EVERY = 4
+const INBOX_EVERY = 1
 
 /** Tasks' segments seen from this thread. */
 export interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
@@ -362,6 +362,7 @@ export class Context {
     if (d !== 0) {
       const left = Atomics.add(i32, idx, d) + d
       if (cur !== null && cur !== undefined) cur.value = left
+      if (got !== 0 && this.asyncSleepers !== 0) ringDoorbell(this.ctl, this.taskId)
     } else if (cur !== null && cur !== undefined) {
       cur.value = Atomics.load(i32, idx)
     }
@@ -387,13 +388,10 @@ export class Context {
       for (;;) {
         for (let k = 0; k < SPIN_BATCH; k++) {
           if (Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
-          if ((k & (INBOX_EVERY - 1)) === INBOX_EVERY - 1 && (this.inboxPending() || am.busy)) {
-            this.progress()
-            if (this.absorbed >= val) return this.absorbed
-          }
+          if ((k & (INBOX_EVERY - 1)) === INBOX_EVERY - 1 && (this.inboxPending() || am.busy)) this.progress()
         }
         this.progress()
-        if (this.absorbed >= val || Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
+        if (Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
         // what this wait took so far goes to memory before it may sleep on the counter
         if (this.absorbed !== 0) this.flushAbsorbed()
         spinStart = this.idle(spinStart, WAIT_COUNTER, i32, idx, val)
@@ -419,11 +417,15 @@ export class Context {
   /** Bumps of `absorbWord` the running wait has taken and memory does not show yet. */
   private absorbed = 0
 
-  /** Puts the bumps the running wait took into memory. */
-  private flushAbsorbed (): void {
+  /** @internal True while the running wait holds bumps back (user code must not run before `flushAbsorbed`). */
+  get absorbing (): boolean { return this.absorbed !== 0 }
+
+  /** @internal Puts the bumps the running wait took into memory. */
+  flushAbsorbed (): void {
     if (this.absorbed !== 0) {
       Atomics.add(this.mySeg32, this.absorbWord, this.absorbed)
       this.absorbed = 0
+      if (this.asyncSleepers !== 0) ringDoorbell(this.ctl, this.taskId)
     }
   }
 
@@ -950,6 +952,7 @@ export class Context {
   reportError (code: number, cls: number, src: number, cause?: unknown): void {
     this.log.error({ code, cls, src, err: cause }, 'asynchronous error')
     if (this.errHndlr === null) return
+    if (this.absorbed !== 0) this.flushAbsorbed()
     try {
       this.errHndlr(this.handle, code, cls, this.taskId, src)
     } catch (e) {
@@ -959,6 +962,7 @@ export class Context {
 
   /** @internal */
   runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void {
+    if (this.absorbed !== 0) this.flushAbsorbed()
     try {
       h(this.handle, sinfo, { src: tgt, reason: S.SUCCESS })
     } catch (e) {
@@ -968,6 +972,7 @@ export class Context {
 
   /** @internal */
   runComplHandler (h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void {
+    if (this.absorbed !== 0) this.flushAbsorbed()
     try {
       h(this.handle, info)
     } catch (e) {
