@@ -29,6 +29,7 @@
  */
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
+import { counterOk } from './args.js'
 import { copyBuf, copySeg, copyWords } from './copy.js'
 import { T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
@@ -335,9 +336,8 @@ export class ActiveMessages {
     if ((hdr | 0) !== hdr || hdr <= 0 || hdr >= this.handlerSlots) return false
     if ((uhdrLen >>> 0) !== uhdrLen || (udataLen >>> 0) !== udataLen || (uhdrLen & 7) !== 0 ||
       uhdrLen + udataLen > SHORT_ROOM || uhdrLen > this.maxUhdr) return false
-    if (!counterWord(tgtCntr, size) || !counterWord(orgCntr, size) || !counterWord(cmplCntr, size)) return false
-    if (uhdrLen > 0 && !localOk(uhdr, uhdrLen, size)) return false
-    if (udataLen > 0 ? !localOk(udata, udataLen, size) : !noDataOk(udata, size)) return false
+    if (!counterOk(tgtCntr, size) || !counterOk(orgCntr, size) || !counterOk(cmplCntr, size)) return false
+    if ((uhdrLen > 0 && c.checkLocal(uhdr, uhdrLen) !== 0) || c.checkLocal(udata, udataLen) !== 0) return false
     const w = c.outbox[tgt]!
     const off = w.reserve()
     if (off < 0) return false
@@ -962,10 +962,9 @@ export class ActiveMessages {
     if (m.got >= m.msgLen) this.landed(m, s)
   }
 
-  /** A SHORT packet: a whole small Amsend (see T_AM_SHORT). Malformed ones are dropped and counted. */
   /**
-   * A SHORT packet (its first word checked by drain): read word by word, the header handler runs
-   * on the data in the slot, and the message completes in this call.
+   * A SHORT packet, a whole small Amsend (its first word checked by drain): read word by word; the
+   * header handler runs and the message completes in this call. Malformed ones are dropped and counted.
    */
   private onShort (u8: Uint8Array, i32: Int32Array, off: number): void {
     const c = this.c
@@ -1422,20 +1421,3 @@ function findPiece (offsets: number[], pos: number): number {
   return lo
 }
 
-/** A counter argument of the SHORT fast path: 0 or an aligned word of the segment (null and the rest go the general way). */
-function counterWord (c: Addr, size: number): boolean {
-  return (c >>> 0) === c && (c & 3) === 0 && c + 4 <= size
-}
-
-/** A local buffer of the SHORT fast path: a nonzero Addr with `n` bytes in the segment, or a Uint8Array of at least `n`. */
-function localOk (b: LocalBuf, n: number, size: number): boolean {
-  if (typeof b === 'number') return (b >>> 0) === b && b !== 0 && b + n <= size
-  return b instanceof Uint8Array && b.length >= n
-}
-
-/** The udata of a call without data: what checkLocal accepts with length 0 (null, an Addr within the segment, a Uint8Array). */
-function noDataOk (b: LocalBuf, size: number): boolean {
-  if (b === null || b === undefined) return true
-  if (typeof b === 'number') return (b >>> 0) === b && b <= size
-  return b instanceof Uint8Array
-}

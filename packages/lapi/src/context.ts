@@ -24,6 +24,7 @@ import {
 import type { JobSpec } from './job/spec.js'
 import { RingReader, RingWriter } from './transport/ring.js'
 import { ActiveMessages } from './am.js'
+import { counterOk } from './args.js'
 import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
 import { LapiError } from './errors.js'
 import { logger } from './log.js'
@@ -80,8 +81,6 @@ const ACK_THRESHOLD_MAX = 30
 const SLEEP_SLICE_MS = 500
 /** Rounds of a wait loop between two looks at the clock. */
 const SPIN_BATCH = 64
-/** A counter wait looks at the inbox every this many rounds (a power of two). */
-const INBOX_EVERY = 1
 
 /** Tasks' segments seen from this thread. */
 export interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
@@ -370,8 +369,8 @@ export class Context {
   }
 
   /**
-   * The waiting loop of waitcntr: read the counter (Atomics.load), every INBOX_EVERY rounds look
-   * at the inbox and run the dispatcher only when a packet waits or work is queued; every
+   * The waiting loop of waitcntr: read the counter (Atomics.load), look at the inbox and run the
+   * dispatcher only when a packet waits or work is queued; every
    * SPIN_BATCH rounds run the dispatcher anyway and look at the clock (performance.now is too dear
    * to call every round), and once the spin budget is spent sleep on the doorbell. The spin reads
    * atomically on purpose: a spin of plain reads measured slower (the other thread's hop took
@@ -388,7 +387,7 @@ export class Context {
       for (;;) {
         for (let k = 0; k < SPIN_BATCH; k++) {
           if (Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
-          if ((k & (INBOX_EVERY - 1)) === INBOX_EVERY - 1 && (this.inboxPending() || am.busy)) this.progress()
+          if (this.inboxPending() || am.busy) this.progress()
         }
         this.progress()
         if (Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
@@ -410,8 +409,8 @@ export class Context {
    * waits, the dispatcher hands bumps of that counter straight to it (`absorbed`) instead of adding
    * them in memory, and the wait subtracts only the difference when it ends: a message that
    * completes the wait then costs no atomic read-modify-write of the counter, on either side.
-   * Anything else that reads or writes counters (Getcntr, Setcntr, a nested wait, the sleep)
-   * first puts `absorbed` into memory, so no LAPI call sees the difference.
+   * `absorbed` goes into memory before any user code runs (the dispatcher's handler calls) and
+   * before Getcntr, Setcntr, a nested wait or the sleep, so no code of this task sees the difference.
    */
   private absorbWord = -1
   /** Bumps of `absorbWord` the running wait has taken and memory does not show yet. */
@@ -1296,8 +1295,4 @@ function copyPiece (du8: Uint8Array, d: Addr | Uint8Array, dOff: number, su8: Ui
   else copy(d, dOff, s, sOff, n)
 }
 
-/** A counter argument that needs no further look: 0, or an aligned word inside a segment. */
-function counterOk (c: Addr, seg: number): boolean {
-  return (c >>> 0) === c && (c & 3) === 0 && c + 4 <= seg
-}
 

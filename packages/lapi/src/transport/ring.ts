@@ -21,8 +21,9 @@
  * packet costs it no read of the consumer's cache line. LANDED (in TAIL's line) counts the
  * sender's messages that are complete here: the sender's fence compares it with what it sent.
  * HEAD, TAIL and the slots each start a 128-byte block, so the two ends never write the same pair
- * of lines (adjacent-line prefetchers move lines in pairs). The consumer may take several packets
- * and release them with one store of TAIL (`at(k)`, `releaseN`).
+ * of lines (adjacent-line prefetchers move lines in pairs). A consumer may take several packets
+ * and release them with one store of TAIL (`at(k)`, `releaseN`); the dispatcher releases each as
+ * soon as it is handled.
  */
 
 export const RING_HEAD = 0
