@@ -147,10 +147,13 @@ export class RingReader extends RingEnd {
    * stands in for HEAD, so looking at that ring costs no atomic read (each is a call in Node 20).
    */
   private partner: RingWriter | null = null
+  /** The last HEAD read (a lower bound of HEAD now: it only grows), so a look that found packets spares the next read. */
+  private seenHead: number
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
     super(inbox, g, ring)
     this.next = Atomics.load(this.i32, this.tail)
+    this.seenHead = this.next
   }
 
   /** Declares that `w`, in this thread, is the only writer of this ring. */
@@ -167,9 +170,16 @@ export class RingReader extends RingEnd {
     return this.headNow() === this.next ? -1 : this.front()
   }
 
-  /** Packets published and not yet taken (one atomic read of HEAD, none for a same-thread ring). */
+  /**
+   * Packets published and not yet taken: one atomic read of HEAD, none for a same-thread ring, and
+   * none when the last read (`nonEmpty`) already showed packets not taken yet.
+   */
   available (): number {
-    return (this.headNow() - this.next) | 0
+    const known = (this.seenHead - this.next) | 0
+    if (known > 0) return known
+    const h = this.headNow()
+    this.seenHead = h
+    return (h - this.next) | 0
   }
 
   /** Byte offset of the oldest untaken packet; only valid while `available()` counted it. */
@@ -202,7 +212,9 @@ export class RingReader extends RingEnd {
 
   /** True when a packet is waiting (a cheap check for wait loops). */
   get nonEmpty (): boolean {
-    return this.headNow() !== this.next
+    const h = this.headNow()
+    this.seenHead = h
+    return h !== this.next
   }
 
   /** A message of this ring's sender is complete here (the sender's fence waits for these). */
