@@ -795,7 +795,7 @@ export class ActiveMessages {
           // Each slot goes back as soon as its packet is handled (a handler further on may send
           // and need the room), and a message consumed in its header handler counts as landed in
           // the same store. (Messages with a completion handler count as landed before it runs.)
-          r.releaseN(1, this.landedHere)
+          r.release(this.landedHere)
         }
       } finally {
         this.landedHere = 0
@@ -909,7 +909,7 @@ export class ActiveMessages {
     try {
       if ((flags & F_AMV) !== 0) {
         const lens = this.readLenVec(dv, off + PACKET_HEADER_BYTES + uhdrLen, dv.getUint32(off + H_VEC_TYPE, true), dv.getUint32(off + H_VEC_NUM, true))
-        if (c.absorbing) c.flushAbsorbed()
+        c.flushAbsorbed()
         landing = (fn as unknown as (...a: unknown[]) => unknown)(c.handle, uhView, uhdrLen, lens, comp, inf)
         m.landing = -3
         if (landing !== null && landing !== undefined) {
@@ -919,7 +919,7 @@ export class ActiveMessages {
       } else {
         const ri = this.retInfo
         ri.arm(msgLen, src, !rndv && first === msgLen ? u8 : null, null, dataOff)
-        if (c.absorbing) c.flushAbsorbed()
+        c.flushAbsorbed()
         landing = (fn as unknown as hdr_hndlr_t)(c.handle, uhView, uhdrLen, ri, comp, inf)
         ri.disarm()
         m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
@@ -1010,7 +1010,7 @@ export class ActiveMessages {
     ri.arm(msgLen, src, u8, i32, dataOff)
     let landing: unknown
     // user code is about to run while a counter wait may hold bumps back: put them in memory
-    if (c.absorbing) c.flushAbsorbed()
+    c.flushAbsorbed()
     this.inHeaderHandler = true
     try {
       landing = fn(c.handle, uhView, uhdrLen, ri, comp, inf)
@@ -1023,17 +1023,6 @@ export class ActiveMessages {
     }
     this.inHeaderHandler = false
     ri.disarm()
-    if ((landing === null || ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) && typeof comp.value !== 'function') {
-      // the common case, inline: consumed in the header handler, no completion handler
-      if (id === s.doneBelow && s.doneAbove.size === 0) s.doneBelow = id + 1
-      else this.markDone(s, id)
-      this.recvCompleted++
-      if (src === this.draining) this.landedHere++
-      else { c.inbox[src]!.markLanded(1); ringDoorbell(c.ctl, src) }
-      if (tgtCntr !== 0) c.bumpLocal(tgtCntr)
-      if (cmplCntr !== 0) c.bump(src, cmplCntr)
-      return
-    }
     if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
     const where = this.landingKind(landing, msgLen)
     if (where > LAND_BUF) {
@@ -1059,8 +1048,14 @@ export class ActiveMessages {
     const c = this.c
     this.markDone(s, id)
     this.recvCompleted++
-    // the origin's fence may wait for this (and the completion handler below may fence itself):
-    // LANDED moves now; drain rings the doorbell after the ring it is on
+    // The origin's fence may wait for this. A message completing in its own packet's drain counts
+    // as landed with that slot's release; otherwise (and before a completion handler, which may
+    // fence) LANDED moves now. Drain rings the doorbell after the ring it is on.
+    if (compl === null && src === this.draining) {
+      this.landedHere++
+      this.finish(src, tgtCntr, cmplCntr)
+      return
+    }
     c.inbox[src]!.markLanded(1)
     if (src !== this.draining) ringDoorbell(c.ctl, src)
     if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }

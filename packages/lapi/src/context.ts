@@ -329,7 +329,6 @@ export class Context {
   setcntr (cntr: Addr, val: number): number {
     if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (!Number.isInteger(val)) return S.ERR_CNTR_VAL
-    if (this.absorbed !== 0) this.flushAbsorbed()
     Atomics.store(this.seg.i32[this.taskId]!, cntr >>> 2, val)
     return S.SUCCESS
   }
@@ -339,7 +338,6 @@ export class Context {
     if (!this.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (val === null || val === undefined || typeof val !== 'object') return S.ERR_RET_PTR_NULL
     if (!this.am.inHeaderHandler) this.progress()
-    if (this.absorbed !== 0) this.flushAbsorbed()
     val.value = Atomics.load(this.mySeg32, cntr >>> 2)
     return S.SUCCESS
   }
@@ -354,7 +352,6 @@ export class Context {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const i32 = this.mySeg32
     const idx = cntr >>> 2
-    if (this.absorbed !== 0) this.flushAbsorbed()
     // bumps a waiting dispatcher handed straight to this wait (see waitSlow) count as in memory
     const got = Atomics.load(i32, idx) < val ? this.waitSlow(i32, idx, val) : 0
     const d = got - val
@@ -379,9 +376,8 @@ export class Context {
   private waitSlow (i32: Int32Array, idx: number, val: number): number {
     let spinStart = 0
     const am = this.am
-    // A wait nested in a handler (which runs inside an outer wait): the outer's bumps go to memory.
+    // (a wait nested in a handler runs while the outer's bumps are in memory: see enterUser)
     const outer = this.absorbWord
-    if (outer >= 0) this.flushAbsorbed()
     this.absorbWord = idx
     try {
       for (;;) {
@@ -409,15 +405,22 @@ export class Context {
    * waits, the dispatcher hands bumps of that counter straight to it (`absorbed`) instead of adding
    * them in memory, and the wait subtracts only the difference when it ends: a message that
    * completes the wait then costs no atomic read-modify-write of the counter, on either side.
-   * `absorbed` goes into memory before any user code runs (the dispatcher's handler calls) and
-   * before Getcntr, Setcntr, a nested wait or the sleep, so no code of this task sees the difference.
+   * Only the wait's own dispatcher rounds hand bumps over: `absorbed` goes into memory before any
+   * user code runs (a header handler: `flushAbsorbed`; a completion, send-completion or error
+   * handler: `enterUser`, which also stops the hand-over while it runs) and before the sleep, so
+   * no code of this task ever sees the difference.
    */
   private absorbWord = -1
   /** Bumps of `absorbWord` the running wait has taken and memory does not show yet. */
   private absorbed = 0
+  /** Completion, send-completion and error handlers running (nested); bumps go to memory meanwhile. */
+  private userCode = 0
 
-  /** @internal True while the running wait holds bumps back (user code must not run before `flushAbsorbed`). */
-  get absorbing (): boolean { return this.absorbed !== 0 }
+  /** Puts the held-back bumps into memory and counts a handler that may call LAPI as running. */
+  private enterUser (): void {
+    this.flushAbsorbed()
+    this.userCode++
+  }
 
   /** @internal Puts the bumps the running wait took into memory. */
   flushAbsorbed (): void {
@@ -436,7 +439,6 @@ export class Context {
   async waitcntrAsync (cntr: Addr, val: number): Promise<number> {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) throw new LapiError(rc, 'Waitcntr')
-    if (this.absorbed !== 0) this.flushAbsorbed()
     const i32 = this.mySeg32
     const idx = cntr >>> 2
     for (;;) {
@@ -951,31 +953,37 @@ export class Context {
   reportError (code: number, cls: number, src: number, cause?: unknown): void {
     this.log.error({ code, cls, src, err: cause }, 'asynchronous error')
     if (this.errHndlr === null) return
-    if (this.absorbed !== 0) this.flushAbsorbed()
+    this.enterUser()
     try {
       this.errHndlr(this.handle, code, cls, this.taskId, src)
     } catch (e) {
       this.log.error({ err: e }, 'the error handler threw')
+    } finally {
+      this.userCode--
     }
   }
 
   /** @internal */
   runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void {
-    if (this.absorbed !== 0) this.flushAbsorbed()
+    this.enterUser()
     try {
       h(this.handle, sinfo, { src: tgt, reason: S.SUCCESS })
     } catch (e) {
       this.reportError(S.ERR_UNKNOWN, cls, tgt, e)
+    } finally {
+      this.userCode--
     }
   }
 
   /** @internal */
   runComplHandler (h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void {
-    if (this.absorbed !== 0) this.flushAbsorbed()
+    this.enterUser()
     try {
       h(this.handle, info)
     } catch (e) {
       this.reportError(S.ERR_UNKNOWN, cls, tgt, e)
+    } finally {
+      this.userCode--
     }
   }
 
@@ -1057,7 +1065,7 @@ export class Context {
   bumpLocal (c: Addr): void {
     if (!c) return
     const w = c >>> 2
-    if (w === this.absorbWord) { this.absorbed++; return }
+    if (w === this.absorbWord && this.userCode === 0) { this.absorbed++; return }
     Atomics.add(this.mySeg32, w, 1)
     // Only this thread bumps its own counters, so it cannot be asleep in Atomics.wait now: only
     // its promise waits (waitAsync) need the doorbell, and it knows itself whether any is pending.

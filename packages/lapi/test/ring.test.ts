@@ -12,7 +12,7 @@ describe('inbox ring', () => {
     expect(RING_HEADER_BYTES % 128).toBe(0)
   })
 
-  it('takes a batch with at(k) and gives it back with one releaseN; a same-thread writer stands in for HEAD', () => {
+  it('counts landed messages with the release of a slot (the fence reads them); a same-thread writer stands in for HEAD', () => {
     const g = ringGeometry(1, 4, 64)
     const inbox = createInbox(g)
     const w = new RingWriter(inbox, g, 0)
@@ -20,11 +20,14 @@ describe('inbox ring', () => {
     for (let round = 0; round < 5; round++) {
       for (let i = 0; i < 3; i++) { const o = w.reserve(); w.dv.setUint32(o, round * 10 + i, true); w.publish(); w.markSent() }
       expect(r.available()).toBe(3)
-      for (let k = 0; k < 3; k++) expect(r.dv.getUint32(r.at(k), true)).toBe(round * 10 + k)
       expect(w.reserve()).toBeGreaterThanOrEqual(0)
       expect(w.outstanding()).toBe(3 + round)
-      // three packets back, two messages complete (the third lands later, outside a drain)
-      r.releaseN(3, 2)
+      // three packets back, two of them with their message complete (the third lands later)
+      for (let k = 0; k < 3; k++) {
+        expect(r.dv.getUint32(r.front(), true)).toBe(round * 10 + k)
+        r.release(k < 2 ? 1 : 0)
+        expect(w.outstanding()).toBe(3 + round - (k < 2 ? k + 1 : 2))
+      }
       expect(r.available()).toBe(0)
       expect(w.pending()).toBe(0)
       expect(w.outstanding()).toBe(1 + round)
@@ -37,7 +40,7 @@ describe('inbox ring', () => {
     const o = w.reserve(); w.dv.setUint32(o, 99, true); w.publish()
     expect(r.available()).toBe(1)
     expect(r.dv.getUint32(r.front(), true)).toBe(99)
-    r.releaseN(1, 0)
+    r.release()
     expect(r.peek()).toBe(-1)
   })
 
@@ -118,7 +121,7 @@ describe('inbox ring', () => {
     const r = new RingReader(inbox, g, 0)
     const deadline = Date.now() + 20_000
     let next = 0
-    // batches, as the dispatcher takes them: every packet HEAD showed, then one release
+    // as the dispatcher takes them: every packet HEAD showed, each released once handled
     const consume = async (): Promise<void> => {
       while (next < COUNT) {
         const n = r.available()
@@ -128,11 +131,11 @@ describe('inbox ring', () => {
           continue
         }
         for (let k = 0; k < n; k++) {
-          const o = r.at(k)
+          const o = r.front()
           if (r.dv.getUint32(o, true) !== next || r.dv.getUint32(o + 60, true) !== ((next ^ 0x5a5a5a5a) >>> 0)) throw new Error(`bad packet at ${next}`)
           next++
+          r.release()
         }
-        r.releaseN(n, 0)
       }
     }
     try {

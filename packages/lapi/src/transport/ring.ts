@@ -21,9 +21,8 @@
  * packet costs it no read of the consumer's cache line. LANDED (in TAIL's line) counts the
  * sender's messages that are complete here: the sender's fence compares it with what it sent.
  * HEAD, TAIL and the slots each start a 128-byte block, so the two ends never write the same pair
- * of lines (adjacent-line prefetchers move lines in pairs). A consumer may take several packets
- * and release them with one store of TAIL (`at(k)`, `releaseN`); the dispatcher releases each as
- * soon as it is handled.
+ * of lines (adjacent-line prefetchers move lines in pairs). The consumer gives each slot back as
+ * soon as its packet is handled (a handler further on may send into the same ring).
  */
 
 export const RING_HEAD = 0
@@ -131,7 +130,7 @@ export class RingWriter extends RingEnd {
 
   /**
    * Messages sent on this ring that have not landed yet. TAIL is read first: the consumer writes
-   * LANDED before its store of TAIL (see `RingReader.releaseN`), so that read orders the next.
+   * LANDED before its store of TAIL (see `RingReader.release`), so that read orders the next.
    */
   outstanding (): number {
     Atomics.load(this.i32, this.tail)
@@ -187,25 +186,14 @@ export class RingReader extends RingEnd {
     return this.first + (this.next & this.mask) * this.slotBytes
   }
 
-  /** Byte offset of the `k`-th untaken packet (k = 0 is `front()`); only valid while `available()` counted it. */
-  at (k: number): number {
-    return this.first + ((this.next + k) & this.mask) * this.slotBytes
-  }
-
-  /** Gives the slot `peek()` returned back to the producer. */
-  release (): void {
-    this.next = (this.next + 1) | 0
-    Atomics.store(this.i32, this.tail, this.next)
-  }
-
   /**
-   * Gives the `n` oldest untaken slots back to the producer (one store of TAIL) and counts
-   * `landed` more of the sender's messages complete. This thread is LANDED's only writer, so it
-   * writes it plainly, just before the sequentially consistent store of TAIL, which publishes
-   * both: one atomic operation per drain instead of two.
+   * Gives the front slot back to the producer and counts `landed` more of the sender's messages
+   * complete (the one in that slot, when it completed as it was handled). This thread is LANDED's
+   * only writer, so it writes it plainly, just before the sequentially consistent store of TAIL,
+   * which publishes both: one atomic operation, not two.
    */
-  releaseN (n: number, landed: number): void {
-    this.next = (this.next + n) | 0
+  release (landed = 0): void {
+    this.next = (this.next + 1) | 0
     if (landed !== 0) this.i32[this.landed] = (this.i32[this.landed]! + landed) | 0
     Atomics.store(this.i32, this.tail, this.next)
   }
