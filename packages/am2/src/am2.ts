@@ -37,8 +37,6 @@ import {
 } from './wire.js'
 
 const S = AmStatus
-/** Headers are written by words where the host is little-endian like the wire format (else by DataView). */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
 /** Largest Medium payload, bytes (AM_MaxMedium). */
 export const MAX_MEDIUM = 512 * 1024
@@ -463,7 +461,6 @@ export class Runtime {
   readonly maxUhdr: number
   private readonly sendU8: Uint8Array
   private readonly sendDv: DataView
-  private readonly sendI32: Int32Array
   private rdvBuf: ArrayBufferLike | null = null
   private rdv: DataView | null = null
   private readonly orgCntr: Addr
@@ -515,7 +512,6 @@ export class Runtime {
     this.maxUhdr = lapi.query(2 /* MAX_UHDR_SZ */)
     this.sendU8 = new Uint8Array(this.maxUhdr)
     this.sendDv = new DataView(this.sendU8.buffer)
-    this.sendI32 = new Int32Array(this.sendU8.buffer)
     this.mem = new BufferManager({ size: ARENA_BYTES, shared: false, maxClassSize: 65536 })
     this.arena = new Uint8Array(this.mem.buffer)
     this.orgCntr = lapi.malloc(8)
@@ -802,12 +798,18 @@ export class Runtime {
         this.waitCredit(ep, p)
       }
     }
-    if (ep.freed) { this.pollBundle(ep.bundle); return S.ERR_BAD_ARG }
+    const rc = ep.freed ? S.ERR_BAD_ARG : this.sendRequest(ep, index, p, loop, cat, handler, nargs, args, src, nbytes, off, off2, get)
+    this.pollBundle(ep.bundle)   // (which also runs handler 0 with a request that could not go)
+    return rc
+  }
+
+  /** The send of a request whose instance wait is over: the header, its record, and the message. */
+  private sendRequest (ep: Endpoint, index: number, p: Peer, loop: boolean, cat: number, handler: number, nargs: number,
+    args: Int32Array, src: unknown, nbytes: number, off: number, off2: number, get: boolean): number {
     let kind = cat | K_REQUEST
     if (get) kind |= K_GET
     if (!loop && !this.lapi.taskAlive(p.task)) {
       this.returnLocally(ep, index, p, kind, handler, nargs, args, nbytes, off, off2, AmFault.EUNREACHABLE)
-      this.pollBundle(ep.bundle)   // (which runs handler 0 with it)
       return S.OK
     }
     let slot = NO_SLOT
@@ -825,7 +827,6 @@ export class Runtime {
     const rc = this.send(ep, p.task, p.id, ep.trTagLo[index]!, ep.trTagHi[index]!, kind, handler, nargs, args,
       get ? null : src, get ? 0 : nbytes, get ? nbytes : 0, off, off2, slot)
     if (rc !== S.OK && slot !== NO_SLOT) this.releaseInstance(ep, p, slot % MAX_DEPTH)   // not sent: not in flight
-    this.pollBundle(ep.bundle)
     return rc
   }
 
@@ -1307,16 +1308,6 @@ export class Runtime {
    */
   private writeHeader (kind: number, handler: number, nargs: number, status: number, dstId: number, srcId: number,
     tagLo: number, tagHi: number, nbytes: number, slot: number, off: number, off2: number, args: Int32Array): number {
-    if (LITTLE_ENDIAN) {
-      // the same bytes as below, a word at a time (the wire is little-endian, so is this host)
-      const w = this.sendI32
-      w[0] = (kind & 0xff) | (handler & 0xff) << 8 | (nargs & 0xff) << 16 | (status & 0xff) << 24
-      w[1] = (dstId & 0xffff) | (srcId & 0xffff) << 16
-      w[2] = tagLo; w[3] = tagHi; w[4] = nbytes; w[5] = slot; w[6] = off; w[7] = off2
-      for (let i = 0; i < nargs; i++) w[8 + i] = args[i]!
-      if ((nargs & 1) !== 0) w[8 + nargs] = 0
-      return headerBytes(nargs)
-    }
     const u8 = this.sendU8
     const dv = this.sendDv
     u8[O_KIND] = kind
