@@ -39,6 +39,10 @@ for (const [name, chaos] of transports) {
       expectOk(await runFixture('am/edges.mjs', 2, { config, args: [chaos ? 'chaos' : 'plain'] }), 2, 'am edges ok')
     })
 
+    it('negotiated-payload sends (prepareShort/commitShort): contents, order, refusals, a preparation lost to a send in between, a full ring', async () => {
+      expectOk(await runFixture('am/prepared.mjs', 2, { config, args: [chaos ? 'chaos' : 'plain'] }), 2, 'am prepared ok')
+    })
+
     it('completion handlers that send; a burst; a slow completion handler does not stall the others', async () => {
       expectOk(await runFixture('am/reply.mjs', 4, { config, args: [chaos ? '100' : '400'] }), 4, 'am reply ok')
     })

@@ -37,6 +37,7 @@ import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
 } from './transport/packet.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from './types.js'
+import type { RingWriter } from './transport/ring.js'
 
 /** `lapi_return_info_t`: what a header handler learns about the message and may set. */
 export interface lapi_return_info_t {
@@ -251,6 +252,9 @@ export class ActiveMessages {
   private readonly srcWords = new WeakMap<ArrayBufferLike, Int32Array>()
   private lastSrcBuf: ArrayBufferLike | null = null
   private lastSrcWords: Int32Array | null = null
+  /** The Uint8Array source `shortCopy` saw last, and its byte offset (its words are lastSrcWords). */
+  private lastSrcU8: Uint8Array | null = null
+  private lastSrcOff = 0
   private readonly uhdrViews: Array<Uint8Array | undefined> = []
   private readonly retInfo: ReturnInfo
   private readonly compRef: Ref<compl_hndlr_t | null> = { value: null }
@@ -362,6 +366,68 @@ export class ActiveMessages {
     return true
   }
 
+  /** The ring of a SHORT packet that prepareShort reserved and commitShort has not sent yet, or null. */
+  private prepRing: RingWriter | null = null
+  private prepTgt = 0
+  /** Word index of the prepared packet, and the ring's packet count when it was reserved. */
+  private prepWord = 0
+  private prepSeq = 0
+
+  /**
+   * Negotiated-payload send, first half (`Lapi.prepareShort`): reserves a SHORT packet to `tgt`
+   * for handler index `hdr` with `uhdrLen` bytes of user header and no data, writes its LAPI
+   * header and returns the index in `preparedWords` of the first user-header word, which the
+   * caller writes. Returns -1 when the fast path cannot take the message now (see `sendShort`; a
+   * full ring included): the caller then sends it with `amsend`.
+   */
+  prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
+    const c = this.c
+    if (this.chaos || this.inHeaderHandler || !LITTLE_ENDIAN) return -1
+    if ((tgt >>> 0) !== tgt || tgt >= c.numTasks || c.purged[tgt] !== 0) return -1
+    if ((hdr | 0) !== hdr || hdr <= 0 || hdr >= this.handlerSlots) return -1
+    if ((uhdrLen >>> 0) !== uhdrLen || (uhdrLen & 7) !== 0 || uhdrLen > SHORT_ROOM || uhdrLen > this.maxUhdr) return -1
+    const w = c.outbox[tgt]!
+    const off = w.reserve()
+    if (off < 0) return -1
+    const i32 = w.i32
+    const p = off >> 2
+    i32[p] = SHORT_WORD0
+    i32[p + 1] = c.taskId
+    i32[p + 2] = uhdrLen
+    i32[p + 4] = hdr
+    i32[p + 5] = uhdrLen
+    i32[p + 6] = 0
+    i32[p + 7] = 0
+    this.prepRing = w
+    this.prepTgt = tgt
+    this.prepWord = p
+    this.prepSeq = w.published
+    return p + (SHORT_HEADER_BYTES >> 2)
+  }
+
+  /** The words of the packet prepareShort reserved (the target's inbox; valid until commitShort). */
+  get preparedWords (): Int32Array { return this.prepRing!.i32 }
+
+  /**
+   * Negotiated-payload send, second half: gives the prepared packet its message id and sends it.
+   * Returns false (nothing sent) when there is none, or when a packet went out on the same ring
+   * since it was prepared (that send may have reused the slot): the caller sends it with `amsend`.
+   */
+  commitShort (): boolean {
+    const w = this.prepRing
+    if (w === null) return false
+    this.prepRing = null
+    if (w.published !== this.prepSeq) return false
+    const c = this.c
+    const tgt = this.prepTgt
+    w.i32[this.prepWord + 3] = this.nextMessage(tgt)
+    w.publish()
+    // this thread cannot be asleep in Atomics.wait; its promise waits count themselves
+    if (tgt !== c.taskId || c.hasAsyncSleepers) ringDoorbell(c.ctl, tgt)
+    this.sendCompleted++
+    return true
+  }
+
   /**
    * Copies n ≤ SHORT_ROOM bytes of a checked local buffer into a ring slot: by words when the
    * source is aligned (a run of byte stores into a line another core holds fills the store
@@ -374,12 +440,21 @@ export class ActiveMessages {
       return
     }
     const s8 = src!
-    const so = s8.byteOffset
-    if (((so | n) & 3) === 0) {
-      const w = this.wordsOf(s8.buffer)
-      // (a resizable buffer's view tracks its length; one that shrank under it is not read)
-      if ((so + n) >> 2 <= w.length) { copyWords(d32, d, w, so, n); return }
+    // the last source array's words and offset are remembered: `.buffer` is a call into the
+    // runtime in Node 20 (a typed array always views the same buffer at the same offset)
+    let w: Int32Array
+    let so: number
+    if (s8 === this.lastSrcU8) {
+      w = this.lastSrcWords!
+      so = this.lastSrcOff
+    } else {
+      so = s8.byteOffset
+      w = this.wordsOf(s8.buffer)
+      this.lastSrcU8 = s8
+      this.lastSrcOff = so
     }
+    // (a resizable buffer's view tracks its length; one that shrank under it is not read)
+    if (((so | n) & 3) === 0 && (so + n) >> 2 <= w.length) { copyWords(d32, d, w, so, n); return }
     for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
   }
 

@@ -185,6 +185,32 @@ export class Lapi {
     return this.ctx.amsend(tgt, hdr, uhdr, uhdrLen, udata, udataLen, 0, orgCntr, 0)
   }
 
+  /**
+   * Negotiated-payload send of a one-packet active message, for hot paths of layered libraries (as
+   * GASNet-EX's Prepare/Commit): reserves the packet of an active message to `tgt`'s handler `hdr`
+   * (a handler-table index) with `uhdrLen` bytes of user header (a multiple of 8, at most 32) and no
+   * data, and returns the index in `preparedWords` (an Int32Array over the target's inbox) where
+   * the caller writes the user header, word by word in the host's byte order (this path runs on
+   * little-endian hosts only); `commitShort` then sends it. Returns -1 when the message cannot take
+   * this path now (arguments it does not take, a full ring, the reordering test transport, inside
+   * a header handler): send it with `amsendCode` instead. Between the two calls nothing else may
+   * be sent or polled; no counters move (the user header's words are read at `commitShort`).
+   */
+  prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
+    if (this.ctx.isTerminated) return -1
+    return this.ctx.am.prepareShort(tgt, hdr, uhdrLen)
+  }
+
+  /** The words the user header of a prepared packet is written into (valid between prepareShort and commitShort). */
+  get preparedWords (): Int32Array { return this.ctx.am.preparedWords }
+
+  /**
+   * Sends the packet `prepareShort` reserved. Returns false when nothing was sent: no packet was
+   * prepared, or another send to the same task came in between (then send the message with
+   * `amsendCode`).
+   */
+  commitShort (): boolean { return this.ctx.am.commitShort() }
+
   /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
   amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
