@@ -57,6 +57,8 @@ const REC = 6 + AM_MAX_SHORT
 /** Bytes of the bufmgr arena for Medium payloads; larger demand falls back to heap buffers. */
 const ARENA_BYTES = 8 * 1024 * 1024
 /** Library slots of LAPI's handler table that am2 uses. */
+/** The most user-header bytes Lapi.prepareShort takes (a header of up to 0 arguments travels that way). */
+const SHORT_PACKET_HDR = 32
 const SLOT_MSG = 0
 const SLOT_CTRL = 1
 
@@ -463,6 +465,7 @@ export class Runtime {
   private readonly sendDv: DataView
   private rdvBuf: ArrayBufferLike | null = null
   private rdv: DataView | null = null
+  private rdvU8: Uint8Array | null = null
   private readonly orgCntr: Addr
   private readonly orgI32: Int32Array
   private orgExpected = 0
@@ -872,6 +875,12 @@ export class Runtime {
     const u8 = this.sendU8
     const dv = this.sendDv
     const hb = headerBytes(nargs)
+    const local = task === this.taskId
+    // a reply (or a GetXfer's data) to a task that has left the job has nobody to reach: drop it
+    if (!local && (kind & K_REQUEST) === 0 && !this.lapi.taskAlive(task)) return S.OK
+    // a header alone that fits a one-packet LAPI message is written straight into the packet
+    if (!local && dataLen === 0 && getBytes === 0 && hb <= SHORT_PACKET_HDR &&
+      this.sendPrepared(task, hb, kind, handler, nargs, id, ep.id, tagLo, tagHi, slot, off, off2, args)) return S.OK
     const packed = dataLen === 0 || (dataLen <= this.packedLimit(nargs) && (kind & K_GET) === 0)
     if (packed && dataLen > 0) kind |= K_PACKED
     this.writeHeader(kind, handler, nargs, 0, id, ep.id, tagLo, tagHi, dataLen + getBytes, slot, off, off2, args)
@@ -880,12 +889,10 @@ export class Runtime {
       u8.set(typeof src === 'number' ? views.get(this.segAll, src, dataLen) : views.get(src as Uint8Array, 0, dataLen), hb)
       len = (hb + dataLen + 7) & ~7
     }
-    if (task === this.taskId) {
+    if (local) {
       this.deliverLocal(u8, dv, len, packed ? null : src, packed ? 0 : dataLen)
       return S.OK
     }
-    // a reply (or a GetXfer's data) to a task that has left the job has nobody to reach: drop it
-    if ((kind & K_REQUEST) === 0 && !this.lapi.taskAlive(task)) return S.OK
     if (packed) {
       const rc = this.lapi.amsendCode(task, this.hMsg, u8, len, null, 0, 0)
       return rc === 0 ? S.OK : S.ERR_RESOURCE
@@ -901,6 +908,31 @@ export class Runtime {
     if (rc !== 0) { this.orgExpected--; return S.ERR_RESOURCE }
     if (Atomics.load(this.orgI32, 0) < this.orgExpected) this.lapi.waitUntil(this.orgCond)
     return S.OK
+  }
+
+  /**
+   * A message that is its header alone (`hb` bytes, no payload), written by words straight into a
+   * one-packet LAPI message (Lapi.prepareShort/commitShort: no staging copy). The words are the
+   * little-endian layout of wire.ts (the path exists on little-endian hosts only). Returns false
+   * when LAPI could not take it this way (nothing was sent).
+   */
+  private sendPrepared (task: number, hb: number, kind: number, handler: number, nargs: number, dstId: number, srcId: number,
+    tagLo: number, tagHi: number, slot: number, off: number, off2: number, args: Int32Array): boolean {
+    const lapi = this.lapi
+    const at = lapi.prepareShort(task, this.hMsg, hb)
+    if (at < 0) return false
+    const w = lapi.preparedWords
+    w[at] = kind | handler << 8 | nargs << 16
+    w[at + 1] = dstId | srcId << 16
+    w[at + 2] = tagLo
+    w[at + 3] = tagHi
+    w[at + 4] = 0
+    w[at + 5] = slot
+    w[at + 6] = off
+    w[at + 7] = off2
+    for (let i = 0; i < nargs; i++) w[at + 8 + i] = args[i]!
+    if ((nargs & 1) !== 0) w[at + 8 + nargs] = 0
+    return lapi.commitShort()
   }
 
   /** A message to an endpoint of this task: through the same receive path, without LAPI. */
@@ -988,6 +1020,10 @@ export class Runtime {
   // ───────────────────────────── receiving ─────────────────────────────
 
   private dvOf (u8: Uint8Array): DataView {
+    // keyed by the array first: `.buffer` is a call into the runtime in Node 20 (LAPI hands its
+    // header handlers the same few scratch views, and a typed array never changes its buffer)
+    if (u8 === this.rdvU8) return this.rdv!
+    this.rdvU8 = u8
     if (u8.buffer !== this.rdvBuf) { this.rdvBuf = u8.buffer; this.rdv = new DataView(u8.buffer) }
     return this.rdv!
   }
