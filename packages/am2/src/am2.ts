@@ -56,9 +56,9 @@ const MAX_NEST = 8
 const REC = 6 + AM_MAX_SHORT
 /** Bytes of the bufmgr arena for Medium payloads; larger demand falls back to heap buffers. */
 const ARENA_BYTES = 8 * 1024 * 1024
-/** Library slots of LAPI's handler table that am2 uses. */
-/** The most user-header bytes Lapi.prepareShort takes (a header of up to 0 arguments travels that way). */
+/** The most user-header bytes Lapi.prepareShort takes: am2's header with no arguments goes that way. */
 const SHORT_PACKET_HDR = 32
+/** Library slots of LAPI's handler table that am2 uses. */
 const SLOT_MSG = 0
 const SLOT_CTRL = 1
 

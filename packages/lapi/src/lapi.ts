@@ -194,7 +194,8 @@ export class Lapi {
    * little-endian hosts only); `commitShort` then sends it. Returns -1 when the message cannot take
    * this path now (arguments it does not take, a full ring, the reordering test transport, inside
    * a header handler): send it with `amsendCode` instead. Between the two calls nothing else may
-   * be sent or polled; no counters move (the user header's words are read at `commitShort`).
+   * be sent or polled (a second prepareShort abandons the first preparation); the words become
+   * visible to the target at `commitShort`. No counters move.
    */
   prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
     if (this.ctx.isTerminated) return -1
