@@ -248,13 +248,12 @@ export class ActiveMessages {
   private readonly uhdrScratch: Uint8Array
   /** The same memory as uhdrScratch, by words (SHORT user headers are copied word by word). */
   private readonly uhdrScratch32: Int32Array
-  /** Int32 views of the ArrayBuffers that Uint8Array user headers and data came from (one each). */
-  private readonly srcWords = new WeakMap<ArrayBufferLike, Int32Array>()
-  private lastSrcBuf: ArrayBufferLike | null = null
-  private lastSrcWords: Int32Array | null = null
-  /** The Uint8Array source `shortCopy` saw last, and its byte offset (its words are lastSrcWords). */
+  /** Int32 views of the ArrayBuffers that Uint8Array user headers and data came from (one each; null: copied by bytes). */
+  private readonly srcWords = new WeakMap<ArrayBufferLike, Int32Array | null>()
+  /** The Uint8Array source `shortCopy` saw last, its byte offset and its buffer's words (null: by bytes). */
   private lastSrcU8: Uint8Array | null = null
   private lastSrcOff = 0
+  private lastSrcWords: Int32Array | null = null
   private readonly uhdrViews: Array<Uint8Array | undefined> = []
   private readonly retInfo: ReturnInfo
   private readonly compRef: Ref<compl_hndlr_t | null> = { value: null }
@@ -345,19 +344,20 @@ export class ActiveMessages {
     const w = c.outbox[tgt]!
     const off = w.reserve()
     if (off < 0) return false
-    const id = this.nextMessage(tgt)
     const i32 = w.i32
     const p = off >> 2
     i32[p] = SHORT_WORD0
     i32[p + 1] = c.taskId
     i32[p + 2] = uhdrLen + udataLen
-    i32[p + 3] = id
     i32[p + 4] = hdr
     i32[p + 5] = uhdrLen
     i32[p + 6] = tgtCntr
     i32[p + 7] = cmplCntr
     if (uhdrLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES, uhdr, uhdrLen)
     if (udataLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES + uhdrLen, udata, udataLen)
+    // the id last: a message counts as sent (for the fence and the target's duplicate window)
+    // only once nothing can fail any more
+    i32[p + 3] = this.nextMessage(tgt)
     w.publish()
     // this thread cannot be asleep in Atomics.wait; its promise waits count themselves
     if (tgt !== c.taskId || c.hasAsyncSleepers) ringDoorbell(c.ctl, tgt)
@@ -382,6 +382,7 @@ export class ActiveMessages {
    */
   prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
     const c = this.c
+    this.prepRing = null   // (an earlier preparation not committed is abandoned, also by a refusal)
     if (this.chaos || this.inHeaderHandler || !LITTLE_ENDIAN) return -1
     if ((tgt >>> 0) !== tgt || tgt >= c.numTasks || c.purged[tgt] !== 0) return -1
     if ((hdr | 0) !== hdr || hdr <= 0 || hdr >= this.handlerSlots) return -1
@@ -406,7 +407,11 @@ export class ActiveMessages {
   }
 
   /** The words of the packet prepareShort reserved (the target's inbox; valid until commitShort). */
-  get preparedWords (): Int32Array { return this.prepRing!.i32 }
+  get preparedWords (): Int32Array {
+    const w = this.prepRing
+    if (w === null) throw new Error('preparedWords: no packet is prepared (prepareShort returned -1, or it was committed)')
+    return w.i32
+  }
 
   /**
    * Negotiated-payload send, second half: gives the prepared packet its message id and sends it.
@@ -442,34 +447,34 @@ export class ActiveMessages {
     const s8 = src!
     // the last source array's words and offset are remembered: `.buffer` is a call into the
     // runtime in Node 20 (a typed array always views the same buffer at the same offset)
-    let w: Int32Array
+    let w: Int32Array | null
     let so: number
     if (s8 === this.lastSrcU8) {
-      w = this.lastSrcWords!
+      w = this.lastSrcWords
       so = this.lastSrcOff
     } else {
       so = s8.byteOffset
-      w = this.wordsOf(s8.buffer)
+      w = (so & 3) === 0 ? this.wordsOf(s8.buffer) : null
       this.lastSrcU8 = s8
       this.lastSrcOff = so
+      this.lastSrcWords = w
     }
-    // (a resizable buffer's view tracks its length; one that shrank under it is not read)
-    if (((so | n) & 3) === 0 && (so + n) >> 2 <= w.length) { copyWords(d32, d, w, so, n); return }
+    if (w !== null && (n & 3) === 0) { copyWords(d32, d, w, so, n); return }
     for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
   }
 
-  /** An Int32Array over the whole of `buf` (made once per buffer; the last one is memoised). */
-  private wordsOf (buf: ArrayBufferLike): Int32Array {
-    if (buf === this.lastSrcBuf) return this.lastSrcWords!
+  /**
+   * An Int32Array over the whole of `buf` (made once per buffer), or null for a resizable or
+   * growable buffer: its length may change (and need not be a multiple of 4), so its bytes are
+   * copied one by one.
+   */
+  private wordsOf (buf: ArrayBufferLike): Int32Array | null {
     let w = this.srcWords.get(buf)
     if (w === undefined) {
-      // a resizable or growable buffer gets a view that follows its length
       const b = buf as ArrayBufferLike & { resizable?: boolean, growable?: boolean }
-      w = b.resizable === true || b.growable === true ? new Int32Array(buf) : new Int32Array(buf, 0, buf.byteLength >> 2)
+      w = b.resizable === true || b.growable === true ? null : new Int32Array(buf, 0, buf.byteLength >> 2)
       this.srcWords.set(buf, w)
     }
-    this.lastSrcBuf = buf
-    this.lastSrcWords = w
     return w
   }
 

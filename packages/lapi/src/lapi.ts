@@ -189,28 +189,33 @@ export class Lapi {
    * Negotiated-payload send of a one-packet active message, for hot paths of layered libraries (as
    * GASNet-EX's Prepare/Commit): reserves the packet of an active message to `tgt`'s handler `hdr`
    * (a handler-table index) with `uhdrLen` bytes of user header (a multiple of 8, at most 32) and no
-   * data, and returns the index in `preparedWords` (an Int32Array over the target's inbox) where
-   * the caller writes the user header, word by word in the host's byte order (this path runs on
-   * little-endian hosts only); `commitShort` then sends it. Returns -1 when the message cannot take
-   * this path now (arguments it does not take, a full ring, the reordering test transport, inside
-   * a header handler): send it with `amsendCode` instead. Between the two calls nothing else may
-   * be sent or polled (a second prepareShort abandons the first preparation); the words become
-   * visible to the target at `commitShort`. No counters move.
+   * data, and returns the index in `preparedWords` (an Int32Array over the target's whole inbox)
+   * where the caller writes the user header at once, word by word in the host's byte order (this
+   * path runs on little-endian hosts only), and nothing outside it; `commitShort` then sends it.
+   * Returns -1 when the message cannot take this path now (arguments it does not take, a full
+   * ring, a purged target, a terminated context, the reordering test transport, inside a header
+   * handler): send it with `amsendCode` instead. Between prepareShort and the last word written
+   * nothing else may be sent or polled, and the words become visible to the target at
+   * `commitShort`; a send on the same ring before `commitShort` voids the preparation, and any
+   * prepareShort (a refused one too) abandons the one before. No counters move.
    */
   prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
     if (this.ctx.isTerminated) return -1
     return this.ctx.am.prepareShort(tgt, hdr, uhdrLen)
   }
 
-  /** The words the user header of a prepared packet is written into (valid between prepareShort and commitShort). */
+  /**
+   * The words the user header of a prepared packet is written into (from a successful prepareShort
+   * until commitShort; throws otherwise).
+   */
   get preparedWords (): Int32Array { return this.ctx.am.preparedWords }
 
   /**
-   * Sends the packet `prepareShort` reserved. Returns false when nothing was sent: no packet was
-   * prepared, or another send to the same task came in between (then send the message with
-   * `amsendCode`).
+   * Sends the packet `prepareShort` reserved. Returns false when nothing was sent: no packet is
+   * prepared, another send to the same task came in between, or the context was terminated (then
+   * send the message with `amsendCode`, writing it anew).
    */
-  commitShort (): boolean { return this.ctx.am.commitShort() }
+  commitShort (): boolean { return !this.ctx.isTerminated && this.ctx.am.commitShort() }
 
   /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
   amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
