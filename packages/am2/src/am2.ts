@@ -56,8 +56,6 @@ const MAX_NEST = 8
 const REC = 6 + AM_MAX_SHORT
 /** Bytes of the bufmgr arena for Medium payloads; larger demand falls back to heap buffers. */
 const ARENA_BYTES = 8 * 1024 * 1024
-/** The most user-header bytes Lapi.prepareShort takes: am2's header with no arguments goes that way. */
-const SHORT_PACKET_HDR = 32
 /** Library slots of LAPI's handler table that am2 uses. */
 const SLOT_MSG = 0
 const SLOT_CTRL = 1
@@ -878,9 +876,10 @@ export class Runtime {
     const local = task === this.taskId
     // a reply (or a GetXfer's data) to a task that has left the job has nobody to reach: drop it
     if (!local && (kind & K_REQUEST) === 0 && !this.lapi.taskAlive(task)) return S.OK
-    // a header alone that fits a one-packet LAPI message is written straight into the packet
-    if (!local && dataLen === 0 && getBytes === 0 && hb <= SHORT_PACKET_HDR &&
-      this.sendPrepared(task, hb, kind, handler, nargs, id, ep.id, tagLo, tagHi, slot, off, off2, args)) return S.OK
+    // a header alone without arguments (32 bytes: what a one-packet LAPI message takes) is
+    // written straight into the packet
+    if (!local && nargs === 0 && dataLen === 0 && getBytes === 0 &&
+      this.sendPrepared(task, kind, handler, id, ep.id, tagLo, tagHi, slot, off, off2)) return S.OK
     const packed = dataLen === 0 || (dataLen <= this.packedLimit(nargs) && (kind & K_GET) === 0)
     if (packed && dataLen > 0) kind |= K_PACKED
     this.writeHeader(kind, handler, nargs, 0, id, ep.id, tagLo, tagHi, dataLen + getBytes, slot, off, off2, args)
@@ -911,27 +910,25 @@ export class Runtime {
   }
 
   /**
-   * A message that is its header alone (`hb` bytes, no payload), written by words straight into a
-   * one-packet LAPI message (Lapi.prepareShort/commitShort: no staging copy). The words are the
-   * little-endian layout of wire.ts (the path exists on little-endian hosts only). Returns false
-   * when LAPI could not take it this way (nothing was sent).
+   * A message that is its header alone (no arguments, no payload: 32 bytes), written by words
+   * straight into a one-packet LAPI message (Lapi.prepareShort/commitShort: no staging copy). The
+   * words are the little-endian layout of wire.ts (the path exists on little-endian hosts only).
+   * Returns false when LAPI could not take it this way (nothing was sent).
    */
-  private sendPrepared (task: number, hb: number, kind: number, handler: number, nargs: number, dstId: number, srcId: number,
-    tagLo: number, tagHi: number, slot: number, off: number, off2: number, args: Int32Array): boolean {
+  private sendPrepared (task: number, kind: number, handler: number, dstId: number, srcId: number,
+    tagLo: number, tagHi: number, slot: number, off: number, off2: number): boolean {
     const lapi = this.lapi
-    const at = lapi.prepareShort(task, this.hMsg, hb)
+    const at = lapi.prepareShort(task, this.hMsg, HDR_BYTES)
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at] = kind | handler << 8 | nargs << 16
-    w[at + 1] = dstId | srcId << 16
+    w[at] = kind | handler << 8     // O_KIND, O_HANDLER; O_NARGS 0, O_STATUS 0
+    w[at + 1] = dstId | srcId << 16 // O_DST, O_SRC
     w[at + 2] = tagLo
     w[at + 3] = tagHi
-    w[at + 4] = 0
+    w[at + 4] = 0                   // O_NBYTES
     w[at + 5] = slot
     w[at + 6] = off
     w[at + 7] = off2
-    for (let i = 0; i < nargs; i++) w[at + 8 + i] = args[i]!
-    if ((nargs & 1) !== 0) w[at + 8 + nargs] = 0
     return lapi.commitShort()
   }
 
