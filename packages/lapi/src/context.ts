@@ -1302,5 +1302,3 @@ function copyPiece (du8: Uint8Array, d: Addr | Uint8Array, dOff: number, su8: Ui
   } else if (typeof s === 'number') copy(d, dOff, su8, s + sOff, n)
   else copy(d, dOff, s, sOff, n)
 }
-
-
