@@ -37,7 +37,7 @@ import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
 } from './transport/packet.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from './types.js'
-import type { RingWriter } from './transport/ring.js'
+import { SLOT_PACKET, SLOT_STAMP_BYTES, type RingWriter } from './transport/ring.js'
 
 /** `lapi_return_info_t`: what a header handler learns about the message and may set. */
 export interface lapi_return_info_t {
@@ -117,24 +117,31 @@ export const F_PULL = 4
 /** Packet type: a pulled rendezvous is done (origin: free the staging copy, send-completion handler). */
 export const T_AM_PULLED = 5
 /**
- * Packet type: a whole small Amsend in one cache line. The first 16 bytes are the common header's
- * (version, type, flags, source, length, message id); then handler index, uhdr length, target
- * counter and completion counter; the user header and the data follow at byte 32. Used when uhdr +
- * data ≤ SHORT_ROOM, so that such a message costs the two tasks one line of the slot, not two.
+ * Packet type: a whole small Amsend in the first cache line of its slot, STAMP included. It starts
+ * at the slot's body (slot + 4), not at SLOT_PACKET, and has its own 28-byte header, in
+ * little-endian words: version | type << 8 (flags 0), source task, length | uhdr length << 16,
+ * message id, handler index, target counter, completion counter; the user header and the data
+ * follow at body + 28 (slot + 32, 8-aligned). Used when uhdr + data ≤ SHORT_ROOM: such a message
+ * costs the two tasks one line, the one whose STAMP publishes it. A packet of the common format
+ * has 0 in the body's first word, so the two never look alike.
  */
 export const T_AM_SHORT = 6
+const S_SRC = 4
+const S_LENS = 8
+const S_MSG_ID = 12
 const S_HANDLER = 16
-const S_UHDR_LEN = 20
-const S_TGT_CNTR = 24
-const S_CMPL_CNTR = 28
+const S_TGT_CNTR = 20
+const S_CMPL_CNTR = 24
 /** A SHORT packet's first word read as a little-endian Int32: version, type, no flags. */
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 /** The SHORT fast paths read and write packets through Int32Arrays, which are little-endian only here. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
-/** Where a SHORT packet's user header (then data) starts. */
-export const SHORT_HEADER_BYTES = 32
-/** Most user-header + data bytes a SHORT packet carries (it stays within one 64-byte line). */
-export const SHORT_ROOM = 64 - SHORT_HEADER_BYTES
+/** Where a SHORT packet's user header (then data) starts, from the slot's body. */
+export const SHORT_HEADER_BYTES = 28
+/** Most user-header + data bytes a SHORT packet carries (slot, STAMP included, stays within one 64-byte line). */
+export const SHORT_ROOM = 64 - SLOT_STAMP_BYTES - SHORT_HEADER_BYTES
+/** Where a packet of the common format starts, from its slot's body. */
+const BODY_PACKET = SLOT_PACKET - SLOT_STAMP_BYTES
 // HEAD: handler index, uhdr length, target counter, completion counter (origin), vector type, vector count, description bytes
 const H_HANDLER = P_EXTRA
 const H_UHDR_LEN = P_EXTRA + 4
@@ -348,11 +355,10 @@ export class ActiveMessages {
     const p = off >> 2
     i32[p] = SHORT_WORD0
     i32[p + 1] = c.taskId
-    i32[p + 2] = uhdrLen + udataLen
+    i32[p + 2] = (uhdrLen + udataLen) | (uhdrLen << 16)
     i32[p + 4] = hdr
-    i32[p + 5] = uhdrLen
-    i32[p + 6] = tgtCntr
-    i32[p + 7] = cmplCntr
+    i32[p + 5] = tgtCntr
+    i32[p + 6] = cmplCntr
     if (uhdrLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES, uhdr, uhdrLen)
     if (udataLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES + uhdrLen, udata, udataLen)
     // the id last: a message counts as sent (for the fence and the target's duplicate window)
@@ -396,11 +402,10 @@ export class ActiveMessages {
     const p = off >> 2
     i32[p] = SHORT_WORD0
     i32[p + 1] = c.taskId
-    i32[p + 2] = uhdrLen
+    i32[p + 2] = uhdrLen | (uhdrLen << 16)
     i32[p + 4] = hdr
-    i32[p + 5] = uhdrLen
+    i32[p + 5] = 0
     i32[p + 6] = 0
-    i32[p + 7] = 0
     this.prepRing = w
     this.prepTgt = tgt
     this.prepWord = p
@@ -493,11 +498,13 @@ export class ActiveMessages {
     const id = this.nextMessage(tgt)
     if (uhdrLen + udataLen <= SHORT_ROOM && LITTLE_ENDIAN) {
       // the whole message in one line of the slot
-      const off = this.beginPacket(tgt)
+      const off = this.beginBody(tgt)
       const dv = this.wdv
-      this.writeCommon(dv, off, T_AM_SHORT, 0, uhdrLen + udataLen, id)
+      dv.setUint32(off, SHORT_WORD0, true)
+      dv.setUint32(off + S_SRC, c.taskId, true)
+      dv.setUint32(off + S_LENS, (uhdrLen + udataLen) | (uhdrLen << 16), true)
+      dv.setUint32(off + S_MSG_ID, id, true)
       dv.setUint32(off + S_HANDLER, hidx, true)
-      dv.setUint32(off + S_UHDR_LEN, uhdrLen, true)
       dv.setUint32(off + S_TGT_CNTR, tgtCntr ?? 0, true)
       dv.setUint32(off + S_CMPL_CNTR, cmplCntr ?? 0, true)
       if (uhdrLen > 0) this.copyIn(this.wu8, off + SHORT_HEADER_BYTES, uhdr, 0, uhdrLen)
@@ -707,7 +714,7 @@ export class ActiveMessages {
     dv.setUint32(off + P_MSG_LEN + 4, 0, true)
   }
 
-  /** The first 16 bytes every packet shares (SHORT packets have no more of the common header). */
+  /** The first 16 bytes of the common header. */
   private writeCommon (dv: DataView, off: number, type: number, flags: number, len: number, id: number): void {
     dv.setUint8(off + P_VERSION, PACKET_VERSION)
     dv.setUint8(off + P_TYPE, type)
@@ -718,15 +725,26 @@ export class ActiveMessages {
   }
 
   /**
-   * Reserves room for one packet to `tgt` and returns its offset in `this.wu8`/`this.wdv`. A full
-   * ring is back-pressure: take packets in from the own inbox (so two tasks sending to each other
-   * both drain) and wait for the target to free a slot.
+   * Reserves a slot for one packet of the common format to `tgt` and returns the packet's offset
+   * in `this.wu8`/`this.wdv` (the body's first word is set to 0: not a SHORT packet).
    */
   private beginPacket (tgt: number): number {
+    const b = this.beginBody(tgt)
+    this.wdv.setUint32(b, 0, true)
+    return b + BODY_PACKET
+  }
+
+  /**
+   * Reserves a slot for one packet to `tgt` and returns its body's offset in `this.wu8`/`this.wdv`
+   * (the test transport: 0 in a buffer of the body's size). A full ring is back-pressure: take
+   * packets in from the own inbox (so two tasks sending to each other both drain) and wait for the
+   * target to free a slot.
+   */
+  private beginBody (tgt: number): number {
     if (this.chaos) {
       this.wtgt = tgt
       let b = this.spare.pop()
-      if (b === undefined) { const bytes = new Uint8Array(this.slotBytes); b = { bytes, dv: new DataView(bytes.buffer) } }
+      if (b === undefined) { const bytes = new Uint8Array(this.slotBytes - SLOT_STAMP_BYTES); b = { bytes, dv: new DataView(bytes.buffer) } }
       this.chaosBuf = b
       this.wu8 = b.bytes
       this.wdv = b.dv
@@ -814,7 +832,10 @@ export class ActiveMessages {
     const w = this.c.outbox[tgt]!
     const off = w.reserve()
     if (off < 0) return false
-    const len = PACKET_HEADER_BYTES + b.dv.getUint32(P_LEN, true)
+    const d = b.dv
+    const len = d.getUint32(0, true) === SHORT_WORD0
+      ? SHORT_HEADER_BYTES + (d.getUint32(S_LENS, true) & 0xffff)
+      : BODY_PACKET + PACKET_HEADER_BYTES + d.getUint32(BODY_PACKET + P_LEN, true)
     w.u8.set(len === b.bytes.length ? b.bytes : b.bytes.subarray(0, len), off)
     w.publish()
     this.announce(tgt)
@@ -873,7 +894,7 @@ export class ActiveMessages {
           this.landedHere = 0
           const off = r.front()
           if (i32[off >> 2] === SHORT_WORD0 && LITTLE_ENDIAN) this.onShort(u8, i32, off)
-          else this.handle(u8, r.dv, off)
+          else this.handle(u8, r.dv, off + BODY_PACKET)
           // Each slot goes back as soon as its packet is handled (a handler further on may send
           // and need the room), and a message consumed in its header handler counts as landed in
           // the same store. (Messages with a completion handler count as landed before it runs.)
@@ -1056,10 +1077,11 @@ export class ActiveMessages {
     const s = this.sources[src]!
     const id = i32[p + 3]! >>> 0
     if (id < s.doneBelow || (s.doneAbove.size !== 0 && s.doneAbove.has(id))) { this.duplicates++; return }
-    const len = i32[p + 2]!
-    const uhdrLen = i32[p + 5]!
-    const tgtCntr = i32[p + 6]!
-    const cmplCntr = i32[p + 7]!
+    const lens = i32[p + 2]!
+    const len = lens & 0xffff
+    const uhdrLen = lens >>> 16
+    const tgtCntr = i32[p + 5]!
+    const cmplCntr = i32[p + 6]!
     const size = c.segmentSize
     if ((len >>> 0) > SHORT_ROOM || (uhdrLen >>> 0) > len || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
       (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.dropped++; return }

@@ -1,12 +1,16 @@
 /** Inbox rings: full/empty, wrap-around of the free-running counters, and a real two-thread run. */
 import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { RING_HEADER_BYTES, RingReader, RingWriter, createInbox, ringGeometry } from '@amlapi/lapi/transport'
+import { RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, ringGeometry } from '@amlapi/lapi/transport'
 
 describe('inbox ring', () => {
   it('rounds slots to a power of two and slot bytes to 64', () => {
     const g = ringGeometry(3, 5, 100)
     expect(g).toMatchObject({ slots: 8, slotBytes: 128, rings: 4 })
+    // a packet sits at SLOT_PACKET (after the STAMP), 8-aligned: 56 bytes of packet fit in a line
+    expect(ringGeometry(1, 4, 64 - SLOT_PACKET).slotBytes).toBe(64)
+    expect(ringGeometry(1, 4, 64 - SLOT_PACKET + 1).slotBytes).toBe(128)
+    expect(SLOT_PACKET % 8).toBe(0)
     expect(g.ringBytes).toBe(RING_HEADER_BYTES + 8 * 128)
     // HEAD, TAIL and the first slot each start a 128-byte block
     expect(RING_HEADER_BYTES % 128).toBe(0)
@@ -32,9 +36,9 @@ describe('inbox ring', () => {
       expect(w.pending()).toBe(0)
       expect(w.outstanding()).toBe(1 + round)
     }
-    // paired with its writer, the reader counts from the writer and never reads HEAD
+    // paired with its writer, the reader counts from the writer and never reads a STAMP
     r.sameThreadWriter(w)
-    new Int32Array(inbox)[0] = 12345
+    new Int32Array(inbox)[(r.front() - SLOT_STAMP_BYTES) >> 2] = 16
     expect(r.available()).toBe(0)
     expect(r.nonEmpty).toBe(false)
     const o = w.reserve(); w.dv.setUint32(o, 99, true); w.publish()
@@ -71,6 +75,43 @@ describe('inbox ring', () => {
     }
     expect(r.peek()).toBe(-1)
     expect(r.nonEmpty).toBe(false)
+  })
+
+  it('publishes a packet by its slot\'s STAMP: a stamp of another lap, or a body without one, is not a packet', () => {
+    const g = ringGeometry(2, 4, 64)
+    const inbox = createInbox(g)
+    const i32 = new Int32Array(inbox)
+    const w = new RingWriter(inbox, g, 1)
+    const r = new RingReader(inbox, g, 1)
+    const stampOf = (body: number): number => (body - SLOT_STAMP_BYTES) >> 2
+    // a body written but not published: nothing to read, however it looks
+    const o = w.reserve()
+    w.dv.setUint32(o, 7, true)
+    expect(r.nonEmpty).toBe(false)
+    expect(r.available()).toBe(0)
+    // the STAMP of packet 0 is 1; 1 - 4 (the lap before) or 5 (the lap after) are not it
+    i32[stampOf(o)] = 1 - 4
+    expect(r.nonEmpty).toBe(false)
+    i32[stampOf(o)] = 5
+    expect(r.available()).toBe(0)
+    i32[stampOf(o)] = 0
+    w.publish()
+    expect(i32[stampOf(o)]).toBe(1)
+    expect(r.peek()).toBe(o)
+    // seven more: the second lap's stamps replace the first's, and every packet is read once
+    const got: number[] = []
+    for (let i = 1; i < 8; i++) {
+      if (i === 4) { expect(w.reserve()).toBe(-1); while (r.available() > 0) { got.push(r.dv.getUint32(r.front(), true)); r.release() } }
+      const b = w.reserve(); w.dv.setUint32(b, 7 + i, true); w.publish()
+    }
+    while (r.available() > 0) { got.push(r.dv.getUint32(r.front(), true)); r.release() }
+    expect(got).toEqual([7, 8, 9, 10, 11, 12, 13, 14])
+    // a writer made later on the same inbox (a new context) goes on from the count the first kept
+    const w2 = new RingWriter(inbox, g, 1)
+    expect(w2.published).toBe(8)
+    const b = w2.reserve(); w2.dv.setUint32(b, 99, true); w2.publish()
+    expect(r.available()).toBe(1)
+    expect(r.dv.getUint32(r.front(), true)).toBe(99)
   })
 
   it('keeps order across many wrap-arounds (single thread, seeded sizes)', () => {

@@ -6,20 +6,26 @@
  *
  *   inbox of task r (one SharedArrayBuffer), ring i at i × ringBytes (i = sender task; N = agent):
  *   ┌──────────── ring ────────────────────────────────────────────────────────────┐
- *   │ +0    HEAD u32   packets published (free-running; written by the producer)   │
+ *   │ +0    HEAD u32   packets published (free-running; the producer's own record)  │
  *   │ +128  TAIL u32   packets consumed  (free-running; written by the consumer)   │
  *   │ +132  LANDED u32 messages of this sender complete here (consumer; the fence)  │
  *   │ +256  slot 0 │ slot 1 │ … │ slot S-1      each slotBytes (a multiple of 64)    │
  *   └──────────────────────────────────────────────────────────────────────────────┘
+ *   slot: +0 STAMP u32 (packet number + 1) │ +4 body: what reserve()/front() point at
  *   empty: HEAD == TAIL;  full: HEAD - TAIL == S;  packet k lives in slot k mod S.
  *
- * The producer writes a packet into the slot, then publishes it with Atomics.store(HEAD) (a
- * sequentially consistent store, so the bytes are visible before the new HEAD); the consumer reads
- * HEAD with Atomics.load, processes the slot and only then releases it with Atomics.store(TAIL).
- * Back-pressure is a return value (reserve() = -1), never a throw. Nothing here allocates.
- * The producer keeps the last TAIL it read and reads it again only when the ring looks full, so a
- * packet costs it no read of the consumer's cache line. LANDED (in TAIL's line) counts the
- * sender's messages that are complete here: the sender's fence compares it with what it sent.
+ * A packet is published by its slot's STAMP: the producer writes the body, then stores k + 1
+ * (packet k, free-running) into STAMP with Atomics.store (sequentially consistent, so the body is
+ * visible first); the consumer waits for STAMP of its next slot to read k + 1 (Atomics.load), so
+ * the mark that a packet is there and the packet's first bytes travel in one cache line: a small
+ * packet costs the consumer one line from the producer's cache, not two (a separate HEAD word and
+ * then the slot). A stamp of an earlier lap is k + 1 - S, never k + 1, so slots need no clearing.
+ * The consumer processes the slot and then releases it with Atomics.store(TAIL). HEAD is the
+ * producer's own count (a plain write that nobody polls); a writer made later on the same inbox
+ * starts from it. Back-pressure is a return value (reserve() = -1), never a throw. Nothing here
+ * allocates. The producer keeps the last TAIL it read and reads it again only when the ring looks
+ * full, so a packet costs it no read of the consumer's cache line. LANDED (in TAIL's line) counts
+ * the sender's messages that are complete here: the sender's fence compares it with what it sent.
  * HEAD, TAIL and the slots each start a 128-byte block, so the two ends never write the same pair
  * of lines (adjacent-line prefetchers move lines in pairs). The consumer gives each slot back as
  * soon as its packet is handled (a handler further on may send into the same ring).
@@ -30,12 +36,19 @@ export const RING_TAIL = 32
 /** Word index of LANDED: messages from this ring's sender whose data has landed (written by the consumer). */
 export const RING_LANDED = 33
 export const RING_HEADER_BYTES = 256
+/** Bytes of a slot before its body: the STAMP word that publishes the packet. */
+export const SLOT_STAMP_BYTES = 4
+/**
+ * Where a packet with the common 64-byte header starts, from its slot's start: after STAMP and a
+ * word the one-line formats use (such a packet writes 0 there), so that its payload is 8-aligned.
+ */
+export const SLOT_PACKET = 8
 
 /** Geometry of every ring of a job's inboxes. */
 export interface RingGeometry {
   /** Slots per ring (a power of two). */
   slots: number
-  /** Bytes per slot: the largest packet, rounded up to 64. */
+  /** Bytes per slot: STAMP, a word, then the largest packet, rounded up to 64. */
   slotBytes: number
   /** Bytes per ring including its header. */
   ringBytes: number
@@ -43,11 +56,14 @@ export interface RingGeometry {
   rings: number
 }
 
-/** The geometry for `numTasks` senders, `slots` slots (rounded up to a power of two) of `packetBytes`. */
+/**
+ * The geometry for `numTasks` senders, `slots` slots (rounded up to a power of two) that hold
+ * packets of up to `packetBytes` at SLOT_PACKET.
+ */
 export function ringGeometry (numTasks: number, slots: number, packetBytes: number): RingGeometry {
   let s = 1
   while (s < slots) s <<= 1
-  const slotBytes = Math.ceil(packetBytes / 64) * 64
+  const slotBytes = Math.ceil((packetBytes + SLOT_PACKET) / 64) * 64
   return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: numTasks + 1 }
 }
 
@@ -58,7 +74,7 @@ export function createInbox (g: RingGeometry): SharedArrayBuffer {
 
 /** What both ends of a ring know: its views and where its words and slots are. */
 abstract class RingEnd {
-  /** Byte view of the whole inbox; packet bytes are at the offsets reserve()/peek() return. */
+  /** Byte view of the whole inbox; slot bodies are at the offsets reserve()/front() return. */
   readonly u8: Uint8Array
   readonly dv: DataView
   /** Int32 view of the whole inbox (the SHORT fast paths read and write packets word by word). */
@@ -69,6 +85,9 @@ abstract class RingEnd {
   protected readonly mask: number
   protected readonly slotBytes: number
   protected readonly first: number
+  /** Word index of slot 0's STAMP, and words per slot. */
+  protected readonly firstWord: number
+  protected readonly slotWords: number
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
     const base = ring * g.ringBytes
@@ -81,6 +100,8 @@ abstract class RingEnd {
     this.mask = g.slots - 1
     this.slotBytes = g.slotBytes
     this.first = base + RING_HEADER_BYTES
+    this.firstWord = this.first >> 2
+    this.slotWords = g.slotBytes >> 2
   }
 }
 
@@ -101,22 +122,28 @@ export class RingWriter extends RingEnd {
     this.sent = Atomics.load(this.i32, this.landed)
   }
 
-  /** Byte offset (in the inbox) of the next free slot, or -1 when the ring is full. */
+  /**
+   * Byte offset (in the inbox) of the body of the next free slot (its STAMP word is just before:
+   * the body has slotBytes - SLOT_STAMP_BYTES bytes), or -1 when the ring is full.
+   */
   reserve (): number {
     if (((this.next - this.seenTail) | 0) >= this.slots) {
       this.seenTail = Atomics.load(this.i32, this.tail)
       if (((this.next - this.seenTail) | 0) >= this.slots) return -1
     }
-    return this.first + (this.next & this.mask) * this.slotBytes
+    return this.first + (this.next & this.mask) * this.slotBytes + SLOT_STAMP_BYTES
   }
 
   /** Packets published on this ring so far (free-running; this end's own count, no memory read). */
   get published (): number { return this.next }
 
-  /** Publishes the slot `reserve()` returned: the consumer may now see it. */
+  /** Publishes the slot `reserve()` returned (stores its STAMP): the consumer may now see it. */
   publish (): void {
-    this.next = (this.next + 1) | 0
-    Atomics.store(this.i32, this.head, this.next)
+    const k = this.next
+    const n = (k + 1) | 0
+    this.next = n
+    this.i32[this.head] = n
+    Atomics.store(this.i32, this.firstWord + (k & this.mask) * this.slotWords, n)
   }
 
   /** Packets published and not yet consumed. */
@@ -143,47 +170,54 @@ export class RingReader extends RingEnd {
   private next: number
   /**
    * The writer of this ring when it is in the same thread (a task's ring from itself): its count
-   * stands in for HEAD, so looking at that ring costs no atomic read (each is a call in Node 20).
+   * stands in for the stamps, so looking at that ring costs no atomic read (each is a call in Node 20).
    */
   private partner: RingWriter | null = null
-  /** The last HEAD read (a lower bound of HEAD now: it only grows), so a look that found packets spares the next read. */
-  private seenHead: number
+  /** Packets known to be published (a look that found them spares the next look its atomic read). */
+  private seen: number
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
     super(inbox, g, ring)
     this.next = Atomics.load(this.i32, this.tail)
-    this.seenHead = this.next
+    this.seen = this.next
   }
 
   /** Declares that `w`, in this thread, is the only writer of this ring. */
   sameThreadWriter (w: RingWriter): void { this.partner = w }
 
-  /** HEAD: packets published on this ring (free-running). */
-  private headNow (): number {
-    const p = this.partner
-    return p !== null ? p.published : Atomics.load(this.i32, this.head)
+  /** True when packet `k` is published: its slot's STAMP reads k + 1 (one atomic read). */
+  private stamped (k: number): boolean {
+    return Atomics.load(this.i32, this.firstWord + (k & this.mask) * this.slotWords) === ((k + 1) | 0)
   }
 
-  /** Byte offset (in the inbox) of the oldest unconsumed packet, or -1 when the ring is empty. */
+  /** Byte offset (in the inbox) of the oldest unconsumed packet's body, or -1 when the ring is empty. */
   peek (): number {
-    return this.headNow() === this.next ? -1 : this.front()
+    return this.nonEmpty ? this.front() : -1
   }
 
   /**
-   * Packets published and not yet taken: one atomic read of HEAD, none for a same-thread ring, and
-   * none when the last read (`nonEmpty`) already showed packets not taken yet.
+   * Packets published and not yet taken, in a row from the oldest: none read again that a look
+   * already found, one atomic read per packet more and one for the first slot not published yet
+   * (none at all for a same-thread ring).
    */
   available (): number {
-    const known = (this.seenHead - this.next) | 0
+    const known = (this.seen - this.next) | 0
     if (known > 0) return known
-    const h = this.headNow()
-    this.seenHead = h
-    return (h - this.next) | 0
+    const p = this.partner
+    if (p !== null) {
+      this.seen = p.published
+      return (this.seen - this.next) | 0
+    }
+    let k = this.next
+    const end = (k + this.mask + 1) | 0
+    while (k !== end && this.stamped(k)) k = (k + 1) | 0
+    this.seen = k
+    return (k - this.next) | 0
   }
 
-  /** Byte offset of the oldest untaken packet; only valid while `available()` counted it. */
+  /** Byte offset of the oldest untaken packet's body; only valid while `available()` counted it. */
   front (): number {
-    return this.first + (this.next & this.mask) * this.slotBytes
+    return this.first + (this.next & this.mask) * this.slotBytes + SLOT_STAMP_BYTES
   }
 
   /**
@@ -198,11 +232,17 @@ export class RingReader extends RingEnd {
     Atomics.store(this.i32, this.tail, this.next)
   }
 
-  /** True when a packet is waiting (a cheap check for wait loops). */
+  /** True when a packet is waiting (a cheap check for wait loops: at most one atomic read). */
   get nonEmpty (): boolean {
-    const h = this.headNow()
-    this.seenHead = h
-    return h !== this.next
+    if (((this.seen - this.next) | 0) > 0) return true
+    const p = this.partner
+    if (p !== null) {
+      this.seen = p.published
+      return this.seen !== this.next
+    }
+    if (!this.stamped(this.next)) return false
+    this.seen = (this.next + 1) | 0
+    return true
   }
 
   /** A message of this ring's sender is complete here (the sender's fence waits for these). */
