@@ -875,8 +875,9 @@ export class ActiveMessages {
   private draining = -1
 
   /**
-   * Takes the packets of each ring: as many as its HEAD showed when the ring's turn came (one
-   * atomic read of HEAD per ring and round), so one sender cannot starve the others.
+   * Takes the packets of each ring: those stamped in a row when the ring's turn came (at most a
+   * ring's worth; one atomic read of a STAMP per packet and one more), so one sender cannot
+   * starve the others.
    */
   private drain (): number {
     const c = this.c

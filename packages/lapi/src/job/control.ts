@@ -14,7 +14,7 @@
  *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell      │
  *   │ +2 STATE     TaskState                                                     │
  *   │ +3, +4       reserved (no per-packet counters here: a packet in flight     │
- *   │              shows in its ring's HEAD, a landed message in the ring's LANDED; │
+ *   │              shows in its slot's STAMP, a landed message in the ring's LANDED;│
  *   │              this line is written only to sleep, wake and change state)     │
  *   │ +5 WAIT_WORD / +6 WAIT_VAL  the counter (word index, 0 = anything) and value │
  *   │              t's sleeping thread waits for; set before SLEEPING            │
