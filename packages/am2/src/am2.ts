@@ -1232,7 +1232,14 @@ export class Runtime {
 
   /** AM_Poll: the network once, then up to POLL_BATCH queued handlers. Returns the messages handled. */
   poll (b: Bundle): number {
-    if (this.lapi.inHeaderHandler) return 0
+    const lapi = this.lapi
+    if (lapi.inHeaderHandler) return 0
+    // nothing in the inbox, nothing queued: a poll loop's empty round stays short, so a message
+    // that arrives is seen sooner (the look leaves what it found for the dispatcher's round)
+    if (b.queue.size === 0 && this.returns.length === 0 && !lapi.pending) {
+      if ((++this.emptyPolls & 255) === 0) this.checkPeers(b)
+      return 0
+    }
     this.directRuns = 0
     this.progressFor(b)
     const n = this.runQueued(b) + this.directRuns

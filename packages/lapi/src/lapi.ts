@@ -297,6 +297,14 @@ export class Lapi {
   /** Whether a LAPI header handler of this task is running (no sending or waiting there). */
   get inHeaderHandler (): boolean { return this.ctx.inHeaderHandler }
 
+  /**
+   * Whether a dispatcher round would find something to do: a packet waiting in the inbox, or
+   * queued work (completion handlers, rendezvous copies, held test-transport packets). One atomic
+   * read per ring of another task (none for a ring an earlier look found packets in): for poll
+   * loops of layered libraries that skip a round with nothing to do.
+   */
+  get pending (): boolean { const c = this.ctx; return c.inboxPending() || c.am.busy }
+
   /** Runs the dispatcher once without the LAPI_Probe checks; returns the packets handled (0 inside a header handler). */
   progress (): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress() }
 
