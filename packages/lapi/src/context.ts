@@ -367,12 +367,13 @@ export class Context {
   }
 
   /**
-   * The waiting loop of waitcntr: read the counter (Atomics.load), look at the inbox and run the
+   * The waiting loop of waitcntr: look at the counter (`reached`), look at the inbox and run the
    * dispatcher only when a packet waits or work is queued; every
    * SPIN_BATCH rounds run the dispatcher anyway and look at the clock (performance.now is too dear
-   * to call every round), and once the spin budget is spent sleep on the doorbell. The spin reads
-   * atomically on purpose: a spin of plain reads measured slower (the other thread's hop took
-   * longer), as a loop of plain loads of a line another core writes keeps the core busier.
+   * to call every round), and once the spin budget is spent sleep on the doorbell. Each round
+   * keeps one atomic read, the inbox's: a spin of plain reads alone measured slower (the other
+   * thread's hop took longer), as a loop of plain loads of a line another core writes keeps the
+   * core busier; the call of an atomic read paces the loop.
    */
   private waitSlow (i32: Int32Array, idx: number, val: number): number {
     let spinStart = 0
@@ -403,12 +404,13 @@ export class Context {
 
   /**
    * Whether the wait on counter word `idx` for `val` is over (the counter plus what the wait took).
-   * A plain read first: other tasks only add to a counter (the owner alone sets or lowers it), so
-   * a value read late is too low, never too high, and the condition it shows holds. The atomic
-   * read that follows (a call in Node 20, ~100 instructions) orders the reads of data the counted
-   * operations wrote; it is skipped when this wait's own dispatcher rounds took enough, as their
-   * packets were read after atomic reads already. So a look that finds the wait not over costs no
-   * atomic operation, and the loop's one atomic read is that of the inbox.
+   * A plain read first, as a hint: a look that finds the wait not over costs no atomic operation
+   * (an atomic read is a call in Node 20, ~100 instructions), and a value read late only makes the
+   * wait look again. When the hint shows the wait over, an atomic read confirms it, which also
+   * orders the reads of the data the counted operations wrote; it is skipped when this wait's own
+   * dispatcher rounds took enough (`absorbed`), as their packets were read after atomic reads of
+   * their stamps. (Other tasks' counter updates add; only a Put or Rmw that another task aims at
+   * the counter word itself, racing with the wait, could make that case differ.)
    */
   private reached (i32: Int32Array, idx: number, val: number): boolean {
     const a = this.absorbed

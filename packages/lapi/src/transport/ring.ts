@@ -40,7 +40,9 @@ export const RING_HEADER_BYTES = 256
 export const SLOT_STAMP_BYTES = 4
 /**
  * Where a packet with the common 64-byte header starts, from its slot's start: after STAMP and a
- * word the one-line formats use (such a packet writes 0 there), so that its payload is 8-aligned.
+ * word the one-line formats use, so that its payload is 8-aligned. A writer of such a packet must
+ * put 0 in that word (the body's first): a SHORT packet's first word there (`0x00000601`) makes
+ * the dispatcher read the slot as one.
  */
 export const SLOT_PACKET = 8
 
@@ -196,21 +198,36 @@ export class RingReader extends RingEnd {
   }
 
   /**
-   * Packets published and not yet taken, in a row from the oldest: none read again that a look
-   * already found, one atomic read per packet more and one for the first slot not published yet
-   * (none at all for a same-thread ring).
+   * True when packet `k`, one past a packet already found, is published: a plain read first (a
+   * slot not published yet costs no atomic call), confirmed by an atomic read, which orders the
+   * reads of the packet after it. A plain read that comes late only leaves the packet to the next look.
+   */
+  private stampedAhead (k: number): boolean {
+    const w = this.firstWord + (k & this.mask) * this.slotWords
+    const want = (k + 1) | 0
+    return this.i32[w] === want && Atomics.load(this.i32, w) === want
+  }
+
+  /**
+   * Packets published and not yet taken, in a row from the oldest (at most a ring's worth): none
+   * read again that a look already found, an atomic read of the first STAMP otherwise, and the
+   * slots after the known ones looked at with `stampedAhead` (none at all for a same-thread ring).
    */
   available (): number {
-    const known = (this.seen - this.next) | 0
-    if (known > 0) return known
     const p = this.partner
     if (p !== null) {
+      const known = (this.seen - this.next) | 0
+      if (known > 0) return known
       this.seen = p.published
       return (this.seen - this.next) | 0
     }
-    let k = this.next
-    const end = (k + this.mask + 1) | 0
-    while (k !== end && this.stamped(k)) k = (k + 1) | 0
+    let k = this.seen
+    if (((k - this.next) | 0) <= 0) {
+      if (!this.stamped(this.next)) return 0
+      k = (this.next + 1) | 0
+    }
+    const end = (this.next + this.mask + 1) | 0
+    while (k !== end && this.stampedAhead(k)) k = (k + 1) | 0
     this.seen = k
     return (k - this.next) | 0
   }
