@@ -369,6 +369,7 @@ export class ActiveMessages {
     if (tgt !== c.taskId || c.hasAsyncSleepers) ringDoorbell(c.ctl, tgt)
     this.sendCompleted++
     if (orgCntr !== 0) c.bumpLocal(orgCntr)
+    if (this.tailsHeld) this.publishTails()
     return true
   }
 
@@ -437,6 +438,7 @@ export class ActiveMessages {
     // this thread cannot be asleep in Atomics.wait; its promise waits count themselves
     if (tgt !== c.taskId || c.hasAsyncSleepers) ringDoorbell(c.ctl, tgt)
     this.sendCompleted++
+    if (this.tailsHeld) this.publishTails()
     return true
   }
 
@@ -765,10 +767,11 @@ export class ActiveMessages {
     if (this.chaos) {
       this.held.push({ tgt, buf: this.chaosBuf!, rounds: 0 })
       this.chaosBuf = null
-      return
+    } else {
+      this.c.outbox[tgt]!.publish()
+      this.announce(tgt)
     }
-    this.c.outbox[tgt]!.publish()
-    this.announce(tgt)
+    if (this.tailsHeld) this.publishTails()
   }
 
   /** Tells `tgt` a packet is in its inbox. */
@@ -881,6 +884,8 @@ export class ActiveMessages {
    */
   private drain (): number {
     const c = this.c
+    if (this.tailsHeld) this.publishTails()
+    const hold = c.holdTails
     let done = 0
     const rings = c.polled
     for (let i = 0; i < rings.length; i++) {
@@ -888,6 +893,7 @@ export class ActiveMessages {
       const n = r.available()
       if (n === 0) continue
       this.draining = i
+      const held = hold && !r.sameThread
       const u8 = r.u8
       const i32 = r.i32
       try {
@@ -899,16 +905,37 @@ export class ActiveMessages {
           // Each slot goes back as soon as its packet is handled (a handler further on may send
           // and need the room), and a message consumed in its header handler counts as landed in
           // the same store. (Messages with a completion handler count as landed before it runs.)
-          r.release(this.landedHere)
+          r.release(this.landedHere, held)
+          // (marked at each release: a handler further on may send or wait, which publishes)
+          if (held) this.tailsHeld = true
         }
       } finally {
         this.landedHere = 0
         this.draining = -1
       }
       done += n
-      ringDoorbell(c.ctl, i) // a sender blocked on this ring, or fencing, may go on
+      // a sender blocked on this ring, or fencing, may go on: now, or when the held TAIL goes out
+      if (!held) ringDoorbell(c.ctl, i)
     }
     return done
+  }
+
+  /**
+   * Rings whose slots were given back in polling mode without TAIL published (`holdTails`): the
+   * store of TAIL (with LANDED) and the sender's doorbell wait until this task's next step in
+   * LAPI — its next send (after the packet is out), dispatcher round, one-sided call, counter
+   * wait or sleep — so that they are not on the path from the message to its answer. LAPI's
+   * acknowledgements are batched likewise (ACK_THRESHOLD); in polling mode nothing of a task
+   * moves while it is outside LAPI anyway.
+   */
+  tailsHeld = false
+
+  /** Publishes every held TAIL and rings the senders' doorbells (see `tailsHeld`). */
+  publishTails (): void {
+    this.tailsHeld = false
+    const c = this.c
+    const rings = c.polled
+    for (let i = 0; i < rings.length; i++) if (rings[i]!.publishTail()) ringDoorbell(c.ctl, i)
   }
 
   /** 1 when the packet being drained completed its message inline (LANDED moves with the slot's release). */

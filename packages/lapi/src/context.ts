@@ -85,6 +85,14 @@ const SPIN_BATCH = 64
 /** Tasks' segments seen from this thread. */
 export interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
 
+/**
+ * Contexts of this thread that may hold TAILs back (polling mode): a task whose program ends
+ * without LAPI_Term publishes them as its thread exits, so no sender's fence waits for a message
+ * this task handled.
+ */
+const holding = new Set<Context>()
+let exitHook = false
+
 export class Context {
   readonly handle: number
   readonly taskId: number
@@ -136,6 +144,8 @@ export class Context {
   // settings (LAPI_Senv)
   private errorChk = 1
   private interrupt: number
+  /** Polling mode: the dispatcher may hold TAIL back until the task's next step in LAPI (`ActiveMessages.tailsHeld`). */
+  holdTails = false
   private timeout = TIMEOUT_DEFAULT
   private ackThreshold = ACK_THRESHOLD_MAX
 
@@ -181,6 +191,12 @@ export class Context {
     this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
     this.am = new ActiveMessages(this)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
+    this.holdTails = this.interrupt === 0
+    holding.add(this)
+    if (!exitHook) {
+      exitHook = true
+      process.once('exit', () => { for (const c of holding) c.flushTails() })
+    }
     if (this.interrupt === 1) this.startInterrupts()
     this.log.debug({ numTasks: spec.numTasks, interrupt: this.interrupt }, 'context initialised')
   }
@@ -194,6 +210,8 @@ export class Context {
   /** LAPI_Term: local; later calls on this handle return LAPI_ERR_HNDL_INVALID. */
   term (): number {
     if (this.terminated) return S.ERR_HNDL_INVALID
+    this.flushTails()
+    holding.delete(this)
     if (this.am.holding) this.am.flushChaos(true)
     this.terminated = true
     Atomics.store(this.ctl, taskWord(this.taskId, T_STATE), TaskState.TERMINATED)
@@ -246,7 +264,8 @@ export class Context {
       case Query.INTERRUPT_SET:
         if (val !== 0 && val !== 1) return S.ERR_SET_VAL
         this.interrupt = val
-        if (val === 1) this.startInterrupts()
+        this.holdTails = val === 0
+        if (val === 1) { this.flushTails(); this.startInterrupts() }
         return S.SUCCESS
       case Query.TIMEOUT:
         if (val < TIMEOUT_MIN || val > TIMEOUT_MAX) return S.ERR_SET_VAL
@@ -274,6 +293,7 @@ export class Context {
     const ctl = this.ctl
     try {
       while (this.interrupt === 1 && !this.terminated) {
+        this.flushTails()
         const seen = Atomics.load(ctl, this.myDoorbell)
         this.enterAsyncSleep()
         try {
@@ -350,6 +370,7 @@ export class Context {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) return rc
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    this.flushTails()
     const i32 = this.mySeg32
     const idx = cntr >>> 2
     // bumps a waiting dispatcher handed straight to this wait (see waitSlow) count as in memory
@@ -491,6 +512,7 @@ export class Context {
    * another task's, with a target counter at most. Everything else goes to `putAny`.
    */
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
+    this.flushTails()
     const size = this.segmentSize
     if (typeof org === 'number' && ((tgtAddr | org | len) & 3) === 0 && len <= WORD_COPY && (tgt >>> 0) === tgt &&
       tgt < this.numTasks && tgt !== this.taskId && this.purged[tgt] === 0 && (tgtAddr >>> 0) === tgtAddr && (org >>> 0) === org &&
@@ -527,6 +549,7 @@ export class Context {
   /** LAPI_Get (and the GET member of LAPI_Xfer when `chndlr` is given). */
   get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
     chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
+    this.flushTails()
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, 0)
     if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
     if (len > 0) {
@@ -575,6 +598,7 @@ export class Context {
   putv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
     shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    this.flushTails()
     let rc = this.checkTarget(tgt)
     if (rc !== 0) return rc
     rc = this.checkVecPair(tgtVec, orgVec)
@@ -592,6 +616,7 @@ export class Context {
   getv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr,
     chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    this.flushTails()
     let rc = this.checkTarget(tgt)
     if (rc !== 0) return rc
     rc = this.checkVecPair(tgtVec, orgVec)
@@ -613,6 +638,7 @@ export class Context {
   rmw (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<number> | null | undefined, prev: Ref<number> | null | undefined,
     orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    this.flushTails()
     let rc = this.checkRmw(op, tgt, tgtVar, 4)
     if (rc !== 0) return rc
     if (inVal === null || inVal === undefined || typeof inVal !== 'object') return S.ERR_IN_VAL_NULL
@@ -641,6 +667,7 @@ export class Context {
   rmw64 (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<bigint> | null | undefined, prev: Ref<bigint> | null | undefined,
     orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    this.flushTails()
     const rc = this.checkRmw(op, tgt, tgtVar, 8)
     if (rc !== 0) return rc
     if (inVal === null || inVal === undefined || typeof inVal !== 'object') return S.ERR_IN_VAL_NULL
@@ -733,6 +760,12 @@ export class Context {
   }
 
   /** True when a packet waits in the inbox. */
+  /** Publishes the TAILs the dispatcher held back (`ActiveMessages.tailsHeld`): every LAPI step of the task does. */
+  flushTails (): void {
+    const am = this.am
+    if (am.tailsHeld) am.publishTails()
+  }
+
   inboxPending (): boolean {
     const rings = this.polled
     for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
@@ -1115,6 +1148,7 @@ export class Context {
     if (now - spinStart < this.config.spinUs / 1000) return spinStart
     const am = this.am
     if (am.holding) am.flushChaos(true)
+    if (am.tailsHeld) am.publishTails()
     const ctl = this.ctl
     Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
     Atomics.store(ctl, this.myWaitVal, val)
@@ -1133,6 +1167,7 @@ export class Context {
     this.checkAbort()
     const am = this.am
     if (am.holding) am.flushChaos(true)
+    if (am.tailsHeld) am.publishTails()
     const ctl = this.ctl
     const seen = Atomics.load(ctl, this.myDoorbell)
     this.enterAsyncSleep()

@@ -301,9 +301,14 @@ export class Lapi {
    * Whether a dispatcher round would find something to do: a packet waiting in the inbox, or
    * queued work (completion handlers, rendezvous copies, held test-transport packets). One atomic
    * read per ring of another task (none for a ring an earlier look found packets in): for poll
-   * loops of layered libraries that skip a round with nothing to do.
+   * loops of layered libraries that skip a round with nothing to do. The look is a step in LAPI:
+   * it publishes the ring slots the dispatcher gave back without telling their senders yet.
    */
-  get pending (): boolean { const c = this.ctx; return c.inboxPending() || c.am.busy }
+  get pending (): boolean {
+    const c = this.ctx
+    c.flushTails()
+    return c.inboxPending() || c.am.busy
+  }
 
   /** Runs the dispatcher once without the LAPI_Probe checks; returns the packets handled (0 inside a header handler). */
   progress (): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress() }

@@ -131,6 +131,38 @@ describe('inbox ring', () => {
     expect(r.nonEmpty).toBe(false)
   })
 
+  it('holds slots given back (and LANDED) from the producer until publishTail, except on a same-thread ring', () => {
+    const g = ringGeometry(2, 4, 64)
+    const inbox = createInbox(g)
+    const w = new RingWriter(inbox, g, 1)
+    const r = new RingReader(inbox, g, 1)
+    for (let i = 0; i < 4; i++) { w.reserve(); w.publish(); w.markSent() }
+    expect(r.available()).toBe(4)
+    r.release(1, true); r.release(1, true)
+    expect(w.pending()).toBe(4)
+    expect(w.outstanding()).toBe(4)
+    expect(w.reserve()).toBe(-1)
+    expect(r.publishTail()).toBe(true)
+    expect(r.publishTail()).toBe(false)
+    expect(w.pending()).toBe(2)
+    expect(w.outstanding()).toBe(2)
+    expect(w.reserve()).toBeGreaterThanOrEqual(0)
+    // a release without hold publishes what was held before it too
+    r.release(1, true); r.release(0)
+    expect(w.pending()).toBe(0)
+    expect(w.outstanding()).toBe(1)
+    // the ring a task sends to itself never holds (its writer may be waiting in the same thread)
+    const g1 = ringGeometry(1, 4, 64)
+    const self = createInbox(g1)
+    const sw = new RingWriter(self, g1, 0)
+    const sr = new RingReader(self, g1, 0)
+    sr.sameThreadWriter(sw)
+    sw.reserve(); sw.publish()
+    expect(sr.available()).toBe(1)
+    sr.release(0, true)
+    expect(sw.pending()).toBe(0)
+  })
+
   it('keeps order across many wrap-arounds (single thread, seeded sizes)', () => {
     const g = ringGeometry(1, 8, 64)
     const inbox = createInbox(g)

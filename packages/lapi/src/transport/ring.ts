@@ -237,16 +237,42 @@ export class RingReader extends RingEnd {
     return this.first + (this.next & this.mask) * this.slotBytes + SLOT_STAMP_BYTES
   }
 
+  /** Slots given back whose TAIL is not published yet, and the LANDED count that goes with them. */
+  private held = false
+  private heldLanded = 0
+
+  /** Whether this ring's writer is in this thread (`sameThreadWriter`). */
+  get sameThread (): boolean { return this.partner !== null }
+
   /**
    * Gives the front slot back to the producer and counts `landed` more of the sender's messages
-   * complete (the one in that slot, when it completed as it was handled). This thread is LANDED's
-   * only writer, so it writes it plainly, just before the sequentially consistent store of TAIL,
-   * which publishes both: one atomic operation, not two.
+   * complete (the one in that slot, when it completed as it was handled). With `hold` (ignored
+   * for a same-thread ring, whose writer may be waiting in this very thread) the producer learns
+   * of it only at the next `publishTail`: the caller publishes later, off the path of the message
+   * it just handled.
    */
-  release (landed = 0): void {
+  release (landed = 0, hold = false): void {
     this.next = (this.next + 1) | 0
-    if (landed !== 0) this.i32[this.landed] = (this.i32[this.landed]! + landed) | 0
+    if (landed !== 0) this.heldLanded = (this.heldLanded + landed) | 0
+    this.held = true
+    if (!hold || this.partner !== null) this.publishTail()
+  }
+
+  /**
+   * Publishes the slots given back since the last publication: LANDED first, written plainly (this
+   * thread is its only writer), then the sequentially consistent store of TAIL, which publishes
+   * both: one atomic operation, not two. Returns whether there was anything to publish.
+   */
+  publishTail (): boolean {
+    if (!this.held) return false
+    this.held = false
+    const l = this.heldLanded
+    if (l !== 0) {
+      this.heldLanded = 0
+      this.i32[this.landed] = (this.i32[this.landed]! + l) | 0
+    }
     Atomics.store(this.i32, this.tail, this.next)
+    return true
   }
 
   /** True when a packet is waiting (a cheap check for wait loops: at most one atomic read). */
