@@ -43,6 +43,8 @@ for (const [name, chaos] of transports) {
     // followed by a wait outside LAPI would never arrive, so this one runs over the rings only)
     it.skipIf(chaos !== null)('polling mode: a task tells senders their messages landed at its next step in LAPI (a Put, a send, a dispatcher round, the end of its program)', async () => {
       expectOk(await runFixture('am/held.mjs', 2, { config }), 2, 'am held ok')
+      // …and a LAPI_Term from a completion handler inline in a drain ends the holding for that drain
+      expectOk(await runFixture('am/held-term.mjs', 2, { config }), 2, 'am held-term ok')
     })
 
     it('negotiated-payload sends (prepareShort/commitShort): contents, order, refusals, a preparation lost to a send in between, a full ring', async () => {

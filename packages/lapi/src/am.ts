@@ -874,7 +874,7 @@ export class ActiveMessages {
     }
   }
 
-  /** The ring drain is taking packets from (its sender's doorbell is rung after it), or -1. */
+  /** The ring drain is taking packets from (its sender's doorbell is rung after it, or when its held TAIL goes out), or -1. */
   private draining = -1
 
   /**
@@ -885,7 +885,6 @@ export class ActiveMessages {
   private drain (): number {
     const c = this.c
     if (this.tailsHeld) this.publishTails()
-    const hold = c.holdTails
     let done = 0
     const rings = c.polled
     for (let i = 0; i < rings.length; i++) {
@@ -893,7 +892,8 @@ export class ActiveMessages {
       const n = r.available()
       if (n === 0) continue
       this.draining = i
-      const held = hold && !r.sameThread
+      const same = r.sameThread
+      let held = false
       const u8 = r.u8
       const i32 = r.i32
       try {
@@ -904,7 +904,10 @@ export class ActiveMessages {
           else this.handle(u8, r.dv, off + BODY_PACKET)
           // Each slot goes back as soon as its packet is handled (a handler further on may send
           // and need the room), and a message consumed in its header handler counts as landed in
-          // the same store. (Messages with a completion handler count as landed before it runs.)
+          // the same store; in polling mode that store waits for the task's next step in LAPI
+          // (`tailsHeld`). (Messages with a completion handler count as landed before it runs.)
+          // `holdTails` is looked at for each packet: a handler may have ended the context.
+          held = c.holdTails && !same
           r.release(this.landedHere, held)
           // (marked at each release: a handler further on may send or wait, which publishes)
           if (held) this.tailsHeld = true
@@ -917,6 +920,7 @@ export class ActiveMessages {
       // a sender blocked on this ring, or fencing, may go on: now, or when the held TAIL goes out
       if (!held) ringDoorbell(c.ctl, i)
     }
+    if (this.tailsHeld && !c.holdTails) this.publishTails()
     return done
   }
 
@@ -1182,7 +1186,8 @@ export class ActiveMessages {
     this.recvCompleted++
     // The origin's fence may wait for this. A message completing in its own packet's drain counts
     // as landed with that slot's release; otherwise (and before a completion handler, which may
-    // fence) LANDED moves now. Drain rings the doorbell after the ring it is on.
+    // fence) LANDED moves now. Drain rings the doorbell after the ring it is on (or publishTails,
+    // when it held that ring's TAIL back).
     if (compl === null && src === this.draining) {
       this.landedHere++
       this.finish(src, tgtCntr, cmplCntr)

@@ -210,6 +210,8 @@ export class Context {
   /** LAPI_Term: local; later calls on this handle return LAPI_ERR_HNDL_INVALID. */
   term (): number {
     if (this.terminated) return S.ERR_HNDL_INVALID
+    // (a Term from a handler inline in a drain: the rest of that drain holds nothing either)
+    this.holdTails = false
     this.flushTails()
     holding.delete(this)
     if (this.am.holding) this.am.flushChaos(true)
@@ -512,7 +514,6 @@ export class Context {
    * another task's, with a target counter at most. Everything else goes to `putAny`.
    */
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
-    this.flushTails()
     const size = this.segmentSize
     if (typeof org === 'number' && ((tgtAddr | org | len) & 3) === 0 && len <= WORD_COPY && (tgt >>> 0) === tgt &&
       tgt < this.numTasks && tgt !== this.taskId && this.purged[tgt] === 0 && (tgtAddr >>> 0) === tgtAddr && (org >>> 0) === org &&
@@ -524,6 +525,8 @@ export class Context {
         const w = tgtCntr >>> 2
         ringCounter(this.ctl, tgt, w, Atomics.add(d32, w, 1) + 1)
       }
+      // (a step in LAPI: slots the dispatcher gave back go out now, after the Put itself)
+      this.flushTails()
       return S.SUCCESS
     }
     return this.putAny(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr, null, null)
@@ -532,6 +535,7 @@ export class Context {
   /** LAPI_Put in general (and the PUT member of LAPI_Xfer, with its send-completion handler). */
   putAny (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
     shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    this.flushTails()
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
     if (len > 0) {
@@ -759,13 +763,13 @@ export class Context {
     return this.am.progress()
   }
 
-  /** True when a packet waits in the inbox. */
   /** Publishes the TAILs the dispatcher held back (`ActiveMessages.tailsHeld`): every LAPI step of the task does. */
   flushTails (): void {
     const am = this.am
     if (am.tailsHeld) am.publishTails()
   }
 
+  /** True when a packet waits in the inbox. */
   inboxPending (): boolean {
     const rings = this.polled
     for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
@@ -776,7 +780,8 @@ export class Context {
   outstanding (): number {
     let n = 0
     const out = this.outbox
-    for (let t = 0; t < out.length; t++) n += out[t]!.outstanding()
+    // (per ring, never below 0: a ring whose count a new writer took over can show more landed than sent)
+    for (let t = 0; t < out.length; t++) { const o = out[t]!.outstanding(); if (o > 0) n += o }
     return n
   }
 
@@ -825,6 +830,7 @@ export class Context {
    */
   waitUntil (cond: () => boolean): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    this.flushTails()
     let spinStart = 0
     const outer = this.waitCond
     try {
@@ -873,6 +879,7 @@ export class Context {
    */
   fence (): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    this.flushTails()
     let spinStart = 0
     this.progress()
     while (this.outstanding() > 0) {
@@ -1215,6 +1222,7 @@ export class Context {
 
   /** A barrier of all tasks, making progress while it waits. */
   private barrier (): void {
+    this.flushTails()
     const gen = this.arrive()
     let spinStart = 0
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {

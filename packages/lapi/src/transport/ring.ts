@@ -20,7 +20,8 @@
  * the mark that a packet is there and the packet's first bytes travel in one cache line: a small
  * packet costs the consumer one line from the producer's cache, not two (a separate HEAD word and
  * then the slot). A stamp of an earlier lap is k + 1 - S, never k + 1, so slots need no clearing.
- * The consumer processes the slot and then releases it with Atomics.store(TAIL). HEAD is the
+ * The consumer processes the slot and then releases it with Atomics.store(TAIL), at once or, with
+ * `release(…, hold)`, at its next `publishTail` (several slots in one store). HEAD is the
  * producer's own count (a plain write that nobody polls); a writer made later on the same inbox
  * starts from it. Back-pressure is a return value (reserve() = -1), never a throw. Nothing here
  * allocates. The producer keeps the last TAIL it read and reads it again only when the ring looks
@@ -28,7 +29,8 @@
  * the sender's messages that are complete here: the sender's fence compares it with what it sent.
  * HEAD, TAIL and the slots each start a 128-byte block, so the two ends never write the same pair
  * of lines (adjacent-line prefetchers move lines in pairs). The consumer gives each slot back as
- * soon as its packet is handled (a handler further on may send into the same ring).
+ * soon as its packet is handled (a handler further on may send into the same ring); a ring whose
+ * writer is in the same thread never holds TAIL back.
  */
 
 export const RING_HEAD = 0
@@ -159,7 +161,7 @@ export class RingWriter extends RingEnd {
 
   /**
    * Messages sent on this ring that have not landed yet. TAIL is read first: the consumer writes
-   * LANDED before its store of TAIL (see `RingReader.release`), so that read orders the next.
+   * LANDED before its store of TAIL (see `RingReader.publishTail`), so that read orders the next.
    */
   outstanding (): number {
     Atomics.load(this.i32, this.tail)
