@@ -144,8 +144,13 @@ export class Context {
   // settings (LAPI_Senv)
   private errorChk = 1
   private interrupt: number
-  /** Polling mode: the dispatcher may hold TAIL back until the task's next step in LAPI (`ActiveMessages.tailsHeld`). */
+  /**
+   * The dispatcher may hold TAIL back until the task's next step in LAPI (`ActiveMessages.tailsHeld`):
+   * in polling mode, unless ACK_THRESHOLD is 1 (LAPI's acknowledgements are then not batched).
+   */
   holdTails = false
+
+  private holds (): boolean { return this.interrupt === 0 && this.ackThreshold > 1 }
   private timeout = TIMEOUT_DEFAULT
   private ackThreshold = ACK_THRESHOLD_MAX
 
@@ -191,7 +196,7 @@ export class Context {
     this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
     this.am = new ActiveMessages(this)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
-    this.holdTails = this.interrupt === 0
+    this.holdTails = this.holds()
     holding.add(this)
     if (!exitHook) {
       exitHook = true
@@ -266,7 +271,7 @@ export class Context {
       case Query.INTERRUPT_SET:
         if (val !== 0 && val !== 1) return S.ERR_SET_VAL
         this.interrupt = val
-        this.holdTails = val === 0
+        this.holdTails = this.holds()
         if (val === 1) { this.flushTails(); this.startInterrupts() }
         return S.SUCCESS
       case Query.TIMEOUT:
@@ -274,7 +279,10 @@ export class Context {
         this.timeout = val; return S.SUCCESS
       case Query.ACK_THRESHOLD:
         if (val < 1 || val > ACK_THRESHOLD_MAX) return S.ERR_SET_VAL
-        this.ackThreshold = val; return S.SUCCESS
+        this.ackThreshold = val
+        this.holdTails = this.holds()
+        this.flushTails()
+        return S.SUCCESS
       default: return S.ERR_QUERY_TYPE
     }
   }
