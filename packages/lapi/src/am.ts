@@ -879,8 +879,8 @@ export class ActiveMessages {
 
   /**
    * Takes the packets of each ring: those stamped in a row when the ring's turn came (at most a
-   * ring's worth; one atomic read of a STAMP per packet and one more), so one sender cannot
-   * starve the others.
+   * ring's worth; `RingReader.available` says what that reads), so one sender cannot starve the
+   * others.
    */
   private drain (): number {
     const c = this.c
