@@ -1163,7 +1163,7 @@ export class Context {
     if (now - spinStart < this.config.spinUs / 1000) return spinStart
     const am = this.am
     if (am.holding) am.flushChaos(true)
-    if (am.tailsHeld) am.publishTails()
+    this.flushTails()
     const ctl = this.ctl
     Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
     Atomics.store(ctl, this.myWaitVal, val)
@@ -1182,7 +1182,7 @@ export class Context {
     this.checkAbort()
     const am = this.am
     if (am.holding) am.flushChaos(true)
-    if (am.tailsHeld) am.publishTails()
+    this.flushTails()
     const ctl = this.ctl
     const seen = Atomics.load(ctl, this.myDoorbell)
     this.enterAsyncSleep()
