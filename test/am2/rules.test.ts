@@ -24,6 +24,10 @@ for (const [name, chaos] of transports) {
       expectOk(await runFixture('am2/returned.mjs', 3, { config }), 3, 'am2 returned ok')
     })
 
+    it('one-packet messages read in place: malformed ones dropped or returned, a hand-made request runs its handler', async () => {
+      expectOk(await runFixture('am2/inplace.mjs', 2, { config, args: [chaos ? 'chaos' : 'plain'] }), 2, 'am2 inplace ok')
+    })
+
     it('Long messages, ReplyXfer, GetXfer (packed, eager, rendezvous; Uint8Array and Addr segments), loopback of every category', async () => {
       expectOk(await runFixture('am2/xfer.mjs', 2, { config: { ...config, segmentSize: 16 * 1024 * 1024 } }), 2, 'am2 xfer ok')
     })

@@ -530,6 +530,8 @@ export class Runtime {
     this.log = pino({ level: process.env['AMLAPI_LOG_LEVEL'] ?? 'silent' }, pino.destination({ fd: 2, sync: true })).child({ c: 'am2', task: this.taskId })
     this.hMsg = lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
       comp: Ref<unknown>, uinfo: Ref<unknown>) => this.onMessage(uhdr, uhdrLen, info, comp, uinfo))
+    // header-only messages (one-packet LAPI messages, little-endian hosts only) are read in place
+    lapi.setLibraryShortHandler(SLOT_MSG, (w, a, uhdrLen, dataLen, src) => this.onShortMessage(w, a, uhdrLen, dataLen, src))
     this.hCtrl = lapi.setLibraryHandler(SLOT_CTRL, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
       comp: Ref<unknown>, uinfo: Ref<unknown>) => {
       const dv = this.dvOf(uhdr)
@@ -1034,31 +1036,74 @@ export class Runtime {
   }
 
   /**
+   * am2's in-place receiver of LAPI's one-packet messages (Lapi.setLibraryShortHandler): a header
+   * without arguments or payload (32 bytes), read by words straight from the packet's slot. The
+   * words are the little-endian layout of wire.ts (LAPI uses such packets on little-endian hosts
+   * only). Such a message has no LAPI data, so it never needs a landing buffer.
+   */
+  private onShortMessage (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
+    const w0 = w[a]!
+    const nargs = (w0 >>> 16) & 0xff
+    if (dataLen !== 0 || nargs > AM_MAX_SHORT || uhdrLen < headerBytes(nargs)) return
+    const t = this.takeToken()
+    const kind = w0 & 0xff
+    t.kind = kind & ~K_PACKED
+    t.handler = (w0 >>> 8) & 0xff
+    t.nargs = nargs
+    t.status = (kind & K_RETURNED) !== 0 ? w0 >>> 24 : 0
+    t.fault = 0
+    t.srcTask = src
+    const w1 = w[a + 1]!
+    t.dstId = w1 & 0xffff
+    t.srcId = w1 >>> 16
+    t.tagLo = w[a + 2]! >>> 0
+    t.tagHi = w[a + 3]! >>> 0
+    t.nbytes = w[a + 4]! >>> 0
+    t.slot = w[a + 5]!
+    t.off = w[a + 6]! >>> 0
+    t.off2 = w[a + 7]! >>> 0
+    t.peer = -1
+    const args = t.args
+    for (let i = 0; i < nargs; i++) args[i] = w[a + 8 + i]!
+    this.accept(t, kind, null, 4 * a, uhdrLen, 0, null, null, true)
+  }
+
+  /**
    * One arriving message (its header at `b` of `u8`): checks it and queues its token. Returns where
    * its LAPI data lands (then the token waits, pending, for `onComplete`), or null.
    */
   private receive (u8: Uint8Array, dv: DataView, b: number, len: number, src: number, dataLen: number,
     comp: Ref<unknown> | null, uinfo: Ref<unknown> | null): Uint8Array | Addr | null {
-    const kind = u8[b + O_KIND]!
     const nargs = u8[b + O_NARGS]!
-    const dstId = dv.getUint16(b + O_DST, true)
-    const nbytes = dv.getUint32(b + O_NBYTES, true)
     if (nargs > AM_MAX_SHORT || len < headerBytes(nargs)) return null
-    const ep = this.endpoints[dstId]
+    const kind = u8[b + O_KIND]!
+    const t = this.fill(this.takeToken(), u8, dv, b, src, kind, nargs)
+    return this.accept(t, kind, u8, b, len, dataLen, comp, uinfo, comp !== null)
+  }
+
+  /**
+   * The checks and the queueing of an arriving message read into token `t` (`kind`: its header's
+   * kind byte; the header is at byte `b` of `u8`'s buffer, `len` bytes with what is packed behind
+   * it; `u8` is null only for a header alone). `direct`: it came through LAPI's dispatcher, so a
+   * reply may run at once. Returns where LAPI data lands (a message with `comp`), or null.
+   */
+  private accept (t: Token, kind: number, u8: Uint8Array | null, b: number, len: number, dataLen: number,
+    comp: Ref<unknown> | null, uinfo: Ref<unknown> | null, direct: boolean): Uint8Array | Addr | null {
+    const nbytes = t.nbytes
+    const ep = this.endpoints[t.dstId]
     const returned = (kind & K_RETURNED) !== 0
     if (ep === undefined) {
       // our endpoint is gone: a returned message is dropped (as AMUDP), and so is an automatic
       // reply, which the sender's program never sent and its handler 0 must not hear of
-      if (returned || (kind & K_AUTO) !== 0) return null
-      const t = this.fill(this.takeToken(), null, u8, dv, b, src, kind, nargs, nbytes)
+      if (returned || (kind & K_AUTO) !== 0) { this.release(t); return null }
       t.fault = AmFault.EBADENDPOINT
       this.returns.push(t)
       return null
     }
-    const t = this.fill(this.takeToken(), ep, u8, dv, b, src, kind, nargs, nbytes)
+    t.ep = ep
+    const src = t.srcTask
     if (returned) {
       // one of ours came back: free its instance, then handler 0
-      t.status = u8[b + O_STATUS]!
       if ((kind & K_REQUEST) !== 0) this.releaseSlot(ep, t.slot)
       t.peer = ep.peerOf(src * 65536 + t.srcId)
       this.enqueue(t, ep.bundle, true)
@@ -1099,16 +1144,17 @@ export class Runtime {
       this.enqueue(t, ep.bundle, true)
       return null
     }
-    const hb = b + headerBytes(nargs)
-    if ((kind & K_REQUEST) === 0 && this.direct === ep.bundle && comp !== null && this.nest < MAX_NEST &&
+    // (with nbytes > 0 the payload is packed behind the header in `u8`, which then is not null)
+    const hb = b + headerBytes(t.nargs)
+    if ((kind & K_REQUEST) === 0 && this.direct === ep.bundle && direct && this.nest < MAX_NEST &&
       (nbytes === 0 || cat === CAT_SHORT || (kind & K_PACKED) !== 0) && hb + nbytes <= b + len) {
-      this.runReplyNow(t, ep, cat === CAT_LONG ? null : nbytes === 0 ? Runtime.emptyBuf : views.get(u8, hb - u8.byteOffset, nbytes), u8, hb)
+      this.runReplyNow(t, ep, cat === CAT_LONG ? null : nbytes === 0 ? Runtime.emptyBuf : views.get(u8!, hb - u8!.byteOffset, nbytes), u8, hb)
       return null
     }
     if (nbytes === 0 || cat === CAT_SHORT || (kind & K_GET) !== 0) { this.enqueue(t, ep.bundle, true); return null }
     if ((kind & K_PACKED) !== 0) {
       if (hb + nbytes > b + len) { t.fault = AmFault.EBADLENGTH; this.enqueue(t, ep.bundle, true); return null }
-      const from = views.get(u8, hb - u8.byteOffset, nbytes)
+      const from = views.get(u8!, hb - u8!.byteOffset, nbytes)
       if (cat === CAT_MEDIUM) this.bufferFor(t, nbytes).set(from)
       else ep.segU8!.set(from, t.off)
       this.enqueue(t, ep.bundle, true)
@@ -1127,9 +1173,9 @@ export class Runtime {
    * Reply handlers cannot send, so nothing here re-enters LAPI. An error it throws is kept and
    * rethrown when the dispatcher returns (LAPI would report it as a header handler failure).
    */
-  private runReplyNow (t: Token, ep: Endpoint, buf: Uint8Array | null, u8: Uint8Array, hb: number): void {
+  private runReplyNow (t: Token, ep: Endpoint, buf: Uint8Array | null, u8: Uint8Array | null, hb: number): void {
     if (buf === null) {
-      if (t.nbytes > 0) ep.segU8!.set(views.get(u8, hb - u8.byteOffset, t.nbytes), t.off)
+      if (t.nbytes > 0) ep.segU8!.set(views.get(u8!, hb - u8!.byteOffset, t.nbytes), t.off)
       buf = t.nbytes === 0 ? Runtime.emptyBuf : ep.segView(t.off, t.nbytes)
     }
     const outer = this.running
@@ -1148,20 +1194,19 @@ export class Runtime {
     }
   }
 
-  /** Reads the header into token `t`. */
-  private fill (t: Token, ep: Endpoint | null, u8: Uint8Array, dv: DataView, b: number, src: number, kind: number, nargs: number, nbytes: number): Token {
-    t.ep = ep
+  /** Reads the header into token `t` (its endpoint is set by `accept`). */
+  private fill (t: Token, u8: Uint8Array, dv: DataView, b: number, src: number, kind: number, nargs: number): Token {
     t.kind = kind & ~K_PACKED
     t.handler = u8[b + O_HANDLER]!
     t.nargs = nargs
-    t.status = 0
+    t.status = (kind & K_RETURNED) !== 0 ? u8[b + O_STATUS]! : 0
     t.fault = 0
     t.srcTask = src
     t.srcId = dv.getUint16(b + O_SRC, true)
     t.dstId = dv.getUint16(b + O_DST, true)
     t.tagLo = dv.getUint32(b + O_TAG_LO, true)
     t.tagHi = dv.getUint32(b + O_TAG_HI, true)
-    t.nbytes = nbytes
+    t.nbytes = dv.getUint32(b + O_NBYTES, true)
     t.slot = dv.getInt32(b + O_SLOT, true)
     t.off = dv.getUint32(b + O_OFF, true)
     t.off2 = dv.getUint32(b + O_OFF2, true)

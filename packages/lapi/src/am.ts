@@ -99,6 +99,14 @@ class ReturnInfo implements lapi_return_info_t {
 /** Header handler of LAPI_Amsend: returns where the data lands (an Addr of the own segment, a Uint8Array, or null). */
 export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg_len: lapi_return_info_t,
   comp_h: Ref<compl_hndlr_t | null>, user_info: Ref<unknown>) => Addr | Uint8Array | null
+/**
+ * In-place receiver of a layered library's one-packet messages (`Lapi.setLibraryShortHandler`):
+ * `words` views the receiving inbox, the user header starts at word `at` (8-aligned) and is
+ * followed by the data; `uhdrLen` and `dataLen` are in bytes (together at most 32). It runs as a
+ * header handler does (no sending, no waiting) and must copy out what it keeps: the packet's slot
+ * is reused once it returns. The message is complete when it returns.
+ */
+export type short_hndlr_t = (words: Int32Array, at: number, uhdrLen: number, dataLen: number, src: number) => void
 /** Header handler of LAPI_Amsendv: gets the origin's piece lengths, returns the target vector. */
 export type vhdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, len_vec: number[],
   comp_h: Ref<compl_hndlr_t | null>, user_info: Ref<unknown>) => lapi_vec_t | null
@@ -1117,13 +1125,19 @@ export class ActiveMessages {
     const size = c.segmentSize
     if ((len >>> 0) > SHORT_ROOM || (uhdrLen >>> 0) > len || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
       (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.dropped++; return }
-    const uh = this.uhdrScratch
     const at = off + SHORT_HEADER_BYTES
+    const hidx = i32[p + 4]!
+    const raw = c.shortHandlerAt(hidx)
+    if (raw !== null) {
+      this.inPlace(s, src, id, raw, i32, at >> 2, uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
+      return
+    }
+    const uh = this.uhdrScratch
     // uhdr_len is a multiple of 8 (the sender checks; a packet that says otherwise goes by bytes)
     if ((uhdrLen & 3) === 0) copyWords(this.uhdrScratch32, 0, i32, at, uhdrLen)
     else for (let i = 0; i < uhdrLen; i++) uh[i] = u8[at + i]!
     const uhView = this.view(this.uhdrViews, uh, uhdrLen)
-    const fn = c.handlerAt(i32[p + 4]!)
+    const fn = c.handlerAt(hidx)
     if (fn === null) {
       // not registered here: discarded, reported; the origin's completion counter still moves
       c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
@@ -1131,6 +1145,28 @@ export class ActiveMessages {
       return
     }
     this.onePacket(s, src, id, fn as unknown as hdr_hndlr_t, uhView, uhdrLen, u8, i32, at + uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
+  }
+
+  /**
+   * A SHORT packet for a library's in-place receiver (`short_hndlr_t`): no user-header copy, no
+   * return info; it runs as a header handler and the message completes when it returns.
+   */
+  private inPlace (s: SourceState, src: number, id: number, fn: short_hndlr_t, i32: Int32Array, at: number, uhdrLen: number,
+    dataLen: number, tgtCntr: number, cmplCntr: number): void {
+    const c = this.c
+    // (the library may run its users' code from here, as a header handler may: see onePacket)
+    c.flushAbsorbed()
+    this.inHeaderHandler = true
+    try {
+      fn(i32, at, uhdrLen, dataLen, src)
+    } catch (e) {
+      this.inHeaderHandler = false
+      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
+      this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
+      return
+    }
+    this.inHeaderHandler = false
+    this.completeOne(s, src, id, null, null, false, tgtCntr, cmplCntr)
   }
 
   /**

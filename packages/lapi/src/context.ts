@@ -23,7 +23,7 @@ import {
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
 import { RingReader, RingWriter } from './transport/ring.js'
-import { ActiveMessages } from './am.js'
+import { ActiveMessages, type short_hndlr_t } from './am.js'
 import { counterOk } from './args.js'
 import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
 import { LapiError } from './errors.js'
@@ -116,6 +116,8 @@ export class Context {
   /** @internal */
   readonly handlers: Array<HandlerFn | null>
   private readonly handlerIndex = new Map<HandlerFn, number>()
+  /** In-place receivers of SHORT packets, by table index (library range only; see setLibraryShortHandler). */
+  private readonly shortHandlers: Array<short_hndlr_t | null>
   /** @internal */
   readonly purged: Uint8Array
   /** My inbox: ring i carries packets from task i; ring numTasks from the agent. */
@@ -180,6 +182,7 @@ export class Context {
     const user = spec.config.locAddrTblSz
     this.ranges = { user, library: user, auto: user + LIBRARY_SLOTS, size: user + LIBRARY_SLOTS + AUTO_SLOTS }
     this.handlers = new Array<HandlerFn | null>(this.ranges.size).fill(null)
+    this.shortHandlers = new Array<short_hndlr_t | null>(this.ranges.size).fill(null)
     this.nextAuto = this.ranges.auto
     this.purged = new Uint8Array(spec.numTasks)
     this.inbox = []
@@ -983,7 +986,27 @@ export class Context {
   setLibraryHandler (slot: number, fn: HandlerFn | null): number {
     if (!Number.isInteger(slot) || slot < 0 || slot >= LIBRARY_SLOTS) return -1
     this.setHandlerAt(this.ranges.library + slot, fn)
+    // a slot given up loses its in-place receiver too
+    if (fn === null) this.shortHandlers[this.ranges.library + slot] = null
     return this.ranges.library + slot
+  }
+
+  /**
+   * Sets the in-place receiver of the SHORT packets sent to library slot `slot` (its header handler
+   * keeps every other packet). Returns the table index; -1 when the slot is out of range, or when
+   * `fn` is not null and the slot has no header handler.
+   */
+  setLibraryShortHandler (slot: number, fn: short_hndlr_t | null): number {
+    if (!Number.isInteger(slot) || slot < 0 || slot >= LIBRARY_SLOTS) return -1
+    const index = this.ranges.library + slot
+    if (fn !== null && this.handlers[index] === null) return -1
+    this.shortHandlers[index] = fn
+    return index
+  }
+
+  /** The in-place receiver at table index `index` (any int: a packet says it), or null. */
+  shortHandlerAt (index: number): short_hndlr_t | null {
+    return (index >>> 0) < this.shortHandlers.length ? this.shortHandlers[index]! : null
   }
 
   /** The handler at a table index, or null. */

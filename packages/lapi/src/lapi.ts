@@ -6,7 +6,7 @@
  */
 import { InitFlag, Query, RmwOp } from './constants.js'
 import { Context, type DispatcherStats, type HandlerFn } from './context.js'
-import type { hdr_hndlr_t, vhdr_hndlr_t } from './am.js'
+import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am.js'
 import { LapiError, check } from './errors.js'
 import { LapiStatus } from './status.js'
 import { currentContext, openContext } from './registry.js'
@@ -351,6 +351,24 @@ export class Lapi {
   setLibraryHandler (slot: number, fn: hdr_hndlr_t | vhdr_hndlr_t | null): number {
     const idx = this.c.setLibraryHandler(slot, fn as HandlerFn | null)
     if (idx < 0) throw new LapiError(LapiStatus.ERR_ADDR_HNDL_RANGE, 'setLibraryHandler')
+    return idx
+  }
+
+  /**
+   * Gives library slot `slot` (registered with `setLibraryHandler`) an in-place receiver for its
+   * one-packet messages of at most 32 bytes of user header and data (the SHORT packets that
+   * `prepareShort` writes, and `amsendCode` for such small messages): `fn(words, at, uhdrLen,
+   * dataLen, src)` reads the user header at word `at` of `words` (the receiving inbox), the data
+   * after it, straight from the packet's slot: no copy, no return-info record. It runs where the
+   * header handler would, under the same rules (no sending or waiting), must copy out what it
+   * keeps, and the message is complete when it returns (no landing buffer, no completion handler,
+   * no counters). Every other packet of the slot still goes to its header handler. `null` removes
+   * it; `setLibraryHandler(slot, null)` does too. Throws LAPI_ERR_ADDR_HNDL_RANGE for a slot
+   * outside 0..63, or one without a header handler.
+   */
+  setLibraryShortHandler (slot: number, fn: short_hndlr_t | null): number {
+    const idx = this.c.setLibraryShortHandler(slot, fn)
+    if (idx < 0) throw new LapiError(LapiStatus.ERR_ADDR_HNDL_RANGE, 'setLibraryShortHandler')
     return idx
   }
 
