@@ -811,7 +811,7 @@ export class Runtime {
     args: Int32Array, src: unknown, nbytes: number, off: number, off2: number, get: boolean): number {
     let kind = cat | K_REQUEST
     if (get) kind |= K_GET
-    if (!loop && !this.lapi.taskAlive(p.task)) {
+    if (!loop && !this.lapi.taskAliveHint(p.task)) {
       this.returnLocally(ep, index, p, kind, handler, nargs, args, nbytes, off, off2, AmFault.EUNREACHABLE)
       return S.OK
     }
@@ -877,7 +877,7 @@ export class Runtime {
     const hb = headerBytes(nargs)
     const local = task === this.taskId
     // a reply (or a GetXfer's data) to a task that has left the job has nobody to reach: drop it
-    if (!local && (kind & K_REQUEST) === 0 && !this.lapi.taskAlive(task)) return S.OK
+    if (!local && (kind & K_REQUEST) === 0 && !this.lapi.taskAliveHint(task)) return S.OK
     // a header alone without arguments (32 bytes: what a one-packet LAPI message takes) is
     // written straight into the packet
     if (!local && nargs === 0 && dataLen === 0 && getBytes === 0 &&

@@ -880,6 +880,18 @@ export class Context {
     return st === TaskState.NEW || st === TaskState.RUNNING
   }
 
+  /**
+   * taskAlive for hot send paths: one plain read of the task's state (no atomic call), so a task
+   * that left a moment ago may still look alive, as it may to any check made just before it
+   * left; the send then goes into its ring, which nobody reads any more (a full one is found
+   * out by the send's wait for room, which reads the state atomically). `t` must be a task index.
+   */
+  taskAliveHint (t: number): boolean {
+    if ((t >>> 0) >= this.numTasks) return false
+    const st = this.ctl[taskWord(t, T_STATE)]!
+    return st === TaskState.NEW || st === TaskState.RUNNING
+  }
+
   /** Whether this context is inside a LAPI header handler (where nothing may send or wait). */
   get inHeaderHandler (): boolean { return this.am.inHeaderHandler }
 

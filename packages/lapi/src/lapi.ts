@@ -294,6 +294,13 @@ export class Lapi {
   /** Whether task `t` is still in the job (false once it terminated, exited or failed). */
   taskAlive (t: number): boolean { return this.ctx.taskAlive(t) }
 
+  /**
+   * `taskAlive` for hot send paths (task index `t`): a plain read instead of an atomic one, so a
+   * task that left a moment ago may still look alive (a send to it then goes unanswered, as one
+   * made just before it left would). Loops that wait for a task must use `taskAlive`.
+   */
+  taskAliveHint (t: number): boolean { return this.ctx.taskAliveHint(t) }
+
   /** Whether a LAPI header handler of this task is running (no sending or waiting there). */
   get inHeaderHandler (): boolean { return this.ctx.inHeaderHandler }
 
