@@ -47,7 +47,7 @@ for (const [name, chaos] of transports) {
       expectOk(await runFixture('am/held-term.mjs', 2, { config }), 2, 'am held-term ok')
     })
 
-    it('negotiated-payload sends (prepareShort/commitShort): contents, order, refusals, a preparation lost to a send in between, a full ring', async () => {
+    it('negotiated-payload sends (prepareShort/commitShort): contents, order, refusals, a preparation lost to a send in between, a full ring; in-place receivers (setLibraryShortHandler)', async () => {
       expectOk(await runFixture('am/prepared.mjs', 2, { config, args: [chaos ? 'chaos' : 'plain'] }), 2, 'am prepared ok')
     })
 

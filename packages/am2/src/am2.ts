@@ -1044,12 +1044,14 @@ export class Runtime {
   private onShortMessage (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
     const w0 = w[a]!
     const nargs = (w0 >>> 16) & 0xff
-    if (dataLen !== 0 || nargs > AM_MAX_SHORT || uhdrLen < headerBytes(nargs)) return
+    // a header alone: with nothing behind it, no payload is ever read from the packet (`accept`
+    // gets no byte view); anything else is not an am2 message of this form and is dropped
+    if (dataLen !== 0 || nargs !== 0 || uhdrLen !== HDR_BYTES) return
     const t = this.takeToken()
     const kind = w0 & 0xff
     t.kind = kind & ~K_PACKED
     t.handler = (w0 >>> 8) & 0xff
-    t.nargs = nargs
+    t.nargs = 0
     t.status = (kind & K_RETURNED) !== 0 ? w0 >>> 24 : 0
     t.fault = 0
     t.srcTask = src
@@ -1063,8 +1065,6 @@ export class Runtime {
     t.off = w[a + 6]! >>> 0
     t.off2 = w[a + 7]! >>> 0
     t.peer = -1
-    const args = t.args
-    for (let i = 0; i < nargs; i++) args[i] = w[a + 8 + i]!
     this.accept(t, kind, null, 4 * a, uhdrLen, 0, null, null, true)
   }
 

@@ -286,6 +286,8 @@ export class ActiveMessages {
   duplicates = 0
   recvCompleted = 0
   sendCompleted = 0
+  /** Messages an in-place receiver took (Lapi.setLibraryShortHandler). */
+  inPlaceCompleted = 0
   // test transport
   private readonly chaos: boolean
   private readonly held: HeldPacket[] = []
@@ -1166,6 +1168,7 @@ export class ActiveMessages {
       return
     }
     this.inHeaderHandler = false
+    this.inPlaceCompleted++
     this.completeOne(s, src, id, null, null, false, tgtCntr, cmplCntr)
   }
 

@@ -43,6 +43,8 @@ export interface DispatcherStats {
   messagesReceived: number
   /** Active messages whose origin buffers became reusable. */
   messagesSent: number
+  /** Of messagesReceived, those an in-place receiver took (Lapi.setLibraryShortHandler). */
+  receivedInPlace: number
 }
 
 /** Thrown out of a blocking call when the job is being torn down because another task failed. */
@@ -799,7 +801,8 @@ export class Context {
   /** Dispatcher statistics: packets dropped as malformed, duplicates dropped, messages completed. */
   stats (): DispatcherStats {
     const am = this.am
-    return { packetsDropped: am.dropped, duplicatesDropped: am.duplicates, messagesReceived: am.recvCompleted, messagesSent: am.sendCompleted }
+    return { packetsDropped: am.dropped, duplicatesDropped: am.duplicates, messagesReceived: am.recvCompleted, messagesSent: am.sendCompleted,
+      receivedInPlace: am.inPlaceCompleted }
   }
 
   /** LAPI_Probe. */
@@ -884,7 +887,7 @@ export class Context {
    * taskAlive for hot send paths: one plain read of the task's state (no atomic call), so a task
    * that left a moment ago may still look alive, as it may to any check made just before it
    * left; the send then goes into its ring, which nobody reads any more (a full one is found
-   * out by the send's wait for room, which reads the state atomically). `t` must be a task index.
+   * out by the send's wait for room once the task has exited: it reads the state atomically).
    */
   taskAliveHint (t: number): boolean {
     if ((t >>> 0) >= this.numTasks) return false
@@ -998,8 +1001,9 @@ export class Context {
   setLibraryHandler (slot: number, fn: HandlerFn | null): number {
     if (!Number.isInteger(slot) || slot < 0 || slot >= LIBRARY_SLOTS) return -1
     this.setHandlerAt(this.ranges.library + slot, fn)
-    // a slot given up loses its in-place receiver too
-    if (fn === null) this.shortHandlers[this.ranges.library + slot] = null
+    // a slot given up or given a new header handler loses its in-place receiver (it belonged to
+    // the old one)
+    this.shortHandlers[this.ranges.library + slot] = null
     return this.ranges.library + slot
   }
 

@@ -297,7 +297,8 @@ export class Lapi {
   /**
    * `taskAlive` for hot send paths (task index `t`): a plain read instead of an atomic one, so a
    * task that left a moment ago may still look alive (a send to it then goes unanswered, as one
-   * made just before it left would). Loops that wait for a task must use `taskAlive`.
+   * made just before it left would; a full ring to it is found out once its thread has exited).
+   * Loops that wait for a task must use `taskAlive`.
    */
   taskAliveHint (t: number): boolean { return this.ctx.taskAliveHint(t) }
 
@@ -364,13 +365,14 @@ export class Lapi {
   /**
    * Gives library slot `slot` (registered with `setLibraryHandler`) an in-place receiver for its
    * one-packet messages of at most 32 bytes of user header and data (the SHORT packets that
-   * `prepareShort` writes, and `amsendCode` for such small messages): `fn(words, at, uhdrLen,
+   * `prepareShort` writes, and `amsend`/`amsendCode` for such small messages): `fn(words, at, uhdrLen,
    * dataLen, src)` reads the user header at word `at` of `words` (the receiving inbox), the data
    * after it, straight from the packet's slot: no copy, no return-info record. It runs where the
    * header handler would, under the same rules (no sending or waiting), must copy out what it
-   * keeps, and the message is complete when it returns (no landing buffer, no completion handler,
-   * no counters). Every other packet of the slot still goes to its header handler. `null` removes
-   * it; `setLibraryHandler(slot, null)` does too. Throws LAPI_ERR_ADDR_HNDL_RANGE for a slot
+   * keeps, and the message is complete when it returns (no landing buffer, no completion handler;
+   * its counters move as for a header handler that returned null). Every other packet of the slot
+   * still goes to its header handler. `null` removes it, and so does any `setLibraryHandler` of
+   * the slot (set it again after a new header handler). Throws LAPI_ERR_ADDR_HNDL_RANGE for a slot
    * outside 0..63, or one without a header handler.
    */
   setLibraryShortHandler (slot: number, fn: short_hndlr_t | null): number {
