@@ -31,9 +31,9 @@ import {
 } from './constants.js'
 import { TaskQueue } from './task-queue.js'
 import {
-  CAT_LONG, CAT_MASK, CAT_MEDIUM, CAT_SHORT, HDR_BYTES, K_AUTO, K_GET, K_PACKED, K_REQUEST, K_RETURNED, MAX_DEPTH, NO_SLOT,
+  CAT_LONG, CAT_MASK, CAT_MEDIUM, CAT_SHORT, COMPACT_MAX_ARGS, HDR_BYTES, K_AUTO, K_COMPACT, K_GET, K_PACKED, K_REQUEST, K_RETURNED, MAX_DEPTH, NO_SLOT,
   O_ARGS, O_DST, O_HANDLER, O_KIND, O_NARGS, O_NBYTES, O_OFF, O_OFF2, O_SLOT, O_SRC, O_STATUS, O_TAG_HI, O_TAG_LO,
-  headerBytes, opcodeOf,
+  compactBytes, headerBytes, opcodeOf,
 } from './wire.js'
 
 const S = AmStatus
@@ -878,10 +878,15 @@ export class Runtime {
     const local = task === this.taskId
     // a reply (or a GetXfer's data) to a task that has left the job has nobody to reach: drop it
     if (!local && (kind & K_REQUEST) === 0 && !this.lapi.taskAliveHint(task)) return S.OK
-    // a header alone without arguments (32 bytes: what a one-packet LAPI message takes) is
-    // written straight into the packet
-    if (!local && nargs === 0 && dataLen === 0 && getBytes === 0 &&
-      this.sendPrepared(task, kind, handler, id, ep.id, tagLo, tagHi, slot, off, off2)) return S.OK
+    // a Short with at most 3 arguments (a compact header) and a header alone without arguments
+    // (32 bytes) fit a one-packet LAPI message: written straight into the packet
+    if (!local && dataLen === 0 && getBytes === 0) {
+      if ((kind & (CAT_MASK | K_GET | K_RETURNED)) === CAT_SHORT && nargs <= COMPACT_MAX_ARGS) {
+        if (this.sendCompact(task, kind, handler, nargs, args, id, ep.id, tagLo, tagHi, slot)) return S.OK
+      } else if (nargs === 0 && this.sendPrepared(task, kind, handler, id, ep.id, tagLo, tagHi, slot, off, off2)) {
+        return S.OK
+      }
+    }
     const packed = dataLen === 0 || (dataLen <= this.packedLimit(nargs) && (kind & K_GET) === 0)
     if (packed && dataLen > 0) kind |= K_PACKED
     this.writeHeader(kind, handler, nargs, 0, id, ep.id, tagLo, tagHi, dataLen + getBytes, slot, off, off2, args)
@@ -931,6 +936,27 @@ export class Runtime {
     w[at + 5] = slot
     w[at + 6] = off
     w[at + 7] = off2
+    return lapi.commitShort()
+  }
+
+  /**
+   * A Short of at most COMPACT_MAX_ARGS arguments with the compact header (wire.ts), written by
+   * words straight into a one-packet LAPI message, like sendPrepared. Returns false when LAPI
+   * could not take it this way (nothing was sent).
+   */
+  private sendCompact (task: number, kind: number, handler: number, nargs: number, args: Int32Array, dstId: number,
+    srcId: number, tagLo: number, tagHi: number, slot: number): boolean {
+    const lapi = this.lapi
+    const at = lapi.prepareShort(task, this.hMsg, compactBytes(nargs))
+    if (at < 0) return false
+    const w = lapi.preparedWords
+    w[at] = kind | K_COMPACT | handler << 8 | nargs << 16   // O_KIND, O_HANDLER, O_NARGS; O_STATUS 0
+    w[at + 1] = dstId | srcId << 16
+    w[at + 2] = tagLo
+    w[at + 3] = tagHi
+    w[at + 4] = slot
+    for (let i = 0; i < nargs; i++) w[at + 5 + i] = args[i]!
+    if ((nargs & 1) === 0) w[at + 5 + nargs] = 0   // padding to a multiple of 8
     return lapi.commitShort()
   }
 
@@ -1043,6 +1069,7 @@ export class Runtime {
    */
   private onShortMessage (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
     const w0 = w[a]!
+    if ((w0 & K_COMPACT) !== 0) { this.onCompact(w, a, w0, uhdrLen, dataLen, src); return }
     const nargs = (w0 >>> 16) & 0xff
     // a header alone: with nothing behind it, no payload is ever read from the packet (`accept`
     // gets no byte view); anything else is not an am2 message of this form and is dropped
@@ -1069,6 +1096,39 @@ export class Runtime {
   }
 
   /**
+   * A Short with the compact header (wire.ts), read by words where it lies, like onShortMessage.
+   * Anything else with K_COMPACT (a payload, a category or flag a compact header never has, a
+   * length that does not match) is dropped.
+   */
+  private onCompact (w: Int32Array, a: number, w0: number, uhdrLen: number, dataLen: number, src: number): void {
+    const nargs = (w0 >>> 16) & 0xff
+    const kind = w0 & 0xff & ~K_COMPACT
+    if (dataLen !== 0 || nargs > COMPACT_MAX_ARGS || uhdrLen !== compactBytes(nargs) ||
+      (kind & (CAT_MASK | K_GET | K_RETURNED | K_PACKED)) !== 0) return
+    const t = this.takeToken()
+    t.kind = kind
+    t.handler = (w0 >>> 8) & 0xff
+    t.nargs = nargs
+    t.status = 0
+    t.fault = 0
+    t.srcTask = src
+    const w1 = w[a + 1]!
+    t.dstId = w1 & 0xffff
+    t.srcId = w1 >>> 16
+    t.tagLo = w[a + 2]! >>> 0
+    t.tagHi = w[a + 3]! >>> 0
+    t.nbytes = 0
+    t.slot = w[a + 4]!
+    t.off = 0
+    t.off2 = 0
+    t.peer = -1
+    const args = t.args
+    for (let i = 0; i < nargs; i++) args[i] = w[a + 5 + i]!
+    // (the length accept gets is the full header's: nothing follows it either way)
+    this.accept(t, kind, null, 4 * a, headerBytes(nargs), 0, null, null, true)
+  }
+
+  /**
    * One arriving message (its header at `b` of `u8`): checks it and queues its token. Returns where
    * its LAPI data lands (then the token waits, pending, for `onComplete`), or null.
    */
@@ -1077,6 +1137,8 @@ export class Runtime {
     const nargs = u8[b + O_NARGS]!
     if (nargs > AM_MAX_SHORT || len < headerBytes(nargs)) return null
     const kind = u8[b + O_KIND]!
+    // a compact header only travels in one-packet messages, which the in-place receiver reads
+    if ((kind & K_COMPACT) !== 0) return null
     const t = this.fill(this.takeToken(), u8, dv, b, src, kind, nargs)
     return this.accept(t, kind, u8, b, len, dataLen, comp, uinfo, comp !== null)
   }

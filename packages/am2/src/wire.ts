@@ -37,6 +37,18 @@ export const K_AUTO = 16
 export const K_GET = 32
 /** The packet carries the payload after the arguments (packed fast path). */
 export const K_PACKED = 64
+/**
+ * The compact header of a Short (not returned, not GetXfer) with at most COMPACT_MAX_ARGS
+ * arguments, sent as a one-packet LAPI message and read in place (docs/am2.md, "Wire format"):
+ * kind word, endpoints, tag, request instance, then the arguments; no payload count, no offsets.
+ */
+export const K_COMPACT = 128
+/** Arguments a compact header carries at most: 20 + 4 × 3 bytes fit LAPI's 32-byte one-packet room. */
+export const COMPACT_MAX_ARGS = 3
+/** Bytes of a compact header with `nargs` arguments (a multiple of 8). */
+export function compactBytes (nargs: number): number {
+  return (20 + 4 * nargs + 7) & ~7
+}
 
 /**
  * Slot value of messages that hold no flow-control instance (loopback). -1, so that it stays a
