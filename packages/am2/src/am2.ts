@@ -530,7 +530,7 @@ export class Runtime {
     this.log = pino({ level: process.env['AMLAPI_LOG_LEVEL'] ?? 'silent' }, pino.destination({ fd: 2, sync: true })).child({ c: 'am2', task: this.taskId })
     this.hMsg = lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
       comp: Ref<unknown>, uinfo: Ref<unknown>) => this.onMessage(uhdr, uhdrLen, info, comp, uinfo))
-    // header-only messages (one-packet LAPI messages, little-endian hosts only) are read in place
+    // one-packet LAPI messages (compact Shorts and headers alone; little-endian hosts only) are read in place
     lapi.setLibraryShortHandler(SLOT_MSG, (w, a, uhdrLen, dataLen, src) => this.onShortMessage(w, a, uhdrLen, dataLen, src))
     this.hCtrl = lapi.setLibraryHandler(SLOT_CTRL, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
       comp: Ref<unknown>, uinfo: Ref<unknown>) => {
@@ -1062,8 +1062,9 @@ export class Runtime {
   }
 
   /**
-   * am2's in-place receiver of LAPI's one-packet messages (Lapi.setLibraryShortHandler): a header
-   * without arguments or payload (32 bytes), read by words straight from the packet's slot. The
+   * am2's in-place receiver of LAPI's one-packet messages (Lapi.setLibraryShortHandler): a Short
+   * under the compact header (onCompact), or a full header without arguments or payload (32
+   * bytes), read by words straight from the packet's slot. The
    * words are the little-endian layout of wire.ts (LAPI uses such packets on little-endian hosts
    * only). Such a message has no LAPI data, so it never needs a landing buffer.
    */
@@ -1146,7 +1147,7 @@ export class Runtime {
   /**
    * The checks and the queueing of an arriving message read into token `t` (`kind`: its header's
    * kind byte; the header is at byte `b` of `u8`'s buffer, `len` bytes with what is packed behind
-   * it; `u8` is null only for a header alone). `direct`: it came through LAPI's dispatcher, so a
+   * it; `u8` is null only for a header alone or a compact one, with nothing behind it). `direct`: it came through LAPI's dispatcher, so a
    * reply may run at once. Returns where LAPI data lands (a message with `comp`), or null.
    */
   private accept (t: Token, kind: number, u8: Uint8Array | null, b: number, len: number, dataLen: number,

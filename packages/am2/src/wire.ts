@@ -1,7 +1,8 @@
 /**
  * The AM-2 message header (docs/am2.md, "Wire format"): the LAPI user header of every am2 message
- * starts with these 32 bytes, little-endian, followed by the handler arguments (4 bytes each,
- * padded to a multiple of 8) and, on the packed path, the payload (padded to a multiple of 8).
+ * (but those under the compact header, K_COMPACT below) starts with these 32 bytes, little-endian,
+ * followed by the handler arguments (4 bytes each, padded to a multiple of 8) and, on the packed
+ * path, the payload (padded to a multiple of 8).
  */
 
 /** Bytes of the fixed header. */
