@@ -1075,12 +1075,25 @@ export class Runtime {
     // a header alone: with nothing behind it, no payload is ever read from the packet (`accept`
     // gets no byte view); anything else is not an am2 message of this form and is dropped
     if (dataLen !== 0 || nargs !== 0 || uhdrLen !== HDR_BYTES) return
-    const t = this.takeToken()
     const kind = w0 & 0xff
-    t.kind = kind & ~K_PACKED
+    const t = this.wordToken(w, a, w0, kind & ~K_PACKED, 0, (kind & K_RETURNED) !== 0 ? w0 >>> 24 : 0, src)
+    t.nbytes = w[a + 4]! >>> 0
+    t.slot = w[a + 5]!
+    t.off = w[a + 6]! >>> 0
+    t.off2 = w[a + 7]! >>> 0
+    this.accept(t, kind, null, 4 * a, uhdrLen, 0, null, null, true)
+  }
+
+  /**
+   * A token for a header read by words at word `a` of `w` (`w0` its first word): the fields the
+   * full and the compact layout share (kind word, endpoints, tag); the caller reads the rest.
+   */
+  private wordToken (w: Int32Array, a: number, w0: number, kind: number, nargs: number, status: number, src: number): Token {
+    const t = this.takeToken()
+    t.kind = kind
     t.handler = (w0 >>> 8) & 0xff
-    t.nargs = 0
-    t.status = (kind & K_RETURNED) !== 0 ? w0 >>> 24 : 0
+    t.nargs = nargs
+    t.status = status
     t.fault = 0
     t.srcTask = src
     const w1 = w[a + 1]!
@@ -1088,12 +1101,8 @@ export class Runtime {
     t.srcId = w1 >>> 16
     t.tagLo = w[a + 2]! >>> 0
     t.tagHi = w[a + 3]! >>> 0
-    t.nbytes = w[a + 4]! >>> 0
-    t.slot = w[a + 5]!
-    t.off = w[a + 6]! >>> 0
-    t.off2 = w[a + 7]! >>> 0
     t.peer = -1
-    this.accept(t, kind, null, 4 * a, uhdrLen, 0, null, null, true)
+    return t
   }
 
   /**
@@ -1106,23 +1115,11 @@ export class Runtime {
     const kind = w0 & 0xff & ~K_COMPACT
     if (dataLen !== 0 || nargs > COMPACT_MAX_ARGS || uhdrLen !== compactBytes(nargs) ||
       (kind & (CAT_MASK | K_GET | K_RETURNED | K_PACKED)) !== 0) return
-    const t = this.takeToken()
-    t.kind = kind
-    t.handler = (w0 >>> 8) & 0xff
-    t.nargs = nargs
-    t.status = 0
-    t.fault = 0
-    t.srcTask = src
-    const w1 = w[a + 1]!
-    t.dstId = w1 & 0xffff
-    t.srcId = w1 >>> 16
-    t.tagLo = w[a + 2]! >>> 0
-    t.tagHi = w[a + 3]! >>> 0
+    const t = this.wordToken(w, a, w0, kind, nargs, 0, src)
     t.nbytes = 0
     t.slot = w[a + 4]!
     t.off = 0
     t.off2 = 0
-    t.peer = -1
     const args = t.args
     for (let i = 0; i < nargs; i++) args[i] = w[a + 5 + i]!
     // (the length accept gets is the full header's: nothing follows it either way)
