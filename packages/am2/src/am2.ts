@@ -1064,9 +1064,9 @@ export class Runtime {
   /**
    * am2's in-place receiver of LAPI's one-packet messages (Lapi.setLibraryShortHandler): a Short
    * under the compact header (onCompact), or a full header without arguments or payload (32
-   * bytes), read by words straight from the packet's slot. The
-   * words are the little-endian layout of wire.ts (LAPI uses such packets on little-endian hosts
-   * only). Such a message has no LAPI data, so it never needs a landing buffer.
+   * bytes), read by words straight from the packet's slot. The words are the little-endian layout
+   * of wire.ts (LAPI uses such packets on little-endian hosts only). Such a message has no LAPI
+   * data, so it never needs a landing buffer.
    */
   private onShortMessage (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
     const w0 = w[a]!
@@ -1144,8 +1144,9 @@ export class Runtime {
   /**
    * The checks and the queueing of an arriving message read into token `t` (`kind`: its header's
    * kind byte; the header is at byte `b` of `u8`'s buffer, `len` bytes with what is packed behind
-   * it; `u8` is null only for a header alone or a compact one, with nothing behind it). `direct`: it came through LAPI's dispatcher, so a
-   * reply may run at once. Returns where LAPI data lands (a message with `comp`), or null.
+   * it; `u8` is null only for a header alone or a compact one, with nothing behind it). `direct`:
+   * it came through LAPI's dispatcher, so a reply may run at once. Returns where LAPI data lands
+   * (a message with `comp`), or null.
    */
   private accept (t: Token, kind: number, u8: Uint8Array | null, b: number, len: number, dataLen: number,
     comp: Ref<unknown> | null, uinfo: Ref<unknown> | null, direct: boolean): Uint8Array | Addr | null {
