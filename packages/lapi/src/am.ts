@@ -29,7 +29,6 @@
  */
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
-import { counterOk } from './args.js'
 import { copyBuf, copySeg, copyWords } from './copy.js'
 import { T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
@@ -273,14 +272,18 @@ export class ActiveMessages {
   private readonly retInfo: ReturnInfo
   private readonly compRef: Ref<compl_hndlr_t | null> = { value: null }
   private readonly infoRef: Ref<unknown> = { value: null }
-  /** True while a header handler runs: communication calls are refused. */
-  inHeaderHandler = false
+  /**
+   * 1 while a header handler runs (communication calls are refused), else 0. The hot flags of the
+   * dispatcher are small integers, not booleans: V8 types a boolean field only as an oddball, so
+   * every test of one compiles to a full truthiness check (about ten instructions); a Smi's is one.
+   */
+  inHeaderHandler = 0
   /** Depth of nested dispatcher rounds (a completion handler that waits runs one). */
   depth = 0
   /** >0 while a send waits for ring space: the dispatcher only takes packets in. */
   sendBlocked = 0
-  /** True while poll() walks the rings. */
-  private polling = false
+  /** 1 while poll() walks the rings. */
+  private polling = 0
   // statistics
   dropped = 0
   duplicates = 0
@@ -289,7 +292,8 @@ export class ActiveMessages {
   /** Messages an in-place receiver took (Lapi.setLibraryShortHandler). */
   inPlaceCompleted = 0
   // test transport
-  private readonly chaos: boolean
+  /** 1 over the test transport (reordering, duplicating), else 0. */
+  private readonly chaos: number
   private readonly held: HeldPacket[] = []
   private readonly spare: ChaosBuf[] = []
   private rng: number
@@ -313,7 +317,7 @@ export class ActiveMessages {
     this.retInfo = new ReturnInfo(c.config.maxPktSz)
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
-    this.chaos = ch !== null
+    this.chaos = ch !== null ? 1 : 0
     // the test transport must not take packets it holds back with it when the task ends (a real
     // network would have them in flight): send them on the way out
     if (this.chaos) process.once('exit', () => { if (this.holding) this.flushChaos(true) })
@@ -350,36 +354,46 @@ export class ActiveMessages {
   private sendShort (tgt: number, hdr: number, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): boolean {
     const c = this.c
+    if ((this.chaos | this.inHeaderHandler) !== 0 || !LITTLE_ENDIAN) return false
+    // Every number is taken as an int32 once and compared with what was passed (strictly: a
+    // fraction, a string or anything else fails), so that what follows is int32 arithmetic and
+    // the stores into the slot need no conversion. (Counters as counterOk has them, written out:
+    // a call of it here is not inlined, and its boolean result costs a full truthiness test.)
+    const t = tgt | 0
+    const h = hdr | 0
+    const ul = uhdrLen | 0
+    const dl = udataLen | 0
+    const tc = tgtCntr | 0
+    const oc = orgCntr | 0
+    const cc = cmplCntr | 0
+    if (t !== tgt || h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return false
     const size = c.segmentSize
-    if (this.chaos || this.inHeaderHandler || !LITTLE_ENDIAN) return false
-    if ((tgt >>> 0) !== tgt || tgt >= c.numTasks || c.purged[tgt] !== 0) return false
-    if ((hdr | 0) !== hdr || hdr <= 0 || hdr >= this.handlerSlots) return false
-    if ((uhdrLen >>> 0) !== uhdrLen || (udataLen >>> 0) !== udataLen || (uhdrLen & 7) !== 0 ||
-      uhdrLen + udataLen > SHORT_ROOM || uhdrLen > this.maxUhdr) return false
-    if (!counterOk(tgtCntr, size) || !counterOk(orgCntr, size) || !counterOk(cmplCntr, size)) return false
-    if ((uhdrLen > 0 && c.checkLocal(uhdr, uhdrLen) !== 0) || c.checkLocal(udata, udataLen) !== 0) return false
-    const w = c.outbox[tgt]!
+    if ((t | ul | dl | tc | oc | cc) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots ||
+      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > SHORT_ROOM || ul > this.maxUhdr ||
+      tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return false
+    if ((ul > 0 && c.checkLocal(uhdr, ul) !== 0) || c.checkLocal(udata, dl) !== 0) return false
+    const w = c.outbox[t]!
     const off = w.reserve()
     if (off < 0) return false
     const i32 = w.i32
     const p = off >> 2
     i32[p] = SHORT_WORD0
     i32[p + 1] = c.taskId
-    i32[p + 2] = (uhdrLen + udataLen) | (uhdrLen << 16)
-    i32[p + 4] = hdr
-    i32[p + 5] = tgtCntr
-    i32[p + 6] = cmplCntr
-    if (uhdrLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES, uhdr, uhdrLen)
-    if (udataLen > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES + uhdrLen, udata, udataLen)
+    i32[p + 2] = (ul + dl) | (ul << 16)
+    i32[p + 4] = h
+    i32[p + 5] = tc
+    i32[p + 6] = cc
+    if (ul > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES, uhdr, ul)
+    if (dl > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES + ul, udata, dl)
     // the id last: a message counts as sent (for the fence and the target's duplicate window)
     // only once nothing can fail any more
-    i32[p + 3] = this.nextMessage(tgt)
+    i32[p + 3] = this.nextMessage(t)
     w.publish()
     // this thread cannot be asleep in Atomics.wait; its promise waits count themselves
-    if (tgt !== c.taskId || c.hasAsyncSleepers) ringDoorbell(c.ctl, tgt)
+    if (t !== c.taskId || c.hasAsyncSleepers) ringDoorbell(c.ctl, t)
     this.sendCompleted++
-    if (orgCntr !== 0) c.bumpLocal(orgCntr)
-    if (this.tailsHeld) this.publishTails()
+    if (oc !== 0) c.bumpLocal(oc)
+    if (this.tailsHeld !== 0) this.publishTails()
     return true
   }
 
@@ -459,8 +473,14 @@ export class ActiveMessages {
    */
   private shortCopy (d8: Uint8Array, d32: Int32Array, d: number, src: LocalBuf, n: number): void {
     if (typeof src === 'number') {
-      if (((src | n) & 3) === 0) copyWords(d32, d, this.c.mySeg32, src, n)
-      else { const s8 = this.c.seg.u8[this.c.taskId]!; for (let i = 0; i < n; i++) d8[d + i] = s8[src + i]! }
+      // (the word loop written here, not a call of copyWords: this is inlined into sendShort,
+      // whose inlining budget does not cover copyWords, and a call costs ~90 instructions)
+      if (((src | n) & 3) === 0) {
+        const s32 = this.c.mySeg32
+        const dw = d >> 2
+        const sw = src >> 2
+        for (let i = 0; i < n >> 2; i++) d32[dw + i] = s32[sw + i]!
+      } else { const s8 = this.c.seg.u8[this.c.taskId]!; for (let i = 0; i < n; i++) d8[d + i] = s8[src + i]! }
       return
     }
     const s8 = src!
@@ -478,7 +498,12 @@ export class ActiveMessages {
       this.lastSrcOff = so
       this.lastSrcWords = w
     }
-    if (w !== null && (n & 3) === 0) { copyWords(d32, d, w, so, n); return }
+    if (w !== null && (n & 3) === 0) {
+      const dw = d >> 2
+      const sw = so >> 2
+      for (let i = 0; i < n >> 2; i++) d32[dw + i] = w[sw + i]!
+      return
+    }
     for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
   }
 
@@ -875,11 +900,11 @@ export class ActiveMessages {
     // handled is still in its slot, so a nested round must not touch the rings.
     if (this.polling) return 0
     if (this.chaos) this.flushChaos(false)
-    this.polling = true
+    this.polling = 1
     try {
       return this.drain()
     } finally {
-      this.polling = false
+      this.polling = 0
       this.draining = -1
     }
   }
@@ -903,7 +928,7 @@ export class ActiveMessages {
       if (n === 0) continue
       this.draining = i
       const same = r.sameThread
-      let held = false
+      let held = 0
       const u8 = r.u8
       const i32 = r.i32
       try {
@@ -917,10 +942,10 @@ export class ActiveMessages {
           // the same store; in polling mode that store waits for the task's next step in LAPI
           // (`tailsHeld`). (Messages with a completion handler count as landed before it runs.)
           // `holdTails` is looked at for each packet: a handler may have ended the context.
-          held = c.holdTails && !same
+          held = same ? 0 : c.holdTails
           r.release(this.landedHere, held)
           // (marked at each release: a handler further on may send or wait, which publishes)
-          if (held) this.tailsHeld = true
+          if (held !== 0) this.tailsHeld = 1
         }
       } finally {
         this.landedHere = 0
@@ -942,11 +967,11 @@ export class ActiveMessages {
    * acknowledgements are batched likewise (ACK_THRESHOLD); in polling mode nothing of a task
    * moves while it is outside LAPI anyway.
    */
-  tailsHeld = false
+  tailsHeld = 0
 
   /** Publishes every held TAIL and rings the senders' doorbells (see `tailsHeld`). */
   publishTails (): void {
-    this.tailsHeld = false
+    this.tailsHeld = 0
     const c = this.c
     const rings = c.polled
     for (let i = 0; i < rings.length; i++) if (rings[i]!.publishTail()) ringDoorbell(c.ctl, i)
@@ -1050,7 +1075,7 @@ export class ActiveMessages {
     const comp = this.compRef; comp.value = null
     const inf = this.infoRef; inf.value = null
     let landing: unknown
-    this.inHeaderHandler = true
+    this.inHeaderHandler = 1
     try {
       if ((flags & F_AMV) !== 0) {
         const lens = this.readLenVec(dv, off + PACKET_HEADER_BYTES + uhdrLen, dv.getUint32(off + H_VEC_TYPE, true), dv.getUint32(off + H_VEC_NUM, true))
@@ -1059,7 +1084,7 @@ export class ActiveMessages {
         m.landing = -3
         if (landing !== null && landing !== undefined) {
           const rc = this.acceptTargetVec(m, landing, dv.getUint32(off + H_VEC_TYPE, true), lens)
-          if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
+          if (rc !== 0) { this.inHeaderHandler = 0; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
         }
       } else {
         const ri = this.retInfo
@@ -1070,16 +1095,16 @@ export class ActiveMessages {
         m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
         if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
         const rc = this.acceptLanding(m, landing)
-        if (rc !== 0) { this.inHeaderHandler = false; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
+        if (rc !== 0) { this.inHeaderHandler = 0; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
       }
     } catch (e) {
-      this.inHeaderHandler = false
+      this.inHeaderHandler = 0
       this.retInfo.disarm()
       c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
       this.failMessage(m, s, rndv ? 0 : first)
       return
     }
-    this.inHeaderHandler = false
+    this.inHeaderHandler = 0
     m.compl = typeof comp.value === 'function' ? comp.value : null
     m.uinfo = inf.value
     if (rndv && (flags & F_PULL) !== 0) {
@@ -1158,16 +1183,16 @@ export class ActiveMessages {
     const c = this.c
     // (the library may run its users' code from here, as a header handler may: see onePacket)
     c.flushAbsorbed()
-    this.inHeaderHandler = true
+    this.inHeaderHandler = 1
     try {
       fn(i32, at, uhdrLen, dataLen, src)
     } catch (e) {
-      this.inHeaderHandler = false
+      this.inHeaderHandler = 0
       c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
-    this.inHeaderHandler = false
+    this.inHeaderHandler = 0
     this.inPlaceCompleted++
     this.completeOne(s, src, id, null, null, false, tgtCntr, cmplCntr)
   }
@@ -1186,17 +1211,17 @@ export class ActiveMessages {
     let landing: unknown
     // user code is about to run while a counter wait may hold bumps back: put them in memory
     c.flushAbsorbed()
-    this.inHeaderHandler = true
+    this.inHeaderHandler = 1
     try {
       landing = fn(c.handle, uhView, uhdrLen, ri, comp, inf)
     } catch (e) {
-      this.inHeaderHandler = false
+      this.inHeaderHandler = 0
       ri.disarm()
       c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
-    this.inHeaderHandler = false
+    this.inHeaderHandler = 0
     ri.disarm()
     if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
     const where = this.landingKind(landing, msgLen)

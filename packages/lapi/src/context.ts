@@ -142,7 +142,8 @@ export class Context {
 
   private nextAuto: number
   private gatherGen = 0
-  private terminated = false
+  /** 1 once LAPI_Term ran (a number: see ActiveMessages.inHeaderHandler). */
+  private terminated = 0
   private interruptArmed = false
 
   // settings (LAPI_Senv)
@@ -152,19 +153,20 @@ export class Context {
    * The dispatcher may hold TAIL back until the task's next step in LAPI (`ActiveMessages.tailsHeld`):
    * in polling mode, unless ACK_THRESHOLD is 1 (LAPI's acknowledgements are then not batched).
    */
-  holdTails = false
+  holdTails = 0
 
-  private holds (): boolean { return this.interrupt === 0 && this.ackThreshold > 1 }
+  private holds (): number { return this.interrupt === 0 && this.ackThreshold > 1 ? 1 : 0 }
   private timeout = TIMEOUT_DEFAULT
   private ackThreshold = ACK_THRESHOLD_MAX
 
   constructor (handle: number, spec: JobSpec, mem: BufferManager, info: lapi_info_t | null) {
     this.handle = handle
     this.spec = spec
-    this.taskId = spec.taskId
-    this.numTasks = spec.numTasks
+    // (as int32s: these go into packets and bounds checks of the fast paths, which then need no conversion)
+    this.taskId = spec.taskId | 0
+    this.numTasks = spec.numTasks | 0
     this.config = spec.config
-    this.segmentSize = spec.config.segmentSize
+    this.segmentSize = spec.config.segmentSize | 0
     this.mem = mem
     this.errHndlr = info?.err_hndlr ?? null
     this.epoch = info?.epoch_num ?? 0
@@ -213,7 +215,7 @@ export class Context {
 
   // ───────────────────────────── life cycle and environment ─────────────────────────────
 
-  get isTerminated (): boolean { return this.terminated }
+  get isTerminated (): boolean { return this.terminated !== 0 }
   /** Interrupt mode (LAPI_Senv INTERRUPT_SET): 1 on, 0 polling. */
   get interruptMode (): number { return this.interrupt }
 
@@ -221,11 +223,11 @@ export class Context {
   term (): number {
     if (this.terminated) return S.ERR_HNDL_INVALID
     // (a Term from a handler inline in a drain: the rest of that drain holds nothing either)
-    this.holdTails = false
+    this.holdTails = 0
     this.flushTails()
     holding.delete(this)
     if (this.am.holding) this.am.flushChaos(true)
-    this.terminated = true
+    this.terminated = 1
     Atomics.store(this.ctl, taskWord(this.taskId, T_STATE), TaskState.TERMINATED)
     this.log.debug('context terminated')
     return S.SUCCESS
@@ -896,7 +898,7 @@ export class Context {
   }
 
   /** Whether this context is inside a LAPI header handler (where nothing may send or wait). */
-  get inHeaderHandler (): boolean { return this.am.inHeaderHandler }
+  get inHeaderHandler (): boolean { return this.am.inHeaderHandler !== 0 }
 
   /**
    * LAPI_Fence: every operation this task started before it is complete at its target. Put, Get

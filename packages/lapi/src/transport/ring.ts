@@ -239,8 +239,11 @@ export class RingReader extends RingEnd {
     return this.first + (this.next & this.mask) * this.slotBytes + SLOT_STAMP_BYTES
   }
 
-  /** Slots given back whose TAIL is not published yet, and the LANDED count that goes with them. */
-  private held = false
+  /**
+   * Slots given back whose TAIL is not published yet (1, else 0: a number, not a boolean, see
+   * ActiveMessages.inHeaderHandler), and the LANDED count that goes with them.
+   */
+  private held = 0
   private heldLanded = 0
 
   /** Whether this ring's writer is in this thread (`sameThreadWriter`). */
@@ -248,16 +251,16 @@ export class RingReader extends RingEnd {
 
   /**
    * Gives the front slot back to the producer and counts `landed` more of the sender's messages
-   * complete (the one in that slot, when it completed as it was handled). With `hold` (ignored
+   * complete (the one in that slot, when it completed as it was handled). With `hold` 1 (ignored
    * for a same-thread ring, whose writer may be waiting in this very thread) the producer learns
    * of it only at the next `publishTail`: the caller publishes later, off the path of the message
    * it just handled.
    */
-  release (landed = 0, hold = false): void {
+  release (landed = 0, hold = 0): void {
     this.next = (this.next + 1) | 0
     if (landed !== 0) this.heldLanded = (this.heldLanded + landed) | 0
-    this.held = true
-    if (!hold || this.partner !== null) this.publishTail()
+    this.held = 1
+    if (hold === 0 || this.partner !== null) this.publishTail()
   }
 
   /**
@@ -266,8 +269,8 @@ export class RingReader extends RingEnd {
    * both: one atomic operation, not two. Returns whether there was anything to publish.
    */
   publishTail (): boolean {
-    if (!this.held) return false
-    this.held = false
+    if (this.held === 0) return false
+    this.held = 0
     const l = this.heldLanded
     if (l !== 0) {
       this.heldLanded = 0
