@@ -294,6 +294,16 @@ export class ActiveMessages {
   // test transport
   /** 1 over the test transport (reordering, duplicating), else 0. */
   private readonly chaos: number
+  // Constants of the per-message paths, read as fields: V8 does not fold this module's constants
+  // into the code of these methods (callgrind: each use was a context-slot load with a hole and a
+  // type check, against one load from `this`, whose map the code has checked already).
+  /** 1 where the SHORT send paths may run (a little-endian host, not the test transport), else 0. */
+  private readonly shortSend: number
+  /** 1 on a little-endian host: SHORT packets are read by words in host order. */
+  private readonly shortRead: number
+  private readonly shortWord0 = SHORT_WORD0
+  private readonly shortRoom = SHORT_ROOM
+  private readonly shortHeaderBytes = SHORT_HEADER_BYTES
   private readonly held: HeldPacket[] = []
   private readonly spare: ChaosBuf[] = []
   private rng: number
@@ -318,6 +328,8 @@ export class ActiveMessages {
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
     this.chaos = ch !== null ? 1 : 0
+    this.shortSend = this.chaos === 0 && LITTLE_ENDIAN ? 1 : 0
+    this.shortRead = LITTLE_ENDIAN ? 1 : 0
     // the test transport must not take packets it holds back with it when the task ends (a real
     // network would have them in flight): send them on the way out
     if (this.chaos) process.once('exit', () => { if (this.holding) this.flushChaos(true) })
@@ -354,7 +366,7 @@ export class ActiveMessages {
   private sendShort (tgt: number, hdr: number, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): boolean {
     const c = this.c
-    if ((this.chaos | this.inHeaderHandler) !== 0 || !LITTLE_ENDIAN) return false
+    if (this.shortSend === 0 || this.inHeaderHandler !== 0) return false
     // Every number is taken as an int32 once and compared with what was passed (strictly: a
     // fraction, a string or anything else fails), so that what follows is int32 arithmetic and
     // the stores into the slot need no conversion. (Counters as counterOk has them, written out:
@@ -369,7 +381,7 @@ export class ActiveMessages {
     if (t !== tgt || h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return false
     const size = c.segmentSize
     if ((t | ul | dl | tc | oc | cc) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots ||
-      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > SHORT_ROOM || ul > this.maxUhdr ||
+      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > this.shortRoom || ul > this.maxUhdr ||
       tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return false
     if ((ul > 0 && c.checkLocal(uhdr, ul) !== 0) || c.checkLocal(udata, dl) !== 0) return false
     const w = c.outbox[t]!
@@ -377,14 +389,15 @@ export class ActiveMessages {
     if (off < 0) return false
     const i32 = w.i32
     const p = off >> 2
-    i32[p] = SHORT_WORD0
+    i32[p] = this.shortWord0
     i32[p + 1] = c.taskId
     i32[p + 2] = (ul + dl) | (ul << 16)
     i32[p + 4] = h
     i32[p + 5] = tc
     i32[p + 6] = cc
-    if (ul > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES, uhdr, ul)
-    if (dl > 0) this.shortCopy(w.u8, i32, off + SHORT_HEADER_BYTES + ul, udata, dl)
+    const at = off + this.shortHeaderBytes
+    if (ul > 0) this.shortCopy(w.u8, i32, at, uhdr, ul)
+    if (dl > 0) this.shortCopy(w.u8, i32, at + ul, udata, dl)
     // the id last: a message counts as sent (for the fence and the target's duplicate window)
     // only once nothing can fail any more
     i32[p + 3] = this.nextMessage(t)
@@ -416,16 +429,16 @@ export class ActiveMessages {
   prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
     const c = this.c
     this.prepRing = null   // (an earlier preparation not committed is abandoned, also by a refusal)
-    if (this.chaos || this.inHeaderHandler || !LITTLE_ENDIAN) return -1
+    if (this.shortSend === 0 || this.inHeaderHandler !== 0) return -1
     if ((tgt >>> 0) !== tgt || tgt >= c.numTasks || c.purged[tgt] !== 0) return -1
     if ((hdr | 0) !== hdr || hdr <= 0 || hdr >= this.handlerSlots) return -1
-    if ((uhdrLen >>> 0) !== uhdrLen || (uhdrLen & 7) !== 0 || uhdrLen > SHORT_ROOM || uhdrLen > this.maxUhdr) return -1
+    if ((uhdrLen >>> 0) !== uhdrLen || (uhdrLen & 7) !== 0 || uhdrLen > this.shortRoom || uhdrLen > this.maxUhdr) return -1
     const w = c.outbox[tgt]!
     const off = w.reserve()
     if (off < 0) return -1
     const i32 = w.i32
     const p = off >> 2
-    i32[p] = SHORT_WORD0
+    i32[p] = this.shortWord0
     i32[p + 1] = c.taskId
     i32[p + 2] = uhdrLen | (uhdrLen << 16)
     i32[p + 4] = hdr
@@ -435,7 +448,7 @@ export class ActiveMessages {
     this.prepTgt = tgt
     this.prepWord = p
     this.prepSeq = w.published
-    return p + (SHORT_HEADER_BYTES >> 2)
+    return p + (this.shortHeaderBytes >> 2)
   }
 
   /** The words of the packet prepareShort reserved (the target's inbox; valid until commitShort). */
@@ -935,7 +948,7 @@ export class ActiveMessages {
         for (let k = 0; k < n; k++) {
           this.landedHere = 0
           const off = r.front()
-          if (i32[off >> 2] === SHORT_WORD0 && LITTLE_ENDIAN) this.onShort(u8, i32, off)
+          if (i32[off >> 2] === this.shortWord0 && this.shortRead !== 0) this.onShort(u8, i32, off)
           else this.handle(u8, r.dv, off + BODY_PACKET)
           // Each slot goes back as soon as its packet is handled (a handler further on may send
           // and need the room), and a message consumed in its header handler counts as landed in
@@ -1150,9 +1163,9 @@ export class ActiveMessages {
     const tgtCntr = i32[p + 5]!
     const cmplCntr = i32[p + 6]!
     const size = c.segmentSize
-    if ((len >>> 0) > SHORT_ROOM || (uhdrLen >>> 0) > len || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
+    if ((len >>> 0) > this.shortRoom || (uhdrLen >>> 0) > len || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
       (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.dropped++; return }
-    const at = off + SHORT_HEADER_BYTES
+    const at = off + this.shortHeaderBytes
     const hidx = i32[p + 4]!
     const raw = c.shortHandlerAt(hidx)
     if (raw !== null) {
@@ -1223,6 +1236,12 @@ export class ActiveMessages {
     }
     this.inHeaderHandler = 0
     ri.disarm()
+    // the most common answer first: nothing lands and nothing runs later (what follows would come
+    // to the same, through the flags and landingKind)
+    if (landing === null && comp.value === null) {
+      this.completeOne(s, src, id, null, null, false, tgtCntr, cmplCntr)
+      return
+    }
     if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
     const where = this.landingKind(landing, msgLen)
     if (where > LAND_BUF) {

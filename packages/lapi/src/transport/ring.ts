@@ -89,6 +89,8 @@ abstract class RingEnd {
   protected readonly mask: number
   protected readonly slotBytes: number
   protected readonly first: number
+  /** Byte offset of slot 0's body (first + SLOT_STAMP_BYTES, a field: see ActiveMessages.shortRoom). */
+  protected readonly firstBody: number
   /** Word index of slot 0's STAMP, and words per slot. */
   protected readonly firstWord: number
   protected readonly slotWords: number
@@ -104,6 +106,7 @@ abstract class RingEnd {
     this.mask = g.slots - 1
     this.slotBytes = g.slotBytes
     this.first = base + RING_HEADER_BYTES
+    this.firstBody = this.first + SLOT_STAMP_BYTES
     this.firstWord = this.first >> 2
     this.slotWords = g.slotBytes >> 2
   }
@@ -135,7 +138,7 @@ export class RingWriter extends RingEnd {
       this.seenTail = Atomics.load(this.i32, this.tail)
       if (((this.next - this.seenTail) | 0) >= this.slots) return -1
     }
-    return this.first + (this.next & this.mask) * this.slotBytes + SLOT_STAMP_BYTES
+    return this.firstBody + (this.next & this.mask) * this.slotBytes
   }
 
   /** Packets published on this ring so far (free-running; this end's own count, no memory read). */
@@ -236,7 +239,7 @@ export class RingReader extends RingEnd {
 
   /** Byte offset of the oldest untaken packet's body; only valid while `available()` counted it. */
   front (): number {
-    return this.first + (this.next & this.mask) * this.slotBytes + SLOT_STAMP_BYTES
+    return this.firstBody + (this.next & this.mask) * this.slotBytes
   }
 
   /**
