@@ -132,7 +132,7 @@ export class Token {
   /** @internal the sender's index in the receiver's translation table (-1: not mapped) */ peer = -1
   /** @internal Medium payload: bufmgr address (0 = none) or a heap buffer */ bufAddr = 0
   /** @internal */ heap: Uint8Array | null = null
-  /** @internal */ replied = false
+  /** @internal 1 once the request handler replied (a number, not a boolean: V8 tests a boolean field with a full truthiness check) */ replied = 0
   /** @internal */ readonly args = new Int32Array(AM_MAX_SHORT)
 
   /** @internal */
@@ -211,7 +211,7 @@ export class Bundle {
   /** @internal */ readonly queue = new TaskQueue(64)
   /** @internal */ readonly endpoints: Endpoint[] = []
   /** @internal */ mask: number = AM_NOEVENTS
-  /** @internal */ freed = false
+  /** @internal 1 once freed (a number: see Token.replied) */ freed = 0
   /** @internal the runtime that allocated it (a bundle of an earlier AM_Init is not valid) */ owner: unknown = null
   /** @internal */ readonly readyCond: () => boolean
 
@@ -232,21 +232,21 @@ export class Bundle {
   /** Runs the handlers of arrived messages (AM_Poll); returns how many ran. */
   poll (): number {
     const rt = this.rt
-    if (this.freed) throw new AmError(S.ERR_BAD_ARG, 'AM_Poll')
+    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_Poll')
     return rt.poll(this)
   }
 
   /** Blocks until a message arrived, then polls (AM_WaitSema, whatever the event mask). */
   wait (): number {
     const rt = this.rt
-    if (this.freed) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
+    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
     return rt.waitSema(this)
   }
 
   /** Like `wait`, without blocking the event loop: resolves with the handlers run. */
   async waitAsync (): Promise<number> {
     const rt = this.rt
-    if (this.freed) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
+    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
     return await rt.waitSemaAsync(this)
   }
 
@@ -264,7 +264,7 @@ export class Endpoint {
   /** The endpoint's name (exchange it; peers map it). */
   readonly name: en_t
   /** @internal */ bundle: Bundle
-  /** @internal */ freed = false
+  /** @internal 1 once freed (a number: see Token.replied) */ freed = 0
   /** @internal */ tag: bigint = AM_NONE
   /** @internal */ tagLo = 0
   /** @internal */ tagHi = 0
@@ -579,7 +579,7 @@ export class Runtime {
   freeBundle (b: Bundle): number {
     if (!this.isBundle(b)) return S.ERR_BAD_ARG
     for (const ep of [...b.endpoints]) this.freeEndpoint(ep)
-    b.freed = true
+    b.freed = 1
     this.bundles.delete(b)
     // drop whatever is still queued
     for (;;) { const t = b.queue.take(); if (t < 0) break; this.release(this.tokens[t]!) }
@@ -587,11 +587,11 @@ export class Runtime {
   }
 
   isBundle (b: unknown): b is Bundle {
-    return b instanceof Bundle && !b.freed && b.owner === this
+    return b instanceof Bundle && b.freed === 0 && b.owner === this
   }
 
   isEndpoint (ep: unknown): ep is Endpoint {
-    return ep instanceof Endpoint && !ep.freed && this.endpoints[ep.id] === ep
+    return ep instanceof Endpoint && ep.freed === 0 && this.endpoints[ep.id] === ep
   }
 
   allocateEndpoint (b: Bundle, ep: Ref<Endpoint | null> | null | undefined, name: Ref<number> | null | undefined): number {
@@ -615,7 +615,7 @@ export class Runtime {
 
   freeEndpoint (ep: Endpoint): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
-    ep.freed = true
+    ep.freed = 1
     this.endpoints[ep.id] = undefined
     const list = ep.bundle.endpoints
     list.splice(list.indexOf(ep), 1)
@@ -794,14 +794,14 @@ export class Runtime {
     const loop = p.task === this.taskId
     // A request polls (as AMUDP's do), after it has sent: the poll is then off the path of the
     // message. Only when no instance toward the peer is free does it poll first (and wait).
-    if (!ep.freed && !loop && p.top === 0) {
+    if (ep.freed === 0 && !loop && p.top === 0) {
       this.pollBundle(ep.bundle)
-      if (p.top === 0 && !ep.freed) {
+      if (p.top === 0 && ep.freed === 0) {
         if (async) return S.ERR_IN_USE
         this.waitCredit(ep, p)
       }
     }
-    const rc = ep.freed ? S.ERR_BAD_ARG : this.sendRequest(ep, index, p, loop, cat, handler, nargs, args, src, nbytes, off, off2, get)
+    const rc = ep.freed !== 0 ? S.ERR_BAD_ARG : this.sendRequest(ep, index, p, loop, cat, handler, nargs, args, src, nbytes, off, off2, get)
     this.pollBundle(ep.bundle)   // (which also runs handler 0 with a request that could not go)
     return rc
   }
@@ -838,11 +838,11 @@ export class Runtime {
     if (!(t instanceof Token) || t.state !== T_REQUEST) return S.ERR_RESOURCE
     const r = this.running
     if (r === null || r.state !== T_REQUEST) return S.ERR_RESOURCE   // not from a reply handler or handler 0
-    if (t.replied) return S.ERR_RESOURCE
+    if (t.replied !== 0) return S.ERR_RESOURCE
     const ep = t.ep!
     const rc = this.checkSend(ep, cat, handler, nargs, src, nbytes, off, false)
     if (rc !== 0) return rc
-    t.replied = true
+    t.replied = 1
     const peer = t.peer
     return this.send(ep, t.srcTask, t.srcId, ep.trTagLo[peer]!, ep.trTagHi[peer]!, cat, handler, nargs, args, src, nbytes, 0, off, 0, t.slot)
   }
@@ -993,7 +993,7 @@ export class Runtime {
   /** Waits (polling the bundle) until peer `p` of `ep` has a free instance, or is gone. */
   private waitCredit (ep: Endpoint, p: Peer): void {
     const b = ep.bundle
-    while (p.top === 0 && !ep.freed) {
+    while (p.top === 0 && ep.freed === 0) {
       if (!this.lapi.taskAlive(p.task)) { this.failPeer(ep, p); break }
       const pc = this.credPeer
       const pb = this.credBundle
@@ -1396,7 +1396,7 @@ export class Runtime {
   private dispatch (t: Token): void {
     const ep = t.ep
     if (t.fault !== 0) { this.sendReturn(t); this.release(t); return }
-    if (ep === null || ep.freed) { this.release(t); return }
+    if (ep === null || ep.freed !== 0) { this.release(t); return }
     const outer = this.running
     this.running = t
     this.nest++
@@ -1410,12 +1410,12 @@ export class Runtime {
         this.sendGetData(t)
       } else if ((kind & K_REQUEST) !== 0) {
         t.state = T_REQUEST
-        t.replied = false
+        t.replied = 0
         this.invoke(t, ep)
         // the automatic reply is the credit of the request's instance; a request between endpoints
         // of this task holds none (NO_SLOT), so it needs no reply at all
-        if (!t.replied && t.slot !== NO_SLOT) {
-          t.replied = true
+        if (t.replied === 0 && t.slot !== NO_SLOT) {
+          t.replied = 1
           const p = t.peer
           this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, K_AUTO, 0, 0, this.argScratch, null, 0, 0, 0, 0, t.slot)
         }
