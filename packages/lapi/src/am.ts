@@ -304,6 +304,7 @@ export class ActiveMessages {
   private readonly shortWord0 = SHORT_WORD0
   private readonly shortRoom = SHORT_ROOM
   private readonly shortHeaderBytes = SHORT_HEADER_BYTES
+  private readonly success = S.SUCCESS
   private readonly held: HeldPacket[] = []
   private readonly spare: ChaosBuf[] = []
   private rng: number
@@ -351,22 +352,24 @@ export class ActiveMessages {
    */
   amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
-    if (shdlr === null && typeof hdr === 'number' && this.sendShort(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr)) {
-      return S.SUCCESS
+    if (shdlr === null && typeof hdr === 'number' && this.sendShort(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr) !== 0) {
+      return this.success
     }
     return this.amsendAny(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
   }
 
   /**
    * The SHORT fast path: every check of `checkSend` and the length checks, in their cheapest form,
-   * then the packet written word by word (header fields, then uhdr and data) and published. Returns
-   * false without side effects when anything is unusual (bad arguments included: `amsendAny`
-   * finds them and returns their codes), or when the target's ring is full (it waits there).
+   * then the packet written word by word (header fields, then uhdr and data) and published.
+   * Returns 1 when it sent the message, 0 without side effects when anything is unusual (bad
+   * arguments included: `amsendAny` finds them and returns their codes), or when the target's
+   * ring is full (it waits there). (A number, not a boolean: the caller tests the result of a call
+   * it does not inline, and a boolean's test would be a full truthiness check.)
    */
   private sendShort (tgt: number, hdr: number, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
-    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): boolean {
+    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
     const c = this.c
-    if (this.shortSend === 0 || this.inHeaderHandler !== 0) return false
+    if (this.shortSend === 0 || this.inHeaderHandler !== 0) return 0
     // Every number is taken as an int32 once and compared with what was passed (strictly: a
     // fraction, a string or anything else fails), so that what follows is int32 arithmetic and
     // the stores into the slot need no conversion. (Counters as counterOk has them, written out:
@@ -378,15 +381,15 @@ export class ActiveMessages {
     const tc = tgtCntr | 0
     const oc = orgCntr | 0
     const cc = cmplCntr | 0
-    if (t !== tgt || h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return false
+    if (t !== tgt || h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return 0
     const size = c.segmentSize
     if ((t | ul | dl | tc | oc | cc) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots ||
       ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > this.shortRoom || ul > this.maxUhdr ||
-      tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return false
-    if ((ul > 0 && c.checkLocal(uhdr, ul) !== 0) || c.checkLocal(udata, dl) !== 0) return false
+      tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return 0
+    if ((ul > 0 && c.checkLocal(uhdr, ul) !== 0) || c.checkLocal(udata, dl) !== 0) return 0
     const w = c.outbox[t]!
     const off = w.reserve()
-    if (off < 0) return false
+    if (off < 0) return 0
     const i32 = w.i32
     const p = off >> 2
     i32[p] = this.shortWord0
@@ -407,7 +410,7 @@ export class ActiveMessages {
     this.sendCompleted++
     if (oc !== 0) c.bumpLocal(oc)
     if (this.tailsHeld !== 0) this.publishTails()
-    return true
+    return 1
   }
 
   /** The ring of a SHORT packet that prepareShort reserved and commitShort has not sent yet, or null. */
@@ -987,7 +990,7 @@ export class ActiveMessages {
     this.tailsHeld = 0
     const c = this.c
     const rings = c.polled
-    for (let i = 0; i < rings.length; i++) if (rings[i]!.publishTail()) ringDoorbell(c.ctl, i)
+    for (let i = 0; i < rings.length; i++) if (rings[i]!.publishTail() !== 0) ringDoorbell(c.ctl, i)
   }
 
   /** 1 when the packet being drained completed its message inline (LANDED moves with the slot's release). */

@@ -269,10 +269,11 @@ export class RingReader extends RingEnd {
   /**
    * Publishes the slots given back since the last publication: LANDED first, written plainly (this
    * thread is its only writer), then the sequentially consistent store of TAIL, which publishes
-   * both: one atomic operation, not two. Returns whether there was anything to publish.
+   * both: one atomic operation, not two. Returns 1 when there was anything to publish, else 0 (a
+   * number, not a boolean: see `held`).
    */
-  publishTail (): boolean {
-    if (this.held === 0) return false
+  publishTail (): number {
+    if (this.held === 0) return 0
     this.held = 0
     const l = this.heldLanded
     if (l !== 0) {
@@ -280,7 +281,7 @@ export class RingReader extends RingEnd {
       this.i32[this.landed] = (this.i32[this.landed]! + l) | 0
     }
     Atomics.store(this.i32, this.tail, this.next)
-    return true
+    return 1
   }
 
   /** True when a packet is waiting (a cheap check for wait loops: at most one atomic read). */
