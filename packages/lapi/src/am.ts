@@ -77,8 +77,12 @@ class ReturnInfo implements lapi_return_info_t {
     if (this.copied === null) {
       const n = this.msg_len
       const w = this.pktI32
-      if (w !== null && ((this.pktOff | n) & 3) === 0) copyWords(this.scratch32, 0, w, this.pktOff, n)
-      else copyBuf(this.scratch, 0, this.pktU8, this.pktOff, n, false)
+      if (w !== null && ((this.pktOff | n) & 3) === 0) {
+        // (a word loop here rather than a call of copyWords: most such messages are a few words)
+        const d = this.scratch32
+        const from = this.pktOff >> 2
+        for (let i = 0; i < n >> 2; i++) d[i] = w[from + i]!
+      } else copyBuf(this.scratch, 0, this.pktU8, this.pktOff, n, false)
       let v = this.views[n]
       if (v === undefined) { v = this.scratch.subarray(0, n); this.views[n] = v }
       this.copied = v
