@@ -952,9 +952,11 @@ export class Runtime {
     const w = lapi.preparedWords
     w[at] = kind | K_COMPACT | handler << 8 | nargs << 16   // O_KIND, O_HANDLER, O_NARGS; O_STATUS 0
     w[at + 1] = dstId | srcId << 16
-    w[at + 2] = tagLo
-    w[at + 3] = tagHi
-    w[at + 4] = slot
+    // (| 0: an int32 goes into the word as it is; a number V8 cannot prove one would take a
+    // conversion through a double)
+    w[at + 2] = tagLo | 0
+    w[at + 3] = tagHi | 0
+    w[at + 4] = slot | 0
     for (let i = 0; i < nargs; i++) w[at + 5 + i] = args[i]!
     if ((nargs & 1) === 0) w[at + 5 + nargs] = 0   // padding to a multiple of 8
     return lapi.commitShort()

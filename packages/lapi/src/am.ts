@@ -437,22 +437,26 @@ export class ActiveMessages {
     const c = this.c
     this.prepRing = null   // (an earlier preparation not committed is abandoned, also by a refusal)
     if (this.shortSend === 0 || this.inHeaderHandler !== 0) return -1
-    if ((tgt >>> 0) !== tgt || tgt >= c.numTasks || c.purged[tgt] !== 0) return -1
-    if ((hdr | 0) !== hdr || hdr <= 0 || hdr >= this.handlerSlots) return -1
-    if ((uhdrLen >>> 0) !== uhdrLen || (uhdrLen & 7) !== 0 || uhdrLen > this.shortRoom || uhdrLen > this.maxUhdr) return -1
-    const w = c.outbox[tgt]!
+    // (int32s taken once and compared strictly, as in sendShort)
+    const t = tgt | 0
+    const h = hdr | 0
+    const ul = uhdrLen | 0
+    if (t !== tgt || h !== hdr || ul !== uhdrLen) return -1
+    if ((t | ul) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom ||
+      ul > this.maxUhdr || c.purged[t] !== 0) return -1
+    const w = c.outbox[t]!
     const off = w.reserve()
     if (off < 0) return -1
     const i32 = w.i32
     const p = off >> 2
     i32[p] = this.shortWord0
     i32[p + 1] = c.taskId
-    i32[p + 2] = uhdrLen | (uhdrLen << 16)
-    i32[p + 4] = hdr
+    i32[p + 2] = ul | (ul << 16)
+    i32[p + 4] = h
     i32[p + 5] = 0
     i32[p + 6] = 0
     this.prepRing = w
-    this.prepTgt = tgt
+    this.prepTgt = t
     this.prepWord = p
     this.prepSeq = w.published
     return p + (this.shortHeaderBytes >> 2)
