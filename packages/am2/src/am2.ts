@@ -824,7 +824,8 @@ export class Runtime {
       slot = index * MAX_DEPTH + inst
       const rec = p.rec
       const b = inst * REC
-      rec[b] = kind; rec[b + 1] = handler; rec[b + 2] = nargs; rec[b + 3] = nbytes; rec[b + 4] = off; rec[b + 5] = off2
+      // (| 0: what an Int32Array store does anyway, said so that V8 need not convert through a double)
+      rec[b] = kind; rec[b + 1] = handler | 0; rec[b + 2] = nargs | 0; rec[b + 3] = nbytes | 0; rec[b + 4] = off | 0; rec[b + 5] = off2 | 0
       for (let i = 0; i < nargs; i++) rec[b + 6 + i] = args[i]!
     }
     const rc = this.send(ep, p.task, p.id, ep.trTagLo[index]!, ep.trTagHi[index]!, kind, handler, nargs, args,
