@@ -138,7 +138,7 @@ describe('inbox ring', () => {
     const r = new RingReader(inbox, g, 1)
     for (let i = 0; i < 4; i++) { w.reserve(); w.publish(); w.markSent() }
     expect(r.available()).toBe(4)
-    r.release(1, true); r.release(1, true)
+    r.release(1, 1); r.release(1, 1)
     expect(w.pending()).toBe(4)
     expect(w.outstanding()).toBe(4)
     expect(w.reserve()).toBe(-1)
@@ -148,7 +148,7 @@ describe('inbox ring', () => {
     expect(w.outstanding()).toBe(2)
     expect(w.reserve()).toBeGreaterThanOrEqual(0)
     // a release without hold publishes what was held before it too
-    r.release(1, true); r.release(0)
+    r.release(1, 1); r.release(0)
     expect(w.pending()).toBe(0)
     expect(w.outstanding()).toBe(1)
     // the ring a task sends to itself never holds (its writer may be waiting in the same thread)
@@ -159,7 +159,7 @@ describe('inbox ring', () => {
     sr.sameThreadWriter(sw)
     sw.reserve(); sw.publish()
     expect(sr.available()).toBe(1)
-    sr.release(0, true)
+    sr.release(0, 1)
     expect(sw.pending()).toBe(0)
   })
 
