@@ -77,11 +77,22 @@ class ReturnInfo implements lapi_return_info_t {
     if (this.copied === null) {
       const n = this.msg_len
       const w = this.pktI32
-      if (w !== null && ((this.pktOff | n) & 3) === 0) {
-        // (a word loop here rather than a call of copyWords: most such messages are a few words)
+      if (w !== null && n <= 32 && ((this.pktOff | n) & 3) === 0) {
+        // a SHORT packet's at most 8 words, written out: a loop keeps its checks in every round,
+        // and a call of copyWords costs ~90 instructions (callgrind: 133 -> 109 for two words)
         const d = this.scratch32
-        const from = this.pktOff >> 2
-        for (let i = 0; i < n >> 2; i++) d[i] = w[from + i]!
+        const f = this.pktOff >> 2
+        const k = n >> 2
+        if (k > 0) d[0] = w[f]!
+        if (k > 1) d[1] = w[f + 1]!
+        if (k > 2) d[2] = w[f + 2]!
+        if (k > 3) d[3] = w[f + 3]!
+        if (k > 4) {
+          d[4] = w[f + 4]!
+          if (k > 5) d[5] = w[f + 5]!
+          if (k > 6) d[6] = w[f + 6]!
+          if (k > 7) d[7] = w[f + 7]!
+        }
       } else copyBuf(this.scratch, 0, this.pktU8, this.pktOff, n, false)
       let v = this.views[n]
       if (v === undefined) { v = this.scratch.subarray(0, n); this.views[n] = v }
