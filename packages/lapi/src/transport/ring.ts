@@ -89,7 +89,11 @@ abstract class RingEnd {
   protected readonly mask: number
   protected readonly slotBytes: number
   protected readonly first: number
-  /** Byte offset of slot 0's body (first + SLOT_STAMP_BYTES, a field: see ActiveMessages.shortRoom). */
+  /**
+   * Byte offset of slot 0's body: first + SLOT_STAMP_BYTES, kept as a field because V8 reads an
+   * exported constant through its cell at every use (docs/architecture.md, "Writing the
+   * per-message paths for V8").
+   */
   protected readonly firstBody: number
   /** Word index of slot 0's STAMP, and words per slot. */
   protected readonly firstWord: number
