@@ -4,7 +4,8 @@
  * packets (seeded), so nothing may depend on packet order.
  */
 import { describe, expect, it } from 'vitest'
-import type { ChaosConfig } from '@amlapi/lapi'
+import { availableParallelism } from 'node:os'
+import { resolveConfig, type ChaosConfig } from '@amlapi/lapi'
 import { expectOk, runFixture } from '../helpers/job.js'
 
 
@@ -78,4 +79,42 @@ describe('polling and interrupt mode', () => {
       expect(r.stdout).toContain(`task 1 ${mode}: during await [${mode === 'polling' ? '' : 'hdr,cmpl'}]`)
     })
   }
+})
+
+describe('waiting: the spin budget', () => {
+  /** Runs the ping-pong fixture; returns each task's sleeps (second half) and final budget, µs. */
+  async function spin (config: { spinUs: number, spinMaxUs?: number }, n: number): Promise<Array<{ sleeps: number, spinUs: number, grown: number }>> {
+    const r = await runFixture('am/spin.mjs', 2, { config, args: [String(n)] })
+    expectOk(r, 2, 'spin ok')
+    return r.stdout.split('\n').filter((l) => l.startsWith('spin ok')).map((l) => {
+      const m = /sleeps (\d+) spinUs ([\d.]+) grown (\d+)/.exec(l)!
+      return { sleeps: Number(m[1]), spinUs: Number(m[2]), grown: Number(m[3]) }
+    })
+  }
+
+  it('the settings: AMLAPI_SPIN_MAX_US, defaults, bounds', () => {
+    expect(resolveConfig({}, {}).spinMaxUs).toBe(2000)
+    expect(resolveConfig({}, { AMLAPI_SPIN_MAX_US: '500' }).spinMaxUs).toBe(500)
+    expect(() => resolveConfig({ spinMaxUs: -1 }, {})).toThrow(RangeError)
+    expect(() => resolveConfig({}, { AMLAPI_SPIN_MAX_US: 'x' })).toThrow(RangeError)
+  })
+
+  it.skipIf(availableParallelism() < 2)('a budget shorter than a wake-up grows, so that answering tasks do not sleep on every message', async () => {
+    // 2 µs is less than waking a thread (tens of µs): without the adaptation, once one side sleeps
+    // the other waits out its budget while it is being woken and sleeps too, message after message
+    // (the first half, while the code is still being compiled, ends sleeps by doorbells soon)
+    const n = 3000
+    const ts = await spin({ spinUs: 2 }, n)
+    for (const t of ts) {
+      expect(t.sleeps).toBeLessThan(n / 10)
+      expect(t.spinUs).toBeGreaterThanOrEqual(2)
+      expect(t.spinUs).toBeLessThanOrEqual(2000)
+    }
+    expect(ts[0]!.grown + ts[1]!.grown).toBeGreaterThan(0)
+  })
+
+  it('spinMaxUs at most spinUs keeps the budget fixed; spinUs 0 never spins', async () => {
+    for (const t of await spin({ spinUs: 3, spinMaxUs: 3 }, 300)) expect([t.spinUs, t.grown]).toEqual([3, 0])
+    for (const t of await spin({ spinUs: 0 }, 300)) expect([t.spinUs, t.grown]).toEqual([0, 0])
+  })
 })

@@ -13,8 +13,14 @@ export interface JobConfig {
   maxUhdrSz: number
   /** Packet slots of each inbox ring (NUM_REX_BUFS; AMLAPI_RING_SLOTS). */
   ringSlots: number
-  /** How long a wait spins before it sleeps on the doorbell, µs (AMLAPI_SPIN_US). */
+  /** How long a wait spins before it sleeps on the doorbell, µs (AMLAPI_SPIN_US; 0 = sleep at once). */
   spinUs: number
+  /**
+   * Longest spin the adaptive budget may grow to, µs (AMLAPI_SPIN_MAX_US): a wait whose sleep a
+   * doorbell ended soon spins longer the next time (docs/architecture.md, "Waiting"). At most
+   * `spinUs` (or spinUs 0, or more tasks than CPUs) turns the adaptation off.
+   */
+  spinMaxUs: number
   /** Size of the Addr_set table (LOC_ADDRTBL_SZ). */
   locAddrTblSz: number
   /**
@@ -63,6 +69,7 @@ export const DEFAULT_CONFIG: Readonly<JobConfig> = Object.freeze({
   maxUhdrSz: 1024,
   ringSlots: 32,
   spinUs: 200,
+  spinMaxUs: 2000,
   locAddrTblSz: 256,
   rndvThreshold: 16384,
   chaos: null,
@@ -95,7 +102,8 @@ function envNumber (env: NodeJS.ProcessEnv, name: string, parse: (s: string) => 
 
 /**
  * The job settings: `overrides` first, then the environment (AMLAPI_SEGMENT_SIZE, AMLAPI_MAX_PKT_SZ,
- * AMLAPI_MAX_UHDR_SZ, AMLAPI_RING_SLOTS, AMLAPI_SPIN_US), then the defaults. Throws RangeError for
+ * AMLAPI_MAX_UHDR_SZ, AMLAPI_RING_SLOTS, AMLAPI_SPIN_US, AMLAPI_SPIN_MAX_US, AMLAPI_RNDV_THRESHOLD,
+ * AMLAPI_CHAOS), then the defaults. Throws RangeError for
  * a value out of range.
  */
 export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.ProcessEnv = process.env): JobConfig {
@@ -105,6 +113,7 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
     maxUhdrSz: overrides.maxUhdrSz ?? envNumber(env, 'AMLAPI_MAX_UHDR_SZ', parseSize) ?? DEFAULT_CONFIG.maxUhdrSz,
     ringSlots: overrides.ringSlots ?? envNumber(env, 'AMLAPI_RING_SLOTS', Number) ?? DEFAULT_CONFIG.ringSlots,
     spinUs: overrides.spinUs ?? envNumber(env, 'AMLAPI_SPIN_US', Number) ?? DEFAULT_CONFIG.spinUs,
+    spinMaxUs: overrides.spinMaxUs ?? envNumber(env, 'AMLAPI_SPIN_MAX_US', Number) ?? DEFAULT_CONFIG.spinMaxUs,
     locAddrTblSz: overrides.locAddrTblSz ?? DEFAULT_CONFIG.locAddrTblSz,
     rndvThreshold: overrides.rndvThreshold ?? envNumber(env, 'AMLAPI_RNDV_THRESHOLD', parseSize) ?? DEFAULT_CONFIG.rndvThreshold,
     chaos: overrides.chaos !== undefined ? overrides.chaos : (env['AMLAPI_CHAOS'] !== undefined && env['AMLAPI_CHAOS'] !== '' && env['AMLAPI_CHAOS'] !== '0' ? parseChaos(env['AMLAPI_CHAOS']) : null),
@@ -118,6 +127,7 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
     `user header size ${cfg.maxUhdrSz} (a multiple of 8, at most the packet size)`)
   check(Number.isInteger(cfg.ringSlots) && cfg.ringSlots >= 2 && cfg.ringSlots <= 4096, `ring slots ${cfg.ringSlots} (2..4096)`)
   check(Number.isFinite(cfg.spinUs) && cfg.spinUs >= 0 && cfg.spinUs <= 1e7, `spin time ${cfg.spinUs} µs (0..10^7)`)
+  check(Number.isFinite(cfg.spinMaxUs) && cfg.spinMaxUs >= 0 && cfg.spinMaxUs <= 1e7, `longest spin time ${cfg.spinMaxUs} µs (0..10^7)`)
   check(Number.isInteger(cfg.rndvThreshold) && cfg.rndvThreshold >= 0, `rendezvous threshold ${cfg.rndvThreshold}`)
   check(Number.isInteger(cfg.locAddrTblSz) && cfg.locAddrTblSz >= 2 && cfg.locAddrTblSz <= 65536, `address table size ${cfg.locAddrTblSz}`)
   return cfg

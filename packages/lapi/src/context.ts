@@ -13,6 +13,7 @@
  * counter, then the origin counter (origin buffer reusable) and the completion counter (target
  * done). A Get: the data arrives, the target counter (target buffer free), then the origin counter.
  */
+import { availableParallelism } from 'node:os'
 import { BufferManager } from '@amlapi/bufmgr'
 import type { Logger } from 'pino'
 import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } from './constants.js'
@@ -45,6 +46,12 @@ export interface DispatcherStats {
   messagesSent: number
   /** Of messagesReceived, those an in-place receiver took (Lapi.setLibraryShortHandler). */
   receivedInPlace: number
+  /** Times a blocking wait of this task slept on its doorbell after its spin budget ran out. */
+  sleeps: number
+  /** The spin budget the next blocking wait starts with, µs (adaptive: docs/architecture.md, "Waiting"). */
+  spinUs: number
+  /** Times a short sleep made the spin budget grow. */
+  spinGrown: number
 }
 
 /** Thrown out of a blocking call when the job is being torn down because another task failed. */
@@ -201,6 +208,12 @@ export class Context {
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
     this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
+    // (adaptive spinning only where every task of the job, all in this process, can have a CPU: with more tasks
+    // than CPUs a longer spin only keeps the awaited task off the CPU it needs)
+    const cfg = spec.config
+    this.spinBaseMs = cfg.spinUs / 1000
+    this.spinMs = this.spinBaseMs
+    this.spinMaxMs = cfg.spinUs > 0 && spec.numTasks <= availableParallelism() ? Math.max(cfg.spinUs, cfg.spinMaxUs) / 1000 : this.spinBaseMs
     this.am = new ActiveMessages(this)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
     this.holdTails = this.holds()
@@ -804,7 +817,8 @@ export class Context {
   stats (): DispatcherStats {
     const am = this.am
     return { packetsDropped: am.dropped, duplicatesDropped: am.duplicates, messagesReceived: am.recvCompleted, messagesSent: am.sendCompleted,
-      receivedInPlace: am.inPlaceCompleted }
+      receivedInPlace: am.inPlaceCompleted, sleeps: this.sleeps, spinUs: this.spinMs * 1000,
+      spinGrown: this.spinGrown }
   }
 
   /** LAPI_Probe. */
@@ -1201,7 +1215,7 @@ export class Context {
     this.checkAbort()
     const now = performance.now()
     if (spinStart === 0) return now
-    if (now - spinStart < this.config.spinUs / 1000) return spinStart
+    if (now - spinStart < this.spinMs) return spinStart
     const am = this.am
     if (am.holding) am.flushChaos(true)
     this.flushTails()
@@ -1210,9 +1224,44 @@ export class Context {
     Atomics.store(ctl, this.myWaitVal, val)
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.add(ctl, this.mySleeping, 1)
-    if (this.mustSleep(kind, i32, idx, val)) Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+    let woke = 'none'
+    if (this.mustSleep(kind, i32, idx, val)) {
+      this.sleeps++
+      woke = Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+    }
     Atomics.sub(ctl, this.mySleeping, 1)
-    return performance.now()
+    const after = performance.now()
+    if (woke === 'ok') this.adaptSpin(after - now)
+    else if (woke === 'timed-out') this.spinMs = this.spinBaseMs
+    return after
+  }
+
+  /** The spin budget of the next wait, ms: `spinUs` to begin with, adapted by `adaptSpin`. */
+  private spinMs: number
+  /** The configured budget (`spinUs`) and the most it may grow to (`spinMaxUs`; equal: no adaptation), ms. */
+  private readonly spinBaseMs: number
+  private readonly spinMaxMs: number
+  /** Times a blocking wait slept, and times the budget grew (DispatcherStats). */
+  private sleeps = 0
+  private spinGrown = 0
+
+  /**
+   * A doorbell ended a sleep after `sleptMs`: had the wait spun that much longer it would not have
+   * slept. Two tasks answering each other fall into a lasting slow state otherwise when waking a
+   * thread takes longer than the spin budget (a VM's halted vCPU, a busy host): each waits out its
+   * budget while the other is being woken, so each sleeps and every message costs a wake-up. So
+   * after such a sleep the next waits spin `spinUs` + 2 × sleptMs (when that is at most
+   * `spinMaxUs`), which ends the chain. A wait that sleeps although its budget had grown shows
+   * that spinning longer did not help (the awaited thread may need this very CPU, as when another
+   * process takes the other one): the budget goes back to `spinUs`, as it does after a sleep
+   * longer than that bound or a whole sleep slice without a doorbell (nobody was about to answer).
+   */
+  private adaptSpin (sleptMs: number): void {
+    const want = this.spinBaseMs + 2 * sleptMs
+    if (this.spinMs === this.spinBaseMs && want <= this.spinMaxMs) {
+      this.spinMs = want
+      this.spinGrown++
+    } else this.spinMs = this.spinBaseMs
   }
 
   /**

@@ -21,12 +21,13 @@ options:
   --transport NAME       network transport between processes: shm (default), udp, tcp
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
   --spin-us US           how long waits spin before sleeping, µs (env AMLAPI_SPIN_US)
+  --spin-max-us US       longest spin the adaptive budget grows to, µs (env AMLAPI_SPIN_MAX_US)
   --label                prefix each output line with [task]
   --timeout SECONDS      end the job as failed after this long
   -h, --help             this text
 `
 
-const WITH_VALUE = new Set(['-n', '--tasks', '--np', '--procs', '--transport', '--segment-size', '--spin-us', '--timeout'])
+const WITH_VALUE = new Set(['-n', '--tasks', '--np', '--procs', '--transport', '--segment-size', '--spin-us', '--spin-max-us', '--timeout'])
 
 /**
  * Splits the command line at the program: lapirun's own options come before it, everything after
@@ -59,6 +60,7 @@ export async function main (argv: string[]): Promise<number> {
         transport: { type: 'string' },
         'segment-size': { type: 'string' },
         'spin-us': { type: 'string' },
+        'spin-max-us': { type: 'string' },
         label: { type: 'boolean' },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -82,13 +84,14 @@ export async function main (argv: string[]): Promise<number> {
     process.stderr.write(`lapirun: ${procs > 1 ? `--procs ${procs}` : `--transport ${transport}`} needs a network transport between processes, which this build does not have yet; run the tasks in one process (--procs 1, --transport shm)\n`)
     return 2
   }
-  const config: { segmentSize?: number; spinUs?: number } = {}
+  const config: { segmentSize?: number; spinUs?: number; spinMaxUs?: number } = {}
   if (values['segment-size'] !== undefined) {
     const s = parseSize(values['segment-size'])
     if (!Number.isFinite(s)) { process.stderr.write(`lapirun: bad --segment-size '${values['segment-size']}'\n`); return 2 }
     config.segmentSize = s
   }
   if (values['spin-us'] !== undefined) config.spinUs = Number(values['spin-us'])
+  if (values['spin-max-us'] !== undefined) config.spinMaxUs = Number(values['spin-max-us'])
   let timeoutMs: number | undefined
   if (values.timeout !== undefined) {
     timeoutMs = Number(values.timeout) * 1000
