@@ -76,9 +76,12 @@ export function createInbox (g: RingGeometry): SharedArrayBuffer {
   return new SharedArrayBuffer(g.rings * g.ringBytes)
 }
 
+/** One set of views per inbox, shared by all ends of its rings (so a packet's memory is one array). */
+const inboxViews = new WeakMap<SharedArrayBuffer, { u8: Uint8Array, dv: DataView, i32: Int32Array }>()
+
 /** What both ends of a ring know: its views and where its words and slots are. */
 abstract class RingEnd {
-  /** Byte view of the whole inbox; slot bodies are at the offsets reserve()/front() return. */
+  /** Byte view of the whole inbox (the same array for every ring end of it); slot bodies are at the offsets reserve()/front() return. */
   readonly u8: Uint8Array
   readonly dv: DataView
   /** Int32 view of the whole inbox (the SHORT fast paths read and write packets word by word). */
@@ -101,9 +104,14 @@ abstract class RingEnd {
 
   constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
     const base = ring * g.ringBytes
-    this.u8 = new Uint8Array(inbox)
-    this.dv = new DataView(inbox)
-    this.i32 = new Int32Array(inbox)
+    let v = inboxViews.get(inbox)
+    if (v === undefined) {
+      v = { u8: new Uint8Array(inbox), dv: new DataView(inbox), i32: new Int32Array(inbox) }
+      inboxViews.set(inbox, v)
+    }
+    this.u8 = v.u8
+    this.dv = v.dv
+    this.i32 = v.i32
     this.head = (base >> 2) + RING_HEAD
     this.tail = (base >> 2) + RING_TAIL
     this.landed = (base >> 2) + RING_LANDED
