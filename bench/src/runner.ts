@@ -275,7 +275,8 @@ const PAIR_WARMUPS = 3
  * from one spell to the next (a VM's two vCPUs sharing a core or not, say) the ratio of their
  * medians then compares two different machines. Here every goal with a baseline measured in this
  * process gets `pairs` pairs: one run of the series and one of the baseline back to back (order
- * alternating, at the iteration counts the main repeats calibrated), one ratio per pair; the
+ * alternating, at the iteration counts the main repeats calibrated, grown where a warm-up run
+ * shows them too small for the sample budget), one ratio per pair; the
  * goal is decided on their median. Returns the ratios by goal index; a goal whose sessions fail
  * to open or run is left to its unpaired ratio, with a note.
  */
@@ -312,22 +313,32 @@ export async function pairGoals(
       sessions.push(so)
       let sb = so
       if (bb !== bo) { sb = await bb.open(benchContext(bb, 'all', cpus, cfg)); sessions.push(sb) }
-      const one = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> => {
+      const timed = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> => {
         const seconds = await session.run(s.id, size, iterations)
         if (!(seconds > 0) || !Number.isFinite(seconds)) throw new Error(`${s.id} @ ${size}: bad time ${seconds}`)
-        return toValue(s.kind, s.unit, size, iterations, seconds)
+        return seconds
       }
+      // the iteration counts of the main repeats, grown when a warm-up run takes less than half
+      // the sample budget: a count calibrated in a slow moment (a fresh session's code not yet
+      // optimized, a machine waking its CPUs) makes runs so short that their start decides them
+      const budgetS = cfg.budgetMs / 1e3
+      let itO = po.iterations
+      let itB = pb.iterations
+      const grown = (n: number, seconds: number): number =>
+        seconds < budgetS / 2 ? Math.min(n * 1000, Math.max(n, Math.round((n * budgetS) / seconds))) : n
+      const one = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> =>
+        toValue(s.kind, s.unit, size, iterations, await timed(session, s, size, iterations))
       // warm-up runs of each side (a fresh session's threads are still being compiled for), then the pairs
       for (let w = 0; w < PAIR_WARMUPS; w++) {
-        await one(so, ours, g.size, po.iterations)
-        await one(sb, base, baseSize, pb.iterations)
+        itO = grown(itO, await timed(so, ours, g.size, itO))
+        itB = grown(itB, await timed(sb, base, baseSize, itB))
       }
       const ratios: number[] = []
       const values: Array<[number, number]> = []
       for (let k = 0; k < pairs; k++) {
         emit({ type: 'step', name: `goal check: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `pair ${k + 1}/${pairs}` })
         let vo: number, vb: number
-        if (k % 2 === 0) { vo = await one(so, ours, g.size, po.iterations); vb = await one(sb, base, baseSize, pb.iterations) } else { vb = await one(sb, base, baseSize, pb.iterations); vo = await one(so, ours, g.size, po.iterations) }
+        if (k % 2 === 0) { vo = await one(so, ours, g.size, itO); vb = await one(sb, base, baseSize, itB) } else { vb = await one(sb, base, baseSize, itB); vo = await one(so, ours, g.size, itO) }
         const r = ratio(vo, ours.unit, vb, base.unit)
         if (r !== null) { ratios.push(r); values.push([vo, vb]) }
       }
