@@ -208,8 +208,8 @@ export class Context {
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
     this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
-    // (adaptive spinning only where every task of the job, all in this process, can have a CPU: with more tasks
-    // than CPUs a longer spin only keeps the awaited task off the CPU it needs)
+    // (adaptive spinning only where every task of the job, all in this process, can have a CPU:
+    // with more tasks than CPUs a longer spin only keeps the awaited task off the CPU it needs)
     const cfg = spec.config
     this.spinBaseMs = cfg.spinUs / 1000
     this.spinMs = this.spinBaseMs
