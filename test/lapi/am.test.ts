@@ -100,9 +100,9 @@ describe('waiting: the spin budget', () => {
   })
 
   it.skipIf(availableParallelism() < 2)('a budget shorter than a wake-up grows, so that answering tasks do not sleep on every message', async () => {
-    // 2 µs is less than waking a thread (tens of µs): without the adaptation, once one side sleeps
-    // the other waits out its budget while it is being woken and sleeps too, message after message
-    // (the first half, while the code is still being compiled, ends sleeps by doorbells soon)
+    // 2 µs is less than waking a thread (tens of µs), so waits sleep and doorbells end the sleeps
+    // soon (surely in the first half, while the code is still being compiled): the budget grows,
+    // and the second half sleeps in few of its waits
     const n = 3000
     const ts = await spin({ spinUs: 2 }, n)
     for (const t of ts) {

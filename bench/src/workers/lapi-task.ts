@@ -14,9 +14,9 @@
  *   am-rtt    Amsend ping-pong, each side waiting on its target counter. Header-handler path: a
  *             message that fits one packet is consumed in the header handler, which copies
  *             udata_one_pkt_ptr out with Uint8Array.set (as the SAB ring's receiver copies each
- *             message out), larger ones land in a buffer; no completion handler. Completion-handler path: the
- *             header handler returns the buffer and a completion handler (which runs after the
- *             data landed, queued to the next dispatcher round).
+ *             message out), larger ones land in a buffer; no completion handler.
+ *             Completion-handler path: the header handler returns the buffer and a completion
+ *             handler (which runs after the data landed, queued to the next dispatcher round).
  *   am-bw     0 Amsends `iterations` messages of `size` bytes; 1 waits for all, answers with an
  *             empty Amsend.
  * All calls go through the C-style face with preallocated Refs: nothing is allocated per operation.

@@ -17,7 +17,8 @@ export interface JobConfig {
   spinUs: number
   /**
    * Longest spin the adaptive budget may grow to, µs (AMLAPI_SPIN_MAX_US): a wait whose sleep a
-   * doorbell ended soon spins longer the next time (docs/architecture.md, "Waiting"). At most
+   * doorbell ended soon spins longer the next time (docs/architecture.md, "Progress, waiting
+   * and doorbells"). At most
    * `spinUs` (or spinUs 0, or more tasks than CPUs) turns the adaptation off.
    */
   spinMaxUs: number
@@ -103,8 +104,7 @@ function envNumber (env: NodeJS.ProcessEnv, name: string, parse: (s: string) => 
 /**
  * The job settings: `overrides` first, then the environment (AMLAPI_SEGMENT_SIZE, AMLAPI_MAX_PKT_SZ,
  * AMLAPI_MAX_UHDR_SZ, AMLAPI_RING_SLOTS, AMLAPI_SPIN_US, AMLAPI_SPIN_MAX_US, AMLAPI_RNDV_THRESHOLD,
- * AMLAPI_CHAOS), then the defaults. Throws RangeError for
- * a value out of range.
+ * AMLAPI_CHAOS), then the defaults. Throws RangeError for a value out of range.
  */
 export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.ProcessEnv = process.env): JobConfig {
   const cfg: JobConfig = {

@@ -81,7 +81,10 @@ const inboxViews = new WeakMap<SharedArrayBuffer, { u8: Uint8Array, dv: DataView
 
 /** What both ends of a ring know: its views and where its words and slots are. */
 abstract class RingEnd {
-  /** Byte view of the whole inbox (the same array for every ring end of it); slot bodies are at the offsets reserve()/front() return. */
+  /**
+   * Byte view of the whole inbox (the same array for every ring end of it in this thread); slot
+   * bodies are at the offsets reserve()/front() return.
+   */
   readonly u8: Uint8Array
   readonly dv: DataView
   /** Int32 view of the whole inbox (the SHORT fast paths read and write packets word by word). */
