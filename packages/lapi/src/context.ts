@@ -48,7 +48,10 @@ export interface DispatcherStats {
   receivedInPlace: number
   /** Times a blocking wait of this task slept on its doorbell after its spin budget ran out. */
   sleeps: number
-  /** The spin budget the next blocking wait starts with, µs (adaptive: docs/architecture.md, "Progress, waiting and doorbells"). */
+  /**
+   * The spin budget the next blocking wait starts with, µs (adaptive: docs/architecture.md,
+   * "Progress, waiting and doorbells").
+   */
   spinUs: number
   /** Times a short sleep made the spin budget grow. */
   spinGrown: number
