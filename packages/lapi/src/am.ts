@@ -29,7 +29,7 @@
  */
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
-import { copyBuf, copySeg, copyWords } from './copy.js'
+import { WORD_COPY, copyBuf, copySeg, copyWords } from './copy.js'
 import { T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
@@ -157,13 +157,14 @@ export const F_PULL = 4
 /** Packet type: a pulled rendezvous is done (origin: free the staging copy, send-completion handler). */
 export const T_AM_PULLED = 5
 /**
- * Packet type: a whole small Amsend in the first cache line of its slot, STAMP included. It starts
- * at the slot's body (slot + 4), not at SLOT_PACKET, and has its own 28-byte header, in
- * little-endian words: version | type << 8 (flags 0), source task, length | uhdr length << 16,
- * message id, handler index, target counter, completion counter; the user header and the data
- * follow at body + 28 (slot + 32, 8-aligned). Used when uhdr + data ≤ SHORT_ROOM: such a message
- * costs the two tasks one line, the one whose STAMP publishes it. A packet of the common format
- * has 0 in the body's first word, so the two never look alike.
+ * Packet type: a whole one-packet Amsend behind a short header. It starts at the slot's body
+ * (slot + 4), not at SLOT_PACKET, and has its own 28-byte header, in little-endian words: version |
+ * type << 8 (flags 0), source task, length | uhdr length << 16, message id, handler index, target
+ * counter, completion counter; the user header and the data follow at body + 28 (slot + 32,
+ * 8-aligned). Used when uhdr + data fit a packet (shortRoomFor) and the data is not sent by
+ * rendezvous; with uhdr + data ≤ LINE_ROOM the message costs the two tasks one line, the one whose
+ * STAMP publishes it. A packet of the common format has 0 in the body's first word, so the two
+ * never look alike.
  */
 export const T_AM_SHORT = 6
 const S_SRC = 4
@@ -178,8 +179,13 @@ const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 /** Where a SHORT packet's user header (then data) starts, from the slot's body. */
 export const SHORT_HEADER_BYTES = 28
-/** Most user-header + data bytes a SHORT packet carries (slot, STAMP included, stays within one 64-byte line). */
-export const SHORT_ROOM = 64 - SLOT_STAMP_BYTES - SHORT_HEADER_BYTES
+/**
+ * Most user-header + data bytes of a SHORT packet that stays, STAMP included, within its slot's
+ * first 64-byte line (one line for the two tasks; what in-place receivers and prepareShort take).
+ */
+export const LINE_ROOM = 64 - SLOT_STAMP_BYTES - SHORT_HEADER_BYTES
+/** Most user-header + data bytes of any SHORT packet: a packet's worth, within the 16-bit length field. */
+export function shortRoomFor (maxPkt: number): number { return maxPkt < 0xfff8 ? maxPkt : 0xfff8 }
 /** Where a packet of the common format starts, from its slot's body. */
 const BODY_PACKET = SLOT_PACKET - SLOT_STAMP_BYTES
 // HEAD: handler index, uhdr length, target counter, completion counter (origin), vector type, vector count, description bytes
@@ -335,7 +341,11 @@ export class ActiveMessages {
   /** 1 on a little-endian host: SHORT packets are read by words in host order. */
   private readonly shortRead: number
   private readonly shortWord0 = SHORT_WORD0
-  private readonly shortRoom = SHORT_ROOM
+  /** Most user-header + data bytes a SHORT packet carries (shortRoomFor), and of them the most data (the rendezvous threshold). */
+  private readonly shortRoom: number
+  private readonly shortData: number
+  private readonly lineRoom = LINE_ROOM
+  private readonly wordCopy = WORD_COPY
   private readonly shortHeaderBytes = SHORT_HEADER_BYTES
   private readonly success = S.SUCCESS
   private readonly held: HeldPacket[] = []
@@ -353,6 +363,8 @@ export class ActiveMessages {
     this.c = c
     this.maxPkt = c.config.maxPktSz
     this.maxUhdr = c.config.maxUhdrSz
+    this.shortRoom = shortRoomFor(this.maxPkt)
+    this.shortData = c.config.rndvThreshold
     this.handlerSlots = c.ranges.size
     for (let t = 0; t < c.numTasks; t++) this.sources.push(new SourceState())
     this.nextId = new Uint32Array(c.numTasks)
@@ -379,9 +391,9 @@ export class ActiveMessages {
 
   /**
    * LAPI_Amsend / the AM member of LAPI_Xfer. `hdr` is a handler-table index valid at the target
-   * (or a function registered here, SPMD style). The common small message (a handler index, at
-   * most SHORT_ROOM bytes of uhdr + data, no send-completion handler, a free slot) is checked and
-   * written by `sendShort`; everything else, and every call it has a doubt about, by `amsendAny`.
+   * (or a function registered here, SPMD style). The common one-packet message (a handler index,
+   * uhdr + data within a packet, no rendezvous, no send-completion handler, a free slot) is
+   * checked and written by `sendShort`; everything else, and every call it has a doubt about, by `amsendAny`.
    */
   amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
@@ -393,7 +405,8 @@ export class ActiveMessages {
 
   /**
    * The SHORT fast path: every check of `checkSend` and the length checks, in their cheapest form,
-   * then the packet written word by word (header fields, then uhdr and data) and published.
+   * then the packet written (the header fields by words, then uhdr and data: see `shortCopy`)
+   * and published.
    * Returns 1 when it sent the message, 0 without side effects when anything is unusual (bad
    * arguments included: `amsendAny` finds them and returns their codes), or when the target's
    * ring is full (it waits there). (A number, not a boolean: the caller tests the result of a call
@@ -417,7 +430,7 @@ export class ActiveMessages {
     if (t !== tgt || h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return 0
     const size = c.segmentSize
     if ((t | ul | dl | tc | oc | cc) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots ||
-      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > this.shortRoom || ul > this.maxUhdr ||
+      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > this.shortRoom || dl > this.shortData || ul > this.maxUhdr ||
       tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return 0
     if ((ul > 0 && c.checkLocal(uhdr, ul) !== 0) || c.checkLocal(udata, dl) !== 0) return 0
     const w = c.outbox[t]!
@@ -471,7 +484,7 @@ export class ActiveMessages {
     const h = hdr | 0
     const ul = uhdrLen | 0
     if (t !== tgt || h !== hdr || ul !== uhdrLen) return -1
-    if ((t | ul) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom ||
+    if ((t | ul) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.lineRoom ||
       ul > this.maxUhdr || c.purged[t] !== 0) return -1
     const w = c.outbox[t]!
     const off = w.reserve()
@@ -520,11 +533,16 @@ export class ActiveMessages {
   }
 
   /**
-   * Copies n ≤ SHORT_ROOM bytes of a checked local buffer into a ring slot: by words when the
-   * source is aligned (a run of byte stores into a line another core holds fills the store
-   * buffer and stalls the sender), else by bytes.
+   * Copies n bytes (at most a packet) of a checked local buffer into a ring slot: by words when
+   * the source is aligned and n at most WORD_COPY (a run of byte stores into a line another core
+   * holds fills the store buffer and stalls the sender), by bytes when it is not and n is at most
+   * LINE_ROOM, else with one Uint8Array.set (copyIn: ~30 ns, then memcpy speed).
    */
   private shortCopy (d8: Uint8Array, d32: Int32Array, d: number, src: LocalBuf, n: number): void {
+    if (n > this.lineRoom && (n > this.wordCopy || ((n | (typeof src === 'number' ? src : src!.byteOffset)) & 3) !== 0)) {
+      this.copyIn(d8, d, src, 0, n)
+      return
+    }
     if (typeof src === 'number') {
       // (the word loop written here, not a call of copyWords: this is inlined into sendShort,
       // whose inlining budget does not cover copyWords, and a call costs ~90 instructions)
@@ -586,7 +604,7 @@ export class ActiveMessages {
     if (rc !== 0) return rc
     const hidx = this.sendHandler
     const id = this.nextMessage(tgt)
-    if (uhdrLen + udataLen <= SHORT_ROOM && LITTLE_ENDIAN) {
+    if (uhdrLen + udataLen <= this.shortRoom && udataLen <= this.shortData && LITTLE_ENDIAN) {
       // the whole message in one line of the slot
       const off = this.beginBody(tgt)
       const dv = this.wdv
@@ -1203,19 +1221,20 @@ export class ActiveMessages {
     const tgtCntr = i32[p + 5]!
     const cmplCntr = i32[p + 6]!
     const size = c.segmentSize
-    if ((len >>> 0) > this.shortRoom || (uhdrLen >>> 0) > len || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
+    if ((len >>> 0) > this.shortRoom || (uhdrLen >>> 0) > len || uhdrLen > this.maxUhdr || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
       (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.dropped++; return }
     const at = off + this.shortHeaderBytes
     const hidx = i32[p + 4]!
     const raw = c.shortHandlerAt(hidx)
-    if (raw !== null) {
+    if (raw !== null && len <= this.lineRoom) {
       this.inPlace(s, src, id, raw, i32, at >> 2, uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
       return
     }
     const uh = this.uhdrScratch
-    // uhdr_len is a multiple of 8 (the sender checks; a packet that says otherwise goes by bytes)
-    if ((uhdrLen & 3) === 0) copyWords(this.uhdrScratch32, 0, i32, at, uhdrLen)
-    else for (let i = 0; i < uhdrLen; i++) uh[i] = u8[at + i]!
+    // uhdr_len is a multiple of 8 (the sender checks; a packet that says otherwise goes by bytes);
+    // a long one goes through Uint8Array.set (a word loop costs ~0.5 ns a byte, set ~30 ns and a memcpy)
+    if ((uhdrLen & 3) === 0 && uhdrLen <= this.wordCopy) copyWords(this.uhdrScratch32, 0, i32, at, uhdrLen)
+    else copyBuf(uh, 0, u8, at, uhdrLen, false)
     const uhView = this.view(this.uhdrViews, uh, uhdrLen)
     const fn = c.handlerAt(hidx)
     if (fn === null) {

@@ -364,8 +364,8 @@ export class Lapi {
 
   /**
    * Gives library slot `slot` (registered with `setLibraryHandler`) an in-place receiver for its
-   * one-packet messages of at most 32 bytes of user header and data (the SHORT packets that
-   * `prepareShort` writes, and `amsend`/`amsendCode` for such small messages): `fn(words, at, uhdrLen,
+   * one-packet messages of at most 32 bytes of user header and data (the one-line SHORT packets
+   * that `prepareShort` writes, and `amsend`/`amsendCode` for such small messages): `fn(words, at, uhdrLen,
    * dataLen, src)` reads the user header at word `at` of `words` (the receiving inbox), the data
    * after it, straight from the packet's slot: no copy, no return-info record. It runs where the
    * header handler would, under the same rules (no sending or waiting), must copy out what it
