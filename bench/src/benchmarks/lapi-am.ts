@@ -1,7 +1,9 @@
 /**
  * LAPI active messages between two tasks of one job: Amsend ping-pong on the header-handler path
- * (one-packet messages consumed in the header handler) and on the completion-handler path, and
- * Amsend bandwidth. Goals of the LAPI part-2 issue, as ratios to the same run's baselines.
+ * (one-packet messages consumed in the header handler) and on the completion-handler path, Amsend
+ * bandwidth, and Amsend to the sending task itself (the library's cost of a message without the
+ * hop between cores, for reading the round trip: about the ring's round trip + 2 × this). Goals of
+ * the LAPI part-2 issue, as ratios to the same run's baselines.
  */
 import { LapiOp } from '../lib/lapi-layout.js'
 import { openLapiJob } from './lapi-rma.js'
@@ -25,6 +27,12 @@ const bench: Benchmark = {
       compareTo: [{ series: 'lapi.am.hdr-rtt', label: '÷ header path' }],
     },
     {
+      id: 'lapi.am.self', title: 'Amsend to itself, one task', kind: 'latency', unit: 'us', group: 'lapi-am-self',
+      groupTitle: 'LAPI Amsend to the sending task itself (µs per message: the library\'s share of a one-way message, no hop between cores)',
+      sizes: 'am',
+      compareTo: [{ series: 'lapi.am.hdr-rtt', label: '÷ header-path round trip' }],
+    },
+    {
       id: 'lapi.am.bw', title: 'Amsend', kind: 'bandwidth', unit: 'MB/s', group: 'lapi-am-bw',
       groupTitle: 'LAPI Amsend one-way bandwidth (MB/s)', sizes: 'rma',
       compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
@@ -39,6 +47,7 @@ const bench: Benchmark = {
     'lapi.am.hdr-rtt': LapiOp.AM_RTT_HDR,
     'lapi.am.cmpl-rtt': LapiOp.AM_RTT_CMPL,
     'lapi.am.bw': LapiOp.AM_BW,
+    'lapi.am.self': LapiOp.AM_SELF,
   }),
 }
 

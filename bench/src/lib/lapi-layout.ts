@@ -12,7 +12,7 @@
  */
 export const C = { GEN: 0, OP: 1, SIZE: 2, ITERS: 3, DONE: 4, READY: 5, STOP: 6, RESULT_BYTE: 32, BYTES: 40 } as const
 
-export const LapiOp = { PUT_RTT: 1, GET_LAT: 2, PUT_BW: 3, GET_BW: 4, RMW_RATE: 5, AM_RTT_HDR: 6, AM_RTT_CMPL: 7, AM_BW: 8 } as const
+export const LapiOp = { PUT_RTT: 1, GET_LAT: 2, PUT_BW: 3, GET_BW: 4, RMW_RATE: 5, AM_RTT_HDR: 6, AM_RTT_CMPL: 7, AM_BW: 8, AM_SELF: 9 } as const
 
 /** Handler-table indices the benchmark tasks register. */
 export const AM_HDR_INDEX = 30

@@ -19,6 +19,10 @@
  *             handler (which runs after the data landed, queued to the next dispatcher round).
  *   am-bw     0 Amsends `iterations` messages of `size` bytes; 1 waits for all, answers with an
  *             empty Amsend.
+ *   am-self   0 Amsends to itself and waits on its target counter, one message at a time, with the
+ *             header-handler path's handler; 1 takes no part. One operation = one message: what
+ *             the library's code costs a message (send, dispatch, handler, counter wait) without
+ *             the hop between cores; its same-thread ring skips the atomic read of each STAMP.
  * All calls go through the C-style face with preallocated Refs: nothing is allocated per operation.
  */
 import * as L from '@amlapi/lapi/compat'
@@ -148,6 +152,15 @@ serveCommands(cmd, (gen, op, size, iters) => {
       } else {
         L.LAPI_Waitcntr(h, cntr, iters, null)
         L.LAPI_Amsend(h, peer, AM_HDR_INDEX, null, 0, null, 0, peerCntr, 0, 0)
+      }
+      break
+    case LapiOp.AM_SELF:
+      if (me === 0) {
+        const data = size > 0 ? src : null
+        for (let i = 0; i < iters; i++) {
+          L.LAPI_Amsend(h, me, AM_HDR_INDEX, null, 0, data, size, cntr, 0, 0)
+          L.LAPI_Waitcntr(h, cntr, 1, null)
+        }
       }
       break
     default:
