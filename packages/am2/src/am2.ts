@@ -879,8 +879,8 @@ export class Runtime {
     const local = task === this.taskId
     // a reply (or a GetXfer's data) to a task that has left the job has nobody to reach: drop it
     if (!local && (kind & K_REQUEST) === 0 && !this.lapi.taskAliveHint(task)) return S.OK
-    // a Short with at most 3 arguments (a compact header) and a header alone without arguments
-    // (32 bytes) fit a one-packet LAPI message: written straight into the packet
+    // a Short (a compact header) and a header alone without arguments (32 bytes) are written
+    // straight into a one-packet LAPI message
     if (!local && dataLen === 0 && getBytes === 0) {
       if ((kind & (CAT_MASK | K_GET | K_RETURNED)) === CAT_SHORT && nargs <= COMPACT_MAX_ARGS) {
         if (this.sendCompact(task, kind, handler, nargs, args, id, ep.id, tagLo, tagHi, slot)) return S.OK
@@ -1065,19 +1065,28 @@ export class Runtime {
   }
 
   /**
-   * am2's in-place receiver of LAPI's one-packet messages (Lapi.setLibraryShortHandler): a Short
-   * under the compact header (onCompact), or a full header without arguments or payload (32
-   * bytes), read by words straight from the packet's slot. The words are the little-endian layout
-   * of wire.ts (LAPI uses such packets on little-endian hosts only). Such a message has no LAPI
-   * data, so it never needs a landing buffer.
+   * am2's in-place receiver of LAPI's one-packet messages without LAPI data
+   * (Lapi.setLibraryShortHandler), read straight from the packet's slot: a Short under the compact
+   * header (onCompact), a full header without arguments or payload (32 bytes) by words, and any
+   * other full header (arguments, a packed payload) through the byte views of the inbox, as the
+   * header handler reads its copy. The words are the little-endian layout of wire.ts (LAPI uses
+   * such packets on little-endian hosts only). Such a message has no LAPI data, so it never needs
+   * a landing buffer; one that has (LAPI gives in-place receivers those of at most 32 bytes, which
+   * am2 never sends) is dropped.
    */
   private onShortMessage (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
     const w0 = w[a]!
     if ((w0 & K_COMPACT) !== 0) { this.onCompact(w, a, w0, uhdrLen, dataLen, src); return }
     const nargs = (w0 >>> 16) & 0xff
+    if (dataLen !== 0 || uhdrLen < HDR_BYTES) return
+    if (nargs !== 0 || uhdrLen !== HDR_BYTES) {
+      // (a header that claims more than the packet holds is dropped there, as by the header handler)
+      const u8 = this.inboxU8Of(w)
+      this.receiveInPlace(u8, this.ipView!, 4 * a, uhdrLen, src)
+      return
+    }
     // a header alone: with nothing behind it, no payload is ever read from the packet (`accept`
-    // gets no byte view); anything else is not an am2 message of this form and is dropped
-    if (dataLen !== 0 || nargs !== 0 || uhdrLen !== HDR_BYTES) return
+    // gets no byte view)
     const kind = w0 & 0xff
     const t = this.wordToken(w, a, w0, kind & ~K_PACKED, 0, (kind & K_RETURNED) !== 0 ? w0 >>> 24 : 0, src)
     t.nbytes = w[a + 4]! >>> 0
@@ -1085,6 +1094,33 @@ export class Runtime {
     t.off = w[a + 6]! >>> 0
     t.off2 = w[a + 7]! >>> 0
     this.accept(t, kind, null, 4 * a, uhdrLen, 0, null, null, true)
+  }
+
+  /**
+   * The inbox's bytes, and `ipView` its DataView (made once: LAPI hands in-place receivers one
+   * Int32Array per inbox; not through dvOf, whose one entry the header handler's views keep).
+   */
+  private inboxU8Of (w: Int32Array): Uint8Array {
+    if (w !== this.ipWords) { this.ipWords = w; this.ipBytes = new Uint8Array(w.buffer); this.ipView = new DataView(w.buffer) }
+    return this.ipBytes!
+  }
+
+  private ipWords: Int32Array | null = null
+  private ipBytes: Uint8Array | null = null
+  private ipView: DataView | null = null
+
+  /**
+   * A full header (at byte `b` of the inbox view `u8`, `len` bytes with what is packed behind it)
+   * read where it lies in the packet's slot: the checks and queueing of `receive`, with nothing
+   * to land (the dispatcher runs on its behalf, so a reply may run at once, as from the header
+   * handler).
+   */
+  private receiveInPlace (u8: Uint8Array, dv: DataView, b: number, len: number, src: number): void {
+    const nargs = u8[b + O_NARGS]!
+    if (nargs > AM_MAX_SHORT || len < headerBytes(nargs)) return
+    const kind = u8[b + O_KIND]!
+    const t = this.fill(this.takeToken(), u8, dv, b, src, kind, nargs)
+    this.accept(t, kind, u8, b, len, 0, null, null, true)
   }
 
   /**

@@ -44,8 +44,12 @@ export const K_PACKED = 64
  * kind word, endpoints, tag, request instance, then the arguments; no payload count, no offsets.
  */
 export const K_COMPACT = 128
-/** Arguments a compact header carries at most: 20 + 4 × 3 bytes fit LAPI's 32-byte one-packet room. */
-export const COMPACT_MAX_ARGS = 3
+/**
+ * Arguments a compact header carries at most: all of a Short's (AM_MAX_SHORT), 20 + 4 × 16 = 84
+ * bytes, 88 with the padding (up to 3 arguments, 32 bytes, it lies in the first line of LAPI's
+ * SHORT packet).
+ */
+export const COMPACT_MAX_ARGS = 16
 /** Bytes of a compact header with `nargs` arguments (a multiple of 8). */
 export function compactBytes (nargs: number): number {
   return (20 + 4 * nargs + 7) & ~7

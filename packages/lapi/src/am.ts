@@ -146,7 +146,8 @@ export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg
 /**
  * In-place receiver of a layered library's one-packet messages (`Lapi.setLibraryShortHandler`):
  * `words` views the receiving inbox, the user header starts at word `at` (8-aligned) and is
- * followed by the data; `uhdrLen` and `dataLen` are in bytes (together at most 32). It runs as a
+ * followed by the data; `uhdrLen` and `dataLen` are in bytes (`dataLen` 0, or together at most
+ * LINE_ROOM: 32). It runs as a
  * header handler does (no sending, no waiting) and must copy out what it keeps: the packet's slot
  * is reused once it returns. The message is complete when it returns.
  */
@@ -496,7 +497,7 @@ export class ActiveMessages {
     const h = hdr | 0
     const ul = uhdrLen | 0
     if (t !== tgt || h !== hdr || ul !== uhdrLen) return -1
-    if ((t | ul) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.lineRoom ||
+    if ((t | ul) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom ||
       ul > this.maxUhdr || c.purged[t] !== 0) return -1
     const w = c.outbox[t]!
     const off = w.reserve()
@@ -1238,7 +1239,7 @@ export class ActiveMessages {
     const at = off + this.shortHeaderBytes
     const hidx = i32[p + 4]!
     const raw = c.shortHandlerAt(hidx)
-    if (raw !== null && len <= this.lineRoom) {
+    if (raw !== null && (len === uhdrLen || len <= this.lineRoom)) {
       this.inPlace(s, src, id, raw, i32, at >> 2, uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
       return
     }

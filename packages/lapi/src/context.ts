@@ -1027,8 +1027,9 @@ export class Context {
   }
 
   /**
-   * Sets the in-place receiver of the one-line SHORT packets (at most 32 bytes of user header and
-   * data) sent to library slot `slot` (its header handler keeps every other packet). Returns the table index; -1 when the slot is out of range, or when
+   * Sets the in-place receiver of the SHORT packets without data, and of those of at most 32
+   * bytes of user header and data, sent to library slot `slot` (its header handler keeps every
+   * other packet). Returns the table index; -1 when the slot is out of range, or when
    * `fn` is not null and the slot has no header handler.
    */
   setLibraryShortHandler (slot: number, fn: short_hndlr_t | null): number {

@@ -188,7 +188,7 @@ export class Lapi {
   /**
    * Negotiated-payload send of a one-packet active message, for hot paths of layered libraries (as
    * GASNet-EX's Prepare/Commit): reserves the packet of an active message to `tgt`'s handler `hdr`
-   * (a handler-table index) with `uhdrLen` bytes of user header (a multiple of 8, at most 32) and no
+   * (a handler-table index) with `uhdrLen` bytes of user header (a multiple of 8, at most MAX_UHDR_SZ) and no
    * data, and returns the index in `preparedWords` (an Int32Array over the target's whole inbox)
    * where the caller writes the user header at once, word by word in the host's byte order (this
    * path runs on little-endian hosts only), and nothing outside it; `commitShort` then sends it.
@@ -364,8 +364,8 @@ export class Lapi {
 
   /**
    * Gives library slot `slot` (registered with `setLibraryHandler`) an in-place receiver for its
-   * one-packet messages of at most 32 bytes of user header and data (the one-line SHORT packets
-   * that `prepareShort` writes, and `amsend`/`amsendCode` for such small messages): `fn(words, at, uhdrLen,
+   * one-packet messages without data (a user header alone: what `prepareShort` writes, and
+   * `amsend`/`amsendCode` without data) and those of at most 32 bytes of user header and data: `fn(words, at, uhdrLen,
    * dataLen, src)` reads the user header at word `at` of `words` (the receiving inbox), the data
    * after it, straight from the packet's slot: no copy, no return-info record. It runs where the
    * header handler would, under the same rules (no sending or waiting), must copy out what it
