@@ -147,9 +147,8 @@ export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg
  * In-place receiver of a layered library's one-packet messages (`Lapi.setLibraryShortHandler`):
  * `words` views the receiving inbox, the user header starts at word `at` (8-aligned) and is
  * followed by the data; `uhdrLen` and `dataLen` are in bytes (`dataLen` 0, or together at most
- * LINE_ROOM: 32). It runs as a
- * header handler does (no sending, no waiting) and must copy out what it keeps: the packet's slot
- * is reused once it returns. The message is complete when it returns.
+ * LINE_ROOM: 32). It runs as a header handler does (no sending, no waiting) and must copy out what
+ * it keeps: the packet's slot is reused once it returns. The message is complete when it returns.
  */
 export type short_hndlr_t = (words: Int32Array, at: number, uhdrLen: number, dataLen: number, src: number) => void
 /** Header handler of LAPI_Amsendv: gets the origin's piece lengths, returns the target vector. */
@@ -354,7 +353,10 @@ export class ActiveMessages {
   /** 1 on a little-endian host: SHORT packets are read by words in host order. */
   private readonly shortRead: number
   private readonly shortWord0 = SHORT_WORD0
-  /** Most user-header + data bytes a SHORT packet carries (shortRoomFor), and of them the most data (the rendezvous threshold). */
+  /**
+   * Most user-header + data bytes a SHORT packet carries (shortRoomFor), and of them the most data
+   * (the rendezvous threshold: more goes by rendezvous).
+   */
   private readonly shortRoom: number
   private readonly shortData: number
   private readonly lineRoom = LINE_ROOM
@@ -406,7 +408,8 @@ export class ActiveMessages {
    * LAPI_Amsend / the AM member of LAPI_Xfer. `hdr` is a handler-table index valid at the target
    * (or a function registered here, SPMD style). The common one-packet message (a handler index,
    * uhdr + data within a packet, no rendezvous, no send-completion handler, a free slot) is
-   * checked and written by `sendShort`; everything else, and every call it has a doubt about, by `amsendAny`.
+   * checked and written by `sendShort`; everything else, and every call it has a doubt about, by
+   * `amsendAny`.
    */
   amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
@@ -618,7 +621,8 @@ export class ActiveMessages {
     const hidx = this.sendHandler
     const id = this.nextMessage(tgt)
     if (uhdrLen + udataLen <= this.shortRoom && udataLen <= this.shortData && LITTLE_ENDIAN) {
-      // the whole message in one line of the slot
+      // the whole message in one SHORT packet (sendShort declined it: a send-completion handler, a
+      // function for a handler, a full ring; or the test transport)
       const off = this.beginBody(tgt)
       const dv = this.wdv
       dv.setUint32(off, SHORT_WORD0, true)

@@ -188,10 +188,11 @@ export class Lapi {
   /**
    * Negotiated-payload send of a one-packet active message, for hot paths of layered libraries (as
    * GASNet-EX's Prepare/Commit): reserves the packet of an active message to `tgt`'s handler `hdr`
-   * (a handler-table index) with `uhdrLen` bytes of user header (a multiple of 8, at most MAX_UHDR_SZ) and no
-   * data, and returns the index in `preparedWords` (an Int32Array over the target's whole inbox)
-   * where the caller writes the user header at once, word by word in the host's byte order (this
-   * path runs on little-endian hosts only), and nothing outside it; `commitShort` then sends it.
+   * (a handler-table index) with `uhdrLen` bytes of user header (a multiple of 8, at most
+   * MAX_UHDR_SZ) and no data, and returns the index in `preparedWords` (an Int32Array over the
+   * target's whole inbox) where the caller writes the user header at once, word by word in the
+   * host's byte order (this path runs on little-endian hosts only), and nothing outside it;
+   * `commitShort` then sends it.
    * Returns -1 when the message cannot take this path now (arguments it does not take, a full
    * ring, a purged target, a terminated context, the reordering test transport, inside a header
    * handler): send it with `amsendCode` instead. Between prepareShort and the last word written
@@ -365,15 +366,15 @@ export class Lapi {
   /**
    * Gives library slot `slot` (registered with `setLibraryHandler`) an in-place receiver for its
    * one-packet messages without data (a user header alone: what `prepareShort` writes, and
-   * `amsend`/`amsendCode` without data) and those of at most 32 bytes of user header and data: `fn(words, at, uhdrLen,
-   * dataLen, src)` reads the user header at word `at` of `words` (the receiving inbox), the data
-   * after it, straight from the packet's slot: no copy, no return-info record. It runs where the
-   * header handler would, under the same rules (no sending or waiting), must copy out what it
-   * keeps, and the message is complete when it returns (no landing buffer, no completion handler;
-   * its counters move as for a header handler that returned null). Every other packet of the slot
-   * still goes to its header handler. `null` removes it, and so does any `setLibraryHandler` of
-   * the slot (set it again after a new header handler). Throws LAPI_ERR_ADDR_HNDL_RANGE for a slot
-   * outside 0..63, or one without a header handler.
+   * `amsend`/`amsendCode` without data) and those of at most 32 bytes of user header and data:
+   * `fn(words, at, uhdrLen, dataLen, src)` reads the user header at word `at` of `words` (the
+   * receiving inbox), the data after it, straight from the packet's slot: no copy, no return-info
+   * record. It runs where the header handler would, under the same rules (no sending or waiting),
+   * must copy out what it keeps, and the message is complete when it returns (no landing buffer,
+   * no completion handler; its counters move as for a header handler that returned null). Every
+   * other packet of the slot still goes to its header handler. `null` removes it, and so does any
+   * `setLibraryHandler` of the slot (set it again after a new header handler). Throws
+   * LAPI_ERR_ADDR_HNDL_RANGE for a slot outside 0..63, or one without a header handler.
    */
   setLibraryShortHandler (slot: number, fn: short_hndlr_t | null): number {
     const idx = this.c.setLibraryShortHandler(slot, fn)
