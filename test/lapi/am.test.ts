@@ -86,12 +86,12 @@ describe('waiting: the spin budget', () => {
    * Runs the ping-pong fixture; returns each task's sleeps in the three measured rounds of n / 3
    * waits (after a first round of n), its final budget, µs, and how often the budget grew.
    */
-  async function spin (config: { spinUs: number, spinMaxUs?: number }, n: number): Promise<Array<{ sleeps: number[], spinUs: number, grown: number }>> {
+  async function spin (config: { spinUs: number, spinMaxUs?: number }, n: number): Promise<Array<{ sleeps: number[], spinUs: number, grown: number, rule: string }>> {
     const r = await runFixture('am/spin.mjs', 2, { config, args: [String(n)] })
     expectOk(r, 2, 'spin ok')
     return r.stdout.split('\n').filter((l) => l.startsWith('spin ok')).map((l) => {
-      const m = /sleeps ([\d,]+) spinUs ([\d.]+) grown (\d+)/.exec(l)!
-      return { sleeps: m[1]!.split(',').map(Number), spinUs: Number(m[2]), grown: Number(m[3]) }
+      const m = /sleeps ([\d,]+) spinUs ([\d.]+) grown (\d+) rule (\S+)/.exec(l)!
+      return { sleeps: m[1]!.split(',').map(Number), spinUs: Number(m[2]), grown: Number(m[3]), rule: m[4]! }
     })
   }
 
@@ -120,10 +120,12 @@ describe('waiting: the spin budget', () => {
       expect(t.spinUs).toBeLessThanOrEqual(2000)
     }
     expect(ts[0]!.grown + ts[1]!.grown).toBeGreaterThan(0)
+    // the rule, fed sleeps directly: back to spinUs, grown to spinUs + 2 × 50 µs, back to spinUs
+    for (const t of ts) expect(t.rule).toBe('2.000,102.000,2.000')
   })
 
   it('spinMaxUs at most spinUs keeps the budget fixed; spinUs 0 never spins', async () => {
-    for (const t of await spin({ spinUs: 3, spinMaxUs: 3 }, 300)) expect([t.spinUs, t.grown]).toEqual([3, 0])
-    for (const t of await spin({ spinUs: 0 }, 300)) expect([t.spinUs, t.grown]).toEqual([0, 0])
+    for (const t of await spin({ spinUs: 3, spinMaxUs: 3 }, 300)) expect([t.spinUs, t.grown, t.rule]).toEqual([3, 0, '-'])
+    for (const t of await spin({ spinUs: 0 }, 300)) expect([t.spinUs, t.grown, t.rule]).toEqual([0, 0, '-'])
   })
 })
