@@ -1047,6 +1047,18 @@ export class Runtime {
 
   // ───────────────────────────── receiving ─────────────────────────────
 
+  /**
+   * `u8.byteOffset`, kept for the last array asked about: reading it is a call in Node 20 (~11 ns),
+   * and the arrays are the same few (LAPI's header scratch views, the inbox).
+   */
+  private offOf (u8: Uint8Array): number {
+    if (u8 !== this.offU8) { this.offU8 = u8; this.offVal = u8.byteOffset }
+    return this.offVal
+  }
+
+  private offU8: Uint8Array | null = null
+  private offVal = 0
+
   private dvOf (u8: Uint8Array): DataView {
     // keyed by the array first: `.buffer` is a call into the runtime in Node 20 (LAPI hands its
     // header handlers the same few scratch views, and a typed array never changes its buffer)
@@ -1059,7 +1071,7 @@ export class Runtime {
   /** am2's LAPI header handler. */
   private onMessage (uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>): Uint8Array | Addr | null {
     if (uhdrLen < HDR_BYTES) return null
-    const landing = this.receive(uhdr, this.dvOf(uhdr), uhdr.byteOffset, uhdrLen, info.src, info.msg_len, comp, uinfo)
+    const landing = this.receive(uhdr, this.dvOf(uhdr), this.offOf(uhdr), uhdrLen, info.src, info.msg_len, comp, uinfo)
     if (landing !== null) info.ret_flags = RetFlag.LAPI_SEND_REPLY
     return landing
   }
@@ -1248,13 +1260,13 @@ export class Runtime {
     const hb = b + headerBytes(t.nargs)
     if ((kind & K_REQUEST) === 0 && this.direct === ep.bundle && direct && this.nest < MAX_NEST &&
       (nbytes === 0 || cat === CAT_SHORT || (kind & K_PACKED) !== 0) && hb + nbytes <= b + len) {
-      this.runReplyNow(t, ep, cat === CAT_LONG ? null : nbytes === 0 ? Runtime.emptyBuf : views.get(u8!, hb - u8!.byteOffset, nbytes), u8, hb)
+      this.runReplyNow(t, ep, cat === CAT_LONG ? null : nbytes === 0 ? Runtime.emptyBuf : views.get(u8!, hb - this.offOf(u8!), nbytes), u8, hb)
       return null
     }
     if (nbytes === 0 || cat === CAT_SHORT || (kind & K_GET) !== 0) { this.enqueue(t, ep.bundle, true); return null }
     if ((kind & K_PACKED) !== 0) {
       if (hb + nbytes > b + len) { t.fault = AmFault.EBADLENGTH; this.enqueue(t, ep.bundle, true); return null }
-      const from = views.get(u8!, hb - u8!.byteOffset, nbytes)
+      const from = views.get(u8!, hb - this.offOf(u8!), nbytes)
       if (cat === CAT_MEDIUM) this.bufferFor(t, nbytes).set(from)
       else ep.segU8!.set(from, t.off)
       this.enqueue(t, ep.bundle, true)
@@ -1275,7 +1287,7 @@ export class Runtime {
    */
   private runReplyNow (t: Token, ep: Endpoint, buf: Uint8Array | null, u8: Uint8Array | null, hb: number): void {
     if (buf === null) {
-      if (t.nbytes > 0) ep.segU8!.set(views.get(u8!, hb - u8!.byteOffset, t.nbytes), t.off)
+      if (t.nbytes > 0) ep.segU8!.set(views.get(u8!, hb - this.offOf(u8!), t.nbytes), t.off)
       buf = t.nbytes === 0 ? Runtime.emptyBuf : ep.segView(t.off, t.nbytes)
     }
     const outer = this.running
