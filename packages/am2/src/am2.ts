@@ -965,7 +965,7 @@ export class Runtime {
 
   /** A message to an endpoint of this task: through the same receive path, without LAPI. */
   private deliverLocal (u8: Uint8Array, dv: DataView, len: number, src: unknown, dataLen: number): void {
-    const landing = this.receive(u8, dv, 0, len, this.taskId, dataLen, null, null)
+    const landing = this.receive(u8, dv, 0, len, this.taskId, dataLen, null, null, false)
     const t = this.lastPending
     this.lastPending = null
     if (landing === null || t === null) return
@@ -1071,7 +1071,7 @@ export class Runtime {
   /** am2's LAPI header handler. */
   private onMessage (uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>): Uint8Array | Addr | null {
     if (uhdrLen < HDR_BYTES) return null
-    const landing = this.receive(uhdr, this.dvOf(uhdr), this.offOf(uhdr), uhdrLen, info.src, info.msg_len, comp, uinfo)
+    const landing = this.receive(uhdr, this.dvOf(uhdr), this.offOf(uhdr), uhdrLen, info.src, info.msg_len, comp, uinfo, true)
     if (landing !== null) info.ret_flags = RetFlag.LAPI_SEND_REPLY
     return landing
   }
@@ -1094,7 +1094,7 @@ export class Runtime {
     if (nargs !== 0 || uhdrLen !== HDR_BYTES) {
       // (a header that claims more than the packet holds is dropped there, as by the header handler)
       const u8 = this.inboxU8Of(w)
-      this.receiveInPlace(u8, this.ipView!, 4 * a, uhdrLen, src)
+      this.receive(u8, this.ipView!, 4 * a, uhdrLen, src, 0, null, null, true)
       return
     }
     // a header alone: with nothing behind it, no payload is ever read from the packet (`accept`
@@ -1120,20 +1120,6 @@ export class Runtime {
   private ipWords: Int32Array | null = null
   private ipBytes: Uint8Array | null = null
   private ipView: DataView | null = null
-
-  /**
-   * A full header (at byte `b` of the inbox view `u8`, `len` bytes with what is packed behind it)
-   * read where it lies in the packet's slot: the checks and queueing of `receive`, with nothing
-   * to land (the dispatcher runs on its behalf, so a reply may run at once, as from the header
-   * handler).
-   */
-  private receiveInPlace (u8: Uint8Array, dv: DataView, b: number, len: number, src: number): void {
-    const nargs = u8[b + O_NARGS]!
-    if (nargs > AM_MAX_SHORT || len < headerBytes(nargs)) return
-    const kind = u8[b + O_KIND]!
-    const t = this.fill(this.takeToken(), u8, dv, b, src, kind, nargs)
-    this.accept(t, kind, u8, b, len, 0, null, null, true)
-  }
 
   /**
    * A token for a header read by words at word `a` of `w` (`w0` its first word): the fields the
@@ -1179,17 +1165,19 @@ export class Runtime {
 
   /**
    * One arriving message (its header at `b` of `u8`): checks it and queues its token. Returns where
-   * its LAPI data lands (then the token waits, pending, for `onComplete`), or null.
+   * its LAPI data lands (then the token waits, pending, for `onComplete`), or null. `direct`: it
+   * came through LAPI's dispatcher (the header handler, or the in-place receiver reading the
+   * packet where it lies), so a reply may run at once (see `accept`).
    */
   private receive (u8: Uint8Array, dv: DataView, b: number, len: number, src: number, dataLen: number,
-    comp: Ref<unknown> | null, uinfo: Ref<unknown> | null): Uint8Array | Addr | null {
+    comp: Ref<unknown> | null, uinfo: Ref<unknown> | null, direct: boolean): Uint8Array | Addr | null {
     const nargs = u8[b + O_NARGS]!
     if (nargs > AM_MAX_SHORT || len < headerBytes(nargs)) return null
     const kind = u8[b + O_KIND]!
     // a compact header only travels in one-packet messages, which the in-place receiver reads
     if ((kind & K_COMPACT) !== 0) return null
     const t = this.fill(this.takeToken(), u8, dv, b, src, kind, nargs)
-    return this.accept(t, kind, u8, b, len, dataLen, comp, uinfo, comp !== null)
+    return this.accept(t, kind, u8, b, len, dataLen, comp, uinfo, direct)
   }
 
   /**

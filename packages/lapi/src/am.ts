@@ -52,8 +52,8 @@ export interface lapi_return_info_t {
 }
 /** Views of one-packet data kept per 64-byte line of the inbox (shapes: offset and length). */
 const LINE_VIEWS = 8
-/** The views kept for one line of the inbox, with their offsets and lengths. */
-interface LineViews { offs: number[], lens: number[], views: Uint8Array[] }
+/** A view kept for a line of the inbox, with its offset and length. */
+interface LineView { off: number, n: number, v: Uint8Array }
 
 /**
  * The `lapi_return_info_t` handed to header handlers: one per context, reused. `udata_one_pkt_ptr`
@@ -80,14 +80,14 @@ class ReturnInfo implements lapi_return_info_t {
   private copied: Uint8Array | null = null
   /** This task's inbox (the array every ring end of it shares) and its kept views, by line. */
   private readonly inboxU8: Uint8Array
-  private readonly lineViews: Array<LineViews | null>
+  private readonly lineViews: Array<LineView[] | null>
   private readonly lineWays = LINE_VIEWS
 
   constructor (maxPkt: number, inboxU8: Uint8Array) {
     this.scratch = new Uint8Array(maxPkt)
     this.scratch32 = new Int32Array(this.scratch.buffer)
     this.inboxU8 = inboxU8
-    this.lineViews = new Array<LineViews | null>((inboxU8.length >> 6) + 1).fill(null)
+    this.lineViews = new Array<LineView[] | null>((inboxU8.length >> 6) + 1).fill(null)
   }
 
   get udata_one_pkt_ptr (): Uint8Array | null {
@@ -100,23 +100,20 @@ class ReturnInfo implements lapi_return_info_t {
       const line = off >> 6
       let lv = this.lineViews[line]!
       if (lv !== null) {
-        // (the shapes are compared from plain arrays: `byteOffset` and `length` of a view of a
-        // SharedArrayBuffer cost ~5 ns each in Node 20)
-        const offs = lv.offs
-        const lens = lv.lens
-        for (let k = 0; k < offs.length; k++) {
-          if (offs[k] === off && lens[k] === n) { const v = lv.views[k]!; this.copied = v; return v }
+        // (the shapes are compared from the entries, not from the views: a view's `byteOffset`
+        // is a call in Node 20, ~11 ns)
+        for (let k = 0; k < lv.length; k++) {
+          const e = lv[k]!
+          if (e.off === off && e.n === n) { this.copied = e.v; return e.v }
         }
       } else {
-        lv = { offs: [], lens: [], views: [] }
+        lv = []
         this.lineViews[line] = lv
       }
-      if (lv.offs.length < this.lineWays) {
+      if (lv.length < this.lineWays) {
         // (once per shape and line: the views of an inbox are bounded by its size)
         const nv = u8.subarray(off, off + n)
-        lv.offs.push(off)
-        lv.lens.push(n)
-        lv.views.push(nv)
+        lv.push({ off, n, v: nv })
         this.copied = nv
         return nv
       }
@@ -562,10 +559,7 @@ export class ActiveMessages {
    * LINE_ROOM, else with one Uint8Array.set (copyIn: ~30 ns, then memcpy speed).
    */
   private shortCopy (d8: Uint8Array, d32: Int32Array, d: number, src: LocalBuf, n: number): void {
-    if (n > this.lineRoom && (n > this.wordCopy || ((n | (typeof src === 'number' ? src : src!.byteOffset)) & 3) !== 0)) {
-      this.copyIn(d8, d, src, 0, n)
-      return
-    }
+    if (n > this.wordCopy) { this.copyIn(d8, d, src, 0, n); return }
     if (typeof src === 'number') {
       // (the word loop written here, not a call of copyWords: this is inlined into sendShort,
       // whose inlining budget does not cover copyWords, and a call costs ~90 instructions)
@@ -574,7 +568,10 @@ export class ActiveMessages {
         const dw = d >> 2
         const sw = src >> 2
         for (let i = 0; i < n >> 2; i++) d32[dw + i] = s32[sw + i]!
-      } else { const s8 = this.c.seg.u8[this.c.taskId]!; for (let i = 0; i < n; i++) d8[d + i] = s8[src + i]! }
+      } else if (n <= this.lineRoom) {
+        const s8 = this.c.seg.u8[this.c.taskId]!
+        for (let i = 0; i < n; i++) d8[d + i] = s8[src + i]!
+      } else this.copyIn(d8, d, src, 0, n)
       return
     }
     const s8 = src!
@@ -598,7 +595,8 @@ export class ActiveMessages {
       for (let i = 0; i < n >> 2; i++) d32[dw + i] = w[sw + i]!
       return
     }
-    for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
+    if (n <= this.lineRoom) for (let i = 0; i < n; i++) d8[d + i] = s8[i]!
+    else this.copyIn(d8, d, s8, 0, n)
   }
 
   /**
