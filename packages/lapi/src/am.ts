@@ -447,18 +447,23 @@ export class ActiveMessages {
     const tc = tgtCntr | 0
     const oc = orgCntr | 0
     const cc = cmplCntr | 0
-    if (t !== tgt || h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return 0
-    const size = c.segmentSize
-    if ((t | ul | dl | tc | oc | cc) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots ||
-      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > this.shortRoom || dl > this.shortData || ul > this.maxUhdr ||
-      tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return 0
-    if ((ul > 0 && c.checkLocal(uhdr, ul) !== 0) || c.checkLocal(udata, dl) !== 0) return 0
+    if (t !== tgt || (t >>> 0) >= c.numTasks) return 0
     const w = c.outbox[t]!
     const off = w.reserve()
     if (off < 0) return 0
     const i32 = w.i32
     const p = off >> 2
+    // The slot's first store comes before the other checks: its line is in the target's cache (a
+    // waiting target reads the next slot's STAMP there), and getting it back is a round trip
+    // between the cores that the publishing store would wait for; started here, it overlaps the
+    // checks. (Nothing is published until STAMP is: a message refused below leaves the slot free.)
     i32[p] = this.shortWord0
+    if (h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return 0
+    const size = c.segmentSize
+    if ((ul | dl | tc | oc | cc) < 0 || h <= 0 || h >= this.handlerSlots ||
+      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > this.shortRoom || dl > this.shortData || ul > this.maxUhdr ||
+      tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return 0
+    if ((ul > 0 && c.checkLocal(uhdr, ul) !== 0) || c.checkLocal(udata, dl) !== 0) return 0
     i32[p + 1] = c.taskId
     i32[p + 2] = (ul + dl) | (ul << 16)
     i32[p + 4] = h
@@ -501,17 +506,19 @@ export class ActiveMessages {
     if (this.shortSend === 0 || this.inHeaderHandler !== 0) return -1
     // (int32s taken once and compared strictly, as in sendShort)
     const t = tgt | 0
-    const h = hdr | 0
-    const ul = uhdrLen | 0
-    if (t !== tgt || h !== hdr || ul !== uhdrLen) return -1
-    if ((t | ul) < 0 || t >= c.numTasks || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom ||
-      ul > this.maxUhdr || c.purged[t] !== 0) return -1
+    if (t !== tgt || (t >>> 0) >= c.numTasks) return -1
     const w = c.outbox[t]!
     const off = w.reserve()
     if (off < 0) return -1
     const i32 = w.i32
     const p = off >> 2
+    // (the slot's first store before the other checks, as in sendShort)
     i32[p] = this.shortWord0
+    const h = hdr | 0
+    const ul = uhdrLen | 0
+    if (h !== hdr || ul !== uhdrLen) return -1
+    if (ul < 0 || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom ||
+      ul > this.maxUhdr || c.purged[t] !== 0) return -1
     i32[p + 1] = c.taskId
     i32[p + 2] = ul | (ul << 16)
     i32[p + 4] = h
