@@ -427,9 +427,10 @@ export class ActiveMessages {
    * The SHORT fast path: every check of `checkSend` and the length checks, in their cheapest form,
    * then the packet written (the header fields by words, then uhdr and data: see `shortCopy`)
    * and published.
-   * Returns 1 when it sent the message, 0 without side effects when anything is unusual (bad
+   * Returns 1 when it sent the message, 0 with nothing sent when anything is unusual (bad
    * arguments included: `amsendAny` finds them and returns their codes), or when the target's
-   * ring is full (it waits there). (A number, not a boolean: the caller tests the result of a call
+   * ring is full (it waits there). (A call declined after the target's check may have written the
+   * first word of the free slot it reserved: unpublished, so nothing anyone reads.) (A number, not a boolean: the caller tests the result of a call
    * it does not inline, and a boolean's test would be a full truthiness check.)
    */
   private sendShort (tgt: number, hdr: number, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
