@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import { delimiter, join } from 'node:path'
+import { jitApplied } from '@amlapi/lapi'
 
 export interface Environment {
   node: string
@@ -24,6 +25,8 @@ export interface Environment {
   arch: string
   memoryGiB: number
   date: string
+  /** V8's inlining budgets: the flags tuneJit set (AMLAPI_JIT=tuned, the default), or node's own. */
+  jit: string
 }
 
 /** Parse a Linux CPU list such as `0-3,8,10-11` into CPU numbers. */
@@ -88,6 +91,7 @@ export function captureEnvironment(now = new Date()): Environment {
     arch: process.arch,
     memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     date: now.toISOString(),
+    jit: jitApplied().length > 0 ? `inlining budgets raised (${jitApplied().join(' ')})` : "node's inlining budgets",
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { resolveConfig, tuneJit } from '@amlapi/lapi'
 import { registry } from './registry.js'
 import { createProgress, printError, printList, printReport, printUsage } from './report.js'
 import { writeResults } from './results.js'
@@ -84,6 +85,10 @@ async function main(): Promise<number> {
     printUsage()
     return 0
   }
+  // Every measurement of the run (baselines included, and the 1-core child's, which inherits
+  // AMLAPI_JIT) under the V8 inlining budgets the jobs run with: runJob would set them at the
+  // first LAPI benchmark, and what ran before it would have had others.
+  tuneJit(resolveConfig({}, process.env).jit)
   if (cli.list) {
     await printList(registry)
     return 0

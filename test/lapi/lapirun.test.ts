@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { JIT_INLINING, jitFlags, resolveConfig } from '@amlapi/lapi'
 import { FIXTURES } from '../helpers/job.js'
 
 const LAPIRUN = fileURLToPath(new URL('../../packages/lapi/bin/lapirun.js', import.meta.url))
@@ -70,10 +71,26 @@ describe('lapirun', () => {
   })
 
   it('rejects bad arguments with a usage message', async () => {
-    for (const args of [['-n', '0', 'x.mjs'], ['-n', '2'], ['--bogus', 'x.mjs'], ['--segment-size', 'lots', 'x.mjs']]) {
+    for (const args of [['-n', '0', 'x.mjs'], ['-n', '2'], ['--bogus', 'x.mjs'], ['--segment-size', 'lots', 'x.mjs'], ['--jit', 'fast', 'x.mjs']]) {
       const r = await run([LAPIRUN, ...args])
       expect(r.code).toBe(2)
       expect(r.stderr).toMatch(/lapirun:/)
+    }
+  })
+
+  it('the JIT setting: tuned by default, AMLAPI_JIT and --jit, flags given to node left alone', async () => {
+    expect(resolveConfig({}, {}).jit).toBe('tuned')
+    expect(resolveConfig({}, { AMLAPI_JIT: 'default' }).jit).toBe('default')
+    expect(resolveConfig({ jit: 'default' }, { AMLAPI_JIT: 'tuned' }).jit).toBe('default')
+    expect(() => resolveConfig({}, { AMLAPI_JIT: 'fast' })).toThrow(RangeError)
+    const all = Object.entries(JIT_INLINING).map(([k, v]) => `--${k}=${v}`)
+    expect(jitFlags([])).toEqual(all)
+    // a budget the user gave node (either spelling) is not overridden; the others still are
+    expect(jitFlags(['--max_inlined_bytecode_size=2000', '--max-inlined-bytecode-size-absolute', '9000', '--inspect']))
+      .toEqual([`--max-inlined-bytecode-size-cumulative=${JIT_INLINING['max-inlined-bytecode-size-cumulative']!}`])
+    for (const mode of ['default', 'tuned']) {
+      const r = await run([LAPIRUN, '-n', '2', '--jit', mode, FIXTURES + 'lapi/info.mjs'])
+      expect(r.code).toBe(0)
     }
   })
 

@@ -2,6 +2,7 @@
  * Settings of a job and of one task, their defaults, and the environment variables that set them.
  * Every optimisation with a knob has it here (spin budget, packet size), with its unit.
  */
+import type { JitMode } from './job/jit.js'
 
 /** Settings shared by every task of a job. Sizes are in bytes, times in microseconds. */
 export interface JobConfig {
@@ -36,6 +37,12 @@ export interface JobConfig {
    * null = off.
    */
   chaos: ChaosConfig | null
+  /**
+   * What `runJob` does with V8's inlining budgets before it starts the tasks: `'tuned'` raises them
+   * for the whole process (job/jit.ts: shorter message paths), `'default'` leaves them alone
+   * (AMLAPI_JIT, `lapirun --jit`).
+   */
+  jit: JitMode
 }
 
 /** Settings of the reordering and duplicating test transport. */
@@ -74,6 +81,7 @@ export const DEFAULT_CONFIG: Readonly<JobConfig> = Object.freeze({
   locAddrTblSz: 256,
   rndvThreshold: 16384,
   chaos: null,
+  jit: 'tuned',
 })
 
 /** Smallest and largest segment a job accepts, bytes. */
@@ -104,7 +112,7 @@ function envNumber (env: NodeJS.ProcessEnv, name: string, parse: (s: string) => 
 /**
  * The job settings: `overrides` first, then the environment (AMLAPI_SEGMENT_SIZE, AMLAPI_MAX_PKT_SZ,
  * AMLAPI_MAX_UHDR_SZ, AMLAPI_RING_SLOTS, AMLAPI_SPIN_US, AMLAPI_SPIN_MAX_US, AMLAPI_RNDV_THRESHOLD,
- * AMLAPI_CHAOS), then the defaults. Throws RangeError for a value out of range.
+ * AMLAPI_CHAOS, AMLAPI_JIT), then the defaults. Throws RangeError for a value out of range.
  */
 export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.ProcessEnv = process.env): JobConfig {
   const cfg: JobConfig = {
@@ -117,6 +125,7 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
     locAddrTblSz: overrides.locAddrTblSz ?? DEFAULT_CONFIG.locAddrTblSz,
     rndvThreshold: overrides.rndvThreshold ?? envNumber(env, 'AMLAPI_RNDV_THRESHOLD', parseSize) ?? DEFAULT_CONFIG.rndvThreshold,
     chaos: overrides.chaos !== undefined ? overrides.chaos : (env['AMLAPI_CHAOS'] !== undefined && env['AMLAPI_CHAOS'] !== '' && env['AMLAPI_CHAOS'] !== '0' ? parseChaos(env['AMLAPI_CHAOS']) : null),
+    jit: overrides.jit ?? ((env['AMLAPI_JIT'] ?? '') === '' ? DEFAULT_CONFIG.jit : env['AMLAPI_JIT'] as JitMode),
   }
   const check = (ok: boolean, what: string): void => { if (!ok) throw new RangeError(`invalid ${what}`) }
   check(Number.isInteger(cfg.segmentSize) && cfg.segmentSize >= MIN_SEGMENT_SIZE && cfg.segmentSize <= MAX_SEGMENT_SIZE,
@@ -129,6 +138,7 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
   check(Number.isFinite(cfg.spinUs) && cfg.spinUs >= 0 && cfg.spinUs <= 1e7, `spin time ${cfg.spinUs} µs (0..10^7)`)
   check(Number.isFinite(cfg.spinMaxUs) && cfg.spinMaxUs >= 0 && cfg.spinMaxUs <= 1e7, `longest spin time ${cfg.spinMaxUs} µs (0..10^7)`)
   check(Number.isInteger(cfg.rndvThreshold) && cfg.rndvThreshold >= 0, `rendezvous threshold ${cfg.rndvThreshold}`)
+  check(cfg.jit === 'tuned' || cfg.jit === 'default', `JIT mode '${String(cfg.jit)}' (tuned or default)`)
   check(Number.isInteger(cfg.locAddrTblSz) && cfg.locAddrTblSz >= 2 && cfg.locAddrTblSz <= 65536, `address table size ${cfg.locAddrTblSz}`)
   return cfg
 }

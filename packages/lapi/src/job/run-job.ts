@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads'
 import type { Readable, Writable } from 'node:stream'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { logger } from '../log.js'
+import { tuneJit } from './jit.js'
 import { T_STATE, TaskState, abortJob, taskWord, ringDoorbell } from './control.js'
 import { DATA_KEY, SPEC_KEY, createJob, type JobSpec } from './spec.js'
 
@@ -85,6 +86,9 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   const job = createJob(opts.numTasks, config)
   const n = opts.numTasks
   const log = logger('lapi:job', { job: job.jobId })
+  // before any task's code compiles (config.jit: V8's inlining budgets, for the whole process)
+  const jit = tuneJit(config.jit)
+  if (jit.length > 0) log.debug({ flags: jit }, 'V8 inlining budgets raised')
   const out = opts.stdout ?? process.stdout
   const errOut = opts.stderr ?? process.stderr
   const url = typeof opts.program === 'string' ? pathToFileURL(resolve(opts.program)) : opts.program

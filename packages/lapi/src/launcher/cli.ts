@@ -1,8 +1,8 @@
 /**
  * `lapirun`: starts a LAPI job on this host.
  *
- *   lapirun -n N [--procs P] [--transport shm|udp|tcp] [--segment-size BYTES] [--label]
- *           [--timeout SECONDS] [--] program.mjs [args…]
+ *   lapirun -n N [--procs P] [--transport shm|udp|tcp] [--segment-size BYTES] [--spin-us US]
+ *           [--spin-max-us US] [--jit tuned|default] [--label] [--timeout SECONDS] [--] program.mjs [args…]
  *
  * Exits 0 when every task finished normally; otherwise prints which task failed and why and exits
  * non-zero (the task's exit code when it had one). Ctrl-C stops every task and exits 130.
@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util'
 import { parseSize } from '../config.js'
 import { runJob } from '../job/run-job.js'
+import type { JitMode } from '../job/jit.js'
 
 const USAGE = `usage: lapirun -n N [options] [--] program.mjs [args...]
 
@@ -22,12 +23,14 @@ options:
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
   --spin-us US           how long waits spin before sleeping, µs (env AMLAPI_SPIN_US)
   --spin-max-us US       longest spin the adaptive budget grows to, µs (env AMLAPI_SPIN_MAX_US)
+  --jit MODE             tuned (default): raise V8's inlining budgets for the job's process;
+                         default: leave them as node has them (env AMLAPI_JIT)
   --label                prefix each output line with [task]
   --timeout SECONDS      end the job as failed after this long
   -h, --help             this text
 `
 
-const WITH_VALUE = new Set(['-n', '--tasks', '--np', '--procs', '--transport', '--segment-size', '--spin-us', '--spin-max-us', '--timeout'])
+const WITH_VALUE = new Set(['-n', '--tasks', '--np', '--procs', '--transport', '--segment-size', '--spin-us', '--spin-max-us', '--jit', '--timeout'])
 
 /**
  * Splits the command line at the program: lapirun's own options come before it, everything after
@@ -61,6 +64,7 @@ export async function main (argv: string[]): Promise<number> {
         'segment-size': { type: 'string' },
         'spin-us': { type: 'string' },
         'spin-max-us': { type: 'string' },
+        jit: { type: 'string' },
         label: { type: 'boolean' },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -84,7 +88,7 @@ export async function main (argv: string[]): Promise<number> {
     process.stderr.write(`lapirun: ${procs > 1 ? `--procs ${procs}` : `--transport ${transport}`} needs a network transport between processes, which this build does not have yet; run the tasks in one process (--procs 1, --transport shm)\n`)
     return 2
   }
-  const config: { segmentSize?: number; spinUs?: number; spinMaxUs?: number } = {}
+  const config: { segmentSize?: number; spinUs?: number; spinMaxUs?: number; jit?: JitMode } = {}
   if (values['segment-size'] !== undefined) {
     const s = parseSize(values['segment-size'])
     if (!Number.isFinite(s)) { process.stderr.write(`lapirun: bad --segment-size '${values['segment-size']}'\n`); return 2 }
@@ -92,6 +96,10 @@ export async function main (argv: string[]): Promise<number> {
   }
   if (values['spin-us'] !== undefined) config.spinUs = Number(values['spin-us'])
   if (values['spin-max-us'] !== undefined) config.spinMaxUs = Number(values['spin-max-us'])
+  if (values.jit !== undefined) {
+    if (values.jit !== 'tuned' && values.jit !== 'default') { process.stderr.write(`lapirun: bad --jit '${values.jit}' (tuned or default)\n`); return 2 }
+    config.jit = values.jit
+  }
   let timeoutMs: number | undefined
   if (values.timeout !== undefined) {
     timeoutMs = Number(values.timeout) * 1000
