@@ -25,7 +25,7 @@ export interface Environment {
   arch: string
   memoryGiB: number
   date: string
-  /** V8's inlining budgets: the flags tuneJit set (AMLAPI_JIT=tuned, the default), or node's own. */
+  /** V8's inlining budgets: the flags tuneJit set (AMLAPI_JIT=tuned), or node's own (the default). */
   jit: string
 }
 

@@ -78,9 +78,9 @@ describe('lapirun', () => {
     }
   })
 
-  it('the JIT setting: tuned by default, AMLAPI_JIT and --jit, flags given to node left alone', async () => {
-    expect(resolveConfig({}, {}).jit).toBe('tuned')
-    expect(resolveConfig({}, { AMLAPI_JIT: 'default' }).jit).toBe('default')
+  it('the JIT setting: node\'s budgets by default, AMLAPI_JIT and --jit, flags given to node left alone', async () => {
+    expect(resolveConfig({}, {}).jit).toBe('default')
+    expect(resolveConfig({}, { AMLAPI_JIT: 'tuned' }).jit).toBe('tuned')
     expect(resolveConfig({ jit: 'default' }, { AMLAPI_JIT: 'tuned' }).jit).toBe('default')
     expect(() => resolveConfig({}, { AMLAPI_JIT: 'fast' })).toThrow(RangeError)
     const all = Object.entries(JIT_INLINING).map(([k, v]) => `--${k}=${v}`)

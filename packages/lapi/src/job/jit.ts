@@ -1,6 +1,6 @@
 /**
- * V8's inlining budgets for the process that runs a job (docs/architecture.md, "Writing the
- * per-message paths for V8").
+ * V8's inlining budgets for the process that runs a job: a knob, off by default (docs/architecture.md,
+ * "Writing the per-message paths for V8").
  *
  * A message's path crosses a dozen small functions (LAPI_Amsend → amsend → sendShort; the counter
  * wait → dispatcher round → drain → onShort → onePacket → the header handler → the completion; in
@@ -8,13 +8,18 @@
  * one function of such a chain only while the bytecode it inlines stays within its budgets, and
  * Node's defaults (460 bytes for one function, 920 for all it inlines into one) cut these chains
  * into four to six separately compiled pieces. With the budgets below each chain compiles as one
- * piece: measured on this project's 2-core machine, the one-packet Amsend round trip is 10–20 %
- * shorter and AM-2's Short round trip about 20 % (docs/benchmarks.md).
+ * piece. Measured on this project's 2-core machine (docs/benchmarks.md): once compiled, the
+ * one-thread Amsend self cost is 7–12 % lower and AM-2's Short round trip 10–20 % shorter; but
+ * TurboFan then also inlines the cold paths the program has run, and compiles took about three
+ * times as long (4.2 s against 1.4 s of compiler time in the AM-2 benchmark, single compiles up to
+ * 78 ms against 21 ms). With two CPUs and two spinning tasks a compile takes a CPU from them, so the
+ * first rounds after a new path runs are much slower, and short jobs (the test suite) take longer.
+ * Hence opt-in: for long runs whose steady state matters.
  *
  * The budgets are V8 flags, so they hold for the whole process (every worker thread included) and
  * for code compiled after they are set. `runJob` (and so `lapirun`) sets them before it starts the
- * tasks, unless the job's `jit` setting is `'default'` (`AMLAPI_JIT=default`, `lapirun --jit
- * default`). A flag given on node's command line is left as the user set it.
+ * tasks when the job's `jit` setting is `'tuned'` (`AMLAPI_JIT=tuned`, `lapirun --jit tuned`). A
+ * flag given on node's command line is left as the user set it.
  */
 import v8 from 'node:v8'
 

@@ -23,8 +23,8 @@ options:
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
   --spin-us US           how long waits spin before sleeping, µs (env AMLAPI_SPIN_US)
   --spin-max-us US       longest spin the adaptive budget grows to, µs (env AMLAPI_SPIN_MAX_US)
-  --jit MODE             tuned (default): raise V8's inlining budgets for the job's process;
-                         default: leave them as node has them (env AMLAPI_JIT)
+  --jit MODE             default: V8's inlining budgets as node has them; tuned: raised for
+                         the job's process (faster once compiled, longer to compile; env AMLAPI_JIT)
   --label                prefix each output line with [task]
   --timeout SECONDS      end the job as failed after this long
   -h, --help             this text
