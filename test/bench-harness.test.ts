@@ -86,10 +86,11 @@ describe('bench --quick (the real CLI)', () => {
     expect(files).toContain('latest.json')
     expect(files.some((f) => /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.json$/.test(f))).toBe(true)
     const env = report.environment
-    for (const k of ['node', 'v8', 'cpuModel', 'cores', 'cpusAllowed', 'pinning', 'os', 'date']) {
+    for (const k of ['node', 'v8', 'cpuModel', 'cores', 'cpusAllowed', 'pinning', 'os', 'date', 'jit']) {
       expect(env[k], k).toBeTruthy()
     }
     expect(env.node).toBe(process.version)
+    expect(env.jit).toEqual(process.env['AMLAPI_JIT'] === 'tuned' ? expect.stringMatching(/^raised \(--max-inlined/) : "node's")
     expect('taskset' in env).toBe(true)
     expect(env).not.toHaveProperty('hostname')
     if (hostname().length >= 6) expect(JSON.stringify(report)).not.toContain(hostname())

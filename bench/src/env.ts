@@ -25,7 +25,7 @@ export interface Environment {
   arch: string
   memoryGiB: number
   date: string
-  /** V8's inlining budgets: the flags tuneJit set (AMLAPI_JIT=tuned), or node's own (the default). */
+  /** V8's inlining budgets: `raised (<the flags tuneJit set>)` (AMLAPI_JIT=tuned) or `node's` (the default). */
   jit: string
 }
 
@@ -91,7 +91,7 @@ export function captureEnvironment(now = new Date()): Environment {
     arch: process.arch,
     memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     date: now.toISOString(),
-    jit: jitApplied().length > 0 ? `inlining budgets raised (${jitApplied().join(' ')})` : "node's inlining budgets",
+    jit: jitApplied().length > 0 ? `raised (${jitApplied().join(' ')})` : "node's",
   }
 }
 
