@@ -40,7 +40,7 @@ export interface JobConfig {
   /**
    * What `runJob` does with V8's inlining budgets before it starts the tasks: `'default'` leaves
    * them as node has them; `'tuned'` raises them for the whole process (job/jit.ts: message paths
-   * 10–20 % shorter once compiled, about three times the compile time first) (AMLAPI_JIT,
+   * 7–20 % cheaper once compiled, about three times the compile time first) (AMLAPI_JIT,
    * `lapirun --jit`).
    */
   jit: JitMode
