@@ -78,6 +78,7 @@ export function captureEnvironment(now = new Date()): Environment {
   const cpus = os.cpus()
   const allowed = cpusAllowedList()
   const allowedCount = allowed === 'unknown' ? cpus.length : parseCpuList(allowed).length
+  const jit = jitApplied()
   return {
     node: process.version,
     v8: process.versions.v8,
@@ -91,7 +92,7 @@ export function captureEnvironment(now = new Date()): Environment {
     arch: process.arch,
     memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     date: now.toISOString(),
-    jit: jitApplied().length > 0 ? `raised (${jitApplied().join(' ')})` : "node's",
+    jit: jit.length > 0 ? `raised (${jit.join(' ')})` : "node's",
   }
 }
 

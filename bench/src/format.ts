@@ -155,6 +155,6 @@ export function formatEnvironment(
       (load.stealPercent === null || load.stealPercent === undefined ? '' : ` (the hypervisor's steal: ${load.stealPercent}%)`)
   return (
     `Node ${env.node} (V8 ${env.v8}), ${env.cpuModel}, ${env.cores} CPUs, allowed ${env.cpusAllowed} ` +
-    `(${env.pinning})${oneText}; V8 inlining budgets: ${env.jit ?? "node's"}; ${env.os}, ${env.arch}, ${env.memoryGiB} GiB; ${env.date}${loadText}`
+    `(${env.pinning})${oneText}; V8 inlining budgets: ${env.jit}; ${env.os}, ${env.arch}, ${env.memoryGiB} GiB; ${env.date}${loadText}`
   )
 }

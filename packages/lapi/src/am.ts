@@ -430,8 +430,9 @@ export class ActiveMessages {
    * Returns 1 when it sent the message, 0 with nothing sent when anything is unusual (bad
    * arguments included: `amsendAny` finds them and returns their codes), or when the target's
    * ring is full (it waits there). (A call declined after the target's check may have written the
-   * first word of the free slot it reserved: unpublished, so nothing anyone reads.) (A number, not a boolean: the caller tests the result of a call
-   * it does not inline, and a boolean's test would be a full truthiness check.)
+   * first word of the free slot it reserved: unpublished, so nothing anyone reads.) (A number, not
+   * a boolean: the caller tests the result of a call it does not inline, and a boolean's test would
+   * be a full truthiness check.)
    */
   private sendShort (tgt: number, hdr: number, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
