@@ -1,6 +1,7 @@
 /**
  * Runs a fixture program as a LAPI job with captured output and a hard deadline, for tests.
  */
+import { readFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
@@ -40,4 +41,35 @@ export async function runFixture (rel: string, numTasks: number, opts: {
     ...(opts.env !== undefined ? { env: opts.env } : {}),
   })
   return { ...r, stdout: out.text(), stderr: err.text() }
+}
+
+/** Busy CPU seconds of the whole machine so far (Linux `/proc/stat`), or null elsewhere. */
+function machineBusySeconds (): number | null {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
+    // user nice system idle iowait irq softirq steal: all but idle and iowait
+    return (f.reduce((a, b) => a + b, 0) - f[3]! - f[4]!) / 100
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Runs `fn` and says how much of a CPU other processes held meanwhile, on average (0.5: half a
+ * CPU): the machine's busy time less this process's (whose worker threads run the jobs of
+ * `runFixture`), over the wall time. 0 where `/proc/stat` cannot be read. A test of how waits
+ * spin judges only runs where the job's tasks had the CPUs: a task another process displaces
+ * sleeps, as it should.
+ */
+export async function withOtherLoad<T> (fn: () => Promise<T>): Promise<{ result: T; otherCpus: number }> {
+  const m0 = machineBusySeconds()
+  const u0 = process.cpuUsage()
+  const t0 = performance.now()
+  const result = await fn()
+  const wall = (performance.now() - t0) / 1e3
+  const m1 = machineBusySeconds()
+  const u = process.cpuUsage(u0)
+  if (m0 === null || m1 === null || wall <= 0) return { result, otherCpus: 0 }
+  const other = Math.max(0, m1 - m0 - (u.user + u.system) / 1e6)
+  return { result, otherCpus: other / wall }
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { availableParallelism } from 'node:os'
 import { resolveConfig, type ChaosConfig } from '@amlapi/lapi'
-import { expectOk, runFixture } from '../helpers/job.js'
+import { expectOk, runFixture, withOtherLoad } from '../helpers/job.js'
 
 
 
@@ -102,7 +102,7 @@ describe('waiting: the spin budget', () => {
     expect(() => resolveConfig({}, { AMLAPI_SPIN_MAX_US: 'x' })).toThrow(RangeError)
   })
 
-  it.skipIf(availableParallelism() < 2)('a budget shorter than a wake-up grows, so that answering tasks do not sleep on every message', async () => {
+  it.skipIf(availableParallelism() < 2)('a budget shorter than a wake-up grows, so that answering tasks do not sleep on every message', async (ctx) => {
     // 2 µs is less than waking a thread (tens of µs), so waits sleep and doorbells end the sleeps
     // soon (surely in the first round, while the code is still being compiled): the budget grows,
     // and the later rounds sleep in few of their waits. Judged by the best of the three: a
@@ -112,16 +112,26 @@ describe('waiting: the spin budget', () => {
     // the rounds slept 0-954 times, and the best of three 0-255: the chain sometimes ends by
     // itself there, so this shows that the waits do not sleep on every message, and `grown` that
     // the budget grew.)
+    // The sleeps are judged only on a run in which the two tasks had the CPUs: with another
+    // process holding one (a busy-looping process beside the suite: 663-822 sleeps in the best
+    // round), the displaced task's waits sleep, as they should. Up to three runs; when every one
+    // was disturbed, the rule and the bounds are still checked and the test is reported skipped.
     const n = 3000
-    const ts = await spin({ spinUs: 2 }, n)
+    let ts: Awaited<ReturnType<typeof spin>> = []
+    let otherCpus = 0
+    for (let attempt = 0; attempt < 3; attempt++) {
+      ({ result: ts, otherCpus } = await withOtherLoad(() => spin({ spinUs: 2 }, n)))
+      if (otherCpus < 0.25) break
+    }
     for (const t of ts) {
-      expect(Math.min(...t.sleeps), t.sleeps.join(',')).toBeLessThan(n / 3 / 10)
       expect(t.spinUs).toBeGreaterThanOrEqual(2)
       expect(t.spinUs).toBeLessThanOrEqual(2000)
+      // the rule, fed sleeps directly: back to spinUs, grown to spinUs + 2 × 50 µs, back to spinUs
+      expect(t.rule).toBe('2.000,102.000,2.000')
     }
+    if (otherCpus >= 0.25) ctx.skip(`other processes held ${otherCpus.toFixed(2)} of a CPU in each of three runs`)
+    for (const t of ts) expect(Math.min(...t.sleeps), t.sleeps.join(',')).toBeLessThan(n / 3 / 10)
     expect(ts[0]!.grown + ts[1]!.grown).toBeGreaterThan(0)
-    // the rule, fed sleeps directly: back to spinUs, grown to spinUs + 2 × 50 µs, back to spinUs
-    for (const t of ts) expect(t.rule).toBe('2.000,102.000,2.000')
   })
 
   it('spinMaxUs at most spinUs keeps the budget fixed; spinUs 0 never spins', async () => {
