@@ -8,12 +8,12 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { formatGoals, formatGroupTable, formatNumber, formatSize, formatTable } from '../bench/dist/format.js'
+import { formatGoals, formatGroupTable, formatNumber, formatReferences, formatSize, formatTable } from '../bench/dist/format.js'
 import { registry } from '../bench/dist/registry.js'
 import { calibrate, QUICK_SIZES, selectBenchmarks } from '../bench/dist/runner.js'
-import { computeRatios, evaluateGoal, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
+import { computeRatios, evaluateGoal, evaluateReference, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
 import { renderChart } from '../bench/dist/svg.js'
-import type { Goal, SeriesResult } from '../bench/dist/types.js'
+import type { Goal, Reference, SeriesResult } from '../bench/dist/types.js'
 
 const MAIN = fileURLToPath(new URL('../bench/dist/main.js', import.meta.url))
 
@@ -109,7 +109,8 @@ describe('bench --quick (the real CLI)', () => {
       ['baseline.memcpy.set-to-sab', QUICK_SIZES.copy],
     ]
     if (report.environment.cpusAllowedCount >= 2) {
-      want.push(['baseline.sab-spin.rtt', QUICK_SIZES.message], ['baseline.sab-spin.bw', QUICK_SIZES.message])
+      want.push(['baseline.sab-spin.rtt', QUICK_SIZES.message], ['baseline.sab-spin.bw', QUICK_SIZES.message],
+        ['baseline.sab-am.rtt', [8, 16, 32]])
     }
     if (report.environment.oneCore.status === 'ran') {
       want.push(
@@ -133,6 +134,30 @@ describe('bench --quick (the real CLI)', () => {
     }
     const msg = byId.get('baseline.msgport.rtt')
     expect(msg.ratios[0].series).toBe('baseline.sab-spin.rtt')
+    // the minimal active message: a round trip only, compared with the ring, and the floor that the
+    // Amsend and AM-2 Short round trips are compared with
+    expect(byId.has('baseline.sab-am.bw')).toBe(false)
+    if (report.environment.cpusAllowedCount >= 2) {
+      expect(byId.get('baseline.sab-am.rtt').ratios[0].series).toBe('baseline.sab-spin.rtt')
+      for (const id of ['lapi.am.hdr-rtt', 'am2.short-rtt']) {
+        const s = byId.get(id)
+        if (s !== undefined) expect(s.ratios.map((r: any) => r.series), id).toContain('baseline.sab-am.rtt')
+      }
+      // and the reference ratios, paired as the goals are (3 pairs with --quick)
+      expect(report.references.map((r: any) => [r.series, r.baseline])).toEqual([
+        ['baseline.sab-am.rtt', 'baseline.sab-spin.rtt'],
+        ['lapi.am.hdr-rtt', 'baseline.sab-am.rtt'],
+        ['am2.short-rtt', 'baseline.sab-am.rtt'],
+      ])
+      for (const r of report.references) {
+        expect(r.ratio, r.name).toBeGreaterThan(0)
+        expect(r.paired?.ratios, r.name).toHaveLength(3)
+        expect(r).not.toHaveProperty('status')
+      }
+      expect(stdout).toContain('### Reference ratios')
+    } else {
+      for (const r of report.references) expect(r.ratio, r.name).toBeNull()
+    }
   })
 
   it('has the bufmgr series with garbage figures, and the goals', () => {
@@ -300,6 +325,23 @@ describe('statistics', () => {
     expect(table).toContain('3.00')
   })
 
+  it('evaluates a reference ratio like a goal, without a status, and prints it in its own table', () => {
+    const lat = series('x.put.rtt', 'us', { 8: 3 })
+    const spin = series('baseline.sab-spin.rtt', 'us', { 8: 1.5 })
+    const all = new Map([lat, spin].map((s) => [s.id, s] as const))
+    const ref: Reference = { name: 'put ÷ ring', series: lat.id, size: 8, baseline: spin.id }
+    expect(evaluateReference(ref, all)).toEqual({ ...ref, ratio: 2, unpairedRatio: 2 })
+    const r = evaluateReference(ref, all, { ratios: [2.5, 1.5, 3], values: [[2.5, 1], [1.5, 1], [3, 1]] })
+    expect(r).toMatchObject({ ratio: 2.5, unpairedRatio: 2, paired: { ratio: 2.5, ratios: [2.5, 1.5, 3] } })
+    expect(r).not.toHaveProperty('status')
+    expect(evaluateReference({ ...ref, baseline: 'nope.rtt' }, all)).toMatchObject({ ratio: null, unpairedRatio: null })
+    const table = formatReferences([r])
+    expect(table).toMatch(/^### Reference ratios/)
+    expect(table).toContain('| put ÷ ring ')
+    expect(table).toContain('3: 1.50–3.00')
+    expect(table).not.toMatch(/PASS|MISS/)
+  })
+
   it('evaluates absolute goals (no baseline): the median itself against the target', () => {
     const rate = series('am2.rate', 'ops/s', { 0: 600_000, 4: 400_000 })
     const all = new Map([[rate.id, rate] as const])
@@ -355,13 +397,14 @@ describe('statistics', () => {
 
   it('--filter am2 selects the AM-2 benchmark and the baselines it compares with', async () => {
     const { entries, added } = await selectBenchmarks(registry, { filter: 'am2', deps: true })
-    expect(entries.map((e) => e.name)).toEqual(['baseline.memcpy', 'baseline.sab-spin', 'am2'])
-    expect(added.sort()).toEqual(['baseline.memcpy', 'baseline.sab-spin'])
+    expect(entries.map((e) => e.name)).toEqual(['baseline.memcpy', 'baseline.sab-spin', 'baseline.sab-am', 'am2'])
+    expect(added.sort()).toEqual(['baseline.memcpy', 'baseline.sab-am', 'baseline.sab-spin'])
     const bench = (await registry.find((e) => e.name === 'am2')!.load()).default
     expect(bench.series.map((s) => s.id)).toEqual([
       'am2.short-rtt', 'am2.medium-rtt', 'am2.long-rtt', 'am2.rate', 'am2.long-bw', 'am2.medium-bw',
     ])
     expect(bench.goals).toHaveLength(4)
+    expect(bench.references?.map((r) => r.baseline)).toEqual(['baseline.sab-am.rtt'])
     // the full sizes straddle the packed fast path (32 B header + 992 B ≤ MAX_UHDR_SZ 1024)
     const { FULL_SIZES } = await import('../bench/dist/runner.js')
     expect(FULL_SIZES.am2).toEqual(expect.arrayContaining([0, 992, 993, 65536]))

@@ -1,7 +1,7 @@
 /** Pure text formatting: numbers, sizes, fixed-width (Markdown-compatible) tables. */
 import type { Environment } from './env.js'
 import type { SeriesGroup } from './stats.js'
-import type { GoalResult } from './types.js'
+import type { GoalResult, ReferenceResult } from './types.js'
 
 /** Three significant digits below 1000, whole numbers up to a million, then `12.3M`. `–` if missing. */
 export function formatNumber(v: number | null | undefined): string {
@@ -157,4 +157,16 @@ export function formatEnvironment(
     `Node ${env.node} (V8 ${env.v8}), ${env.cpuModel}, ${env.cores} CPUs, allowed ${env.cpusAllowed} ` +
     `(${env.pinning})${oneText}; V8 inlining budgets: ${env.jit}; ${env.os}, ${env.arch}, ${env.memoryGiB} GiB; ${env.date}${loadText}`
   )
+}
+
+/** The reference ratios: measured like goals (paired where pairs ran), with no target. */
+export function formatReferences(refs: readonly ReferenceResult[]): string {
+  const rows = refs.map((r) => [
+    r.name,
+    formatSize(r.size) + (r.baselineSize !== undefined ? ` vs ${formatSize(r.baselineSize)}` : ''),
+    formatNumber(r.ratio),
+    r.paired ? `${r.paired.ratios.length}: ${formatNumber(Math.min(...r.paired.ratios))}–${formatNumber(Math.max(...r.paired.ratios))}` : '–',
+    formatNumber(r.unpairedRatio),
+  ])
+  return `### Reference ratios\n\nNot goals: figures to read them by, measured as the goals are (ratio = median of the paired ratios where pairs ran)\n\n${formatTable(['reference', 'size', 'ratio', 'pairs: min–max', 'unpaired'], rows, ['l', 'r', 'r', 'r', 'r'])}\n`
 }

@@ -13,6 +13,7 @@ export interface RegistryEntry {
 export const registry: readonly RegistryEntry[] = [
   { name: 'baseline.memcpy', load: () => import('./benchmarks/baseline-memcpy.js') },
   { name: 'baseline.sab-spin', load: () => import('./benchmarks/baseline-sab-spin.js') },
+  { name: 'baseline.sab-am', load: () => import('./benchmarks/baseline-sab-am.js') },
   { name: 'baseline.sab-wait', load: () => import('./benchmarks/baseline-sab-wait.js') },
   { name: 'baseline.msgport', load: () => import('./benchmarks/baseline-msgport.js') },
   { name: 'bufmgr.alloc-free', load: () => import('./benchmarks/bufmgr-alloc-free.js') },

@@ -4,7 +4,7 @@
  * benchmark), then tables, goals and file names on stdout.
  */
 import type { Writable } from 'node:stream'
-import { formatEnvironment, formatExtrasTable, formatGoals, formatGroupTable, formatSize } from './format.js'
+import { formatEnvironment, formatExtrasTable, formatGoals, formatGroupTable, formatReferences, formatSize } from './format.js'
 import type { RegistryEntry } from './registry.js'
 import type { Emit, RunReport } from './runner.js'
 import { groupSeries } from './stats.js'
@@ -81,6 +81,7 @@ export function printReport(report: RunReport, files: readonly string[], out: Wr
     if (extras) parts.push(extras)
   }
   if (report.goals.length > 0) parts.push(formatGoals(report.goals))
+  if (report.references.length > 0) parts.push(formatReferences(report.references))
   const bad = report.benchmarks.filter((b) => b.status !== 'ok')
   if (bad.length > 0) parts.push(`### Not run or failed\n\n${bad.map((b) => `- ${statusLine(b)}`).join('\n')}\n`)
   parts.push(`Total ${report.seconds.toFixed(1)} s. Written:\n${files.map((f) => `  ${f}`).join('\n')}\n`)

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { captureEnvironment, parseCpuList, startLoadMeter, type Environment, type MachineLoad } from './env.js'
 import { measureGarbage } from './garbage.js'
 import type { RegistryEntry } from './registry.js'
-import { computeRatios, evaluateGoal, ratio, summarize, toValue } from './stats.js'
+import { computeRatios, evaluateGoal, evaluateReference, ratio, summarize, toValue } from './stats.js'
 import type {
   BenchContext,
   Benchmark,
@@ -17,6 +17,8 @@ import type {
   GoalResult,
   Placement,
   Point,
+  Reference,
+  ReferenceResult,
   SeriesResult,
   SeriesSpec,
   Session,
@@ -109,6 +111,8 @@ export interface RunReport {
   benchmarks: BenchmarkStatus[]
   series: SeriesResult[]
   goals: GoalResult[]
+  /** Reference ratios (no targets), measured as the goals are. */
+  references: ReferenceResult[]
   seconds: number
 }
 
@@ -261,6 +265,9 @@ function benchContext(bench: Benchmark, placement: Placement, cpus: number, cfg:
   }
 }
 
+/** What the interleaved check needs of a goal or a reference. */
+export type PairSpec = Pick<Goal, 'name' | 'series' | 'size' | 'baseline' | 'baselineSize' | 'pair'>
+
 /** What the interleaved check measured for one goal: the pair ratios and each pair's two values. */
 export interface PairedRun { ratios: number[]; values: Array<[number, number]> }
 
@@ -281,7 +288,7 @@ const PAIR_WARMUPS = 3
  * to open or run is left to its unpaired ratio, with a note.
  */
 export async function pairGoals(
-  goals: readonly Goal[],
+  goals: readonly PairSpec[],
   entries: readonly RegistryEntry[],
   loaded: ReadonlyMap<RegistryEntry, Benchmark | null>,
   byId: ReadonlyMap<string, SeriesResult>,
@@ -444,6 +451,7 @@ export async function selectBenchmarks(
         const refs = [
           ...bench.series.flatMap((s) => (s.compareTo ?? []).map((c) => c.series)),
           ...(bench.goals ?? []).flatMap((g) => (g.baseline === undefined ? [g.series] : [g.series, g.baseline])),
+          ...(bench.references ?? []).flatMap((r) => [r.series, r.baseline]),
         ]
         for (const ref of refs) {
           const owner = ownerOf(ref, registry)
@@ -551,7 +559,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     else if (env.cpusAllowedCount < 2) oneCore = { status: 'skipped', note: 'skipped: the process already runs on one CPU' }
     else childJobs = oneCoreWanted.length
   }
-  const pairable = !cfg.pairGoals ? 0 : [...loaded.values()].flatMap((b) => b?.goals ?? [])
+  const pairable = !cfg.pairGoals ? 0 : [...loaded.values()].flatMap((b): readonly PairSpec[] => [...b?.goals ?? [], ...b?.references ?? []])
     .filter((g) => g.baseline !== undefined && g.pair !== false && ownerOf(g.series, inProcess) && ownerOf(g.baseline, inProcess)).length
   emit({ type: 'begin', jobs: inProcess.length + childJobs + pairable })
 
@@ -588,8 +596,10 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
   const byId = new Map(series.map((s) => [s.id, s] as const))
   for (const s of series) s.ratios = computeRatios(s, s.compareTo ?? [], byId)
   const goals: Goal[] = [...loaded.values()].flatMap((b) => b?.goals ?? [])
+  const references: Reference[] = [...loaded.values()].flatMap((b) => b?.references ?? [])
   const cpus = env.cpusAllowed === 'unknown' ? 1 : parseCpuList(env.cpusAllowed).length
-  const paired = cfg.pairGoals ? await pairGoals(goals, inProcess, loaded, byId, cfg, cpus, emit) : new Map<number, PairedRun>()
+  // the goals' pairs, then the references' (indices after the goals')
+  const paired = cfg.pairGoals ? await pairGoals([...goals, ...references], inProcess, loaded, byId, cfg, cpus, emit) : new Map<number, PairedRun>()
   const load = stopLoad(childCpu)
   if (load.otherCpuPercent !== null && load.otherCpuPercent > 5) {
     emit({ type: 'note', text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run${load.stealPercent ? ` (the hypervisor's steal: ${load.stealPercent}%)` : ''}: figures are disturbed` })
@@ -601,6 +611,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     benchmarks: statuses,
     series,
     goals: goals.map((g, i) => evaluateGoal(g, byId, paired.get(i))),
+    references: references.map((r, i) => evaluateReference(r, byId, paired.get(goals.length + i))),
     seconds: Math.round(performance.now() - t0) / 1e3,
   }
 }

@@ -1,5 +1,5 @@
 /** Pure statistics: median and min–max over repeats, unit-normalised ratios, goal evaluation. */
-import type { Goal, GoalResult, RatioColumn, SeriesKind, SeriesResult, Unit } from './types.js'
+import type { Goal, GoalResult, RatioColumn, RatioResult, Reference, ReferenceResult, SeriesKind, SeriesResult, Unit } from './types.js'
 
 export interface Summary {
   median: number
@@ -87,32 +87,48 @@ export function computeRatios(
   })
 }
 
+/** The pairs of the interleaved check for one goal or reference. */
+export interface Pairs { ratios: readonly number[]; values?: ReadonlyArray<readonly [number, number]> }
+
 /**
- * Evaluate one goal against the measured series: PASS / MISS, or `n/a` when a side was not measured.
- * An absolute goal (no `baseline`) reports the median itself as its `ratio`.
+ * The ratio of a goal or reference: the paired median where pairs ran, else the medians' ratio
+ * (null when a side was not measured). Without `baseline`, the median itself.
  */
-export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>,
-  pairs?: { ratios: readonly number[]; values?: ReadonlyArray<readonly [number, number]> }): GoalResult {
-  const ours = all.get(goal.series)
+function measureRatio(spec: { series: string; size: number; baseline?: string; baselineSize?: number },
+  all: ReadonlyMap<string, SeriesResult>, pairs?: Pairs): RatioResult {
+  const ours = all.get(spec.series)
   let r: number | null
-  if (goal.baseline === undefined) {
+  if (spec.baseline === undefined) {
     // absolute: the median itself, in the series' unit
-    const m = ours ? medianAt(ours, goal.size) : undefined
+    const m = ours ? medianAt(ours, spec.size) : undefined
     r = m !== undefined && Number.isFinite(m) ? m : null
   } else {
-    const base = all.get(goal.baseline)
+    const base = all.get(spec.baseline)
     r =
       ours && base
-        ? ratio(medianAt(ours, goal.size), ours.unit, medianAt(base, goal.baselineSize ?? goal.size), base.unit)
+        ? ratio(medianAt(ours, spec.size), ours.unit, medianAt(base, spec.baselineSize ?? spec.size), base.unit)
         : null
   }
   const paired = pairs !== undefined && pairs.ratios.length > 0
     ? { ratio: median(pairs.ratios), ratios: [...pairs.ratios], ...(pairs.values ? { values: pairs.values.map((v) => [v[0], v[1]] as [number, number]) } : {}) }
     : undefined
-  const decisive = paired !== undefined ? paired.ratio : r
-  if (decisive === null) return { ...goal, ratio: null, unpairedRatio: r, status: 'n/a' }
-  const ok = goal.op === '<=' ? decisive <= goal.target : decisive >= goal.target
-  return { ...goal, ratio: decisive, unpairedRatio: r, ...(paired ? { paired } : {}), status: ok ? 'PASS' : 'MISS' }
+  return { ratio: paired !== undefined ? paired.ratio : r, unpairedRatio: r, ...(paired ? { paired } : {}) }
+}
+
+/**
+ * Evaluate one goal against the measured series: PASS / MISS, or `n/a` when a side was not measured.
+ * An absolute goal (no `baseline`) reports the median itself as its `ratio`.
+ */
+export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>, pairs?: Pairs): GoalResult {
+  const m = measureRatio(goal, all, pairs)
+  if (m.ratio === null) return { ...goal, ...m, status: 'n/a' }
+  const ok = goal.op === '<=' ? m.ratio <= goal.target : m.ratio >= goal.target
+  return { ...goal, ...m, status: ok ? 'PASS' : 'MISS' }
+}
+
+/** Evaluate one reference ratio (a goal without a target). */
+export function evaluateReference(ref: Reference, all: ReadonlyMap<string, SeriesResult>, pairs?: Pairs): ReferenceResult {
+  return { ...ref, ...measureRatio(ref, all, pairs) }
 }
 
 export interface SeriesGroup {

@@ -61,6 +61,19 @@ export interface Goal {
   pair?: boolean
 }
 
+/**
+ * A reference ratio: `median(series @ size) / median(baseline @ baselineSize ?? size)`, measured
+ * as a goal is (paired in the interleaved check) but with no target: a figure to read the goals
+ * by, say how far a library path is above the floor of what it does.
+ */
+export interface Reference {
+  name: string
+  series: string
+  size: number
+  baseline: string
+  baselineSize?: number
+}
+
 export interface SeriesSpec {
   /** Full id, `<benchmark name>.<short>`, e.g. `baseline.sab-spin.rtt`. A 1-core re-run adds `@1core`. */
   id: string
@@ -119,6 +132,7 @@ export interface Benchmark {
   minCpus?: number
   series: readonly SeriesSpec[]
   goals?: readonly Goal[]
+  references?: readonly Reference[]
   open(ctx: BenchContext): Session | Promise<Session>
 }
 
@@ -158,8 +172,9 @@ export interface SeriesResult {
   ratios: RatioColumn[]
 }
 
-export interface GoalResult extends Goal {
-  /** The ratio that decides `status`: the paired median when pairs ran, else `unpairedRatio`. */
+/** What was measured for a goal or a reference. */
+export interface RatioResult {
+  /** The paired median when pairs ran, else `unpairedRatio`; a goal's `status` is decided on it. */
   ratio: number | null
   /** Median of the series ÷ median of the baseline, from the main repeats. */
   unpairedRatio: number | null
@@ -169,8 +184,13 @@ export interface GoalResult extends Goal {
    * baseline] values in their units. Absent when it did not run.
    */
   paired?: { ratio: number; ratios: number[]; values?: Array<[number, number]> }
+}
+
+export interface GoalResult extends Goal, RatioResult {
   status: 'PASS' | 'MISS' | 'n/a'
 }
+
+export interface ReferenceResult extends Reference, RatioResult {}
 
 export interface BenchmarkStatus {
   name: string

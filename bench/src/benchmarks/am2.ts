@@ -49,7 +49,10 @@ const bench: Benchmark = {
       groupTitle: `AM-2 round trip: request + Short reply (µs); packed ≤ ${LAST_PACKED} B`,
       xLabel: 'payload bytes; Short: 4 B per argument (log₂ scale)',
       sizes: 'am2-short',
-      compareTo: [{ series: 'baseline.sab-spin.rtt', label: '÷ SAB spin', baselineSize: 8 }],
+      compareTo: [
+        { series: 'baseline.sab-spin.rtt', label: '÷ SAB spin', baselineSize: 8 },
+        { series: 'baseline.sab-am.rtt', label: '÷ minimal AM', baselineSize: 8 },
+      ],
     },
     {
       id: 'am2.medium-rtt', title: 'Medium (AM_RequestI0)', kind: 'latency', unit: 'us', group: 'am2-rtt', sizes: 'am2',
@@ -80,6 +83,9 @@ const bench: Benchmark = {
     { name: 'AM-2 Medium RTT step at the packing boundary (first unpacked ÷ last packed) ≤ 1.3', series: 'am2.medium-rtt', size: LAST_PACKED + 1, baseline: 'am2.medium-rtt', baselineSize: LAST_PACKED, op: '<=', target: 1.3 },
     { name: 'AM-2 pipelined AM_Request0 rate (0 args) ≥ 500,000 requests/s', series: 'am2.rate', size: 0, op: '>=', target: 500_000 },
     { name: 'AM-2 1 MiB Long bandwidth ≥ 0.6 × Uint8Array.set into a SAB', series: 'am2.long-bw', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.6, pair: false },
+  ],
+  references: [
+    { name: 'AM-2 Short round trip (0 args) ÷ minimal active message RTT (8 B)', series: 'am2.short-rtt', size: 0, baseline: 'baseline.sab-am.rtt', baselineSize: 8 },
   ],
   open: async (ctx) => {
     for (const id of ['am2.short-rtt', 'am2.rate']) {

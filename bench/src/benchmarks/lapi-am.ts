@@ -20,7 +20,10 @@ const bench: Benchmark = {
     {
       id: 'lapi.am.hdr-rtt', title: 'Amsend, header-handler path', kind: 'latency', unit: 'us', group: 'lapi-am-rtt',
       groupTitle: 'LAPI Amsend ping-pong round trip (µs); one packet = 4096 B of data', sizes: 'am',
-      compareTo: [{ series: 'baseline.sab-spin.rtt', label: '÷ SAB spin', baselineSize: 8 }],
+      compareTo: [
+        { series: 'baseline.sab-spin.rtt', label: '÷ SAB spin', baselineSize: 8 },
+        { series: 'baseline.sab-am.rtt', label: '÷ minimal AM', baselineSize: 8 },
+      ],
     },
     {
       id: 'lapi.am.cmpl-rtt', title: 'Amsend, completion-handler path', kind: 'latency', unit: 'us', group: 'lapi-am-rtt', sizes: 'am',
@@ -42,6 +45,9 @@ const bench: Benchmark = {
     { name: 'one-packet Amsend ping-pong (8 B) ≤ 1.5 × SAB spin ring RTT', series: 'lapi.am.hdr-rtt', size: 8, baseline: 'baseline.sab-spin.rtt', op: '<=', target: 1.5 },
     { name: 'completion-handler path at the packet boundary (4096 B) ≤ 1.3 × header-handler path', series: 'lapi.am.cmpl-rtt', size: 4096, baseline: 'lapi.am.hdr-rtt', op: '<=', target: 1.3 },
     { name: '1 MiB Amsend bandwidth ≥ 0.7 × Uint8Array.set into a SAB', series: 'lapi.am.bw', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.7, pair: false },
+  ],
+  references: [
+    { name: 'one-packet Amsend ping-pong (8 B) ÷ minimal active message RTT', series: 'lapi.am.hdr-rtt', size: 8, baseline: 'baseline.sab-am.rtt' },
   ],
   open: (ctx) => openLapiJob(ctx, {
     'lapi.am.hdr-rtt': LapiOp.AM_RTT_HDR,

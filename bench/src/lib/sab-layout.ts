@@ -33,7 +33,37 @@ export function sabBytes(maxSize: number): number {
   return offsetBA(maxSize) + slotStride(maxSize)
 }
 
-export type SyncMode = 'spin' | 'wait'
+/**
+ * The minimal active message (`baseline.sab-am`, mode `am`) uses two rings of AM_SLOTS slots after
+ * the control block, A→B then B→A. A slot is one cache line: STAMP (packet number + 1, stored last
+ * with Atomics.store), the header words (source, payload length, handler index, counter index),
+ * then the payload. Each ring's consumer gives slots back through its TAIL word.
+ */
+export const AM_SLOTS = 16
+export const AM_SLOT_BYTES = LINE
+/** Bytes of a slot before the payload: STAMP and four header words. */
+export const AM_HEADER_BYTES = 20
+/** Largest payload of the minimal active message (one line in all). */
+export const AM_MAX_PAYLOAD = AM_SLOT_BYTES - AM_HEADER_BYTES
+/** Int32 index of the TAIL of the A→B ring (written by B) and of the B→A ring (written by A). */
+export const TAIL_AB = 160
+export const TAIL_BA = 192
+
+/** Byte offset of the A→B (`dir` 0) or B→A (`dir` 1) ring of the minimal active message. */
+export function amRingOffset(dir: 0 | 1): number {
+  return CTL_BYTES + dir * AM_SLOTS * AM_SLOT_BYTES
+}
+
+/** Bytes of the buffer for `mode` and messages of up to `maxSize` bytes. */
+export function sabBytesFor(mode: SyncMode, maxSize: number): number {
+  return mode === 'am' ? amRingOffset(1) + AM_SLOTS * AM_SLOT_BYTES : sabBytes(maxSize)
+}
+
+/**
+ * `spin` and `wait`: the ring baselines (busy-spinning, or Atomics.wait/notify). `am`: the
+ * minimal active message, round trip only, busy-spinning.
+ */
+export type SyncMode = 'spin' | 'wait' | 'am'
 
 export interface SabWorkerData {
   sab: SharedArrayBuffer

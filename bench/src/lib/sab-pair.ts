@@ -10,7 +10,7 @@ import {
   CTL_INTS,
   SEQ_AB,
   SEQ_BA,
-  sabBytes,
+  sabBytesFor,
   type SabCommand,
   type SabReply,
   type SabWorkerData,
@@ -20,7 +20,7 @@ import {
 const WORKER = new URL('../workers/sab-peer.js', import.meta.url)
 
 export async function openSabPair(mode: SyncMode, ctx: BenchContext): Promise<Session> {
-  const sab = new SharedArrayBuffer(sabBytes(ctx.maxSize))
+  const sab = new SharedArrayBuffer(sabBytesFor(mode, ctx.maxSize))
   const ctl = new Int32Array(sab, 0, CTL_INTS)
   const peers: Peer[] = []
   const close = async (): Promise<void> => {
@@ -64,7 +64,10 @@ export async function openSabPair(mode: SyncMode, ctx: BenchContext): Promise<Se
   }
 }
 
-/** The two series of a SAB ring baseline: round-trip latency and one-way bandwidth. */
+/**
+ * The series of a SAB ring baseline: round-trip latency (at `rttSizes`, by default the message
+ * sizes) and, unless `bandwidth` is false, one-way bandwidth.
+ */
 export function sabBenchmark(opts: {
   name: string
   mode: SyncMode
@@ -72,8 +75,11 @@ export function sabBenchmark(opts: {
   description: string
   placements: readonly Placement[]
   minCpus?: number
+  rttSizes?: readonly number[]
+  bandwidth?: boolean
   rttCompareTo?: Benchmark['series'][number]['compareTo']
   bwCompareTo?: Benchmark['series'][number]['compareTo']
+  references?: Benchmark['references']
 }): Benchmark {
   return {
     name: opts.name,
@@ -88,10 +94,10 @@ export function sabBenchmark(opts: {
         unit: 'us',
         group: 'rtt',
         groupTitle: 'Round-trip latency between two worker threads (µs)',
-        sizes: 'message',
+        sizes: opts.rttSizes ?? 'message',
         ...(opts.rttCompareTo ? { compareTo: opts.rttCompareTo } : {}),
       },
-      {
+      ...(opts.bandwidth === false ? [] : [{
         id: `${opts.name}.bw`,
         title: opts.title,
         kind: 'bandwidth',
@@ -100,8 +106,9 @@ export function sabBenchmark(opts: {
         groupTitle: 'One-way bandwidth between two worker threads (MB/s)',
         sizes: 'message',
         ...(opts.bwCompareTo ? { compareTo: opts.bwCompareTo } : {}),
-      },
+      } as const]),
     ],
+    ...(opts.references ? { references: opts.references } : {}),
     open: (ctx) => openSabPair(opts.mode, ctx),
   }
 }

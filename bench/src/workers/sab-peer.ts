@@ -1,5 +1,6 @@
 /**
- * Worker of the SharedArrayBuffer ring baselines (`baseline.sab-spin`, `baseline.sab-wait`).
+ * Worker of the SharedArrayBuffer ring baselines (`baseline.sab-spin`, `baseline.sab-wait`) and of
+ * the minimal active message (`baseline.sab-am`, mode `am`: round trip only, see `amRttA`).
  *
  * Role `a` initiates and times; role `b` echoes (round trip) or consumes (bandwidth). Every message
  * is copied in by the sender (`Uint8Array.set` into the slot) and copied out by the receiver
@@ -13,6 +14,13 @@ import { parentPort, workerData } from 'node:worker_threads'
 import {
   ABORT,
   ACK_AB,
+  AM_HEADER_BYTES,
+  AM_MAX_PAYLOAD,
+  AM_SLOT_BYTES,
+  AM_SLOTS,
+  TAIL_AB,
+  TAIL_BA,
+  amRingOffset,
   CTL_INTS,
   READY,
   RING_SLOTS,
@@ -29,7 +37,7 @@ import {
 const data = workerData as SabWorkerData
 const port = parentPort!
 const ctl = new Int32Array(data.sab, 0, CTL_INTS)
-const spin = data.mode === 'spin'
+const spin = data.mode !== 'wait'
 const maxSize = data.maxSize
 let deadline = 0
 // Private source and destination buffers, made once: a fresh 1 MiB buffer per command would add
@@ -124,18 +132,109 @@ function bwB(size: number, iterations: number): void {
   }
 }
 
+// ── The minimal active message (mode 'am') ──────────────────────────────────────────────────
+// Each side writes the peer's inbox ring and reads its own. The counts are free-running and kept
+// across commands: every command is a whole number of round trips, so both sides stay in step.
+const words = new Int32Array(data.sab)
+const amOut = amRingOffset(data.role === 'a' ? 0 : 1) >> 2
+const amIn = amRingOffset(data.role === 'a' ? 1 : 0) >> 2
+/** TAIL of the ring this side writes (the peer gives slots back there), and of the one it reads. */
+const tailOut = data.role === 'a' ? TAIL_AB : TAIL_BA
+const tailIn = data.role === 'a' ? TAIL_BA : TAIL_AB
+const slotWords = AM_SLOT_BYTES >> 2
+const payloadWord = AM_HEADER_BYTES >> 2
+const srcWords = new Int32Array(srcAll.buffer, 0, Math.min(srcAll.length, AM_MAX_PAYLOAD) >> 2)
+const me = data.role === 'a' ? 0 : 1
+let amSent = 0
+let amSeenTail = 0
+let amTaken = 0
+/** The counters the messages name (local words: the waiter is the only reader). */
+const counters = new Int32Array(2)
+/** Per incoming slot, a view of its payload of the current command's size (made before timing). */
+let payloadViews: Uint8Array[] = []
+const sink = dstAll
+/** The handler of every message: copies the payload out, as the ring baseline's receiver does. */
+function keepPayload(payload: Uint8Array): void { sink.set(payload) }
+const handlers: Array<((payload: Uint8Array) => void) | null> = [null, keepPayload]
+
+function amPrepare(size: number): void {
+  if (size > AM_MAX_PAYLOAD || (size & 3) !== 0) throw new RangeError(`size ${size}: the minimal active message carries multiples of 4 up to ${AM_MAX_PAYLOAD} B`)
+  payloadViews = []
+  for (let k = 0; k < AM_SLOTS; k++) payloadViews.push(new Uint8Array(data.sab, (amIn + k * slotWords + payloadWord) * 4, size))
+}
+
+/** Sends `size` bytes for handler `handler` and counter `counter`; false when the ring is full. */
+function amSend(handler: number, counter: number, size: number): boolean {
+  if (((amSent - amSeenTail) | 0) >= AM_SLOTS) {
+    amSeenTail = Atomics.load(words, tailOut)
+    if (((amSent - amSeenTail) | 0) >= AM_SLOTS) return false
+  }
+  const w = amOut + (amSent & (AM_SLOTS - 1)) * slotWords
+  words[w + 1] = me
+  words[w + 2] = size
+  words[w + 3] = handler
+  words[w + 4] = counter
+  for (let i = 0; i < size >> 2; i++) words[w + payloadWord + i] = srcWords[i]!
+  amSent = (amSent + 1) | 0
+  Atomics.store(words, w, amSent)
+  return true
+}
+
+/** Takes the next message if it is there: runs its handler, bumps its counter, frees its slot. */
+function amPoll(): void {
+  const k = amTaken & (AM_SLOTS - 1)
+  const w = amIn + k * slotWords
+  if (Atomics.load(words, w) !== ((amTaken + 1) | 0)) return
+  handlers[words[w + 3]!]!(payloadViews[k]!)
+  counters[words[w + 4]!]!++
+  amTaken = (amTaken + 1) | 0
+  Atomics.store(words, tailIn, amTaken)
+}
+
+/** Waits (polling) until counter `c` is at least 1, and takes 1 off it. */
+function amWait(c: number): void {
+  while (counters[c]! < 1) {
+    amPoll()
+    if ((++spins & 0x3ffff) === 0) check()
+  }
+  counters[c]!--
+}
+
+/** Active-message ping-pong: A sends, waits for B's answer on its counter. */
+function amRttA(size: number, iterations: number): void {
+  for (let i = 1; i <= iterations; i++) {
+    if ((i & 255) === 0) check()
+    while (!amSend(1, 0, size)) amPoll()
+    amWait(0)
+  }
+}
+
+function amRttB(size: number, iterations: number): void {
+  for (let i = 1; i <= iterations; i++) {
+    if ((i & 255) === 0) check()
+    amWait(0)
+    while (!amSend(1, 0, size)) amPoll()
+  }
+}
+
+const am = data.mode === 'am'
+
 port.on('message', (cmd: SabCommand) => {
   deadline = cmd.deadline
   try {
+    if (am && cmd.op !== 'rtt') throw new Error('the minimal active message has a round trip only')
+    if (am) amPrepare(cmd.size)
     if (data.role === 'b') {
       publish(READY, cmd.gen)
-      if (cmd.op === 'rtt') rttB(cmd.size, cmd.iterations)
+      if (am) amRttB(cmd.size, cmd.iterations)
+      else if (cmd.op === 'rtt') rttB(cmd.size, cmd.iterations)
       else bwB(cmd.size, cmd.iterations)
       port.postMessage({ gen: cmd.gen } satisfies SabReply)
     } else {
       awaitAtLeast(READY, cmd.gen)
       const t0 = performance.now()
-      if (cmd.op === 'rtt') rttA(cmd.size, cmd.iterations)
+      if (am) amRttA(cmd.size, cmd.iterations)
+      else if (cmd.op === 'rtt') rttA(cmd.size, cmd.iterations)
       else bwA(cmd.size, cmd.iterations)
       const seconds = (performance.now() - t0) / 1e3
       port.postMessage({ gen: cmd.gen, seconds } satisfies SabReply)
