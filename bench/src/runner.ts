@@ -285,7 +285,8 @@ const PAIR_WARMUPS = 3
  * alternating, at the iteration counts the main repeats calibrated, grown where a warm-up run
  * shows them too small for the sample budget), one ratio per pair; the
  * goal is decided on their median. Returns the ratios by goal index; a goal whose sessions fail
- * to open or run is left to its unpaired ratio, with a note.
+ * to open or run is left to its unpaired ratio, with a note. Reference ratios go through the same
+ * check (`label` names it in the progress lines).
  */
 export async function pairGoals(
   goals: readonly PairSpec[],
@@ -295,6 +296,7 @@ export async function pairGoals(
   cfg: RunConfig,
   cpus: number,
   emit: Emit,
+  label = 'goal check',
 ): Promise<Map<number, PairedRun>> {
   const out = new Map<number, PairedRun>()
   const pairs = cfg.quick ? GOAL_PAIRS.quick : GOAL_PAIRS.full
@@ -311,7 +313,7 @@ export async function pairGoals(
     const bo = eo ? loaded.get(eo) : undefined
     const bb = eb ? loaded.get(eb) : undefined
     if (!ours || !base || !po || !pb || !bo || !bb || ours.placement !== 'all' || base.placement !== 'all') continue
-    emit({ type: 'bench-start', name: `goal check: ${g.name}`, placement: 'all' })
+    emit({ type: 'bench-start', name: `${label}: ${g.name}`, placement: 'all' })
     const t0 = performance.now()
     const sessions: Session[] = []
     let note: string | undefined
@@ -343,7 +345,7 @@ export async function pairGoals(
       const ratios: number[] = []
       const values: Array<[number, number]> = []
       for (let k = 0; k < pairs; k++) {
-        emit({ type: 'step', name: `goal check: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `pair ${k + 1}/${pairs}` })
+        emit({ type: 'step', name: `${label}: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `pair ${k + 1}/${pairs}` })
         let vo: number, vb: number
         if (k % 2 === 0) { vo = await one(so, ours, g.size, itO); vb = await one(sb, base, baseSize, itB) } else { vb = await one(sb, base, baseSize, itB); vo = await one(so, ours, g.size, itO) }
         const r = ratio(vo, ours.unit, vb, base.unit)
@@ -359,7 +361,7 @@ export async function pairGoals(
     }
     emit({
       type: 'bench-end',
-      status: { name: `goal check: ${g.name}`, placement: 'all', status: note === undefined ? 'ok' : 'error', ...(note !== undefined ? { note } : {}), seconds: Math.round(performance.now() - t0) / 1e3 },
+      status: { name: `${label}: ${g.name}`, placement: 'all', status: note === undefined ? 'ok' : 'error', ...(note !== undefined ? { note } : {}), seconds: Math.round(performance.now() - t0) / 1e3 },
     })
   }
   return out
@@ -598,8 +600,9 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
   const goals: Goal[] = [...loaded.values()].flatMap((b) => b?.goals ?? [])
   const references: Reference[] = [...loaded.values()].flatMap((b) => b?.references ?? [])
   const cpus = env.cpusAllowed === 'unknown' ? 1 : parseCpuList(env.cpusAllowed).length
-  // the goals' pairs, then the references' (indices after the goals')
-  const paired = cfg.pairGoals ? await pairGoals([...goals, ...references], inProcess, loaded, byId, cfg, cpus, emit) : new Map<number, PairedRun>()
+  const none = new Map<number, PairedRun>()
+  const paired = cfg.pairGoals ? await pairGoals(goals, inProcess, loaded, byId, cfg, cpus, emit) : none
+  const pairedRefs = cfg.pairGoals ? await pairGoals(references, inProcess, loaded, byId, cfg, cpus, emit, 'reference check') : none
   const load = stopLoad(childCpu)
   if (load.otherCpuPercent !== null && load.otherCpuPercent > 5) {
     emit({ type: 'note', text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run${load.stealPercent ? ` (the hypervisor's steal: ${load.stealPercent}%)` : ''}: figures are disturbed` })
@@ -611,7 +614,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     benchmarks: statuses,
     series,
     goals: goals.map((g, i) => evaluateGoal(g, byId, paired.get(i))),
-    references: references.map((r, i) => evaluateReference(r, byId, paired.get(goals.length + i))),
+    references: references.map((r, i) => evaluateReference(r, byId, pairedRefs.get(i))),
     seconds: Math.round(performance.now() - t0) / 1e3,
   }
 }

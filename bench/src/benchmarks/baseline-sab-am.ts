@@ -11,7 +11,7 @@ import { sabBenchmark } from '../lib/sab-pair.js'
  * word) and gives the slot back with `Atomics.store` of its TAIL; the waiter spins on the counter,
  * polling. No argument checks, no counters in shared memory, no fence accounting, no duplicate
  * window, no doorbells: what `lapi.am.hdr-rtt` costs above this is the library's work per
- * message (docs/benchmarks.md, "Where the floor is").
+ * message (docs/benchmarks.md: the baselines table, and the reference ratios).
  */
 export default sabBenchmark({
   name: 'baseline.sab-am',
