@@ -1,7 +1,7 @@
 /** Inbox rings: full/empty, wrap-around of the free-running counters, and a real two-thread run. */
 import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, ringGeometry } from '@amlapi/lapi/transport'
+import { RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, pageAlignedShared, ringGeometry } from '@amlapi/lapi/transport'
 
 describe('inbox ring', () => {
   it('rounds slots to a power of two and slot bytes to 64', () => {
@@ -14,6 +14,24 @@ describe('inbox ring', () => {
     expect(g.ringBytes).toBe(RING_HEADER_BYTES + 8 * 128)
     // HEAD, TAIL and the first slot each start a 128-byte block
     expect(RING_HEADER_BYTES % 128).toBe(0)
+  })
+
+  it('makes inboxes page-aligned (a shared WebAssembly.Memory), with a plain SharedArrayBuffer to fall back on', () => {
+    // (alignment itself cannot be seen from JavaScript: what shows is the page rounding of a
+    // WebAssembly.Memory's buffer, and that it is shared memory as a SharedArrayBuffer is)
+    const g = ringGeometry(2, 32, 64 + 4096)
+    const inbox = createInbox(g)
+    expect(inbox).toBeInstanceOf(SharedArrayBuffer)
+    expect(inbox.byteLength).toBeGreaterThanOrEqual(g.rings * g.ringBytes)
+    expect(inbox.byteLength % 65536).toBe(0)
+    expect(new Int32Array(inbox).every((v) => v === 0)).toBe(true)
+    expect(pageAlignedShared(1).byteLength).toBe(65536)
+    expect(pageAlignedShared(65537).byteLength).toBe(2 * 65536)
+    const asked: number[] = []
+    const refused = pageAlignedShared(100_000, (pages) => { asked.push(pages); throw new RangeError('could not allocate memory') })
+    expect(asked).toEqual([2])
+    expect(refused).toBeInstanceOf(SharedArrayBuffer)
+    expect(refused.byteLength).toBe(100_000)
   })
 
   it('counts landed messages with the release of a slot (the fence reads them); a same-thread writer stands in for the stamps', () => {

@@ -28,7 +28,8 @@
  * full, so a packet costs it no read of the consumer's cache line. LANDED (in TAIL's line) counts
  * the sender's messages that are complete here: the sender's fence compares it with what it sent.
  * HEAD, TAIL and the slots each start a 128-byte block, so the two ends never write the same pair
- * of lines (adjacent-line prefetchers move lines in pairs). The consumer gives each slot back as
+ * of lines (adjacent-line prefetchers move lines in pairs); the inbox is page-aligned for that
+ * (`pageAlignedShared`: a plain SharedArrayBuffer is only 16-byte aligned). The consumer gives each slot back as
  * soon as its packet is handled (a handler further on may send into the same ring); a ring whose
  * writer is in the same thread never holds TAIL back.
  */
@@ -71,9 +72,41 @@ export function ringGeometry (numTasks: number, slots: number, packetBytes: numb
   return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: numTasks + 1 }
 }
 
-/** Creates one inbox (all its rings, empty). */
+/** What a shared WebAssembly.Memory offers here (the project's `lib` setting does not declare the API). */
+declare const WebAssembly: {
+  Memory: new (desc: { initial: number, maximum: number, shared: boolean }) => { buffer: SharedArrayBuffer }
+} | undefined
+
+/** Bytes per page of a WebAssembly.Memory. */
+const WASM_PAGE = 65536
+
+/** A page-aligned shared buffer of `pages` pages: the buffer of a shared WebAssembly.Memory. */
+function sharedMemory (pages: number): SharedArrayBuffer {
+  if (typeof WebAssembly === 'undefined') throw new Error('no WebAssembly')
+  return new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true }).buffer
+}
+
+/**
+ * A SharedArrayBuffer of at least `bytes` bytes that starts on a page boundary: the buffer of a
+ * shared WebAssembly.Memory, `bytes` rounded up to its 64 KiB pages. A plain SharedArrayBuffer's
+ * backing store is only 16-byte aligned on Node 20 (malloc; a large one starts 16 bytes into a
+ * page), so cache-line blocks laid out from its start begin 16 bytes into a line: a SHORT packet
+ * with more than 16 bytes of user header and data then straddles two lines, and the receiver
+ * fetches both (an AM-2 Short request, 24 bytes of user header, is one). Falls back to a plain
+ * SharedArrayBuffer of `bytes` where the engine has no shared WebAssembly memory or refuses one
+ * (an address-space limit, say). `memory` is for tests.
+ */
+export function pageAlignedShared (bytes: number, memory: (pages: number) => SharedArrayBuffer = sharedMemory): SharedArrayBuffer {
+  try {
+    return memory(Math.max(1, Math.ceil(bytes / WASM_PAGE)))
+  } catch {
+    return new SharedArrayBuffer(bytes)
+  }
+}
+
+/** Creates one inbox (all its rings, empty), page-aligned (`pageAlignedShared`). */
 export function createInbox (g: RingGeometry): SharedArrayBuffer {
-  return new SharedArrayBuffer(g.rings * g.ringBytes)
+  return pageAlignedShared(g.rings * g.ringBytes)
 }
 
 /** One set of views per inbox, shared by all ends of its rings (so a packet's memory is one array). */
