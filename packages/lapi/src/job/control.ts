@@ -25,6 +25,8 @@
  * Each word has a documented writer; all accesses go through Atomics.
  */
 
+import { pageAlignedShared } from '../transport/ring.js'
+
 export const W_ABORT = 0
 export const W_ABORT_TASK = 1
 export const W_BAR_COUNT = 2
@@ -64,9 +66,12 @@ export function taskWord (t: number, f: number): number {
   return TASK_BASE + TASK_WORDS * t + f
 }
 
-/** Creates a zeroed control block for `numTasks` tasks. */
+/**
+ * Creates a zeroed control block for `numTasks` tasks, page-aligned (`pageAlignedShared`) so that
+ * each task's 16 words are the one cache line the layout above says.
+ */
 export function createControl (numTasks: number): SharedArrayBuffer {
-  const sab = new SharedArrayBuffer(controlLayout(numTasks).byteLength)
+  const sab = pageAlignedShared(controlLayout(numTasks).byteLength)
   new Int32Array(sab)[W_ABORT_TASK] = -1
   return sab
 }
