@@ -40,6 +40,28 @@ describe('lapirun', () => {
     for (const g of lines(r.stdout)) expect(g['segmentSize']).toBe(2 << 20)
   })
 
+  it.skipIf(process.platform !== 'linux')('where shared WebAssembly memory is refused, a job runs on plain buffers and warns', async () => {
+    // an address-space limit (ulimit -v) makes V8 refuse the 10 GiB reservation of a shared
+    // WebAssembly.Memory: inboxes and the control block fall back to plain SharedArrayBuffers
+    const limited = await new Promise<Run>((resolve, reject) => {
+      const t0 = performance.now()
+      const p = spawn('sh', ['-c', `ulimit -v 6000000 && exec "${process.execPath}" "${LAPIRUN}" -n 2 "${FIXTURES}lapi/info.mjs"`],
+        { env: { ...process.env, AMLAPI_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stdout = ''; let stderr = ''
+      p.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+      p.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+      const kill = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`deadline passed\n${stderr}`)) }, 30_000)
+      p.on('close', (code, signal) => { clearTimeout(kill); resolve({ code, signal, stdout, stderr, ms: performance.now() - t0 }) })
+    })
+    expect(limited.code, limited.stderr).toBe(0)
+    expect(lines(limited.stdout).map((g) => g['task']).sort()).toEqual([0, 1])
+    expect(limited.stderr).toContain('not page-aligned')
+    // without the limit: page-aligned, no warning
+    const plain = await run([LAPIRUN, '-n', '2', FIXTURES + 'lapi/info.mjs'], { env: { AMLAPI_LOG_LEVEL: 'warn' } })
+    expect(plain.code).toBe(0)
+    expect(plain.stderr).not.toContain('not page-aligned')
+  })
+
   it('a program run with plain node is a job of one task', async () => {
     const r = await run([FIXTURES + 'lapi/info.mjs', 'x'])
     expect(r.code).toBe(0)

@@ -89,6 +89,10 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   // before any task's code compiles (config.jit: V8's inlining budgets, for the whole process)
   const jit = tuneJit(config.jit)
   if (jit.length > 0) log.debug({ flags: jit }, 'V8 inlining budgets raised')
+  // (pageAlignedShared falls back to plain buffers, 16-byte aligned, where WebAssembly.Memory is refused)
+  if ([job.control, ...job.inboxes].some((b) => b.byteLength % 65536 !== 0)) {
+    log.warn('inboxes or control block not page-aligned (shared WebAssembly.Memory refused): small packets may straddle cache lines')
+  }
   const out = opts.stdout ?? process.stdout
   const errOut = opts.stderr ?? process.stderr
   const url = typeof opts.program === 'string' ? pathToFileURL(resolve(opts.program)) : opts.program
