@@ -1,7 +1,7 @@
 /** Inbox rings: full/empty, wrap-around of the free-running counters, and a real two-thread run. */
 import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, pageAlignedShared, ringGeometry } from '@amlapi/lapi/transport'
+import { RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, isPageAligned, pageAlignedShared, ringGeometry } from '@amlapi/lapi/transport'
 
 describe('inbox ring', () => {
   it('rounds slots to a power of two and slot bytes to 64', () => {
@@ -24,6 +24,7 @@ describe('inbox ring', () => {
     expect(inbox).toBeInstanceOf(SharedArrayBuffer)
     expect(inbox.byteLength).toBeGreaterThanOrEqual(g.rings * g.ringBytes)
     expect(inbox.byteLength % 65536).toBe(0)
+    expect(isPageAligned(inbox)).toBe(true)
     expect(new Int32Array(inbox).every((v) => v === 0)).toBe(true)
     expect(pageAlignedShared(1).byteLength).toBe(65536)
     expect(pageAlignedShared(65537).byteLength).toBe(2 * 65536)
@@ -32,6 +33,8 @@ describe('inbox ring', () => {
     expect(asked).toEqual([2])
     expect(refused).toBeInstanceOf(SharedArrayBuffer)
     expect(refused.byteLength).toBe(100_000)
+    expect(isPageAligned(refused)).toBe(false)
+    expect(isPageAligned(new SharedArrayBuffer(65536))).toBe(false)
   })
 
   it('counts landed messages with the release of a slot (the fence reads them); a same-thread writer stands in for the stamps', () => {

@@ -14,6 +14,7 @@ import { logger } from '../log.js'
 import { tuneJit } from './jit.js'
 import { T_STATE, TaskState, abortJob, taskWord, ringDoorbell } from './control.js'
 import { DATA_KEY, SPEC_KEY, createJob, type JobSpec } from './spec.js'
+import { isPageAligned } from '../transport/ring.js'
 
 export interface RunJobOptions {
   /** The program every task runs (a path or file URL of an ES module or script). */
@@ -90,7 +91,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   const jit = tuneJit(config.jit)
   if (jit.length > 0) log.debug({ flags: jit }, 'V8 inlining budgets raised')
   // (pageAlignedShared falls back to plain buffers, 16-byte aligned, where WebAssembly.Memory is refused)
-  if ([job.control, ...job.inboxes].some((b) => b.byteLength % 65536 !== 0)) {
+  if (![job.control, ...job.inboxes].every(isPageAligned)) {
     log.warn('inboxes or control block not page-aligned (shared WebAssembly.Memory refused): small packets may straddle cache lines')
   }
   const out = opts.stdout ?? process.stdout

@@ -29,9 +29,9 @@
  * the sender's messages that are complete here: the sender's fence compares it with what it sent.
  * HEAD, TAIL and the slots each start a 128-byte block, so the two ends never write the same pair
  * of lines (adjacent-line prefetchers move lines in pairs); the inbox is page-aligned for that
- * (`pageAlignedShared`: a plain SharedArrayBuffer is only 16-byte aligned). The consumer gives each slot back as
- * soon as its packet is handled (a handler further on may send into the same ring); a ring whose
- * writer is in the same thread never holds TAIL back.
+ * (`pageAlignedShared`: a plain SharedArrayBuffer is only 16-byte aligned). The consumer gives
+ * each slot back as soon as its packet is handled (a handler further on may send into the same
+ * ring); a ring whose writer is in the same thread never holds TAIL back.
  */
 
 export const RING_HEAD = 0
@@ -97,11 +97,22 @@ function sharedMemory (pages: number): SharedArrayBuffer {
  * (an address-space limit, say). `memory` is for tests.
  */
 export function pageAlignedShared (bytes: number, memory: (pages: number) => SharedArrayBuffer = sharedMemory): SharedArrayBuffer {
+  let b: SharedArrayBuffer
   try {
-    return memory(Math.max(1, Math.ceil(bytes / WASM_PAGE)))
+    b = memory(Math.max(1, Math.ceil(bytes / WASM_PAGE)))
   } catch {
     return new SharedArrayBuffer(bytes)
   }
+  pageAligned.add(b)
+  return b
+}
+
+/** The buffers pageAlignedShared got page-aligned (in this thread). */
+const pageAligned = new WeakSet<SharedArrayBuffer>()
+
+/** Whether `b` came from pageAlignedShared page-aligned (false for its fallback and any other buffer). */
+export function isPageAligned (b: SharedArrayBuffer): boolean {
+  return pageAligned.has(b)
 }
 
 /** Creates one inbox (all its rings, empty), page-aligned (`pageAlignedShared`). */
