@@ -322,6 +322,9 @@ describe('statistics', () => {
     const table = formatGoals([r])
     expect(table).toContain('| PASS ')
     expect(table).toContain('5: 0.800–40.0')
+    expect(table).toContain('pair medians')
+    // (pairs given without their values: no medians to show)
+    expect(table).toMatch(/5: 0\.800–40\.0 \| +– \|/)
     expect(table).toContain('3.00')
   })
 
@@ -339,6 +342,8 @@ describe('statistics', () => {
     expect(table).toMatch(/^### Reference ratios/)
     expect(table).toContain('| put ÷ ring ')
     expect(table).toContain('3: 1.50–3.00')
+    // the medians of the pairs' own values, series / baseline
+    expect(table).toContain(' 2.50 / 1.00 |')
     expect(table).not.toMatch(/PASS|MISS/)
   })
 

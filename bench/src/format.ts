@@ -1,7 +1,7 @@
 /** Pure text formatting: numbers, sizes, fixed-width (Markdown-compatible) tables. */
 import type { Environment } from './env.js'
-import type { SeriesGroup } from './stats.js'
-import type { GoalResult, ReferenceResult } from './types.js'
+import { median, type SeriesGroup } from './stats.js'
+import type { GoalResult, RatioResult, ReferenceResult } from './types.js'
 
 /** Three significant digits below 1000, whole numbers up to a million, then `12.3M`. `–` if missing. */
 export function formatNumber(v: number | null | undefined): string {
@@ -113,13 +113,30 @@ export function formatExtrasTable(group: SeriesGroup): string | null {
   return `### ${group.title}: garbage\n\nJS heap bytes allocated per operation and garbage collections per million operations, counted with v8.GCProfiler over one extra run per size, four samples long\n\n${formatTable(header, rows)}\n`
 }
 
+/**
+ * The pair columns of a goal or reference: the count and range of the pair ratios, and the medians
+ * of the pairs' two values (series / baseline, each in its own unit), which show the machine's
+ * state when the pairs ran (on the reference VM a slow spell moves the ring's 8 B round trip from
+ * about 0.18 to about 0.8 µs, and with it every ratio to it).
+ */
+function pairCells(r: RatioResult): [string, string] {
+  const p = r.paired
+  if (!p) return ['–', '–']
+  const range = `${p.ratios.length}: ${formatNumber(Math.min(...p.ratios))}–${formatNumber(Math.max(...p.ratios))}`
+  const v = p.values
+  const values = v && v.length > 0 ? `${formatNumber(median(v.map((x) => x[0])))} / ${formatNumber(median(v.map((x) => x[1])))}` : '–'
+  return [range, values]
+}
+
+const PAIR_LEGEND = '"pair medians" = the medians of the pairs\' own values, series / baseline, each in its unit.'
+
 export function formatGoals(goals: readonly GoalResult[]): string {
   const rows = goals.map((g) => [
     g.status,
     g.name,
     formatSize(g.size) + (g.baselineSize !== undefined ? ` vs ${formatSize(g.baselineSize)}` : ''),
     formatNumber(g.ratio),
-    g.paired ? `${g.paired.ratios.length}: ${formatNumber(Math.min(...g.paired.ratios))}–${formatNumber(Math.max(...g.paired.ratios))}` : '–',
+    ...pairCells(g),
     formatNumber(g.unpairedRatio),
     `${g.op} ${g.target}`,
   ])
@@ -130,8 +147,8 @@ export function formatGoals(goals: readonly GoalResult[]): string {
   const absolute = goals.some((g) => g.baseline === undefined) ? ' A goal without a baseline: the median itself, in its unit.' : ''
   const legend =
     'ratio = median of the paired ratios where pairs ran (each pair: one run of the series and one of its baseline, back to back), ' +
-    `else median ÷ baseline median (the "unpaired" column).${absolute}`
-  return `### Goals\n\n${summary}; ${legend}\n\n${formatTable(['result', 'goal', 'size', 'ratio', 'pairs: min–max', 'unpaired', 'target'], rows, ['l', 'l', 'r', 'r', 'r', 'r', 'l'])}\n`
+    `else median ÷ baseline median (the "unpaired" column). ${PAIR_LEGEND}${absolute}`
+  return `### Goals\n\n${summary}; ${legend}\n\n${formatTable(['result', 'goal', 'size', 'ratio', 'pairs: min–max', 'pair medians', 'unpaired', 'target'], rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'])}\n`
 }
 
 export function formatEnvironment(
@@ -165,8 +182,8 @@ export function formatReferences(refs: readonly ReferenceResult[]): string {
     r.name,
     formatSize(r.size) + (r.baselineSize !== undefined ? ` vs ${formatSize(r.baselineSize)}` : ''),
     formatNumber(r.ratio),
-    r.paired ? `${r.paired.ratios.length}: ${formatNumber(Math.min(...r.paired.ratios))}–${formatNumber(Math.max(...r.paired.ratios))}` : '–',
+    ...pairCells(r),
     formatNumber(r.unpairedRatio),
   ])
-  return `### Reference ratios\n\nNot goals: figures to read them by, measured as the goals are (ratio = median of the paired ratios where pairs ran)\n\n${formatTable(['reference', 'size', 'ratio', 'pairs: min–max', 'unpaired'], rows, ['l', 'r', 'r', 'r', 'r'])}\n`
+  return `### Reference ratios\n\nNot goals: figures to read them by, measured as the goals are (ratio = median of the paired ratios where pairs ran). ${PAIR_LEGEND}\n\n${formatTable(['reference', 'size', 'ratio', 'pairs: min–max', 'pair medians', 'unpaired'], rows, ['l', 'r', 'r', 'r', 'r', 'r'])}\n`
 }
