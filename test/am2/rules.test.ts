@@ -24,7 +24,7 @@ for (const [name, chaos] of transports) {
       expectOk(await runFixture('am2/returned.mjs', 3, { config }), 3, 'am2 returned ok')
     })
 
-    it('one-packet messages read in place (header alone, compact Short): malformed ones dropped or returned, hand-made requests run their handlers', async () => {
+    it('one-packet messages read in place (header alone; compact Short, Medium and Long): malformed ones dropped or returned, hand-made requests run their handlers', async () => {
       expectOk(await runFixture('am2/inplace.mjs', 2, { config, args: [chaos ? 'chaos' : 'plain'] }), 2, 'am2 inplace ok')
     })
 

@@ -39,9 +39,10 @@ export const K_GET = 32
 /** The packet carries the payload after the arguments (packed fast path). */
 export const K_PACKED = 64
 /**
- * The compact header of a Short (not returned, not GetXfer) with at most COMPACT_MAX_ARGS
- * arguments, sent as a one-packet LAPI message and read in place (docs/am2.md, "Wire format"):
- * kind word, endpoints, tag, request instance, then the arguments; no payload count, no offsets.
+ * The compact header, of a message that is not returned and not a GetXfer, sent as a one-packet
+ * LAPI message and read in place (docs/am2.md, "Wire format"): kind word, endpoints, tag, request
+ * instance, the arguments; then, for a Medium, its payload count and for a Long its count and
+ * destination offset; then a Medium's or Long's payload. A Short has no count and no offsets.
  */
 export const K_COMPACT = 128
 /**
@@ -50,9 +51,23 @@ export const K_COMPACT = 128
  * SHORT packet).
  */
 export const COMPACT_MAX_ARGS = 16
-/** Bytes of a compact header with `nargs` arguments (a multiple of 8). */
+/** Bytes of a compact Short with `nargs` arguments (a multiple of 8). */
 export function compactBytes (nargs: number): number {
   return (20 + 4 * nargs + 7) & ~7
+}
+
+/**
+ * Where the payload of a compact message of category `cat` with `nargs` arguments starts, in bytes
+ * from the header (a multiple of 4): after the arguments, a Medium's count word, a Long's count and
+ * offset words.
+ */
+export function compactPayloadAt (nargs: number, cat: number): number {
+  return 20 + 4 * nargs + (cat === CAT_LONG ? 8 : cat === CAT_MEDIUM ? 4 : 0)
+}
+
+/** Bytes of a compact message of category `cat` with `nargs` arguments and `nbytes` of payload (a multiple of 8). */
+export function compactBytesFor (nargs: number, cat: number, nbytes: number): number {
+  return (compactPayloadAt(nargs, cat) + nbytes + 7) & ~7
 }
 
 /**

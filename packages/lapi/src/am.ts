@@ -540,6 +540,13 @@ export class ActiveMessages {
     return w.i32
   }
 
+  /** The bytes of the inbox preparedWords views (valid until commitShort). */
+  get preparedBytes (): Uint8Array {
+    const w = this.prepRing
+    if (w === null) throw new Error('preparedBytes: no packet is prepared (prepareShort returned -1, or it was committed)')
+    return w.u8
+  }
+
   /**
    * Negotiated-payload send, second half: gives the prepared packet its message id and sends it.
    * Returns false (nothing sent) when there is none, or when a packet went out on the same ring

@@ -212,6 +212,13 @@ export class Lapi {
   get preparedWords (): Int32Array { return this.ctx.am.preparedWords }
 
   /**
+   * The bytes of the same inbox as `preparedWords` (a Uint8Array over the whole of it: word index
+   * i is byte 4 i), for a payload written into the prepared user header byte by byte or with
+   * `set`; the same rules apply (from a successful prepareShort until commitShort; throws otherwise).
+   */
+  get preparedBytes (): Uint8Array { return this.ctx.am.preparedBytes }
+
+  /**
    * Sends the packet `prepareShort` reserved. Returns false when nothing was sent: no packet is
    * prepared, another send to the same task came in between, or the context was terminated (then
    * send the message with `amsendCode`, writing it anew).
