@@ -183,6 +183,14 @@ export const T_AM_PULLED = 5
  * never look alike.
  */
 export const T_AM_SHORT = 6
+/**
+ * Packet type: a SHORT packet without counters, what prepareShort writes (a layered library's
+ * one-packet message, which moves no counter): the SHORT header less its two counter words, 20 bytes
+ * (version | type << 8, source task, length | uhdr length << 16, message id, handler index); the
+ * user header follows at body + 20 (slot + 24, 8-aligned). It leaves LINE_ROOM + 8 bytes of the
+ * slot's first line to the user header.
+ */
+export const T_AM_BARE = 7
 const S_SRC = 4
 const S_LENS = 8
 const S_MSG_ID = 12
@@ -191,6 +199,10 @@ const S_TGT_CNTR = 20
 const S_CMPL_CNTR = 24
 /** A SHORT packet's first word read as a little-endian Int32: version, type, no flags. */
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
+/** A BARE packet's first word. */
+const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
+/** Where a BARE packet's user header starts, from the slot's body. */
+export const BARE_HEADER_BYTES = 20
 /** The SHORT fast paths read and write packets through Int32Arrays, which are little-endian only here. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 /** Where a SHORT packet's user header (then data) starts, from the slot's body. */
@@ -357,6 +369,7 @@ export class ActiveMessages {
   /** 1 on a little-endian host: SHORT packets are read by words in host order. */
   private readonly shortRead: number
   private readonly shortWord0 = SHORT_WORD0
+  private readonly bareWord0 = BARE_WORD0
   /**
    * Most user-header + data bytes a SHORT packet carries (shortRoomFor), and of them the most data
    * (the rendezvous threshold: more goes by rendezvous).
@@ -366,6 +379,7 @@ export class ActiveMessages {
   private readonly lineRoom = LINE_ROOM
   private readonly wordCopy = WORD_COPY
   private readonly shortHeaderBytes = SHORT_HEADER_BYTES
+  private readonly bareHeaderBytes = BARE_HEADER_BYTES
   private readonly success = S.SUCCESS
   private readonly held: HeldPacket[] = []
   private readonly spare: ChaosBuf[] = []
@@ -494,9 +508,9 @@ export class ActiveMessages {
   private prepSeq = 0
 
   /**
-   * Negotiated-payload send, first half (`Lapi.prepareShort`): reserves a SHORT packet to `tgt`
-   * for handler index `hdr` with `uhdrLen` bytes of user header and no data, writes its LAPI
-   * header and returns the index in `preparedWords` of the first user-header word, which the
+   * Negotiated-payload send, first half (`Lapi.prepareShort`): reserves a packet to `tgt` for
+   * handler index `hdr` with `uhdrLen` bytes of user header, no data and no counters (a BARE
+   * packet: a SHORT one without its counter words), writes its LAPI header and returns the index in `preparedWords` of the first user-header word, which the
    * caller writes. Returns -1 when the fast path cannot take the message now (see `sendShort`; a
    * full ring included): the caller then sends it with `amsend`. Its checks and header words
    * mirror `sendShort`'s on purpose: with both on one shared helper, TurboFan's inlining budget no
@@ -515,7 +529,7 @@ export class ActiveMessages {
     const i32 = w.i32
     const p = off >> 2
     // (the slot's first store before the other checks, as in sendShort)
-    i32[p] = this.shortWord0
+    i32[p] = this.bareWord0
     const h = hdr | 0
     const ul = uhdrLen | 0
     if (h !== hdr || ul !== uhdrLen) return -1
@@ -524,13 +538,11 @@ export class ActiveMessages {
     i32[p + 1] = c.taskId
     i32[p + 2] = ul | (ul << 16)
     i32[p + 4] = h
-    i32[p + 5] = 0
-    i32[p + 6] = 0
     this.prepRing = w
     this.prepTgt = t
     this.prepWord = p
     this.prepSeq = w.published
-    return p + (this.shortHeaderBytes >> 2)
+    return p + (this.bareHeaderBytes >> 2)
   }
 
   /** The words of the packet prepareShort reserved (the target's inbox; valid until commitShort). */
@@ -980,8 +992,9 @@ export class ActiveMessages {
     const off = w.reserve()
     if (off < 0) return false
     const d = b.dv
-    const len = d.getUint32(0, true) === SHORT_WORD0
-      ? SHORT_HEADER_BYTES + (d.getUint32(S_LENS, true) & 0xffff)
+    const w0 = d.getUint32(0, true)
+    const len = w0 === SHORT_WORD0 || w0 === BARE_WORD0
+      ? (w0 === SHORT_WORD0 ? SHORT_HEADER_BYTES : BARE_HEADER_BYTES) + (d.getUint32(S_LENS, true) & 0xffff)
       : BODY_PACKET + PACKET_HEADER_BYTES + d.getUint32(BODY_PACKET + P_LEN, true)
     w.u8.set(len === b.bytes.length ? b.bytes : b.bytes.subarray(0, len), off)
     w.publish()
@@ -1044,7 +1057,8 @@ export class ActiveMessages {
         for (let k = 0; k < n; k++) {
           this.landedHere = 0
           const off = r.front()
-          if (i32[off >> 2] === this.shortWord0 && this.shortRead !== 0) this.onShort(u8, i32, off)
+          const w0 = i32[off >> 2]!
+          if ((w0 === this.shortWord0 || w0 === this.bareWord0) && this.shortRead !== 0) this.onShort(u8, i32, off, w0)
           else this.handle(u8, r.dv, off + BODY_PACKET)
           // Each slot goes back as soon as its packet is handled (a handler further on may send
           // and need the room), and a message consumed in its header handler counts as landed in
@@ -1117,7 +1131,7 @@ export class ActiveMessages {
       case T_AM_CTS: this.onCts(dv, off, src); break
       case T_AM_FIN: this.onFin(dv, off, src); break
       case T_AM_PULLED: this.onPulled(dv, off, src); break
-      case T_AM_SHORT: this.dropped++; break // flags set, or a big-endian host: not a packet this build writes
+      case T_AM_SHORT: case T_AM_BARE: this.dropped++; break // flags set, or a big-endian host: not a packet this build writes
       default: this.dropped++
     }
   }
@@ -1245,8 +1259,10 @@ export class ActiveMessages {
    * A SHORT packet, a whole small Amsend (its first word checked by drain): read word by word; the
    * header handler runs and the message completes in this call. Malformed ones are dropped and counted.
    */
-  private onShort (u8: Uint8Array, i32: Int32Array, off: number): void {
+  private onShort (u8: Uint8Array, i32: Int32Array, off: number, w0: number): void {
     const c = this.c
+    // a BARE packet (w0 is BARE_WORD0) has no counter words: its user header starts 8 bytes sooner
+    const bare = w0 !== this.shortWord0
     const p = off >> 2
     const src = i32[p + 1]!
     if ((src >>> 0) >= c.numTasks) { this.dropped++; return }
@@ -1256,12 +1272,12 @@ export class ActiveMessages {
     const lens = i32[p + 2]!
     const len = lens & 0xffff
     const uhdrLen = lens >>> 16
-    const tgtCntr = i32[p + 5]!
-    const cmplCntr = i32[p + 6]!
+    const tgtCntr = bare ? 0 : i32[p + 5]!
+    const cmplCntr = bare ? 0 : i32[p + 6]!
     const size = c.segmentSize
     if ((len >>> 0) > this.shortRoom || (uhdrLen >>> 0) > len || uhdrLen > this.maxUhdr || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
       (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.dropped++; return }
-    const at = off + this.shortHeaderBytes
+    const at = off + (bare ? this.bareHeaderBytes : this.shortHeaderBytes)
     const hidx = i32[p + 4]!
     const raw = c.shortHandlerAt(hidx)
     if (raw !== null && (len === uhdrLen || len <= this.lineRoom)) {
