@@ -1118,20 +1118,20 @@ export class Runtime {
   }
 
   /**
-   * am2's in-place receiver of LAPI's one-packet messages without LAPI data
-   * (Lapi.setLibraryShortHandler), read straight from the packet's slot: a Short under the compact
-   * header (onCompact), a full header without arguments or payload (32 bytes) by words, and any
+   * am2's in-place receiver of LAPI's one-packet messages (Lapi.setLibraryShortHandler), read
+   * straight from the packet's slot: a Short under the compact header (onCompact), a Medium or Long
+   * under it (onCompactData), a full header without arguments or payload (32 bytes) by words, any
    * other full header (arguments, a packed payload) through the byte views of the inbox, as the
-   * header handler reads its copy. The words are the little-endian layout of wire.ts (LAPI uses
-   * such packets on little-endian hosts only). Such a message has no LAPI data, so it never needs
-   * a landing buffer; one that has (LAPI gives in-place receivers those of at most 32 bytes, which
-   * am2 never sends) is dropped.
+   * header handler reads its copy, and a full header with LAPI data behind it (an unpacked
+   * payload that fits one packet: onShortData). The words are the little-endian layout of wire.ts
+   * (LAPI uses such packets on little-endian hosts only).
    */
   private onShortMessage (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
     const w0 = w[a]!
     if ((w0 & K_COMPACT) !== 0) { this.onCompact(w, a, w0, uhdrLen, dataLen, src); return }
     const nargs = (w0 >>> 16) & 0xff
-    if (dataLen !== 0 || uhdrLen < HDR_BYTES) return
+    if (uhdrLen < HDR_BYTES) return
+    if (dataLen !== 0) { this.onShortData(w, a, uhdrLen, dataLen, src); return }
     if (nargs !== 0 || uhdrLen !== HDR_BYTES) {
       // (a header that claims more than the packet holds is dropped there, as by the header handler)
       const u8 = this.inboxU8Of(w)
@@ -1147,6 +1147,25 @@ export class Runtime {
     t.off = w[a + 6]! >>> 0
     t.off2 = w[a + 7]! >>> 0
     this.accept(t, kind, null, 4 * a + HDR_BYTES, 4 * a + uhdrLen, 0, null, null, true)
+  }
+
+  /**
+   * A full header with its payload as LAPI data in the same packet (an unpacked Medium or Long, or
+   * a GetXfer's data, of at most a packet): checked and queued as by the header handler, then the
+   * data is copied from the packet into its landing place (the Medium's buffer, the segment) and
+   * the token is ready, with no LAPI landing copy and no completion handler.
+   */
+  private onShortData (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
+    const u8 = this.inboxU8Of(w)
+    const landing = this.receive(u8, this.ipView!, 4 * a, uhdrLen, src, dataLen, null, null, true)
+    const t = this.lastPending
+    this.lastPending = null
+    if (landing === null || t === null) return
+    // (accept checked that the data is the payload the header announces, and where it lands)
+    const from = 4 * a + uhdrLen
+    if (typeof landing === 'number') copyBytes(this.segAll, landing, u8, from, dataLen)
+    else copyBytes(landing, 0, u8, from, dataLen)
+    this.onComplete(0, t)
   }
 
   /**

@@ -150,9 +150,9 @@ export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg
 /**
  * In-place receiver of a layered library's one-packet messages (`Lapi.setLibraryShortHandler`):
  * `words` views the receiving inbox, the user header starts at word `at` (8-aligned) and is
- * followed by the data; `uhdrLen` and `dataLen` are in bytes (`dataLen` 0, or together at most
- * LINE_ROOM: 32). It runs as a header handler does (no sending, no waiting) and must copy out what
- * it keeps: the packet's slot is reused once it returns. The message is complete when it returns.
+ * followed by the data (8-aligned too); `uhdrLen` and `dataLen` are in bytes (together at most a
+ * packet). It runs as a header handler does (no sending, no waiting) and must copy out what it
+ * keeps: the packet's slot is reused once it returns. The message is complete when it returns.
  */
 export type short_hndlr_t = (words: Int32Array, at: number, uhdrLen: number, dataLen: number, src: number) => void
 /** Header handler of LAPI_Amsendv: gets the origin's piece lengths, returns the target vector. */
@@ -1280,7 +1280,7 @@ export class ActiveMessages {
     const at = off + (bare ? this.bareHeaderBytes : this.shortHeaderBytes)
     const hidx = i32[p + 4]!
     const raw = c.shortHandlerAt(hidx)
-    if (raw !== null && (len === uhdrLen || len <= this.lineRoom)) {
+    if (raw !== null) {
       this.inPlace(s, src, id, raw, i32, at >> 2, uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)
       return
     }

@@ -372,11 +372,11 @@ export class Lapi {
 
   /**
    * Gives library slot `slot` (registered with `setLibraryHandler`) an in-place receiver for its
-   * one-packet messages without data (a user header alone: what `prepareShort` writes, and
-   * `amsend`/`amsendCode` without data) and those of at most 32 bytes of user header and data:
-   * `fn(words, at, uhdrLen, dataLen, src)` reads the user header at word `at` of `words` (the
-   * receiving inbox), the data after it, straight from the packet's slot: no copy, no return-info
-   * record. It runs where the header handler would, under the same rules (no sending or waiting),
+   * one-packet messages (the SHORT and BARE packets of the wire format: what `prepareShort` writes,
+   * and an `amsend`/`amsendCode` whose user header and data fit one packet and whose data does
+   * not go by rendezvous): `fn(words, at, uhdrLen, dataLen, src)` reads the user header at word
+   * `at` of `words` (the receiving inbox), the data after it, straight from the packet's slot: no
+   * copy, no return-info record. It runs where the header handler would, under the same rules (no sending or waiting),
    * must copy out what it keeps, and the message is complete when it returns (no landing buffer,
    * no completion handler; its counters move as for a header handler that returned null). Every
    * other packet of the slot still goes to its header handler. `null` removes it, and so does any
