@@ -993,8 +993,9 @@ export class Runtime {
     const p = at + 5 + nargs
     w[p] = nbytes | 0
     if (cat === CAT_LONG) w[p + 1] = off | 0
-    // the words the payload ends in are zeroed first: its last bytes overwrite them, the rest is padding
     const q = at + (pay >> 2)
+    if (q > p + (cat === CAT_LONG ? 2 : 1)) w[q - 1] = 0   // the padding before the payload
+    // the words the payload ends in are zeroed first: its last bytes overwrite them, the rest is padding
     const end = at + (bytes >> 2)
     for (let k = q + (nbytes >> 2); k < end; k++) w[k] = 0
     if (nbytes > 0) {
