@@ -459,6 +459,8 @@ export class Runtime {
   private readonly hMsg: number
   readonly hCtrl: number
   readonly maxUhdr: number
+  /** LAPI's MAX_PKT_SZ: a header and an unpacked payload within it may go as one prepared packet. */
+  private readonly maxPkt: number
   private readonly sendU8: Uint8Array
   private readonly sendDv: DataView
   private rdvBuf: ArrayBufferLike | null = null
@@ -511,6 +513,7 @@ export class Runtime {
     this.taskId = lapi.taskId
     this.numTasks = lapi.numTasks
     this.maxUhdr = lapi.query(2 /* MAX_UHDR_SZ */)
+    this.maxPkt = lapi.query(10 /* MAX_PKT_SZ */)
     this.sendU8 = new Uint8Array(this.maxUhdr)
     this.sendDv = new DataView(this.sendU8.buffer)
     this.mem = new BufferManager({ size: ARENA_BYTES, shared: false, maxClassSize: 65536 })
@@ -891,6 +894,9 @@ export class Runtime {
         if (this.sendCompactData(task, kind, handler, nargs, args, id, ep.id, tagLo, tagHi, slot, src, dataLen, off)) return S.OK
       } else if (dataLen === 0 && nargs === 0 && this.sendPrepared(task, kind, handler, id, ep.id, tagLo, tagHi, slot, off, off2)) {
         return S.OK
+      } else if ((kind & K_RETURNED) === 0 && dataLen > 0 && hb + dataLen <= this.maxPkt &&
+        this.sendPreparedData(task, kind, handler, nargs, args, id, ep.id, tagLo, tagHi, slot, src, dataLen, off, off2)) {
+        return S.OK
       }
     }
     const packed = dataLen === 0 || (dataLen <= this.packedLimit(nargs) && (kind & K_GET) === 0)
@@ -942,6 +948,37 @@ export class Runtime {
     w[at + 5] = slot
     w[at + 6] = off
     w[at + 7] = off2
+    return lapi.commitShort()
+  }
+
+  /**
+   * An unpacked Medium or Long (or a GetXfer's data) that fits one LAPI packet with its full
+   * header: the header and arguments written by words and the `nbytes` of payload from `src` (a
+   * checked Uint8Array, or an address in this task's segment) copied straight into the packet as
+   * its LAPI data (Lapi.prepareShortData): no staging copy of the header, and the caller's memory is
+   * free once this returns (the copy is done), so no origin counter either. Returns false when LAPI
+   * could not take it this way (nothing was sent).
+   */
+  private sendPreparedData (task: number, kind: number, handler: number, nargs: number, args: Int32Array, dstId: number,
+    srcId: number, tagLo: number, tagHi: number, slot: number, src: unknown, nbytes: number, off: number, off2: number): boolean {
+    const lapi = this.lapi
+    const hb = headerBytes(nargs)
+    const at = lapi.prepareShortData(task, this.hMsg, hb, nbytes)
+    if (at < 0) return false
+    const w = lapi.preparedWords
+    w[at] = kind | handler << 8 | nargs << 16   // O_KIND, O_HANDLER, O_NARGS; O_STATUS 0
+    w[at + 1] = dstId | srcId << 16
+    w[at + 2] = tagLo | 0
+    w[at + 3] = tagHi | 0
+    w[at + 4] = nbytes | 0                      // O_NBYTES
+    w[at + 5] = slot | 0
+    w[at + 6] = off | 0
+    w[at + 7] = off2 | 0
+    for (let i = 0; i < nargs; i++) w[at + 8 + i] = args[i]!
+    if ((nargs & 1) !== 0) w[at + 8 + nargs] = 0   // padding to a multiple of 8
+    const d = 4 * at + hb
+    if (typeof src === 'number') copyBytes(lapi.preparedBytes, d, this.segAll, src, nbytes)
+    else copyBytes(lapi.preparedBytes, d, src as Uint8Array, 0, nbytes)
     return lapi.commitShort()
   }
 

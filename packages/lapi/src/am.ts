@@ -545,6 +545,42 @@ export class ActiveMessages {
     return p + (this.bareHeaderBytes >> 2)
   }
 
+  /**
+   * Negotiated-payload send with data (`Lapi.prepareShortData`): prepareShort for a message of
+   * `uhdrLen` bytes of user header followed by `dataLen` bytes of data in the same BARE packet
+   * (together at most a packet; the data at most the rendezvous threshold). Returns the index in
+   * `preparedWords` of the first user-header word (the data starts `uhdrLen` bytes after it), or
+   * -1 as prepareShort. (Its own function, not a parameter of prepareShort: that one stays as small
+   * as it was, for the callers it is compiled into.)
+   */
+  prepareShortData (tgt: number, hdr: number, uhdrLen: number, dataLen: number): number {
+    const c = this.c
+    this.prepRing = null
+    if (this.shortSend === 0 || this.inHeaderHandler !== 0) return -1
+    const t = tgt | 0
+    if (t !== tgt || (t >>> 0) >= c.numTasks) return -1
+    const w = c.outbox[t]!
+    const off = w.reserve()
+    if (off < 0) return -1
+    const i32 = w.i32
+    const p = off >> 2
+    i32[p] = this.bareWord0
+    const h = hdr | 0
+    const ul = uhdrLen | 0
+    const dl = dataLen | 0
+    if (h !== hdr || ul !== uhdrLen || dl !== dataLen) return -1
+    if ((ul | dl) < 0 || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul + dl > this.shortRoom ||
+      dl > this.shortData || ul > this.maxUhdr || c.purged[t] !== 0) return -1
+    i32[p + 1] = c.taskId
+    i32[p + 2] = (ul + dl) | (ul << 16)
+    i32[p + 4] = h
+    this.prepRing = w
+    this.prepTgt = t
+    this.prepWord = p
+    this.prepSeq = w.published
+    return p + (this.bareHeaderBytes >> 2)
+  }
+
   /** The words of the packet prepareShort reserved (the target's inbox; valid until commitShort). */
   get preparedWords (): Int32Array {
     const w = this.prepRing

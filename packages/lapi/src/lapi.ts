@@ -206,6 +206,21 @@ export class Lapi {
   }
 
   /**
+   * `prepareShort` for a message with data: reserves the packet of an active message to `tgt`'s
+   * handler `hdr` with `uhdrLen` bytes of user header (a multiple of 8, at most MAX_UHDR_SZ)
+   * followed by `dataLen` bytes of data (together at most a packet, the data at most the
+   * rendezvous threshold), for a layered library that writes a payload straight into the packet.
+   * Returns the index in `preparedWords` of the first user-header word; the data starts at byte
+   * 4 × index + `uhdrLen` of `preparedBytes` (8-aligned). The target's header handler, or the
+   * slot's in-place receiver, gets it as an `amsendCode` with that data. -1 and the other rules:
+   * as prepareShort.
+   */
+  prepareShortData (tgt: number, hdr: number, uhdrLen: number, dataLen: number): number {
+    if (this.ctx.isTerminated) return -1
+    return this.ctx.am.prepareShortData(tgt, hdr, uhdrLen, dataLen)
+  }
+
+  /**
    * The words the user header of a prepared packet is written into (from a successful prepareShort
    * until commitShort; throws otherwise).
    */
