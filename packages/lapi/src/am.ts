@@ -284,23 +284,78 @@ class RecvMsg {
 }
 
 /** A rendezvous send waiting for its CTS. */
-interface PendingSend {
-  tgt: number
-  id: number
-  data: LocalBuf
-  len: number
-  orgCntr: Addr
-  shdlr: scompl_hndlr_t | null
-  sinfo: unknown
+/** A rendezvous send waiting for its target (pooled). */
+class PendingSend {
+  tgt = 0
+  id = 0
+  data: LocalBuf = null
+  len = 0
+  orgCntr: Addr = 0
+  shdlr: scompl_hndlr_t | null = null
+  sinfo: unknown = null
   /** Staging copy in the own segment (a Uint8Array's data, for the target to pull), or 0. */
-  staged: Addr
+  staged: Addr = 0
 }
 
 /** Per-source bookkeeping of finished message ids (duplicates of them are dropped). */
+/**
+ * Records by message id (the messages of one source being reassembled; the rendezvous sends to one
+ * target): a table indexed by the id's low bits (the ids of one pair of tasks are consecutive, so
+ * the records alive at once fall in different slots), doubled when two live ids would share a
+ * slot. Adding and removing allocates nothing, unlike a Map: a Map that empties shrinks its table
+ * and grows it again on the next entry, allocating both times (about 150 bytes a message on the
+ * multi-packet path, measured on Node 20).
+ */
+class IdTable<T extends { id: number }> {
+  private slots: Array<T | null> = new Array<T | null>(16).fill(null)
+  private mask = 15
+  /** Records in the table. */
+  size = 0
+
+  /** The record with id `id`, or undefined. */
+  get (id: number): T | undefined {
+    const m = this.slots[id & this.mask]!
+    return m !== null && m.id === id ? m : undefined
+  }
+
+  /** Adds `m`, whose `id` is `id` (a record of that id already there is replaced). */
+  set (id: number, m: T): void {
+    for (;;) {
+      const i = id & this.mask
+      const e = this.slots[i]!
+      if (e === null) { this.slots[i] = m; this.size++; return }
+      if (e.id === id) { this.slots[i] = m; return }
+      this.grow()
+    }
+  }
+
+  /** Removes the record with id `id`, if there is one. */
+  delete (id: number): void {
+    const i = id & this.mask
+    const e = this.slots[i]!
+    if (e !== null && e.id === id) { this.slots[i] = null; this.size-- }
+  }
+
+  /** Doubles the table (again, until the live records fall in different slots). */
+  private grow (): void {
+    for (let n = this.slots.length * 2; ; n *= 2) {
+      const slots = new Array<T | null>(n).fill(null)
+      let clash = false
+      for (const e of this.slots) {
+        if (e === null) continue
+        const i = e.id & (n - 1)
+        if (slots[i] !== null) { clash = true; break }
+        slots[i] = e
+      }
+      if (!clash) { this.slots = slots; this.mask = n - 1; return }
+    }
+  }
+}
+
 class SourceState {
   doneBelow = 0
   doneAbove = new Set<number>()
-  inProgress = new Map<number, RecvMsg>()
+  inProgress = new IdTable<RecvMsg>()
 }
 
 /** A packet buffer of the test transport, and one held back. */
@@ -316,7 +371,9 @@ export class ActiveMessages {
   private readonly sources: SourceState[] = []
   private readonly pool: RecvMsg[] = []
   private readonly nextId: Uint32Array
-  private readonly pending = new Map<number, PendingSend>()
+  /** Rendezvous sends waiting for their target, by target task, then message id. */
+  private readonly pending: Array<IdTable<PendingSend>> = []
+  private readonly pendingPool: PendingSend[] = []
   /** CTS packets received, to act on at the next top-level round: [src, id, landing, mode] × n. */
   private readonly ctsQueue: number[] = []
   // completion queue: a growable ring of parallel arrays (no allocation in steady state)
@@ -733,10 +790,10 @@ export class ActiveMessages {
       if (staged !== 0) {
         // the caller's buffer is free now; the staging copy goes when the target has pulled it
         this.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
-        this.pending.set(this.key(tgt, id), { tgt, id, data: null, len: udataLen, orgCntr: 0, shdlr: null, sinfo: null, staged })
+        this.addPending(tgt, id, null, udataLen, 0, null, null, staged)
       } else {
         // pulled from the caller's Addr (the target bumps the origin counter), or sent on CTS
-        this.pending.set(this.key(tgt, id), { tgt, id, data: udata, len: udataLen, orgCntr: orgCntr ?? 0, shdlr, sinfo, staged: 0 })
+        this.addPending(tgt, id, udata, udataLen, orgCntr ?? 0, shdlr, sinfo, 0)
       }
       return S.SUCCESS
     }
@@ -843,8 +900,6 @@ export class ActiveMessages {
       pos += n
     }
   }
-
-  private key (tgt: number, id: number): number { return id * 65536 + tgt }
 
   private handlerIndex (hdr: number | HandlerFn | null): number {
     if (typeof hdr === 'function') return this.c.indexOfHandler(hdr)
@@ -1684,9 +1739,30 @@ export class ActiveMessages {
     this.endPacket()
   }
 
+  /** Records a rendezvous send to `tgt` that waits for its target (a pooled record). */
+  private addPending (tgt: number, id: number, data: LocalBuf, len: number, orgCntr: Addr, shdlr: scompl_hndlr_t | null,
+    sinfo: unknown, staged: Addr): void {
+    const p = this.pendingPool.pop() ?? new PendingSend()
+    p.tgt = tgt; p.id = id; p.data = data; p.len = len; p.orgCntr = orgCntr; p.shdlr = shdlr; p.sinfo = sinfo; p.staged = staged
+    ;(this.pending[tgt] ??= new IdTable<PendingSend>()).set(id, p)
+  }
+
+  /** The rendezvous send `id` to `tgt` still waiting, or undefined. */
+  private pendingSend (tgt: number, id: number): PendingSend | undefined {
+    const t = this.pending[tgt]
+    return t === undefined ? undefined : t.get(id)
+  }
+
+  /** Removes a rendezvous send's record and gives it back to the pool (its fields are read before). */
+  private dropPending (p: PendingSend): void {
+    this.pending[p.tgt]!.delete(p.id)
+    p.data = null; p.shdlr = null; p.sinfo = null
+    this.pendingPool.push(p)
+  }
+
   private onCts (dv: DataView, off: number, src: number): void {
     const id = dv.getUint32(off + P_MSG_ID, true)
-    if (!this.pending.has(this.key(src, id))) { this.duplicates++; return }
+    if (this.pendingSend(src, id) === undefined) { this.duplicates++; return }
     this.ctsQueue.push(src, id, dv.getUint32(off + C_LANDING, true), dv.getUint32(off + C_MODE, true))
   }
 
@@ -1697,27 +1773,27 @@ export class ActiveMessages {
     // (sending below may take packets in and queue more CTS: the loop sees them too)
     for (let i = 0; i < q.length; i += 4) {
       const src = q[i]!; const id = q[i + 1]!; const landing = q[i + 2]!; const mode = q[i + 3]!
-      const k = this.key(src, id)
-      const p = this.pending.get(k)
+      const p = this.pendingSend(src, id)
       if (p === undefined) continue
-      this.pending.delete(k)
+      const tgt = p.tgt; const data = p.data; const len = p.len; const orgCntr = p.orgCntr; const shdlr = p.shdlr; const sinfo = p.sinfo
+      this.dropPending(p)
       n++
       const c = this.c
       if (mode === CTS_DIRECT) {
-        const dst = c.seg.u8[p.tgt]!
-        if (landing + p.len <= c.segmentSize) {
-          if (typeof p.data === 'number') copySeg(dst, landing, c.seg.u8[c.taskId]!, p.data, p.len)
-          else copyBuf(dst, landing, p.data!, 0, p.len, p.tgt === c.taskId)
+        const dst = c.seg.u8[tgt]!
+        if (landing + len <= c.segmentSize) {
+          if (typeof data === 'number') copySeg(dst, landing, c.seg.u8[c.taskId]!, data, len)
+          else copyBuf(dst, landing, data!, 0, len, tgt === c.taskId)
         }
-        this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
-        const o = this.beginPacket(p.tgt)
-        this.writeHeader(this.wdv, o, T_AM_FIN, 0, 0, id, 0, p.len)
+        this.sendDone(tgt, orgCntr, shdlr, sinfo)
+        const o = this.beginPacket(tgt)
+        this.writeHeader(this.wdv, o, T_AM_FIN, 0, 0, id, 0, len)
         this.endPacket()
       } else if (mode === CTS_STREAM) {
-        this.sendData(p.tgt, id, 0, p.len, 0, p.data, null, null)
-        this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
+        this.sendData(tgt, id, 0, len, 0, data, null, null)
+        this.sendDone(tgt, orgCntr, shdlr, sinfo)
       } else {
-        this.sendDone(p.tgt, p.orgCntr, p.shdlr, p.sinfo)
+        this.sendDone(tgt, orgCntr, shdlr, sinfo)
       }
     }
     q.length = 0
@@ -1733,14 +1809,14 @@ export class ActiveMessages {
   /** The target has pulled a rendezvous: free the staging copy, or finish the send. */
   private onPulled (dv: DataView, off: number, src: number): void {
     const id = dv.getUint32(off + P_MSG_ID, true)
-    const k = this.key(src, id)
-    const p = this.pending.get(k)
+    const p = this.pendingSend(src, id)
     if (p === undefined) { this.duplicates++; return }
-    this.pending.delete(k)
-    if (p.staged !== 0) { this.c.mem.free(p.staged); return }
+    const staged = p.staged; const shdlr = p.shdlr; const sinfo = p.sinfo; const tgt = p.tgt
+    this.dropPending(p)
+    if (staged !== 0) { this.c.mem.free(staged); return }
     // pulled from the caller's Addr: the target has bumped the origin counter already
     this.sendCompleted++
-    if (p.shdlr !== null) this.c.runSendHandler(p.shdlr, p.sinfo, p.tgt, ErrClass.AM_ERR)
+    if (shdlr !== null) this.c.runSendHandler(shdlr, sinfo, tgt, ErrClass.AM_ERR)
   }
 
   private onFin (dv: DataView, off: number, src: number): void {
