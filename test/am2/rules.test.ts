@@ -31,6 +31,10 @@ for (const [name, chaos] of transports) {
     it('Long messages, ReplyXfer, GetXfer (packed, eager, rendezvous; Uint8Array and Addr segments), loopback of every category', async () => {
       expectOk(await runFixture('am2/xfer.mjs', 2, { config: { ...config, segmentSize: 16 * 1024 * 1024 } }), 2, 'am2 xfer ok')
     })
+
+    it('Mediums beyond the bufmgr arena go to heap buffers, intact, and a second burst reuses them', async () => {
+      expectOk(await runFixture('am2/bigmedium.mjs', 2, { config: { ...config, segmentSize: 32 * 1024 * 1024 } }), 2, 'am2 bigmedium ok')
+    })
   })
 }
 

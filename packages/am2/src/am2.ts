@@ -56,6 +56,8 @@ const MAX_NEST = 8
 const REC = 6 + AM_MAX_SHORT
 /** Bytes of the bufmgr arena for Medium payloads; larger demand falls back to heap buffers. */
 const ARENA_BYTES = 8 * 1024 * 1024
+/** Bytes of heap Medium buffers (those the arena had no room for) kept for reuse at most. */
+const HEAP_POOL_BYTES = 64 * 1024 * 1024
 /** Library slots of LAPI's handler table that am2 uses. */
 const SLOT_MSG = 0
 const SLOT_CTRL = 1
@@ -132,6 +134,7 @@ export class Token {
   /** @internal the sender's index in the receiver's translation table (-1: not mapped) */ peer = -1
   /** @internal Medium payload: bufmgr address (0 = none, a heap buffer) */ bufAddr = 0
   /** @internal Medium payload: the view of its bufmgr buffer, or a heap buffer */ heap: Uint8Array | null = null
+  /** @internal the pooled heap buffer `heap` views (a Medium the arena had no room for), or null */ heapBuf: Uint8Array | null = null
   /** @internal 1 once the request handler replied (a number, not a boolean: V8 tests a boolean field with a full truthiness check) */ replied = 0
   /** @internal */ readonly args = new Int32Array(AM_MAX_SHORT)
 
@@ -1440,15 +1443,37 @@ export class Runtime {
     return t
   }
 
-  /** A Medium payload buffer of `n` bytes for `t` (bufmgr; a heap buffer when the arena is full). */
+  /**
+   * A Medium payload buffer of `n` bytes for `t`: bufmgr's, or, when the arena is full (deep
+   * pipelines of large Mediums), a view of a heap buffer from a pool by power-of-two size, kept when
+   * the token is released (up to HEAP_POOL_BYTES in all), so that a stream of them neither allocates
+   * nor zero-fills a buffer each (a new 512 KiB Uint8Array is zero-filled and later collected).
+   */
   private bufferFor (t: Token, n: number): Uint8Array {
     const a = this.mem.alloc(n)
-    if (a === 0) { t.heap = new Uint8Array(n); return t.heap }
+    if (a === 0) {
+      const k = 32 - Math.clz32(n - 1)
+      const b = (this.heapPool[k] ??= []).pop()
+      this.heapMediums++
+      if (b !== undefined) this.heapPooled -= b.length
+      else this.heapBuffersMade++
+      const buf = b ?? new Uint8Array(2 ** k)
+      t.heapBuf = buf
+      t.heap = buf.subarray(0, n)
+      return t.heap
+    }
     t.bufAddr = a
     // (kept for the handler's call: a second look in the view cache would cost as much again)
     t.heap = this.arenaView(a, n)
     return t.heap
   }
+
+  /** Heap Medium buffers kept for reuse, by log2 of their length, and their bytes in all. */
+  private readonly heapPool: Uint8Array[][] = []
+  private heapPooled = 0
+  /** Mediums whose payload the arena had no room for, and the heap buffers made for them (Am2.stats). */
+  heapMediums = 0
+  heapBuffersMade = 0
 
   private arenaView (a: number, n: number): Uint8Array {
     return views.get(this.arena, a, n)
@@ -1468,6 +1493,14 @@ export class Runtime {
 
   private release (t: Token): void {
     if (t.bufAddr !== 0) { this.mem.free(t.bufAddr); t.bufAddr = 0 }
+    const hb = t.heapBuf
+    if (hb !== null) {
+      t.heapBuf = null
+      if (this.heapPooled + hb.length <= HEAP_POOL_BYTES) {
+        this.heapPool[31 - Math.clz32(hb.length)]!.push(hb)
+        this.heapPooled += hb.length
+      }
+    }
     t.heap = null
     t.ep = null
     t.queue = null

@@ -43,6 +43,14 @@ export interface SpmdInfo {
   procs: number
 }
 
+/** What `Am2.stats()` reports. */
+export interface Am2Stats {
+  /** Mediums whose payload the bufmgr arena had no room for (they went to heap buffers). */
+  heapMediums: number
+  /** Heap buffers made for them; the rest reused pooled ones. */
+  heapBuffersMade: number
+}
+
 /** The AM-2 library of this task (static methods). */
 export class Am2 {
   private constructor () { /* static only */ }
@@ -60,6 +68,17 @@ export class Am2 {
     const r: { value: Bundle | null } = { value: null }
     check(rt.allocateBundle(AM_SEQ, r), 'AM_AllocateBundle')
     return r.value!
+  }
+
+  /**
+   * Counts of this task's AM-2 runtime: `heapMediums`, Mediums whose payload the bufmgr arena (8 MiB)
+   * had no room for, which went to heap buffers; `heapBuffersMade`, the heap buffers made for them
+   * (the others reused pooled ones: up to 64 MiB of them are kept).
+   */
+  static stats (): Am2Stats {
+    const rt = currentRuntime()
+    if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.stats')
+    return { heapMediums: rt.heapMediums, heapBuffersMade: rt.heapBuffersMade }
   }
 
   /** Largest Medium payload, bytes. */
