@@ -1446,8 +1446,9 @@ export class Runtime {
   /**
    * A Medium payload buffer of `n` bytes for `t`: bufmgr's, or, when the arena is full (deep
    * pipelines of large Mediums), a view of a heap buffer from a pool by power-of-two size, kept when
-   * the token is released (up to HEAP_POOL_BYTES in all), so that a stream of them neither allocates
-   * nor zero-fills a buffer each (a new 512 KiB Uint8Array is zero-filled and later collected).
+   * the token is released (up to HEAP_POOL_BYTES in all), so that a stream of them neither makes
+   * nor zero-fills a buffer each (a new 512 KiB Uint8Array is zero-filled and later collected; the
+   * n-byte view is all that is allocated).
    */
   private bufferFor (t: Token, n: number): Uint8Array {
     const a = this.mem.alloc(n)

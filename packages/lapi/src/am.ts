@@ -514,9 +514,10 @@ export class ActiveMessages {
   /**
    * Negotiated-payload send, first half (`Lapi.prepareShort`): reserves a packet to `tgt` for
    * handler index `hdr` with `uhdrLen` bytes of user header, no data and no counters (a BARE
-   * packet: a SHORT one without its counter words), writes its LAPI header and returns the index in `preparedWords` of the first user-header word, which the
-   * caller writes. Returns -1 when the fast path cannot take the message now (see `sendShort`; a
-   * full ring included): the caller then sends it with `amsend`. Its checks and header words
+   * packet: a SHORT one without its counter words), writes its LAPI header and returns the index
+   * in `preparedWords` of the first user-header word, which the caller writes. Returns -1 when the
+   * fast path cannot take the message now (see `sendShort`; a full ring included): the caller then
+   * sends it with `amsend`. Its checks and header words
    * mirror `sendShort`'s on purpose: with both on one shared helper, TurboFan's inlining budget no
    * longer covered LAPI_Amsend's fast path (callgrind: about 240 more instructions per Amsend).
    */
@@ -1722,7 +1723,9 @@ export class ActiveMessages {
       const src = q[i]!; const id = q[i + 1]!; const landing = q[i + 2]!; const mode = q[i + 3]!
       const p = this.pendingSend(src, id)
       if (p === undefined) continue
-      const tgt = p.tgt; const data = p.data; const len = p.len; const orgCntr = p.orgCntr; const shdlr = p.shdlr; const sinfo = p.sinfo
+      // (the record goes back to the pool first: sending below may start rendezvous that take it)
+      const tgt = p.tgt; const data = p.data; const len = p.len
+      const orgCntr = p.orgCntr; const shdlr = p.shdlr; const sinfo = p.sinfo
       this.dropPending(p)
       n++
       const c = this.c

@@ -1,10 +1,11 @@
 /**
  * Records by message id, for lapi's per-message bookkeeping (the messages of one source being
- * reassembled; the rendezvous sends to one target) and layered libraries': a table indexed by the id's low bits (the ids of one pair of tasks are consecutive, so
- * the records alive at once fall in different slots), doubled when two live ids would share a
- * slot. Adding and removing allocates nothing, unlike a Map: a Map that empties shrinks its table
- * and grows it again on the next entry, allocating both times (about 150 bytes a message on the
- * multi-packet path, measured on Node 20).
+ * reassembled; the rendezvous sends to one target) and layered libraries': a table indexed by the
+ * id's low bits (the ids of one pair of tasks are consecutive, so the records alive at once fall
+ * in different slots), doubled when two live ids would share a slot. Adding and removing
+ * allocates nothing, unlike a Map: a Map that empties shrinks its table and grows it again on the
+ * next entry, allocating both times (about 150 bytes a message on the multi-packet path, measured
+ * on Node 20).
  */
 export class IdTable<T extends { id: number }> {
   private slots: Array<T | null> = new Array<T | null>(16).fill(null)
