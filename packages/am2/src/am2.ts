@@ -536,7 +536,7 @@ export class Runtime {
     this.log = pino({ level: process.env['AMLAPI_LOG_LEVEL'] ?? 'silent' }, pino.destination({ fd: 2, sync: true })).child({ c: 'am2', task: this.taskId })
     this.hMsg = lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
       comp: Ref<unknown>, uinfo: Ref<unknown>) => this.onMessage(uhdr, uhdrLen, info, comp, uinfo))
-    // one-packet LAPI messages (compact Shorts and headers alone; little-endian hosts only) are read in place
+    // one-packet LAPI messages (compact headers, full ones, with or without LAPI data; little-endian hosts only) are read in place
     lapi.setLibraryShortHandler(SLOT_MSG, (w, a, uhdrLen, dataLen, src) => this.onShortMessage(w, a, uhdrLen, dataLen, src))
     this.hCtrl = lapi.setLibraryHandler(SLOT_CTRL, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
       comp: Ref<unknown>, uinfo: Ref<unknown>) => {

@@ -47,8 +47,8 @@ export const K_PACKED = 64
 export const K_COMPACT = 128
 /**
  * Arguments a compact header carries at most: all of a Short's (AM_MAX_SHORT), 20 + 4 × 16 = 84
- * bytes, 88 with the padding (up to 3 arguments, 32 bytes, it lies in the first line of LAPI's
- * SHORT packet).
+ * bytes, 88 with the padding (a Short with up to 5 arguments, 40 bytes, lies in the first line of
+ * LAPI's BARE packet).
  */
 export const COMPACT_MAX_ARGS = 16
 /** Bytes of a compact Short with `nargs` arguments (a multiple of 8). */
