@@ -556,7 +556,8 @@ export class ActiveMessages {
    * (together at most a packet; the data at most the rendezvous threshold). Returns the index in
    * `preparedWords` of the first user-header word (the data starts `uhdrLen` bytes after it), or
    * -1 as prepareShort. (Its own function, not a parameter of prepareShort: that one stays as small
-   * as it was, for the callers it is compiled into.)
+   * as it was, for the callers it is compiled into. With prepareShort written as a call of this
+   * one, AM-2's Short round trip measured 13 % longer: medians 0.525 against 0.462 µs, 12 runs each.)
    */
   prepareShortData (tgt: number, hdr: number, uhdrLen: number, dataLen: number): number {
     const c = this.c
