@@ -907,7 +907,7 @@ export class Runtime {
     this.writeHeader(kind, handler, nargs, 0, id, ep.id, tagLo, tagHi, dataLen + getBytes, slot, off, off2, args)
     let len = hb
     if (packed && dataLen > 0) {
-      u8.set(typeof src === 'number' ? views.get(this.segAll, src, dataLen) : views.get(src as Uint8Array, 0, dataLen), hb)
+      this.copyFrom(u8, hb, src, dataLen)
       len = (hb + dataLen + 7) & ~7
     }
     if (local) {
@@ -979,9 +979,7 @@ export class Runtime {
     w[at + 7] = off2 | 0
     for (let i = 0; i < nargs; i++) w[at + 8 + i] = args[i]!
     if ((nargs & 1) !== 0) w[at + 8 + nargs] = 0   // padding to a multiple of 8
-    const d = 4 * at + hb
-    if (typeof src === 'number') copyBytes(lapi.preparedBytes, d, this.segAll, src, nbytes)
-    else copyBytes(lapi.preparedBytes, d, src as Uint8Array, 0, nbytes)
+    this.copyFrom(lapi.preparedBytes, 4 * at + hb, src, nbytes)
     return lapi.commitShort()
   }
 
@@ -1038,11 +1036,18 @@ export class Runtime {
     // the words the payload ends in are zeroed first: its last bytes overwrite them, the rest is padding
     const end = at + (bytes >> 2)
     for (let k = q + (nbytes >> 2); k < end; k++) w[k] = 0
-    if (nbytes > 0) {
-      if (typeof src === 'number') copyBytes(lapi.preparedBytes, 4 * q, this.segAll, src, nbytes)
-      else copyBytes(lapi.preparedBytes, 4 * q, src as Uint8Array, 0, nbytes)
-    }
+    if (nbytes > 0) this.copyFrom(lapi.preparedBytes, 4 * q, src, nbytes)
     return lapi.commitShort()
+  }
+
+  /**
+   * Copies the `n` bytes of a checked payload source `src` (an address in this task's segment, or
+   * a Uint8Array from its start) into `d8` at `d`, a buffer that cannot overlap it (the staging
+   * buffer, a packet).
+   */
+  private copyFrom (d8: Uint8Array, d: number, src: unknown, n: number): void {
+    if (typeof src === 'number') copyBytes(d8, d, this.segAll, src, n)
+    else copyBytes(d8, d, src as Uint8Array, 0, n)
   }
 
   /** A message to an endpoint of this task: through the same receive path, without LAPI. */
@@ -1059,7 +1064,7 @@ export class Runtime {
     this.onComplete(0, t)
   }
 
-  /** The token `receive` left pending (waiting for its data), for deliverLocal. */
+  /** The token `receive` left pending (waiting for its data), for deliverLocal and onShortData. */
   private lastPending: Token | null = null
 
   /** A request that cannot go (its peer left the job): handler 0 gets it back with `status`. */

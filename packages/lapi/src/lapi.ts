@@ -391,8 +391,8 @@ export class Lapi {
    * and an `amsend`/`amsendCode` whose user header and data fit one packet and whose data does
    * not go by rendezvous): `fn(words, at, uhdrLen, dataLen, src)` reads the user header at word
    * `at` of `words` (the receiving inbox), the data after it, straight from the packet's slot: no
-   * copy, no return-info record. It runs where the header handler would, under the same rules (no sending or waiting),
-   * must copy out what it keeps, and the message is complete when it returns (no landing buffer,
+   * copy, no return-info record. It runs where the header handler would, under the same rules (no
+   * sending or waiting), must copy out what it keeps, and the message is complete when it returns (no landing buffer,
    * no completion handler; its counters move as for a header handler that returned null). Every
    * other packet of the slot still goes to its header handler. `null` removes it, and so does any
    * `setLibraryHandler` of the slot (set it again after a new header handler). Throws
