@@ -1,10 +1,11 @@
 /**
  * IdTable (lapi's records by message id: messages in reassembly, rendezvous sends): lookups by
  * id, ids that share a slot kept apart by growing, removal, and set/delete cycles that never grow
- * it (so a steady state allocates nothing).
+ * it (so a steady state allocates nothing). DoneIds (the finished ids of one source, for dropping
+ * duplicates): in-order and out-of-order marking against a Set's answers, and a window that grows.
  */
 import { describe, expect, it } from 'vitest'
-import { IdTable } from '@amlapi/lapi'
+import { DoneIds, IdTable } from '@amlapi/lapi'
 
 interface Rec { id: number, v: string }
 
@@ -61,5 +62,53 @@ describe('IdTable', () => {
     // the table is still 16 slots: ids 16 apart would clash in it, so a record 16 below a live one is not found
     expect(t.get(100_000 - 1 - 16)).toBeUndefined()
     expect((t as unknown as { slots: unknown[] }).slots.length).toBe(16)
+  })
+})
+
+describe('DoneIds', () => {
+  it('answers like a set of ids, in order and out of order, and moves its floor past what is done', () => {
+    const d = new DoneIds()
+    expect(d.has(0)).toBe(false)
+    d.add(0); d.add(1)
+    expect(d.below).toBe(2)
+    expect(d.has(1)).toBe(true)
+    d.add(5)
+    expect(d.has(5)).toBe(true)
+    expect(d.has(4)).toBe(false)
+    expect(d.below).toBe(2)
+    d.add(5)                                  // again: nothing changes
+    expect(d.above).toBe(1)
+    d.add(3); d.add(2)
+    expect(d.below).toBe(4)
+    d.add(4)
+    expect(d.below).toBe(6)                   // 5 was done already
+    expect(d.above).toBe(0)
+    d.add(1)                                  // below the floor: nothing changes
+    expect(d.below).toBe(6)
+  })
+
+  it('keeps the answers of a Set through seeded shuffles, including gaps wider than the window', () => {
+    let seed = 12345
+    const rand = (n: number): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return (seed >>> 8) % n }
+    for (const span of [8, 100, 1000]) {
+      const d = new DoneIds()
+      const ref = new Set<number>()
+      const order = Array.from({ length: 3000 }, (_, i) => i)
+      // shuffle within blocks of `span`, so ids finish up to `span` out of order
+      for (let b = 0; b < order.length; b += span) {
+        for (let i = Math.min(b + span, order.length) - 1; i > b; i--) {
+          const j = b + rand(i - b + 1)
+          const t = order[i]!; order[i] = order[j]!; order[j] = t
+        }
+      }
+      for (const id of order) {
+        d.add(id)
+        ref.add(id)
+        const probe = rand(3100)
+        expect(d.has(probe)).toBe(ref.has(probe))
+      }
+      expect(d.below).toBe(3000)
+      expect(d.above).toBe(0)
+    }
   })
 })

@@ -27,7 +27,7 @@
  * message is discarded, the error goes to the target's err_hndlr (AM_ERR), the target counter does
  * not move, the origin's completion counter does (so no origin waits forever).
  */
-import { IdTable } from './id-table.js'
+import { DoneIds, IdTable } from './id-table.js'
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
 import { WORD_COPY, copyBuf, copySeg, copyWords } from './copy.js'
@@ -300,8 +300,7 @@ class PendingSend {
 
 /** Per-source bookkeeping of finished message ids (duplicates of them are dropped). */
 class SourceState {
-  doneBelow = 0
-  doneAbove = new Set<number>()
+  done = new DoneIds()
   inProgress = new IdTable<RecvMsg>()
 }
 
@@ -1177,14 +1176,11 @@ export class ActiveMessages {
   }
 
   private isDone (s: SourceState, id: number): boolean {
-    return id < s.doneBelow || (s.doneAbove.size !== 0 && s.doneAbove.has(id))
+    return s.done.has(id)
   }
 
   private markDone (s: SourceState, id: number): void {
-    if (id === s.doneBelow) {
-      s.doneBelow++
-      if (s.doneAbove.size !== 0) while (s.doneAbove.delete(s.doneBelow)) s.doneBelow++
-    } else s.doneAbove.add(id)
+    s.done.add(id)
   }
 
   private getMsg (s: SourceState, src: number, id: number, msgLen: number): RecvMsg {
@@ -1308,7 +1304,7 @@ export class ActiveMessages {
     if ((src >>> 0) >= c.numTasks) { this.dropped++; return }
     const s = this.sources[src]!
     const id = i32[p + 3]! >>> 0
-    if (id < s.doneBelow || (s.doneAbove.size !== 0 && s.doneAbove.has(id))) { this.duplicates++; return }
+    if (s.done.has(id)) { this.duplicates++; return }
     const lens = i32[p + 2]!
     const len = lens & 0xffff
     const uhdrLen = lens >>> 16

@@ -55,3 +55,64 @@ export class IdTable<T extends { id: number }> {
     }
   }
 }
+
+/**
+ * The ids of one source's finished messages, so that a duplicate of one is dropped: every id below
+ * `below`, and a window of bits over the ids above it that finished out of order (a message whose
+ * rendezvous fell back to CTS, packets the reordering test transport held back). Marking and
+ * testing allocate nothing; the window doubles when an id lies beyond it (a Set did this job and
+ * allocated on every out-of-order completion).
+ */
+export class DoneIds {
+  /** Every id below this one is done. */
+  below = 0
+  /** Ids above `below` marked done (bits set in the window). */
+  above = 0
+  private bits = new Int32Array(2)
+  /** The window's width in ids, less one (a power of two less one). */
+  private mask = 63
+
+  /** Whether message `id` (an integer, ≥ 0) is done. */
+  has (id: number): boolean {
+    return id < this.below || (this.above !== 0 && this.inWindow(id))
+  }
+
+  /** Marks message `id` done. */
+  add (id: number): void {
+    if (id < this.below) return
+    if (id === this.below) {
+      this.below++
+      while (this.above !== 0 && this.inWindow(this.below)) {
+        this.flip(this.below)
+        this.above--
+        this.below++
+      }
+      return
+    }
+    while (id - this.below > this.mask) this.grow()
+    if (!this.inWindow(id)) {
+      this.flip(id)
+      this.above++
+    }
+  }
+
+  /** Whether the window's bit for `id` (an id above `below`, within the window) is set. */
+  private inWindow (id: number): boolean {
+    return id - this.below <= this.mask && (this.bits[(id & this.mask) >>> 5]! & (1 << (id & 31))) !== 0
+  }
+
+  private flip (id: number): void {
+    this.bits[(id & this.mask) >>> 5]! ^= 1 << (id & 31)
+  }
+
+  /** Doubles the window, moving the set bits to their places in it. */
+  private grow (): void {
+    const old = this.bits
+    const oldMask = this.mask
+    this.mask = oldMask * 2 + 1
+    this.bits = new Int32Array((this.mask + 1) >>> 5)
+    for (let id = this.below + 1; id - this.below <= oldMask; id++) {
+      if ((old[(id & oldMask) >>> 5]! & (1 << (id & 31))) !== 0) this.flip(id)
+    }
+  }
+}

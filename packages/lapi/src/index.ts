@@ -29,4 +29,4 @@ export type { Addr, Ref, LocalBuf, lapi_vec_t, lapi_info_t, compl_hndlr_t, scomp
 export type { hdr_hndlr_t, vhdr_hndlr_t, short_hndlr_t, lapi_return_info_t } from './am.js'
 export { ref } from './types.js'
 export { ViewCache } from './views.js'
-export { IdTable } from './id-table.js'
+export { DoneIds, IdTable } from './id-table.js'
