@@ -61,6 +61,14 @@ for (const [name, chaos] of transports) {
       expectOk(await runFixture('am/stress.mjs', 4, { config: { ...config, segmentSize: 8 << 20 }, args: [flood], timeoutMs: 60_000 }), 4, 'am stress ok')
     })
 
+    it('message ids wrap after 2^32: every size class, completion handlers that send, and a flood cross the wrap', async () => {
+      // every pair of tasks starts 40 messages before the wrap (the first id is a test-transport setting)
+      const wrap = { ...(chaos ?? { seed: 1, dup: 0, hold: 0 }), firstId: 2 ** 32 - 40 }
+      expectOk(await runFixture('am/basic.mjs', 3, { config: { chaos: wrap } }), 3, 'am basic ok')
+      expectOk(await runFixture('am/reply.mjs', 4, { config: { chaos: wrap }, args: ['100'] }), 4, 'am reply ok')
+      expectOk(await runFixture('am/stress.mjs', 4, { config: { chaos: wrap, segmentSize: 8 << 20 }, args: ['3000'], timeoutMs: 60_000 }), 4, 'am stress ok')
+    })
+
     it('the accumulate example of the LAPI documentation, in both faces', async () => {
       for (const f of ['c-style.mjs', 'idiomatic.mjs']) {
         const r = await runFixture('../../examples/accumulate/' + f, 4, { config, args: ['5000'] })

@@ -111,4 +111,44 @@ describe('DoneIds', () => {
       expect(d.above).toBe(0)
     }
   })
+
+  it('keeps an id further ahead than the widest window apart, and still moves its floor past it', () => {
+    const d = new DoneIds()
+    const far = DoneIds.MAX_WINDOW + 10
+    d.add(far)
+    expect(d.has(far)).toBe(true)
+    expect(d.has(far - 1)).toBe(false)
+    d.add(3)
+    for (let id = 0; id < far; id++) d.add(id)
+    expect(d.below).toBe(far + 1)
+    expect(d.above).toBe(0)
+    expect(d.has(far + 1)).toBe(false)
+  })
+
+  it('compares ids as 32-bit serial numbers: the ids wrap, the 2^31 before the floor are done', () => {
+    const d = new DoneIds()
+    d.below = 2 ** 32 - 3
+    expect(d.has(2 ** 32 - 4)).toBe(true)     // behind the floor
+    expect(d.has(2 ** 32 - 3)).toBe(false)
+    expect(d.has(0)).toBe(false)
+    expect(d.has(2 ** 31 - 10)).toBe(false)    // ahead by less than 2^31
+    expect(d.has(2 ** 31)).toBe(true)          // 2^31 + 3 ahead: taken as behind
+    d.add(1); d.add(2 ** 32 - 1)
+    expect(d.has(1)).toBe(true)
+    expect(d.has(0)).toBe(false)
+    d.add(2 ** 32 - 3); d.add(2 ** 32 - 2)
+    expect(d.below).toBe(0)                   // past the wrap, 1 still in the window
+    d.add(0)
+    expect(d.below).toBe(2)
+    expect(d.above).toBe(0)
+    expect(d.has(2 ** 32 - 2)).toBe(true)
+    expect(d.has(2)).toBe(false)
+    // a window that grows across the wrap keeps its marks
+    d.below = 2 ** 32 - 10
+    for (let k = 1; k <= 200; k += 3) d.add((2 ** 32 - 10 + k) >>> 0)
+    for (let k = 1; k <= 200; k++) expect(d.has((2 ** 32 - 10 + k) >>> 0)).toBe(k % 3 === 1)
+    for (let k = 0; k <= 200; k++) d.add((2 ** 32 - 10 + k) >>> 0)
+    expect(d.below).toBe(191)
+    expect(d.above).toBe(0)
+  })
 })

@@ -409,7 +409,8 @@ export class ActiveMessages {
     this.retInfo = new ReturnInfo(c.config.maxPktSz, c.inbox[0]!.u8)
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
-    this.chaos = ch !== null ? 1 : 0
+    // (settings that neither hold back nor duplicate leave the plain rings: a test may set only firstId)
+    this.chaos = ch !== null && (ch.dup > 0 || ch.hold > 0) ? 1 : 0
     this.shortSend = this.chaos === 0 && LITTLE_ENDIAN ? 1 : 0
     this.shortRead = LITTLE_ENDIAN ? 1 : 0
     // the test transport must not take packets it holds back with it when the task ends (a real
@@ -418,6 +419,12 @@ export class ActiveMessages {
     this.rng = ((ch?.seed ?? 1) * 2654435761 + c.taskId * 40503 + 1) >>> 0 || 1
     this.dupP = ch?.dup ?? 0
     this.holdP = ch?.hold ?? 0
+    // (a test of the ids' wrap starts every pair of tasks just before it)
+    const first = ch?.firstId ?? 0
+    if (first !== 0) {
+      this.nextId.fill(first)
+      for (const s of this.sources) s.done.below = first
+    }
     // the writer views point at the current packet's memory (beginPacket sets them)
     this.wu8 = c.outbox[c.taskId]!.u8
     this.wdv = c.outbox[c.taskId]!.dv

@@ -34,7 +34,7 @@ export interface JobConfig {
   /**
    * Test transport: every packet this job sends is held back, shuffled and sometimes duplicated
    * (seeded), to prove that nothing depends on packet order (AMLAPI_CHAOS="seed=7,dup=0.1,hold=0.5").
-   * null = off.
+   * null = off; with `dup` and `hold` 0 the packets take the plain rings (only `firstId` applies).
    */
   chaos: ChaosConfig | null
   /**
@@ -54,9 +54,14 @@ export interface ChaosConfig {
   dup: number
   /** Probability that a packet is held back for another dispatcher round (at most 8 rounds). */
   hold: number
+  /**
+   * The id of the first active message between each pair of tasks (an unsigned 32-bit integer;
+   * default 0). Ids wrap after 2^32 messages; a value near 2^32 makes a test cross the wrap at once.
+   */
+  firstId?: number
 }
 
-/** Parses AMLAPI_CHAOS ("seed=7,dup=0.1,hold=0.5"); throws RangeError for a bad text. */
+/** Parses AMLAPI_CHAOS ("seed=7,dup=0.1,hold=0.5,firstId=4294967200"); throws RangeError for a bad text. */
 export function parseChaos (text: string): ChaosConfig {
   const c: ChaosConfig = { seed: 1, dup: 0.1, hold: 0.5 }
   for (const part of text.split(',')) {
@@ -67,6 +72,7 @@ export function parseChaos (text: string): ChaosConfig {
     if (k.trim() === 'seed') c.seed = n | 0
     else if (k.trim() === 'dup' && n >= 0 && n < 1) c.dup = n
     else if (k.trim() === 'hold' && n >= 0 && n < 1) c.hold = n
+    else if (k.trim() === 'firstId' && Number.isInteger(n) && n >= 0 && n < 2 ** 32) c.firstId = n
     else throw new RangeError(`bad AMLAPI_CHAOS part '${part}'`)
   }
   return c
@@ -139,6 +145,8 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
   check(Number.isFinite(cfg.spinUs) && cfg.spinUs >= 0 && cfg.spinUs <= 1e7, `spin time ${cfg.spinUs} µs (0..10^7)`)
   check(Number.isFinite(cfg.spinMaxUs) && cfg.spinMaxUs >= 0 && cfg.spinMaxUs <= 1e7, `longest spin time ${cfg.spinMaxUs} µs (0..10^7)`)
   check(Number.isInteger(cfg.rndvThreshold) && cfg.rndvThreshold >= 0, `rendezvous threshold ${cfg.rndvThreshold}`)
+  const first = cfg.chaos?.firstId
+  check(first === undefined || (Number.isInteger(first) && first >= 0 && first < 2 ** 32), `first message id ${String(first)} (0..2^32-1)`)
   check(cfg.jit === 'tuned' || cfg.jit === 'default', `JIT mode '${String(cfg.jit)}' (tuned or default)`)
   check(Number.isInteger(cfg.locAddrTblSz) && cfg.locAddrTblSz >= 2 && cfg.locAddrTblSz <= 65536, `address table size ${cfg.locAddrTblSz}`)
   return cfg

@@ -57,48 +57,67 @@ export class IdTable<T extends { id: number }> {
 }
 
 /**
- * The ids of one source's finished messages, so that a duplicate of one is dropped: every id below
- * `below`, and a window of bits over the ids above it that finished out of order (a message whose
+ * The ids of one source's finished messages, so that a duplicate of one is dropped. Ids are
+ * 32-bit and wrap (2^32 messages between two tasks take 36 minutes at 2 million a second), so
+ * they are compared as serial numbers: the 2^31 ids before `below` are done, as is every id
+ * marked in the window of bits over the ids after it that finished out of order (a message whose
  * rendezvous fell back to CTS, packets the reordering test transport held back). Marking and
- * testing allocate nothing; the window doubles when an id lies beyond it (a Set did this job and
- * allocated on every out-of-order completion).
+ * testing allocate nothing; the window doubles when an id lies beyond it, up to MAX_WINDOW ids (a
+ * Set did this job and allocated on every out-of-order completion). An id further ahead than that
+ * (no sender gets so far ahead; a corrupt packet could claim it) goes into a Set instead, so that
+ * no packet can make the window grow without bound.
  */
 export class DoneIds {
-  /** Every id below this one is done. */
+  /** The widest the window grows, in ids (128 KiB of bits). */
+  static readonly MAX_WINDOW = 1 << 20
+  /** The next id not known done (an unsigned 32-bit integer): the 2^31 ids before it are done. */
   below = 0
-  /** Ids above `below` marked done (bits set in the window). */
+  /** Ids after `below` marked done in the window. */
   above = 0
   private bits = new Int32Array(2)
   /** The window's width in ids, less one (a power of two less one). */
   private mask = 63
+  /** Ids marked done too far after `below` for the window, or null. */
+  private far: Set<number> | null = null
 
-  /** Whether message `id` (an integer, ≥ 0) is done. */
+  /** Whether message `id` (an unsigned 32-bit integer) is done. */
   has (id: number): boolean {
-    return id < this.below || (this.above !== 0 && this.inWindow(id))
+    const d = (id - this.below) >>> 0
+    return d > 0x7fffffff || (this.above !== 0 && d <= this.mask && this.bit(id)) || (this.far !== null && this.far.has(id))
   }
 
-  /** Marks message `id` done. */
+  /** Marks message `id` (an unsigned 32-bit integer) done. */
   add (id: number): void {
-    if (id < this.below) return
-    if (id === this.below) {
-      this.below++
-      while (this.above !== 0 && this.inWindow(this.below)) {
-        this.flip(this.below)
-        this.above--
-        this.below++
+    const d = (id - this.below) >>> 0
+    if (d > 0x7fffffff) return
+    if (d === 0) {
+      this.below = (this.below + 1) >>> 0
+      for (;;) {
+        const next = this.below
+        if (this.above !== 0 && this.bit(next)) {
+          this.flip(next)
+          this.above--
+        } else if (this.far === null || !this.far.delete(next)) {
+          return
+        }
+        this.below = (next + 1) >>> 0
       }
+    }
+    if (this.far !== null && this.far.has(id)) return
+    if (d >= DoneIds.MAX_WINDOW) {
+      (this.far ??= new Set()).add(id)
       return
     }
-    while (id - this.below > this.mask) this.grow()
-    if (!this.inWindow(id)) {
+    while (d > this.mask) this.grow()
+    if (!this.bit(id)) {
       this.flip(id)
       this.above++
     }
   }
 
-  /** Whether the window's bit for `id` (an id above `below`, within the window) is set. */
-  private inWindow (id: number): boolean {
-    return id - this.below <= this.mask && (this.bits[(id & this.mask) >>> 5]! & (1 << (id & 31))) !== 0
+  /** The window's bit for `id`, an id at most `mask` after `below` (bits of other ids are clear). */
+  private bit (id: number): boolean {
+    return (this.bits[(id & this.mask) >>> 5]! & (1 << (id & 31))) !== 0
   }
 
   private flip (id: number): void {
@@ -111,7 +130,8 @@ export class DoneIds {
     const oldMask = this.mask
     this.mask = oldMask * 2 + 1
     this.bits = new Int32Array((this.mask + 1) >>> 5)
-    for (let id = this.below + 1; id - this.below <= oldMask; id++) {
+    for (let k = 1; k <= oldMask; k++) {
+      const id = (this.below + k) >>> 0
       if ((old[(id & oldMask) >>> 5]! & (1 << (id & 31))) !== 0) this.flip(id)
     }
   }
