@@ -61,12 +61,16 @@ for (const [name, chaos] of transports) {
       expectOk(await runFixture('am/stress.mjs', 4, { config: { ...config, segmentSize: 8 << 20 }, args: [flood], timeoutMs: 60_000 }), 4, 'am stress ok')
     })
 
-    it('message ids wrap after 2^32: every size class, completion handlers that send, and a flood cross the wrap', async () => {
-      // every pair of tasks starts 40 messages before the wrap (the first id is a test-transport setting)
-      const wrap = { ...(chaos ?? { seed: 1, dup: 0, hold: 0 }), firstId: 2 ** 32 - 40 }
+    it('message ids (uint32) and ring packet counts (int32) wrap: every size class, completion handlers that send, and a flood cross the wraps', async () => {
+      // every pair of tasks starts 40 messages before the ids' wrap, every ring 20 packets before
+      // its count turns negative or wraps to 0 (test-transport settings)
+      const base = chaos ?? { seed: 1, dup: 0, hold: 0 }
+      const signFlip = { ...base, firstId: 2 ** 32 - 40, firstPacket: 2 ** 31 - 20 }
+      const wrap = { ...base, firstId: 2 ** 32 - 40, firstPacket: -20 }
+      expectOk(await runFixture('am/basic.mjs', 3, { config: { chaos: signFlip } }), 3, 'am basic ok')
       expectOk(await runFixture('am/basic.mjs', 3, { config: { chaos: wrap } }), 3, 'am basic ok')
       expectOk(await runFixture('am/reply.mjs', 4, { config: { chaos: wrap }, args: ['100'] }), 4, 'am reply ok')
-      expectOk(await runFixture('am/stress.mjs', 4, { config: { chaos: wrap, segmentSize: 8 << 20 }, args: ['3000'], timeoutMs: 60_000 }), 4, 'am stress ok')
+      expectOk(await runFixture('am/stress.mjs', 4, { config: { chaos: signFlip, segmentSize: 8 << 20 }, args: ['3000'], timeoutMs: 60_000 }), 4, 'am stress ok')
     })
 
     it('the accumulate example of the LAPI documentation, in both faces', async () => {

@@ -100,6 +100,18 @@ describe('lapirun', () => {
     }
   })
 
+  it('the test transport setting (AMLAPI_CHAOS): its parts, the first message id and packet count, bad values refused', () => {
+    expect(resolveConfig({}, {}).chaos).toBeNull()
+    expect(resolveConfig({}, { AMLAPI_CHAOS: 'seed=7,dup=0.1,hold=0.5' }).chaos).toEqual({ seed: 7, dup: 0.1, hold: 0.5 })
+    expect(resolveConfig({}, { AMLAPI_CHAOS: 'dup=0,hold=0,firstId=4294967200,firstPacket=-20' }).chaos)
+      .toEqual({ seed: 1, dup: 0, hold: 0, firstId: 4294967200, firstPacket: -20 })
+    for (const bad of ['firstId=-1', 'firstId=4294967296', 'firstId=1.5', 'firstPacket=4294967296', 'firstPacket=-2147483649', 'dup=1', 'bogus=1']) {
+      expect(() => resolveConfig({}, { AMLAPI_CHAOS: bad }), bad).toThrow(RangeError)
+    }
+    expect(() => resolveConfig({ chaos: { seed: 1, dup: 0, hold: 0, firstId: 2 ** 32 } }, {})).toThrow(RangeError)
+    expect(() => resolveConfig({ chaos: { seed: 1, dup: 0, hold: 0, firstPacket: 0.5 } }, {})).toThrow(RangeError)
+  })
+
   it('the JIT setting: node\'s budgets by default, AMLAPI_JIT and --jit, flags given to node left alone', async () => {
     expect(resolveConfig({}, {}).jit).toBe('default')
     expect(resolveConfig({}, { AMLAPI_JIT: 'tuned' }).jit).toBe('tuned')

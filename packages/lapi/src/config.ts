@@ -59,9 +59,14 @@ export interface ChaosConfig {
    * default 0). Ids wrap after 2^32 messages; a value near 2^32 makes a test cross the wrap at once.
    */
   firstId?: number
+  /**
+   * The packet count every ring starts at (an integer, -2^31..2^32-1, taken mod 2^32; default 0).
+   * The counts are int32 and wrap; a value near 2^31 or 2^32 makes a test cross the wrap at once.
+   */
+  firstPacket?: number
 }
 
-/** Parses AMLAPI_CHAOS ("seed=7,dup=0.1,hold=0.5,firstId=4294967200"); throws RangeError for a bad text. */
+/** Parses AMLAPI_CHAOS ("seed=7,dup=0.1,hold=0.5,firstId=4294967200,firstPacket=-20"); throws RangeError for a bad text. */
 export function parseChaos (text: string): ChaosConfig {
   const c: ChaosConfig = { seed: 1, dup: 0.1, hold: 0.5 }
   for (const part of text.split(',')) {
@@ -73,6 +78,7 @@ export function parseChaos (text: string): ChaosConfig {
     else if (k.trim() === 'dup' && n >= 0 && n < 1) c.dup = n
     else if (k.trim() === 'hold' && n >= 0 && n < 1) c.hold = n
     else if (k.trim() === 'firstId' && Number.isInteger(n) && n >= 0 && n < 2 ** 32) c.firstId = n
+    else if (k.trim() === 'firstPacket' && Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 32) c.firstPacket = n
     else throw new RangeError(`bad AMLAPI_CHAOS part '${part}'`)
   }
   return c
@@ -147,6 +153,9 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
   check(Number.isInteger(cfg.rndvThreshold) && cfg.rndvThreshold >= 0, `rendezvous threshold ${cfg.rndvThreshold}`)
   const first = cfg.chaos?.firstId
   check(first === undefined || (Number.isInteger(first) && first >= 0 && first < 2 ** 32), `first message id ${String(first)} (0..2^32-1)`)
+  const firstPkt = cfg.chaos?.firstPacket
+  check(firstPkt === undefined || (Number.isInteger(firstPkt) && firstPkt >= -(2 ** 31) && firstPkt < 2 ** 32),
+    `first packet count ${String(firstPkt)} (-2^31..2^32-1)`)
   check(cfg.jit === 'tuned' || cfg.jit === 'default', `JIT mode '${String(cfg.jit)}' (tuned or default)`)
   check(Number.isInteger(cfg.locAddrTblSz) && cfg.locAddrTblSz >= 2 && cfg.locAddrTblSz <= 65536, `address table size ${cfg.locAddrTblSz}`)
   return cfg

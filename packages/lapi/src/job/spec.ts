@@ -8,7 +8,7 @@ import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { createControl } from './control.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
-import { createInbox, ringGeometry, type RingGeometry } from '../transport/ring.js'
+import { createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 
 /** Key of the spec inside `workerData`. */
 export const SPEC_KEY = '__amlapi_job'
@@ -49,6 +49,8 @@ export function createJob (numTasks: number, config: JobConfig): Omit<JobSpec, '
   for (let t = 0; t < numTasks; t++) {
     segments.push(new SharedArrayBuffer(config.segmentSize))
     inboxes.push(createInbox(ring))
+    const firstPacket = config.chaos?.firstPacket
+    if (firstPacket !== undefined && firstPacket !== 0) startRingsAt(inboxes[t]!, ring, firstPacket | 0)
   }
   return {
     version: SPEC_VERSION,

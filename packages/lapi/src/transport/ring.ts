@@ -120,6 +120,23 @@ export function createInbox (g: RingGeometry): SharedArrayBuffer {
   return pageAlignedShared(g.rings * g.ringBytes)
 }
 
+/**
+ * Starts every ring of a new inbox at packet `k` (an int32) instead of 0, for tests of the
+ * counters' wrap: HEAD, TAIL and LANDED read `k`, and every slot's STAMP `k` too, which no packet
+ * of the first lap waits for (packet j waits for j + 1); zeros would be taken for the publication
+ * of packet -1.
+ */
+export function startRingsAt (inbox: SharedArrayBuffer, g: RingGeometry, k: number): void {
+  const i32 = new Int32Array(inbox)
+  for (let r = 0; r < g.rings; r++) {
+    const base = (r * g.ringBytes) >> 2
+    i32[base + RING_HEAD] = k
+    i32[base + RING_TAIL] = k
+    i32[base + RING_LANDED] = k
+    for (let s = 0; s < g.slots; s++) i32[base + (RING_HEADER_BYTES >> 2) + s * (g.slotBytes >> 2)] = k
+  }
+}
+
 /** One set of views per inbox, shared by all ends of its rings (so a packet's memory is one array). */
 const inboxViews = new WeakMap<SharedArrayBuffer, { u8: Uint8Array, dv: DataView, i32: Int32Array }>()
 
