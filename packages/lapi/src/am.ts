@@ -409,7 +409,7 @@ export class ActiveMessages {
     this.retInfo = new ReturnInfo(c.config.maxPktSz, c.inbox[0]!.u8)
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
-    // (settings that neither hold back nor duplicate leave the plain rings: a test may set only firstId)
+    // (settings that neither hold back nor duplicate leave the plain rings: a test may set only firstId or firstPacket)
     this.chaos = ch !== null && (ch.dup > 0 || ch.hold > 0) ? 1 : 0
     this.shortSend = this.chaos === 0 && LITTLE_ENDIAN ? 1 : 0
     this.shortRead = LITTLE_ENDIAN ? 1 : 0
@@ -1182,14 +1182,6 @@ export class ActiveMessages {
     }
   }
 
-  private isDone (s: SourceState, id: number): boolean {
-    return s.done.has(id)
-  }
-
-  private markDone (s: SourceState, id: number): void {
-    s.done.add(id)
-  }
-
   private getMsg (s: SourceState, src: number, id: number, msgLen: number): RecvMsg {
     let m = s.inProgress.get(id)
     if (m === undefined) {
@@ -1204,7 +1196,7 @@ export class ActiveMessages {
     const c = this.c
     const s = this.sources[src]!
     const id = dv.getUint32(off + P_MSG_ID, true)
-    if (this.isDone(s, id)) { this.duplicates++; return }
+    if (s.done.has(id)) { this.duplicates++; return }
     const msgLen = dv.getUint32(off + P_MSG_LEN, true)
     const flags = dv.getUint16(off + P_FLAGS, true)
     const uhdrLen = dv.getUint32(off + H_UHDR_LEN, true)
@@ -1421,7 +1413,7 @@ export class ActiveMessages {
   private completeOne (s: SourceState, src: number, id: number, compl: compl_hndlr_t | null, uinfo: unknown, inline: boolean,
     tgtCntr: number, cmplCntr: number): void {
     const c = this.c
-    this.markDone(s, id)
+    s.done.add(id)
     this.recvCompleted++
     // The origin's fence may wait for this. A message completing in its own packet's drain counts
     // as landed with that slot's release; otherwise (and before a completion handler, which may
@@ -1447,7 +1439,7 @@ export class ActiveMessages {
   private onData (u8: Uint8Array, dv: DataView, off: number, src: number, len: number): void {
     const s = this.sources[src]!
     const id = dv.getUint32(off + P_MSG_ID, true)
-    if (this.isDone(s, id)) { this.duplicates++; return }
+    if (s.done.has(id)) { this.duplicates++; return }
     const msgLen = dv.getUint32(off + P_MSG_LEN, true)
     const pos = dv.getUint32(off + P_OFFSET, true)
     const index = dv.getUint32(off + D_INDEX, true)
@@ -1776,7 +1768,7 @@ export class ActiveMessages {
   private onFin (dv: DataView, off: number, src: number): void {
     const s = this.sources[src]!
     const id = dv.getUint32(off + P_MSG_ID, true)
-    if (this.isDone(s, id)) { this.duplicates++; return }
+    if (s.done.has(id)) { this.duplicates++; return }
     const m = s.inProgress.get(id)
     if (m === undefined || !m.headSeen || !m.rndv) { this.dropped++; return }
     m.got = m.msgLen

@@ -34,7 +34,7 @@ export interface JobConfig {
   /**
    * Test transport: every packet this job sends is held back, shuffled and sometimes duplicated
    * (seeded), to prove that nothing depends on packet order (AMLAPI_CHAOS="seed=7,dup=0.1,hold=0.5").
-   * null = off; with `dup` and `hold` 0 the packets take the plain rings (only `firstId` applies).
+   * null = off; with `dup` and `hold` 0 the packets take the plain rings (only `firstId` and `firstPacket` apply).
    */
   chaos: ChaosConfig | null
   /**
