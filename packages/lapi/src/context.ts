@@ -1255,18 +1255,37 @@ export class Context {
    * thread takes longer than the spin budget (a VM's halted vCPU, a busy host): each waits out its
    * budget while the other is being woken, so each sleeps and every message costs a wake-up. So
    * after such a sleep the next waits spin `spinUs` + 2 × sleptMs (when that is at most
-   * `spinMaxUs`), which ends the chain. A wait that sleeps although its budget had grown shows
-   * that spinning longer did not help (the awaited thread may need this very CPU, as when another
-   * process takes the other one): the budget goes back to `spinUs`, as it does after a sleep
-   * longer than that bound or a whole sleep slice without a doorbell (nobody was about to answer).
+   * `spinMaxUs`), which ends the chain. One sample of a wake-up can be short (the doorbell came
+   * just after the wait fell asleep) and the next wake-up longer, so the first wait that sleeps
+   * although the budget had grown grows it again, to `spinUs` + 2 × (the budget + sleptMs): twice
+   * the whole wait. A second one shows that spinning longer does not help (the awaited thread may
+   * need this very CPU, as when another process takes the other one): the budget goes back to
+   * `spinUs`, as it does after a sleep longer than that bound or a whole sleep slice without a
+   * doorbell (nobody was about to answer).
    */
   private adaptSpin (sleptMs: number): void {
-    const want = this.spinBaseMs + 2 * sleptMs
-    if (this.spinMs === this.spinBaseMs && want <= this.spinMaxMs) {
+    const base = this.spinBaseMs
+    if (this.spinMs === base) {
+      const want = base + 2 * sleptMs
+      if (want <= this.spinMaxMs) {
+        this.spinMs = want
+        this.spinGrown++
+        this.spinMissed = 0
+      }
+      return
+    }
+    const want = base + 2 * (this.spinMs + sleptMs)
+    if (this.spinMissed === 0 && want <= this.spinMaxMs) {
       this.spinMs = want
       this.spinGrown++
-    } else this.spinMs = this.spinBaseMs
+      this.spinMissed = 1
+    } else {
+      this.spinMs = base
+    }
   }
+
+  /** Waits that slept although the budget had grown, since it last grew from `spinUs` (0 or 1). */
+  private spinMissed = 0
 
   /**
    * The asynchronous twin of `idle` (promise waits, the event loop stays free): no spinning, an
