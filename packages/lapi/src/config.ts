@@ -66,6 +66,11 @@ export interface ChaosConfig {
   firstPacket?: number
 }
 
+/** A valid ChaosConfig.firstId: a message id, an unsigned 32-bit integer. */
+function isFirstId (n: number): boolean { return Number.isInteger(n) && n >= 0 && n < 2 ** 32 }
+/** A valid ChaosConfig.firstPacket: an integer that is an int32 or a uint32 (taken mod 2^32). */
+function isFirstPacket (n: number): boolean { return Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 32 }
+
 /** Parses AMLAPI_CHAOS ("seed=7,dup=0.1,hold=0.5,firstId=4294967200,firstPacket=-20"); throws RangeError for a bad text. */
 export function parseChaos (text: string): ChaosConfig {
   const c: ChaosConfig = { seed: 1, dup: 0.1, hold: 0.5 }
@@ -77,8 +82,8 @@ export function parseChaos (text: string): ChaosConfig {
     if (k.trim() === 'seed') c.seed = n | 0
     else if (k.trim() === 'dup' && n >= 0 && n < 1) c.dup = n
     else if (k.trim() === 'hold' && n >= 0 && n < 1) c.hold = n
-    else if (k.trim() === 'firstId' && Number.isInteger(n) && n >= 0 && n < 2 ** 32) c.firstId = n
-    else if (k.trim() === 'firstPacket' && Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 32) c.firstPacket = n
+    else if (k.trim() === 'firstId' && isFirstId(n)) c.firstId = n
+    else if (k.trim() === 'firstPacket' && isFirstPacket(n)) c.firstPacket = n
     else throw new RangeError(`bad AMLAPI_CHAOS part '${part}'`)
   }
   return c
@@ -152,10 +157,9 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
   check(Number.isFinite(cfg.spinMaxUs) && cfg.spinMaxUs >= 0 && cfg.spinMaxUs <= 1e7, `longest spin time ${cfg.spinMaxUs} µs (0..10^7)`)
   check(Number.isInteger(cfg.rndvThreshold) && cfg.rndvThreshold >= 0, `rendezvous threshold ${cfg.rndvThreshold}`)
   const first = cfg.chaos?.firstId
-  check(first === undefined || (Number.isInteger(first) && first >= 0 && first < 2 ** 32), `first message id ${String(first)} (0..2^32-1)`)
+  check(first === undefined || isFirstId(first), `first message id ${String(first)} (0..2^32-1)`)
   const firstPkt = cfg.chaos?.firstPacket
-  check(firstPkt === undefined || (Number.isInteger(firstPkt) && firstPkt >= -(2 ** 31) && firstPkt < 2 ** 32),
-    `first packet count ${String(firstPkt)} (-2^31..2^32-1)`)
+  check(firstPkt === undefined || isFirstPacket(firstPkt), `first packet count ${String(firstPkt)} (-2^31..2^32-1)`)
   check(cfg.jit === 'tuned' || cfg.jit === 'default', `JIT mode '${String(cfg.jit)}' (tuned or default)`)
   check(Number.isInteger(cfg.locAddrTblSz) && cfg.locAddrTblSz >= 2 && cfg.locAddrTblSz <= 65536, `address table size ${cfg.locAddrTblSz}`)
   return cfg
