@@ -20,25 +20,60 @@ export interface LapiInitOptions {
   interrupt?: boolean
 }
 
-/** Counters to bump; any may be left out. Target counters are Addrs in the target's segment. */
+/**
+ * Counters to bump; any may be left out. Each takes a {@link Counter} or an `Addr` (a counter's
+ * `addr`; 0 = none).
+ *
+ * A target counter lives in the target's segment. Given as an `Addr`, it is that task's Addr (got
+ * from it with {@link Lapi.addressInit}); given as a `Counter` of this task, it means the counter
+ * at the same Addr on the target, SPMD style: tasks that allocate the same way get the same
+ * addresses, so `lapi.put(t, n, a, buf, { tgtCntr: done })` bumps task t's own `done`, as a
+ * handler function given as `hdr` means the same registration on the target.
+ */
 export interface XferCounters {
-  /** Counter at the target (an Addr in its segment). */
-  tgtCntr?: Addr
+  /** Counter at the target: a `Counter` (the one at the same Addr there) or an Addr in its segment. */
+  tgtCntr?: Counter | Addr
   /** Local counter: origin buffer reusable (Put) or data arrived (Get). */
-  orgCntr?: Addr
-  /** Local counter: the operation completed at the target (Put, Putv). */
-  cmplCntr?: Addr
+  orgCntr?: Counter | Addr
+  /** Local counter: the operation completed at the target (Put, Putv, Amsend). */
+  cmplCntr?: Counter | Addr
 }
 
 /**
- * A LAPI counter: a 4-byte word (in an 8-byte slot) of this task's segment. Other tasks name it by
- * `addr` (exchange it with `addressInit`) and pass it as a target counter.
+ * The Addr a counter argument names: a Counter's `addr`, a number as it is, nothing as 0; any other
+ * value goes on as it is, for the context to refuse (LAPI_ERR_CNTR_NULL). Allocates nothing.
+ */
+function cntr (c: Counter | Addr | null | undefined): Addr {
+  if (typeof c === 'number') return c
+  if (c instanceof Counter) return c.addr
+  return (c ?? 0) as Addr
+}
+
+/**
+ * A LAPI counter: a 4-byte word (in an 8-byte slot) of this task's segment, made by
+ * {@link Lapi.counter}.
+ *
+ * Pass the `Counter` itself wherever a counter goes (the {@link XferCounters} fields, the
+ * `orgCntr` of the Rmw methods and `amsendCode`, {@link Lapi.addressInit}); its `addr` (a plain
+ * `Addr`) works as well, and is what the C-style face (`@amlapi/lapi/compat`) takes. As a target
+ * counter a `Counter` means the counter at the same Addr on the target (SPMD style: tasks that
+ * allocate the same way get the same addresses). Where they may differ, exchange the addresses
+ * with `lapi.addressInit(counter)` and pass the target's Addr.
+ *
+ * @example
+ * ```js
+ * const done = lapi.counter()
+ * const dones = lapi.addressInit(done)        // every task's done.addr, index = task id
+ * lapi.put(t, 8, bufs[t], src, { tgtCntr: dones[t], orgCntr: done })
+ * ```
  */
 export class Counter {
+  /** Where the counter lives: its Addr in this task's segment (what the C-style functions take). */
   readonly addr: Addr
   private readonly ctx: Context
   private readonly out: Ref<number> = { value: 0 }
 
+  /** Made by {@link Lapi.counter}; `ctx` is the task's context, `addr` an 8-byte slot of its segment. */
   constructor (ctx: Context, addr: Addr) {
     this.ctx = ctx
     this.addr = addr
@@ -145,7 +180,10 @@ export class Lapi {
   /** A live view of `nbytes` of the own segment at `addr` (not a copy). */
   view (addr: Addr, nbytes: number): Uint8Array { return this.c.view(addr, nbytes) }
 
-  /** A new counter set to `initial` in the own segment. */
+  /**
+   * A new counter set to `initial` in the own segment (8 bytes from `malloc`). Pass the `Counter`
+   * wherever a counter goes, or its `addr`; give it back with `counter.free()`.
+   */
   counter (initial = 0): Counter {
     const c = new Counter(this.ctx, this.malloc(8))
     if (initial !== 0) c.set(initial)
@@ -154,12 +192,12 @@ export class Lapi {
 
   /** Copies `len` bytes of local `org` to `tgtAddr` in task `tgt` (LAPI_Put). */
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c: XferCounters = {}): void {
-    check(this.c.put(tgt, len, tgtAddr, org, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Put')
+    check(this.c.put(tgt, len, tgtAddr, org, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Put')
   }
 
   /** Copies `len` bytes at `tgtAddr` of task `tgt` into local `org` (LAPI_Get). */
   get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c: XferCounters = {}): void {
-    check(this.c.get(tgt, len, tgtAddr, org, c.tgtCntr ?? 0, c.orgCntr ?? 0), 'Get')
+    check(this.c.get(tgt, len, tgtAddr, org, cntr(c.tgtCntr), cntr(c.orgCntr)), 'Get')
   }
 
   /**
@@ -172,7 +210,7 @@ export class Lapi {
     c: XferCounters = {}, udataLen?: number, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
     const dl = udataLen ?? (udata instanceof Uint8Array ? udata.length : 0)
-    check(this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Amsend')
+    check(this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsend')
   }
 
   /**
@@ -180,9 +218,9 @@ export class Lapi {
    * LAPI code returned instead of thrown (0 = sent). `uhdr`/`udata` are read before `orgCntr` (0 = none) moves.
    */
   amsendCode (tgt: number, hdr: number, uhdr: Uint8Array | Addr | null, uhdrLen: number, udata: Uint8Array | Addr | null,
-    udataLen: number, orgCntr: Addr = 0): number {
+    udataLen: number, orgCntr: Counter | Addr = 0): number {
     if (this.ctx.isTerminated) return LapiStatus.ERR_HNDL_INVALID
-    return this.ctx.amsend(tgt, hdr, uhdr, uhdrLen, udata, udataLen, 0, orgCntr, 0)
+    return this.ctx.amsend(tgt, hdr, uhdr, uhdrLen, udata, udataLen, 0, cntr(orgCntr), 0)
   }
 
   /**
@@ -243,53 +281,53 @@ export class Lapi {
   /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
   amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
-    check(this.c.amsendv(tgt, hdr as HandlerFn, uhdr, ul, orgVec, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Amsendv')
+    check(this.c.amsendv(tgt, hdr as HandlerFn, uhdr, ul, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsendv')
   }
 
   /** Vector Put (LAPI_Putv). */
   putv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, c: XferCounters = {}): void {
-    check(this.c.putv(tgt, tgtVec, orgVec, c.tgtCntr ?? 0, c.orgCntr ?? 0, c.cmplCntr ?? 0), 'Putv')
+    check(this.c.putv(tgt, tgtVec, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Putv')
   }
 
   /** Vector Get (LAPI_Getv). */
   getv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, c: XferCounters = {}): void {
-    check(this.c.getv(tgt, tgtVec, orgVec, c.tgtCntr ?? 0, c.orgCntr ?? 0), 'Getv')
+    check(this.c.getv(tgt, tgtVec, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr)), 'Getv')
   }
 
   /** Atomic fetch-and-add on a 32-bit word of task `tgt`; returns the old value. */
-  fetchAdd (tgt: number, tgtVar: Addr, value: number, orgCntr: Addr = 0): number {
+  fetchAdd (tgt: number, tgtVar: Addr, value: number, orgCntr: Counter | Addr = 0): number {
     return this.rmw(RmwOp.FETCH_AND_ADD, tgt, tgtVar, value, 0, orgCntr)
   }
 
   /** Atomic fetch-and-or; returns the old value. */
-  fetchOr (tgt: number, tgtVar: Addr, value: number, orgCntr: Addr = 0): number {
+  fetchOr (tgt: number, tgtVar: Addr, value: number, orgCntr: Counter | Addr = 0): number {
     return this.rmw(RmwOp.FETCH_AND_OR, tgt, tgtVar, value, 0, orgCntr)
   }
 
   /** Atomic swap; returns the old value. */
-  swap (tgt: number, tgtVar: Addr, value: number, orgCntr: Addr = 0): number {
+  swap (tgt: number, tgtVar: Addr, value: number, orgCntr: Counter | Addr = 0): number {
     return this.rmw(RmwOp.SWAP, tgt, tgtVar, value, 0, orgCntr)
   }
 
   /** Atomic compare-and-swap; true when the word equalled `expected` and now holds `value`. */
-  compareAndSwap (tgt: number, tgtVar: Addr, expected: number, value: number, orgCntr: Addr = 0): boolean {
+  compareAndSwap (tgt: number, tgtVar: Addr, expected: number, value: number, orgCntr: Counter | Addr = 0): boolean {
     return this.rmw(RmwOp.COMPARE_AND_SWAP, tgt, tgtVar, expected, value, orgCntr) === 1
   }
 
   /** LAPI_Rmw with an RmwOp; returns the old value (COMPARE_AND_SWAP: 1 = swapped, 0 = not). */
-  rmw (op: number, tgt: number, tgtVar: Addr, a: number, b = 0, orgCntr: Addr = 0): number {
+  rmw (op: number, tgt: number, tgtVar: Addr, a: number, b = 0, orgCntr: Counter | Addr = 0): number {
     const v = this.rmwIn
     v[0] = a; v[1] = b
-    check(this.c.rmw(op, tgt, tgtVar, v, this.ret, orgCntr), 'Rmw')
+    check(this.c.rmw(op, tgt, tgtVar, v, this.ret, cntr(orgCntr)), 'Rmw')
     return this.ret.value
   }
 
   /** LAPI_Rmw64 with an RmwOp on a 64-bit word (8-byte aligned); returns the old value. */
-  rmw64 (op: number, tgt: number, tgtVar: Addr, a: bigint, b = 0n, orgCntr: Addr = 0): bigint {
+  rmw64 (op: number, tgt: number, tgtVar: Addr, a: bigint, b = 0n, orgCntr: Counter | Addr = 0): bigint {
     const v = this.rmwIn64
     v[0] = a; v[1] = b
     const out = this.ret64
-    check(this.c.rmw64(op, tgt, tgtVar, v, out, orgCntr), 'Rmw64')
+    check(this.c.rmw64(op, tgt, tgtVar, v, out, cntr(orgCntr)), 'Rmw64')
     return out.value
   }
 
@@ -356,10 +394,16 @@ export class Lapi {
   /** LAPI_Gfence without blocking the event loop. */
   async gfenceAsync (): Promise<void> { check(await this.c.gfenceAsync(), 'Gfence') }
 
-  /** All-gather: returns every task's value, index = task id (LAPI_Address_init). */
-  addressInit (mine: number | hdr_hndlr_t | vhdr_hndlr_t | null): number[] {
+  /**
+   * All-gather (LAPI_Address_init), collective: every task calls it; returns every task's value,
+   * index = task id. `mine` is a number (an Addr from `malloc`, say), a `Counter` (its `addr` is
+   * gathered: the result is every task's Addr of that counter, to pass as a target counter), a
+   * header handler function (registered on this task; the result holds each task's handler-table
+   * index) or null (0).
+   */
+  addressInit (mine: Counter | number | hdr_hndlr_t | vhdr_hndlr_t | null): number[] {
     const out: number[] = []
-    check(this.c.addressInit(mine as HandlerFn | number | null, out), 'Address_init')
+    check(this.c.addressInit(mine instanceof Counter ? mine.addr : mine as HandlerFn | number | null, out), 'Address_init')
     return out
   }
 
