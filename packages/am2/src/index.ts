@@ -35,11 +35,21 @@ export {
 } from './am2.js'
 export { DEFAULT_DEPTH } from './spmd.js'
 
-/** What `Am2.spmd()` returns: this task's bundle and endpoint, its rank and the job size. */
+/**
+ * What {@link Am2.spmd} returns: this task's bundle and endpoint, its rank and the job size. The
+ * rank and size stay one property away afterwards as {@link Am2.rank} and {@link Am2.procs}.
+ */
 export interface SpmdInfo {
+  /** This task's bundle (AM_SEQ): poll it or wait on it to run the endpoint's handlers. */
   bundle: Bundle
+  /**
+   * This task's endpoint, in `bundle`. Its translation table maps every task at index = task id
+   * (with that task's tag), so `endpoint.request(r, ...)` goes to the task of rank r.
+   */
   endpoint: Endpoint
+  /** This task's id in the job, 0..procs-1 (LAPI's task id; AMX_SPMDMyProc). */
   rank: number
+  /** Tasks in the job (LAPI's numTasks; AMX_SPMDNumProcs). */
   procs: number
 }
 
@@ -86,7 +96,24 @@ export class Am2 {
   /** Largest Long payload, bytes. */
   static get maxLong (): number { return MAX_LONG }
 
-  /** AMX_SPMDStartup: one bundle and endpoint per task, every task mapped at index = its id. */
+  /**
+   * AMX_SPMDStartup, collective: every task of the job calls it once, and it returns when all have.
+   * Joins the job (`Am2.init`), creates this task's bundle and endpoint, maps every task at
+   * index = its task id with that task's tag, sets `depth` requests in flight per peer (default:
+   * AMLAPI_NETWORKDEPTH, else {@link DEFAULT_DEPTH}) and waits for every task to get there, so
+   * requests may go out as soon as it returns.
+   *
+   * @param depth requests in flight per peer, 1..1024; 0 or left out: the default.
+   * @returns `{ bundle, endpoint, rank, procs }` ({@link SpmdInfo}); `rank` and `procs` are also
+   *   {@link Am2.rank} and {@link Am2.procs} from now on.
+   * @throws AmError AM_ERR_RESOURCE when called a second time, AM_ERR_BAD_ARG for a bad `depth`.
+   *
+   * @example
+   * ```js
+   * const { endpoint, bundle } = Am2.spmd()
+   * endpoint.request((Am2.rank + 1) % Am2.procs, 1, 42)
+   * ```
+   */
   static spmd (depth?: number): SpmdInfo {
     const eb: { value: Bundle | null } = { value: null }
     const ep: { value: Endpoint | null } = { value: null }
@@ -95,7 +122,27 @@ export class Am2 {
     return { bundle: eb.value!, endpoint: ep.value!, rank: s.rank, procs: s.procs }
   }
 
-  /** AMX_SPMDBarrier (runs handlers while it waits). */
+  /**
+   * This task's rank (task id), 0..{@link Am2.procs}-1 (AMX_SPMDMyProc). Valid after
+   * {@link Am2.spmd}; throws AmError AM_ERR_NOT_INIT before.
+   */
+  static get rank (): number {
+    const s = currentSpmd()
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.rank')
+    return s.rank
+  }
+
+  /**
+   * Tasks in the job (AMX_SPMDNumProcs). Valid after {@link Am2.spmd}; throws AmError
+   * AM_ERR_NOT_INIT before.
+   */
+  static get procs (): number {
+    const s = currentSpmd()
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.procs')
+    return s.procs
+  }
+
+  /** AMX_SPMDBarrier, collective (runs handlers while it waits). */
   static barrier (): void {
     const s = currentSpmd()
     if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDBarrier')
