@@ -23,8 +23,8 @@
  * instance and never wait for one.
  */
 import { BufferManager } from '@amlapi/bufmgr'
-import { Lapi, RetFlag, ViewCache, type Addr, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
-import { pino, type Logger } from 'pino'
+import { Lapi, RetFlag, ViewCache, WaitCall, logger, type Addr, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
+import type { Logger } from 'pino'
 import {
   AM_ALL, AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_SHORT, AM_NOEVENTS, AM_NONE,
   AM_NOTEMPTY, AM_PAR, AM_SEQ, AmFault, AmStatus, amFaultName, amOpcodeName, amStatusName,
@@ -428,6 +428,7 @@ export function amInit (lapi?: Lapi): number {
     let owns = false
     if (l === null) { l = Lapi.init(); owns = true }
     runtime = new Runtime(l, owns)
+    runtime.log.debug({ numTasks: runtime.numTasks, ownsLapi: owns }, 'AM_Init: runtime started')
   }
   initCount++
   return S.OK
@@ -440,6 +441,7 @@ export function amTerminate (): number {
   const rt = runtime
   for (const b of [...rt.bundles]) rt.freeBundle(b)
   rt.close()
+  rt.log.debug('AM_Terminate: runtime closed')
   runtime = null
   return S.OK
 }
@@ -533,7 +535,7 @@ export class Runtime {
       const t = info as Token
       if (t.state === T_QUEUED) t.queue!.markReady(t.node)
     }
-    this.log = pino({ level: process.env['AMLAPI_LOG_LEVEL'] ?? 'silent' }, pino.destination({ fd: 2, sync: true })).child({ c: 'am2', task: this.taskId })
+    this.log = logger('am2', { task: this.taskId })
     this.hMsg = lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
       comp: Ref<unknown>, uinfo: Ref<unknown>) => this.onMessage(uhdr, uhdrLen, info, comp, uinfo))
     // one-packet LAPI messages (compact headers, full ones, with or without LAPI data; little-endian hosts only) are read in place
@@ -927,7 +929,7 @@ export class Runtime {
     this.orgExpected++
     const rc = this.lapi.amsendCode(task, this.hMsg, u8, len, data, dataLen, this.orgCntr)
     if (rc !== 0) { this.orgExpected--; return S.ERR_RESOURCE }
-    if (Atomics.load(this.orgI32, 0) < this.orgExpected) this.lapi.waitUntil(this.orgCond)
+    if (Atomics.load(this.orgI32, 0) < this.orgExpected) this.lapi.waitUntil(this.orgCond, WaitCall.AM_REQUEST_BUFFER)
     return S.OK
   }
 
@@ -1088,7 +1090,7 @@ export class Runtime {
       const pc = this.credPeer
       const pb = this.credBundle
       this.credPeer = p; this.credBundle = b
-      try { this.waitFor(b, this.credCond) } finally { this.credPeer = pc; this.credBundle = pb }
+      try { this.waitFor(b, this.credCond, WaitCall.AM_REQUEST_CREDIT) } finally { this.credPeer = pc; this.credBundle = pb }
       this.pollBundle(b)
     }
   }
@@ -1524,11 +1526,11 @@ export class Runtime {
     this.rethrowDirect()
   }
 
-  /** Waits (lapi.waitUntil) on behalf of bundle `b`. */
-  private waitFor (b: Bundle, cond: () => boolean): void {
+  /** Waits (lapi.waitUntil) on behalf of bundle `b`, in blocking call `call` (a WaitCall). */
+  private waitFor (b: Bundle, cond: () => boolean, call: number): void {
     const outer = this.direct
     this.direct = b
-    try { this.lapi.waitUntil(cond) } finally { this.direct = outer }
+    try { this.lapi.waitUntil(cond, call) } finally { this.direct = outer }
     this.rethrowDirect()
   }
 
@@ -1582,7 +1584,7 @@ export class Runtime {
       if (n > 0) return n
       this.checkPeers(b)
       this.directRuns = 0
-      this.waitFor(b, b.readyCond)
+      this.waitFor(b, b.readyCond, WaitCall.AM_WAITSEMA)
       if (this.directRuns > 0) return this.directRuns + this.poll(b)
     }
   }
@@ -1593,7 +1595,7 @@ export class Runtime {
       const n = this.poll(b)
       if (n > 0) return n
       this.checkPeers(b)
-      await this.lapi.waitUntilAsync(b.readyCond)
+      await this.lapi.waitUntilAsync(b.readyCond, WaitCall.AM_WAITSEMA)
     }
   }
 

@@ -9,7 +9,7 @@
  * per parity of the call's generation: a task cannot be two calls ahead of another (it would need
  * that task's contribution to the call in between), so two counters suffice.
  */
-import type { lapi_return_info_t, Ref } from '@amlapi/lapi'
+import { WaitCall, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
 import { AmStatus } from './constants.js'
 import { amInit, currentRuntime, type Bundle, type Endpoint, type Runtime } from './am2.js'
 import { MAX_DEPTH } from './wire.js'
@@ -91,15 +91,15 @@ export class Spmd {
     }
   }
 
-  /** Waits until `done` holds, running the bundle's handlers meanwhile. */
-  private serve (count: Int32Array, parity: number, need: number, done: () => boolean): void {
+  /** Waits until `done` holds, running the bundle's handlers meanwhile; `call` names the wait (WaitCall). */
+  private serve (count: Int32Array, parity: number, need: number, done: () => boolean, call: number): void {
     const rt = this.rt
     while (count[parity]! < need) {
       rt.poll(this.bundle)
       if (count[parity]! >= need) break
       const outer = this.waitParity
       this.waitParity = parity
-      try { rt.lapi.waitUntil(done) } finally { this.waitParity = outer }
+      try { rt.lapi.waitUntil(done, call) } finally { this.waitParity = outer }
     }
   }
 
@@ -108,7 +108,7 @@ export class Spmd {
     const gen = this.barGen++
     const parity = gen & 1
     this.sendCtl(C_BARRIER, gen, 0, null)
-    this.serve(this.barCount, parity, this.procs - 1, this.barDone)
+    this.serve(this.barCount, parity, this.procs - 1, this.barDone, WaitCall.AMX_SPMD_BARRIER)
     this.barCount[parity] = this.barCount[parity]! - (this.procs - 1)
   }
 
@@ -120,7 +120,7 @@ export class Spmd {
     st.set(src.subarray(0, len), this.rank * len)
     this.gatherCount[parity] = this.gatherCount[parity]! + 1
     this.sendCtl(C_GATHER, gen, len, len === 0 ? null : src.subarray(0, len))
-    this.serve(this.gatherCount, parity, this.procs, this.gatherDone)
+    this.serve(this.gatherCount, parity, this.procs, this.gatherDone, WaitCall.AMX_SPMD_ALLGATHER)
     this.gatherCount[parity] = this.gatherCount[parity]! - (this.procs)
     dst.set(this.staging[parity]!.subarray(0, len * this.procs))
   }
@@ -175,6 +175,7 @@ export function spmdStartup (eb: Ref<Bundle | null> | null | undefined, ep: Ref<
   rt.spmd = s
   // nobody sends before every task has its handlers in place
   rt.lapi.gfence()
+  rt.log.debug({ rank: rt.taskId, procs: rt.numTasks, depth: d }, 'AMX_SPMDStartup: every task mapped')
   eb.value = b.value
   ep.value = endpoint
   return S.OK
@@ -186,5 +187,6 @@ export function spmdStartup (eb: Ref<Bundle | null> | null | undefined, ep: Ref<
  */
 export function spmdExit (code: number): never {
   const c = Number.isInteger(code) ? code : 1
+  currentRuntime()?.log.debug({ code: c }, 'AMX_SPMDExit')
   process.exit(c)
 }

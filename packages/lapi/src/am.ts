@@ -1226,7 +1226,7 @@ export class ActiveMessages {
     m.cmplCntr = cmplCntr
     if (rndv && (flags & F_PULL) !== 0) { m.pullSrc = dv.getUint32(off + H_PULL_SRC, true); m.pullOrg = dv.getUint32(off + H_PULL_ORG, true) }
     if (fn === null) {
-      c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
+      c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src, undefined, `an active message for header handler ${hidx}`)
       this.failMessage(m, s, rndv ? 0 : first)
       return
     }
@@ -1242,7 +1242,7 @@ export class ActiveMessages {
         m.landing = -3
         if (landing !== null && landing !== undefined) {
           const rc = this.acceptTargetVec(m, landing, dv.getUint32(off + H_VEC_TYPE, true), lens)
-          if (rc !== 0) { this.inHeaderHandler = 0; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
+          if (rc !== 0) { this.inHeaderHandler = 0; c.reportError(rc, ErrClass.AM_ERR, src, undefined, 'the landing a header handler gave'); this.failMessage(m, s, rndv ? 0 : first); return }
         }
       } else {
         const ri = this.retInfo
@@ -1253,12 +1253,12 @@ export class ActiveMessages {
         m.inline = (ri.ret_flags & RetFlag.LAPI_SEND_REPLY) !== 0
         if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
         const rc = this.acceptLanding(m, landing)
-        if (rc !== 0) { this.inHeaderHandler = 0; c.reportError(rc, ErrClass.AM_ERR, src); this.failMessage(m, s, rndv ? 0 : first); return }
+        if (rc !== 0) { this.inHeaderHandler = 0; c.reportError(rc, ErrClass.AM_ERR, src, undefined, 'the landing a header handler gave'); this.failMessage(m, s, rndv ? 0 : first); return }
       }
     } catch (e) {
       this.inHeaderHandler = 0
       this.retInfo.disarm()
-      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
+      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e, 'a header handler')
       this.failMessage(m, s, rndv ? 0 : first)
       return
     }
@@ -1328,7 +1328,7 @@ export class ActiveMessages {
     const fn = c.handlerAt(hidx)
     if (fn === null) {
       // not registered here: discarded, reported; the origin's completion counter still moves
-      c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src)
+      c.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src, undefined, `an active message for header handler ${hidx}`)
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
@@ -1349,7 +1349,7 @@ export class ActiveMessages {
       fn(i32, at, uhdrLen, dataLen, src)
     } catch (e) {
       this.inHeaderHandler = 0
-      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
+      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e, 'an in-place receiver')
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
@@ -1378,7 +1378,7 @@ export class ActiveMessages {
     } catch (e) {
       this.inHeaderHandler = 0
       ri.disarm()
-      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e)
+      c.reportError(S.ERR_UNKNOWN, ErrClass.AM_ERR, src, e, 'a header handler')
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }
@@ -1393,7 +1393,7 @@ export class ActiveMessages {
     if (ri.ctl_flags === CtlFlag.LAPI_BURY_MSG) landing = null
     const where = this.landingKind(landing, msgLen)
     if (where > LAND_BUF) {
-      c.reportError(where, ErrClass.AM_ERR, src)
+      c.reportError(where, ErrClass.AM_ERR, src, undefined, 'the landing a header handler gave')
       this.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }

@@ -20,7 +20,7 @@ import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } 
 import type { JobConfig } from './config.js'
 import {
   T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
-  T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
+  T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WaitCall, WAIT_COND, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
 import { RingReader, RingWriter } from './transport/ring.js'
@@ -29,7 +29,8 @@ import { counterOk } from './args.js'
 import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
 import { LapiError } from './errors.js'
 import { logger } from './log.js'
-import { LapiStatus as S } from './status.js'
+import { LapiStatus as S, statusName, statusText } from './status.js'
+import { endTask } from './job/failure.js'
 import type {
   Addr, compl_hndlr_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, LAPI_err_hndlr, LocalBuf, Ref, scompl_hndlr_t,
 } from './types.js'
@@ -61,7 +62,7 @@ export interface DispatcherStats {
 export class JobAbortedError extends Error {
   readonly task: number
   constructor (task: number) {
-    super(`the job was aborted (task ${task} failed); this task stops`)
+    super(`the job was aborted (${task >= 0 ? `task ${task} failed` : 'it timed out or was interrupted'}); this task stops`)
     this.name = 'JobAbortedError'
     this.task = task
   }
@@ -147,6 +148,12 @@ export class Context {
   readonly mySleeping: number
   private readonly myWaitWord: number
   private readonly myWaitVal: number
+  private readonly myWaitCall: number
+  /**
+   * The blocking call running (WaitCall), for the WAIT_CALL word a sleep records; EVENT_LOOP = none
+   * named, which idle reads as the call its wait kind implies.
+   */
+  private waitCall: number = WaitCall.EVENT_LOOP
   /** The active-message engine (am.ts). @internal */
   readonly am: ActiveMessages
 
@@ -211,6 +218,7 @@ export class Context {
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
     this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
+    this.myWaitCall = taskWord(spec.taskId, T_WAIT_CALL)
     // (adaptive spinning only where every task of the job, all in this process, can have a CPU:
     // with more tasks than CPUs a longer spin only keeps the awaited task off the CPU it needs)
     const cfg = spec.config
@@ -223,7 +231,10 @@ export class Context {
     holding.add(this)
     if (!exitHook) {
       exitHook = true
-      process.once('exit', () => { for (const c of holding) c.flushTails() })
+      process.once('exit', (code) => {
+        for (const c of holding) c.flushTails()
+        logger('lapi', { task: spec.taskId, job: spec.jobId }).debug({ code }, 'task exiting')
+      })
     }
     if (this.interrupt === 1) this.startInterrupts()
     this.log.debug({ numTasks: spec.numTasks, interrupt: this.interrupt }, 'context initialised')
@@ -327,6 +338,7 @@ export class Context {
     try {
       while (this.interrupt === 1 && !this.terminated) {
         this.flushTails()
+        Atomics.store(ctl, this.myWaitCall, WaitCall.EVENT_LOOP)
         const seen = Atomics.load(ctl, this.myDoorbell)
         this.enterAsyncSleep()
         try {
@@ -435,6 +447,8 @@ export class Context {
     // (a wait nested in a handler runs while the outer's bumps are in memory: see enterUser)
     const outer = this.absorbWord
     this.absorbWord = idx
+    const outerCall = this.waitCall
+    this.waitCall = WaitCall.WAITCNTR
     try {
       for (;;) {
         for (let k = 0; k < SPIN_BATCH; k++) {
@@ -453,6 +467,7 @@ export class Context {
     } finally {
       this.absorbed = 0
       this.absorbWord = outer
+      this.waitCall = outerCall
     }
   }
 
@@ -861,11 +876,13 @@ export class Context {
    * long-lived function to wait without allocating. Returns 0, or LAPI_ERR_POLLING_NET inside a
    * header handler.
    */
-  waitUntil (cond: () => boolean): number {
+  waitUntil (cond: () => boolean, call: number = WaitCall.WAIT_UNTIL): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     this.flushTails()
     let spinStart = 0
     const outer = this.waitCond
+    const outerCall = this.waitCall
+    this.waitCall = call
     try {
       const am = this.am
       for (;;) {
@@ -880,18 +897,21 @@ export class Context {
       }
     } finally {
       this.waitCond = outer
+      this.waitCall = outerCall
     }
   }
 
   /** Like waitUntil, but the event loop keeps running (no spinning; an asynchronous doorbell wait). */
-  async waitUntilAsync (cond: () => boolean): Promise<number> {
+  async waitUntilAsync (cond: () => boolean, call: number = WaitCall.WAIT_UNTIL): Promise<number> {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     for (;;) {
       this.progress()
       if (cond()) return S.SUCCESS
       const outer = this.waitCond
+      const outerCall = this.waitCall
       this.waitCond = cond
-      try { await this.idleAsync(WAIT_COND, null, 0, 0) } finally { this.waitCond = outer }
+      this.waitCall = call
+      try { await this.idleAsync(WAIT_COND, null, 0, 0) } finally { this.waitCond = outer; this.waitCall = outerCall }
     }
   }
 
@@ -937,15 +957,31 @@ export class Context {
 
   /** LAPI_Gfence: a fence, then a barrier of all tasks. */
   gfence (): number {
-    const rc = this.fence()
-    if (rc !== 0) return rc
-    this.barrier()
-    return S.SUCCESS
+    const outer = this.waitCall
+    this.waitCall = WaitCall.GFENCE
+    try {
+      const rc = this.fence()
+      if (rc !== 0) return rc
+      this.barrier()
+      return S.SUCCESS
+    } finally {
+      this.waitCall = outer
+    }
   }
 
   /** The same as gfence, but waiting asynchronously. */
   async gfenceAsync (): Promise<number> {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
+    const outer = this.waitCall
+    this.waitCall = WaitCall.GFENCE
+    try {
+      return await this.gfenceAsyncSteps()
+    } finally {
+      this.waitCall = outer
+    }
+  }
+
+  private async gfenceAsyncSteps (): Promise<number> {
     // the fence, without blocking the event loop
     for (;;) {
       this.progress()
@@ -978,7 +1014,7 @@ export class Context {
     else return S.ERR_ORG_ADDR_NULL
     const base = (this.gatherGen++ & 1) * this.numTasks
     this.gatherF64[base + this.taskId] = v
-    this.barrier()
+    this.barrierIn(WaitCall.ADDRESS_INIT)
     for (let i = 0; i < this.numTasks; i++) out[i] = this.gatherF64[base + i]!
     return S.SUCCESS
   }
@@ -990,7 +1026,7 @@ export class Context {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const base = (this.gatherGen++ & 1) * this.numTasks
     this.gatherI64[base + this.taskId] = BigInt.asIntN(64, mine)
-    this.barrier()
+    this.barrierIn(WaitCall.ADDRESS_INIT64)
     for (let i = 0; i < this.numTasks; i++) out[i] = this.gatherI64[base + i]!
     return S.SUCCESS
   }
@@ -1073,10 +1109,19 @@ export class Context {
 
   // ───────────────────────────── internals ─────────────────────────────
 
-  /** Reports an asynchronous error to the err_hndlr given at init (logged when there is none). */
-  reportError (code: number, cls: number, src: number, cause?: unknown): void {
-    this.log.error({ code, cls, src, err: cause }, 'asynchronous error')
-    if (this.errHndlr === null) return
+  /**
+   * Reports an asynchronous error (`code`, class `cls`, about a message from or an operation with
+   * task `src`; `what` failed, with `cause` when it threw) to the err_hndlr given at init. With no
+   * err_hndlr, LAPI's default: the error is reported and the task ends with a non-zero exit,
+   * which ends the job.
+   */
+  reportError (code: number, cls: number, src: number, cause?: unknown, what = 'a handler'): void {
+    this.log.error({ code, cls: errClassName(cls), src, err: cause }, `asynchronous error: ${what}`)
+    if (this.errHndlr === null) {
+      const how = cause !== undefined ? `threw: ${describeError(cause)}` : `failed: ${statusName(code) ?? code} (${code}): ${statusText(code) ?? 'unknown error'}`
+      endTask(`task ${this.taskId}: ${what} (${errClassName(cls)}, task ${src}) ${how}\n` +
+        '(no error handler was given to LAPI_Init, so LAPI\'s default error handling ends the task, and with it the job)')
+    }
     this.enterUser()
     try {
       this.errHndlr(this.handle, code, cls, this.taskId, src)
@@ -1093,7 +1138,7 @@ export class Context {
     try {
       h(this.handle, sinfo, { src: tgt, reason: S.SUCCESS })
     } catch (e) {
-      this.reportError(S.ERR_UNKNOWN, cls, tgt, e)
+      this.reportError(S.ERR_UNKNOWN, cls, tgt, e, 'a send-completion handler')
     } finally {
       this.userCode--
     }
@@ -1105,7 +1150,7 @@ export class Context {
     try {
       h(this.handle, info)
     } catch (e) {
-      this.reportError(S.ERR_UNKNOWN, cls, tgt, e)
+      this.reportError(S.ERR_UNKNOWN, cls, tgt, e, 'a completion handler')
     } finally {
       this.userCode--
     }
@@ -1203,8 +1248,14 @@ export class Context {
 
   /** @internal */
   checkAbort (): void {
-    if (Atomics.load(this.ctl, W_ABORT) !== 0) throw new JobAbortedError(Atomics.load(this.ctl, W_ABORT_TASK))
+    if (Atomics.load(this.ctl, W_ABORT) !== 0) {
+      const cause = Atomics.load(this.ctl, W_ABORT_TASK)
+      if (!this.abortSeen) { this.abortSeen = true; this.log.debug({ cause }, 'the job is aborted: this task stops') }
+      throw new JobAbortedError(cause)
+    }
   }
+
+  private abortSeen = false
 
   /**
    * One step of a blocking wait whose condition is not met: spin while the spin budget lasts, then
@@ -1224,8 +1275,7 @@ export class Context {
     if (am.holding) am.flushChaos(true)
     this.flushTails()
     const ctl = this.ctl
-    Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
-    Atomics.store(ctl, this.myWaitVal, val)
+    this.recordWait(kind, i32, idx, val)
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.add(ctl, this.mySleeping, 1)
     let woke = 'none'
@@ -1238,6 +1288,17 @@ export class Context {
     if (woke === 'ok') this.adaptSpin(after - now)
     else if (woke === 'timed-out') this.spinMs = this.spinBaseMs
     return after
+  }
+
+  /**
+   * Records in the control block what the wait about to sleep waits for (WAIT_WORD and WAIT_VAL,
+   * which also tell a counter's notifier whether to wake it) and in which call (WAIT_CALL).
+   */
+  private recordWait (kind: number, i32: Int32Array | null, idx: number, val: number): void {
+    const ctl = this.ctl
+    Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
+    Atomics.store(ctl, this.myWaitVal, val)
+    Atomics.store(ctl, this.myWaitCall, (this.waitCall !== WaitCall.EVENT_LOOP ? this.waitCall : KIND_CALL[kind]!) | (kind << 16))
   }
 
   /** The spin budget of the next wait, ms: `spinUs` to begin with, adapted by `adaptSpin`. */
@@ -1297,6 +1358,7 @@ export class Context {
     if (am.holding) am.flushChaos(true)
     this.flushTails()
     const ctl = this.ctl
+    this.recordWait(kind, i32, idx, val)
     const seen = Atomics.load(ctl, this.myDoorbell)
     this.enterAsyncSleep()
     try {
@@ -1351,6 +1413,13 @@ export class Context {
       this.checkBarrierPeers()
       spinStart = this.idle(spinStart, WAIT_BARRIER, null, 0, gen)
     }
+  }
+
+  /** The barrier of a collective call (`call`, a WaitCall), as the agent's report names it. */
+  private barrierIn (call: number): void {
+    const outer = this.waitCall
+    this.waitCall = call
+    try { this.barrier() } finally { this.waitCall = outer }
   }
 
   /** A barrier can never complete once a peer has left the job: fail instead of hanging. */
@@ -1432,6 +1501,20 @@ export class Context {
 }
 
 function noop (): void {}
+
+const ERR_CLASS_NAMES = ['GET_ERR', 'PUT_ERR', 'RMW_ERR', 'AM_ERR', 'INT_ERR', 'TMR_ERR']
+
+function errClassName (cls: number): string {
+  return ERR_CLASS_NAMES[cls] ?? `error class ${cls}`
+}
+
+function describeError (e: unknown): string {
+  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`
+  return String(e)
+}
+
+/** The call a wait kind implies when the running call named none (WAIT_COUNTER … WAIT_COND). */
+const KIND_CALL = [WaitCall.WAITCNTR, WaitCall.GFENCE, WaitCall.SEND, WaitCall.FENCE, WaitCall.WAIT_UNTIL]
 
 function isTask (t: number, n: number): boolean {
   return typeof t === 'number' && Number.isInteger(t) && t >= 0 && t < n

@@ -23,6 +23,8 @@ export { LapiStatus, statusName, statusText, type LapiStatusName } from './statu
 export { Query, RmwOp, VecType, XferType, InitFlag, RetFlag, CtlFlag, ErrClass, MsgState, LAPI_MAX_MSG_SZ } from './constants.js'
 export { runJob, type RunJobOptions, type JobResult } from './job/run-job.js'
 export { jobData } from './job/spec.js'
+export { WaitCall } from './job/control.js'
+export { logger } from './log.js'
 export { tuneJit, jitFlags, jitApplied, JIT_INLINING, type JitMode } from './job/jit.js'
 export { resolveConfig, parseSize, parseChaos, DEFAULT_CONFIG, type JobConfig, type ChaosConfig } from './config.js'
 export type { Addr, Ref, LocalBuf, lapi_vec_t, lapi_info_t, compl_hndlr_t, scompl_hndlr_t } from './types.js'

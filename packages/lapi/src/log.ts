@@ -1,7 +1,12 @@
 /**
- * Logging: one pino root logger per thread, silent unless AMLAPI_LOG_LEVEL says otherwise, writing
- * to stderr (fd 2) synchronously so nothing is lost when a task ends. Components take children.
+ * Logging: one pino root logger per thread, silent unless AMLAPI_LOG_LEVEL says otherwise (trace,
+ * debug, info, warn, error), writing JSON lines where the thread's stderr goes. In a task of a
+ * job that is the task's own stderr stream, which the agent forwards (with `--label`, each line
+ * under the task's prefix) and drains when the task ends, so nothing is lost; in the agent or a
+ * plain `node` program it is fd 2, written synchronously. Components (`lapi`, `lapi:job`,
+ * `lapirun`, `am2`, …) take child loggers of the root.
  */
+import { isMainThread } from 'node:worker_threads'
 import { pino, type Logger } from 'pino'
 
 let root: Logger | undefined
@@ -10,12 +15,16 @@ let root: Logger | undefined
 export function rootLogger (): Logger {
   if (root === undefined) {
     const level = process.env['AMLAPI_LOG_LEVEL'] ?? 'silent'
-    root = pino({ level, base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }))
+    const dest = isMainThread ? pino.destination({ fd: 2, sync: true }) : process.stderr
+    root = pino({ level, base: { pid: process.pid } }, dest)
   }
   return root
 }
 
-/** A child logger for one component (`lapi`, `lapi:job`, `lapirun`, …) with extra bindings. */
+/**
+ * A child logger of amlapi's root logger for one component (`lapi`, `am2`, or a library layered
+ * on them) with extra bindings, such as `{ task }`.
+ */
 export function logger (component: string, bindings: Record<string, unknown> = {}): Logger {
   return rootLogger().child({ c: component, ...bindings })
 }

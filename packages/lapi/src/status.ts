@@ -178,7 +178,7 @@ const TEXT: Record<number, string> = {
   427: 'The data length is not valid (too big or negative).',
   428: 'The target task id is not valid.',
   429: 'uhdr is NULL but uhdr_len is greater than 0.',
-  430: 'uhdr_len is too big.',
+  430: 'uhdr_len is too big or not a multiple of 8: a user header is 0 to MAX_UHDR_SZ bytes, in whole 8-byte words.',
   431: 'uhdr_len is not word aligned.',
   432: 'The origin extent is too big (outside the origin segment).',
   433: 'The origin stride is less than its block.',

@@ -13,7 +13,10 @@
  *   │              one of t's counters from outside                               │
  *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell      │
  *   │ +2 STATE     TaskState                                                     │
- *   │ +3, +4       reserved (no per-packet counters here: a packet in flight     │
+ *   │ +3 WAIT_CALL the blocking call t last went to sleep in (WaitCall | the wait │
+ *   │              kind << 16), for the agent's report of a job that timed out;  │
+ *   │              set before SLEEPING                                           │
+ *   │ +4           reserved (no per-packet counters here: a packet in flight     │
  *   │              shows in its slot's STAMP, a landed message in the ring's LANDED;│
  *   │              this line is written only to sleep, wake and change state)     │
  *   │ +5 WAIT_WORD / +6 WAIT_VAL  the counter (word index, 0 = anything) and value │
@@ -36,6 +39,8 @@ export const TASK_WORDS = 16
 export const T_DOORBELL = 0
 export const T_SLEEPING = 1
 export const T_STATE = 2
+/** The blocking call t's sleeping thread is in (WaitCall | wait kind << 16), stored before SLEEPING. */
+export const T_WAIT_CALL = 3
 /** What t's sleeping thread waits for: a counter's word index in t's segment (0 = anything) … */
 export const T_WAIT_WORD = 5
 /** … and the value that counter must reach. */
@@ -132,3 +137,74 @@ export const WAIT_RING = 2
 export const WAIT_FENCE = 3
 /** A wait for a caller's condition (Context.waitUntil): any packet or counter wakes it. */
 export const WAIT_COND = 4
+
+/**
+ * The blocking calls a task can sleep in, as recorded in its WAIT_CALL word: what the agent names
+ * when a job times out. Layered libraries pass theirs to `Lapi.waitUntil`.
+ */
+export const WaitCall = {
+  /** Idle in the event loop (interrupt mode, or a promise wait that named no call). */
+  EVENT_LOOP: 0,
+  WAITCNTR: 1,
+  FENCE: 2,
+  GFENCE: 3,
+  ADDRESS_INIT: 4,
+  ADDRESS_INIT64: 5,
+  /** A send waiting for room in the target's inbox. */
+  SEND: 6,
+  /** `Lapi.waitUntil` of a program or a library that named no call. */
+  WAIT_UNTIL: 7,
+  AM_WAITSEMA: 8,
+  AMX_SPMD_BARRIER: 9,
+  AMX_SPMD_ALLGATHER: 10,
+  /** An AM-2 request waiting for a free request slot toward its peer. */
+  AM_REQUEST_CREDIT: 11,
+  /** An AM-2 request waiting until the data of its earlier bulk sends was taken. */
+  AM_REQUEST_BUFFER: 12,
+} as const
+
+const CALL_NAMES: readonly string[] = [
+  'the event loop', 'LAPI_Waitcntr', 'LAPI_Fence', 'LAPI_Gfence', 'LAPI_Address_init', 'LAPI_Address_init64',
+  'a send', 'Lapi.waitUntil', 'AM_WaitSema', 'AMX_SPMDBarrier', 'AMX_SPMDAllGather', 'an AM-2 request', 'an AM-2 request',
+]
+
+/** The name of a WaitCall, for messages. */
+export function waitCallName (call: number): string {
+  return CALL_NAMES[call] ?? `blocking call ${call}`
+}
+
+const STATE_TEXT = ['had not joined the job (no LAPI_Init yet)', 'running', 'had left the job (LAPI_Term)', 'had ended', 'had failed']
+
+/**
+ * What task `t` is doing, in words, from the control block (and its segment, for the value of an
+ * awaited counter): for the agent's report of a job that timed out. `sleeping` is what the caller
+ * saw in t's SLEEPING word (a task blocked in a wait sleeps nearly all the time; see the agent).
+ */
+export function describeTask (ctl: Int32Array, numTasks: number, t: number, segment: Int32Array | null, sleeping: number): string {
+  const st = Atomics.load(ctl, taskWord(t, T_STATE))
+  if (st !== TaskState.RUNNING) return `task ${t} ${STATE_TEXT[st] ?? `was in state ${st}`}`
+  if (sleeping === 0) return `task ${t} was running its own code (not waiting in a LAPI or AM-2 call)`
+  const rec = Atomics.load(ctl, taskWord(t, T_WAIT_CALL))
+  const call = rec & 0xffff
+  const kind = rec >>> 16
+  const word = Atomics.load(ctl, taskWord(t, T_WAIT_WORD))
+  const val = Atomics.load(ctl, taskWord(t, T_WAIT_VAL))
+  switch (call) {
+    case WaitCall.EVENT_LOOP: return `task ${t} was idle in its event loop (awaiting a promise)`
+    case WaitCall.WAITCNTR: {
+      if (word === 0) return `task ${t} was waiting in LAPI_Waitcntr for a counter to reach ${val}`
+      const now = segment !== null ? ` (it holds ${Atomics.load(segment, word)})` : ''
+      return `task ${t} was waiting in LAPI_Waitcntr for the counter at Addr ${word * 4} to reach ${val}${now}`
+    }
+    case WaitCall.GFENCE: case WaitCall.ADDRESS_INIT: case WaitCall.ADDRESS_INIT64: {
+      if (kind === WAIT_FENCE) return `task ${t} was waiting in ${waitCallName(call)} for its active messages to land`
+      const arrived = Atomics.load(ctl, W_BAR_COUNT)
+      return `task ${t} was waiting in ${waitCallName(call)} for the other tasks (${arrived} of ${numTasks} had arrived)`
+    }
+    case WaitCall.FENCE: return `task ${t} was waiting in LAPI_Fence for its active messages to land`
+    case WaitCall.SEND: return `task ${t} was waiting in a send for room in task ${val}'s inbox`
+    case WaitCall.AM_REQUEST_CREDIT: return `task ${t} was waiting in an AM-2 request for a free request slot toward its peer`
+    case WaitCall.AM_REQUEST_BUFFER: return `task ${t} was waiting in an AM-2 request for its earlier bulk data to be taken`
+    default: return `task ${t} was waiting in ${waitCallName(call)}`
+  }
+}

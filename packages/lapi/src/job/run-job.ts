@@ -1,18 +1,22 @@
 /**
- * The agent: runs a job of N tasks as worker threads of this process (ARCHITECTURE.md §2). It owns
- * the segments and the control block, forwards each task's stdout/stderr (optionally labelled
- * `[t] `), and turns the first failure of a task (an uncaught error, a non-zero exit, a kill) into a
- * prompt end of the whole job: the control block's abort flag wakes every waiting task, which then
- * stops, and the remaining workers are terminated.
+ * The agent: runs a job of N tasks as worker threads of this process. It owns the segments and the
+ * control block, forwards each task's stdout/stderr (optionally labelled `[t] `), and turns the
+ * first failure of a task (an uncaught error, a non-zero exit, a kill, LAPI's default error
+ * handling) into a prompt end of the whole job: the control block's abort flag wakes every waiting
+ * task, whose blocking call then throws JobAbortedError; tasks that have not ended by themselves
+ * after a grace period (`graceMs`) are terminated. Until then every task's output still flows, so
+ * nothing a task wrote before the end is lost.
  */
+import { statSync, accessSync, constants as fsConstants } from 'node:fs'
 import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Readable, Writable } from 'node:stream'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { logger } from '../log.js'
 import { tuneJit } from './jit.js'
-import { T_STATE, TaskState, abortJob, taskWord, ringDoorbell } from './control.js'
+import { T_SLEEPING, T_STATE, TaskState, abortJob, describeTask, taskWord, ringDoorbell } from './control.js'
+import { failureOf } from './failure.js'
 import { DATA_KEY, SPEC_KEY, createJob, type JobSpec } from './spec.js'
 import { isPageAligned } from '../transport/ring.js'
 
@@ -33,8 +37,17 @@ export interface RunJobOptions {
   stderr?: Writable
   /** Environment of the tasks (default: this process's). */
   env?: NodeJS.ProcessEnv
-  /** Ends the job (as a failure) after this many milliseconds. */
+  /**
+   * Ends the job (as a failure) after this many milliseconds; the failure says what each task was
+   * doing then (which blocking call it waited in, and for what).
+   */
   timeoutMs?: number
+  /**
+   * After the first failure, how long (ms) the other tasks may take to end by themselves, with all
+   * they wrote forwarded, before they are terminated (default 2000). A task blocked in a LAPI or
+   * AM-2 call ends at once (JobAbortedError); only one busy in its own code takes the whole grace.
+   */
+  graceMs?: number
   /** Aborting it stops the job (as lapirun does on Ctrl-C). */
   signal?: AbortSignal
   /**
@@ -72,6 +85,13 @@ function forward (src: Readable, dst: Writable, prefix: string): Promise<void> {
   return done.then(() => { if (rest !== '') dst.write(prefix + rest + '\n') })
 }
 
+/** Default of RunJobOptions.graceMs. */
+export const ABORT_GRACE_MS = 2000
+/** How long the timeout report watches a task for a sleep in a blocking call, ms. */
+const WATCH_MS = 100
+/** Tasks a timeout report lists one by one. */
+const REPORT_TASKS = 32
+
 function describe (err: unknown): string {
   if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`
   return String(err)
@@ -83,10 +103,13 @@ function describe (err: unknown): string {
  */
 export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   const t0 = performance.now()
+  const url = checkProgram(opts.program)
   const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
   const job = createJob(opts.numTasks, config)
   const n = opts.numTasks
+  const graceMs = opts.graceMs ?? ABORT_GRACE_MS
   const log = logger('lapi:job', { job: job.jobId })
+  log.debug({ program: fileURLToPath(url), args: opts.args ?? [], numTasks: n, placement: `one process (pid ${process.pid}), ${n} worker thread${n === 1 ? '' : 's'}`, config }, 'job starting')
   // before any task's code compiles (config.jit: V8's inlining budgets, for the whole process)
   const jit = tuneJit(config.jit)
   if (jit.length > 0) log.debug({ flags: jit }, 'V8 inlining budgets raised')
@@ -96,19 +119,23 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   }
   const out = opts.stdout ?? process.stdout
   const errOut = opts.stderr ?? process.stderr
-  const url = typeof opts.program === 'string' ? pathToFileURL(resolve(opts.program)) : opts.program
   const ctl = new Int32Array(job.control)
   const codes: Array<number | undefined> = new Array<number | undefined>(n).fill(undefined)
   let failure: { task: number; reason: string } | undefined
   const workers: Worker[] = []
   const streams: Array<Promise<void>> = []
 
+  let graceTimer: NodeJS.Timeout | undefined
   const fail = (task: number, reason: string): void => {
     if (failure !== undefined) return
     failure = { task, reason }
-    log.debug({ task, reason }, 'task failed; aborting the job')
+    log.debug({ task, reason, graceMs }, 'aborting the job')
     abortJob(ctl, n, task)
-    for (const w of workers) void w.terminate()
+    graceTimer = setTimeout(() => {
+      const left = codes.flatMap((c, t) => c === undefined && workers[t] !== undefined ? [t] : [])
+      if (left.length > 0) log.debug({ tasks: left }, 'grace period over: terminating the tasks still running')
+      for (const t of left) void workers[t]!.terminate()
+    }, graceMs)
   }
 
   const exits = new Array<Promise<void>>(n)
@@ -131,21 +158,28 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
     const prefix = opts.label === true ? `[${t}] ` : ''
     streams.push(forward(w.stdout, out, prefix), forward(w.stderr, errOut, prefix))
     let threw: string | undefined
+    let ended: string | undefined
     w.on('error', (e) => { threw = describe(e) })
+    w.on('message', (m) => { ended ??= failureOf(m) })
     exits[t] = new Promise<number>((resolve) => w.once('exit', resolve)).then((code) => {
       codes[t] = code
       const failed = threw !== undefined || code !== 0
       Atomics.store(ctl, taskWord(t, T_STATE), failed ? TaskState.FAILED : TaskState.EXITED)
       for (let i = 0; i < n; i++) if (i !== t) ringDoorbell(ctl, i)
+      log.debug({ task: t, code, error: threw ?? ended }, 'task exited')
       if (failure !== undefined) return
-      if (threw !== undefined) fail(t, `uncaught error: ${threw}`)
+      if (ended !== undefined) fail(t, ended)
+      else if (threw !== undefined) fail(t, `uncaught error: ${threw}`)
       else if (code !== 0) fail(t, `exited with code ${String(code)}`)
     })
   }
 
   let timer: NodeJS.Timeout | undefined
   if (opts.timeoutMs !== undefined) {
-    timer = setTimeout(() => fail(-1, `the job timed out after ${opts.timeoutMs} ms`), opts.timeoutMs)
+    const ms = opts.timeoutMs
+    timer = setTimeout(() => {
+      void watchTasks(ctl, n, job.segments, codes).then((what) => fail(-1, `the job timed out after ${seconds(ms)}:\n${what}`))
+    }, ms)
   }
   const onAbort = (): void => fail(-1, 'the job was interrupted')
   opts.signal?.addEventListener('abort', onAbort, { once: true })
@@ -154,17 +188,72 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   await Promise.all(exits.filter((p) => p !== undefined))
   await Promise.all(streams)
   if (timer !== undefined) clearTimeout(timer)
+  if (graceTimer !== undefined) clearTimeout(graceTimer)
   opts.signal?.removeEventListener('abort', onAbort)
 
   let exitCode = 0
   const f = failure as { task: number; reason: string } | undefined
   if (f !== undefined) {
-    const who = f.task >= 0 ? `task ${f.task}` : 'lapirun'
-    errOut.write(`lapirun: ${who} failed: ${f.reason}\n`)
+    errOut.write(`lapirun: ${f.task >= 0 ? `task ${f.task} failed: ` : ''}${f.reason}\n`)
     const c = f.task >= 0 ? codes[f.task] : undefined
     exitCode = c !== undefined && c !== 0 ? c : 1
   }
   const result: JobResult = { exitCode, taskExitCodes: codes, durationMs: performance.now() - t0 }
+  log.debug({ exitCode, durationMs: Math.round(result.durationMs), failure: f }, 'job ended')
   if (f !== undefined) result.failure = f
   return result
+}
+
+/** The program's file URL, once it is known to be a readable file; throws an Error saying what is wrong. */
+function checkProgram (program: string | URL): URL {
+  const url = typeof program === 'string' ? pathToFileURL(resolve(program)) : program
+  if (url.protocol !== 'file:') return url
+  const path = fileURLToPath(url)
+  let isFile: boolean
+  try {
+    isFile = statSync(path).isFile()
+  } catch {
+    throw new Error(`cannot run ${String(program)}: no such file`)
+  }
+  if (!isFile) throw new Error(`cannot run ${String(program)}: not a file`)
+  try {
+    accessSync(path, fsConstants.R_OK)
+  } catch {
+    throw new Error(`cannot run ${String(program)}: not readable`)
+  }
+  return url
+}
+
+function seconds (ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`
+}
+
+/**
+ * What each task still running is doing, a line each: watched for WATCH_MS, since a task blocked in
+ * a wait sleeps nearly all the time (it wakes only to look again every sleep slice); one never seen
+ * asleep runs its own code.
+ */
+async function watchTasks (ctl: Int32Array, n: number, segments: SharedArrayBuffer[], codes: Array<number | undefined>): Promise<string> {
+  const seen = new Array<string | undefined>(n).fill(undefined)
+  const end = performance.now() + WATCH_MS
+  for (;;) {
+    let open = 0
+    for (let t = 0; t < n; t++) {
+      if (seen[t] !== undefined || codes[t] !== undefined) continue
+      const sleeping = Atomics.load(ctl, taskWord(t, T_SLEEPING))
+      const st = Atomics.load(ctl, taskWord(t, T_STATE))
+      if (sleeping !== 0 || st !== TaskState.RUNNING) seen[t] = describeTask(ctl, n, t, new Int32Array(segments[t]!), sleeping)
+      else open++
+    }
+    if (open === 0 || performance.now() >= end) break
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+  const lines: string[] = []
+  for (let t = 0; t < n; t++) {
+    if (codes[t] !== undefined) lines.push(`task ${t} had ended (exit code ${codes[t]})`)
+    else lines.push(seen[t] ?? describeTask(ctl, n, t, null, 0))
+  }
+  const shown = lines.slice(0, REPORT_TASKS).map((l) => `  ${l}`)
+  if (lines.length > REPORT_TASKS) shown.push(`  … and ${lines.length - REPORT_TASKS} more tasks`)
+  return shown.join('\n')
 }

@@ -66,6 +66,12 @@ export function createJob (numTasks: number, config: JobConfig): Omit<JobSpec, '
 
 let standalone: JobSpec | undefined
 
+/** Whether this thread is a task started by an agent (lapirun, runJob), not a plain `node` program. */
+export function underAgent (): boolean {
+  const wd = workerData as Record<string, unknown> | null | undefined
+  return wd !== null && typeof wd === 'object' && wd[SPEC_KEY] !== undefined
+}
+
 /**
  * The spec of the job this thread belongs to: the one its agent passed in `workerData`, or, for a
  * program not started by an agent, a job of one task made on first use.

@@ -5,19 +5,20 @@
  *           [--spin-max-us US] [--jit tuned|default] [--label] [--timeout SECONDS] [--] program.mjs [args…]
  *
  * Exits 0 when every task finished normally; otherwise prints which task failed and why and exits
- * non-zero (the task's exit code when it had one). Ctrl-C stops every task and exits 130.
+ * non-zero (the task's exit code when it had one). Bad options exit 2 with lapirun's own message.
+ * Ctrl-C stops every task and exits 130; a second Ctrl-C stops them without waiting for their output.
  */
-import { parseArgs } from 'node:util'
 import { parseSize } from '../config.js'
 import { runJob } from '../job/run-job.js'
 import type { JitMode } from '../job/jit.js'
+import { logger } from '../log.js'
 
 const USAGE = `usage: lapirun -n N [options] [--] program.mjs [args...]
 
 Runs program.mjs as N LAPI tasks (task ids 0..N-1), one worker thread each.
 
 options:
-  -n, --tasks N          number of tasks (default 1)
+  -n, --tasks N          number of tasks, 1..4096 (default 1)
   --procs P              processes to spread the tasks over (default 1)
   --transport NAME       network transport between processes: shm (default), udp, tcp
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
@@ -26,93 +27,142 @@ options:
   --jit MODE             default: V8's inlining budgets as node has them; tuned: raised for
                          the job's process (faster once compiled, longer to compile; env AMLAPI_JIT)
   --label                prefix each output line with [task]
-  --timeout SECONDS      end the job as failed after this long
+  --timeout SECONDS      end the job as failed after this long, saying what each task waited for
   -h, --help             this text
+
+Logs: AMLAPI_LOG_LEVEL=debug (or info, warn, error) writes JSON lines to stderr.
 `
 
-const WITH_VALUE = new Set(['-n', '--tasks', '--np', '--procs', '--transport', '--segment-size', '--spin-us', '--spin-max-us', '--jit', '--timeout'])
+/** The options lapirun takes: name → whether it takes a value. Short forms map to these. */
+const OPTIONS: Readonly<Record<string, boolean>> = {
+  tasks: true, np: true, procs: true, transport: true, 'segment-size': true, 'spin-us': true,
+  'spin-max-us': true, jit: true, timeout: true, label: false, help: false,
+}
+const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help' }
+const MAX_TASKS = 4096
+
+/** A usage error: lapirun prints its message and exits 2. */
+class UsageError extends Error {}
+
+interface Parsed { values: Map<string, string | true>; program: string | undefined; args: string[] }
 
 /**
- * Splits the command line at the program: lapirun's own options come before it, everything after
- * it belongs to the program (even what looks like an option).
+ * Splits the command line at the program: lapirun's own options come before it (`--name value`,
+ * `--name=value`, `-n value`, `-n4`), everything after it belongs to the program, even what looks
+ * like an option; `--` ends lapirun's options. A value may begin with `-` (`-n -1` is a bad count,
+ * not an unknown option).
  */
-function splitAtProgram (argv: string[]): { own: string[]; rest: string[] } {
+function parse (argv: string[]): Parsed {
+  const values = new Map<string, string | true>()
   let i = 0
   while (i < argv.length) {
     const a = argv[i]!
-    if (a === '--') return { own: argv.slice(0, i), rest: argv.slice(i + 1) }
+    if (a === '--') { i++; break }
     if (!a.startsWith('-') || a === '-') break
-    i += WITH_VALUE.has(a) ? 2 : 1
+    let name: string
+    let inline: string | undefined
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=')
+      name = eq < 0 ? a.slice(2) : a.slice(2, eq)
+      if (eq >= 0) inline = a.slice(eq + 1)
+    } else {
+      const long = SHORT[a[1]!]
+      if (long === undefined) throw new UsageError(`unknown option '${a}'`)
+      name = long
+      if (a.length > 2) inline = a.slice(2)
+    }
+    const takes = OPTIONS[name]
+    if (takes === undefined) throw new UsageError(`unknown option '${a}'`)
+    const shown = a.startsWith('--') ? `--${name}` : a.slice(0, 2)
+    if (!takes) {
+      if (inline !== undefined) throw new UsageError(`${shown} takes no value`)
+      values.set(name, true)
+      i++
+      continue
+    }
+    if (inline === undefined) {
+      if (i + 1 >= argv.length) throw new UsageError(`${shown} needs a value`)
+      inline = argv[i + 1]!
+      i += 2
+    } else i++
+    values.set(name, inline)
   }
-  return { own: argv.slice(0, i), rest: argv.slice(i) }
+  return { values, program: argv[i], args: argv.slice(i + 1) }
+}
+
+function wholeNumber (text: string, min: number, max: number, what: string): number {
+  const v = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(v) || v < min || v > max) throw new UsageError(`${what} must be a whole number from ${min} to ${max}, not '${text}'`)
+  return v
+}
+
+function microseconds (text: string, what: string): number {
+  const v = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN
+  if (!(v >= 0 && v <= 1e7)) throw new UsageError(`${what} must be a number of microseconds from 0 to 10000000, not '${text}'`)
+  return v
 }
 
 /** Runs lapirun with the given arguments; resolves with the exit code. */
 export async function main (argv: string[]): Promise<number> {
-  const split = splitAtProgram(argv)
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: split.own,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        tasks: { type: 'string', short: 'n' },
-        np: { type: 'string' },
-        procs: { type: 'string' },
-        transport: { type: 'string' },
-        'segment-size': { type: 'string' },
-        'spin-us': { type: 'string' },
-        'spin-max-us': { type: 'string' },
-        jit: { type: 'string' },
-        label: { type: 'boolean' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (e) {
-    process.stderr.write(`lapirun: ${(e as Error).message}\n${USAGE}`)
-    return 2
-  }
-  const { values } = parsed
-  if (values.help === true) { process.stdout.write(USAGE); return 0 }
-  const [program, ...args] = split.rest
-  if (program === undefined) { process.stderr.write(`lapirun: no program given\n${USAGE}`); return 2 }
-  const n = Number(values.tasks ?? values.np ?? '1')
-  if (!Number.isInteger(n) || n < 1 || n > 4096) { process.stderr.write(`lapirun: -n must be a whole number from 1 to 4096, not ${values.tasks ?? ''}\n`); return 2 }
-  const procs = Number(values.procs ?? '1')
-  if (!Number.isInteger(procs) || procs < 1 || procs > n) { process.stderr.write(`lapirun: --procs must be a whole number from 1 to N\n`); return 2 }
-  const transport = values.transport ?? 'shm'
-  if (!['shm', 'udp', 'tcp'].includes(transport)) { process.stderr.write(`lapirun: unknown transport '${transport}' (shm, udp, tcp)\n`); return 2 }
-  if (procs > 1 || transport !== 'shm') {
-    process.stderr.write(`lapirun: ${procs > 1 ? `--procs ${procs}` : `--transport ${transport}`} needs a network transport between processes, which this build does not have yet; run the tasks in one process (--procs 1, --transport shm)\n`)
-    return 2
-  }
+  const log = logger('lapirun')
+  let p: Parsed
+  let n: number
   const config: { segmentSize?: number; spinUs?: number; spinMaxUs?: number; jit?: JitMode } = {}
-  if (values['segment-size'] !== undefined) {
-    const s = parseSize(values['segment-size'])
-    if (!Number.isFinite(s)) { process.stderr.write(`lapirun: bad --segment-size '${values['segment-size']}'\n`); return 2 }
-    config.segmentSize = s
-  }
-  if (values['spin-us'] !== undefined) config.spinUs = Number(values['spin-us'])
-  if (values['spin-max-us'] !== undefined) config.spinMaxUs = Number(values['spin-max-us'])
-  if (values.jit !== undefined) {
-    if (values.jit !== 'tuned' && values.jit !== 'default') { process.stderr.write(`lapirun: bad --jit '${values.jit}' (tuned or default)\n`); return 2 }
-    config.jit = values.jit
-  }
   let timeoutMs: number | undefined
-  if (values.timeout !== undefined) {
-    timeoutMs = Number(values.timeout) * 1000
-    if (!(timeoutMs > 0)) { process.stderr.write(`lapirun: bad --timeout '${values.timeout}'\n`); return 2 }
+  try {
+    p = parse(argv)
+    const v = p.values
+    if (v.has('help')) { process.stdout.write(USAGE); return 0 }
+    if (p.program === undefined) throw new UsageError('no program given')
+    const str = (k: string): string | undefined => v.get(k) as string | undefined
+    n = wholeNumber(str('tasks') ?? str('np') ?? '1', 1, MAX_TASKS, '-n (the number of tasks)')
+    const procsText = str('procs')
+    const procs = procsText === undefined ? 1 : wholeNumber(procsText, 1, n, `--procs (processes, at most the ${n} task${n === 1 ? '' : 's'} of -n)`)
+    const transport = str('transport') ?? 'shm'
+    if (!['shm', 'udp', 'tcp'].includes(transport)) throw new UsageError(`--transport must be shm, udp or tcp, not '${transport}'`)
+    if (procs > 1 || transport !== 'shm') {
+      process.stderr.write(`lapirun: ${procs > 1 ? `--procs ${procs}` : `--transport ${transport}`} needs a network transport between processes, which this build does not have yet; run the tasks in one process (--procs 1, --transport shm)\n`)
+      return 2
+    }
+    const seg = str('segment-size')
+    if (seg !== undefined) {
+      const s = parseSize(seg)
+      if (!Number.isFinite(s)) throw new UsageError(`--segment-size must be a size in bytes such as 65536, 64K or 16M, not '${seg}'`)
+      config.segmentSize = s
+    }
+    const spin = str('spin-us')
+    if (spin !== undefined) config.spinUs = microseconds(spin, '--spin-us')
+    const spinMax = str('spin-max-us')
+    if (spinMax !== undefined) config.spinMaxUs = microseconds(spinMax, '--spin-max-us')
+    const jit = str('jit')
+    if (jit !== undefined) {
+      if (jit !== 'tuned' && jit !== 'default') throw new UsageError(`--jit must be tuned or default, not '${jit}'`)
+      config.jit = jit
+    }
+    const to = str('timeout')
+    if (to !== undefined) {
+      const s = /^\s*\d+(\.\d+)?\s*$/.test(to) ? Number(to) : NaN
+      if (!(s > 0)) throw new UsageError(`--timeout must be a positive number of seconds, not '${to}'`)
+      timeoutMs = Math.round(s * 1000)
+    }
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e
+    process.stderr.write(`lapirun: ${e.message} (lapirun --help lists the options)\n`)
+    return 2
   }
 
   const ac = new AbortController()
   let interrupted = false
-  const onSig = (): void => { interrupted = true; ac.abort() }
-  process.once('SIGINT', onSig)
-  process.once('SIGTERM', onSig)
+  const onSig = (sig: NodeJS.Signals): void => {
+    if (interrupted) { log.debug({ signal: sig }, 'second signal: exiting without waiting for the tasks'); process.exit(130) }
+    interrupted = true
+    log.debug({ signal: sig }, 'signal: stopping the job')
+    ac.abort()
+  }
+  process.on('SIGINT', onSig)
+  process.on('SIGTERM', onSig)
   try {
-    const r = await runJob({ program, numTasks: n, args, config, label: values.label === true, signal: ac.signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
+    const r = await runJob({ program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
     return interrupted ? 130 : r.exitCode
   } catch (e) {
     process.stderr.write(`lapirun: ${(e as Error).message}\n`)
