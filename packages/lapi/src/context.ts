@@ -1119,7 +1119,7 @@ export class Context {
     this.log.error({ code, cls: errClassName(cls), src, err: cause }, `asynchronous error: ${what}`)
     if (this.errHndlr === null) {
       const how = cause !== undefined ? `threw: ${describeError(cause)}` : `failed: ${statusName(code) ?? code} (${code}): ${statusText(code) ?? 'unknown error'}`
-      endTask(`task ${this.taskId}: ${what} (${errClassName(cls)}, task ${src}) ${how}\n` +
+      endTask(this.taskId, `${what} (${errClassName(cls)}, peer task ${src}) ${how}\n` +
         '(no error handler was given to LAPI_Init, so LAPI\'s default error handling ends the task, and with it the job)')
     }
     this.enterUser()

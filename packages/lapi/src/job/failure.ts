@@ -11,10 +11,10 @@ import { underAgent } from './spec.js'
 /** Key of the failure message a task posts to its agent: `{ [FAILURE_KEY]: reason }`. */
 export const FAILURE_KEY = '__amlapi_failure'
 
-/** Ends this task with exit code `code` (default 1) after reporting `reason`. */
-export function endTask (reason: string, code = 1): never {
+/** Ends task `task` (this thread's) with exit code `code` (default 1) after reporting `reason`. */
+export function endTask (task: number, reason: string, code = 1): never {
   if (underAgent() && parentPort !== null) parentPort.postMessage({ [FAILURE_KEY]: reason })
-  else process.stderr.write(`lapi: task failed: ${reason}\n`)
+  else process.stderr.write(`lapi: task ${task} failed: ${reason}\n`)
   process.exit(code)
 }
 
