@@ -73,7 +73,7 @@ export class Counter {
   private readonly ctx: Context
   private readonly out: Ref<number> = { value: 0 }
 
-  /** Made by {@link Lapi.counter}; `ctx` is the task's context, `addr` an 8-byte slot of its segment. */
+  /** @internal Made by {@link Lapi.counter}: `ctx` is the task's context, `addr` an 8-byte slot of its segment. */
   constructor (ctx: Context, addr: Addr) {
     this.ctx = ctx
     this.addr = addr
@@ -115,7 +115,7 @@ export class Counter {
 
 /** One task's LAPI context. */
 export class Lapi {
-  /** The implementation (also reachable through the handle by the compat face). */
+  /** @internal The implementation (also reachable through the handle by the compat face). */
   readonly ctx: Context
   private readonly ret: Ref<number> = { value: 0 }
 
@@ -345,12 +345,13 @@ export class Lapi {
    * Blocks until `cond()` is true, running the dispatcher between checks: spins for the configured
    * budget (AMLAPI_SPIN_US), then sleeps until a packet or counter update arrives. For libraries
    * layered on LAPI (am2's AM_WaitSema and flow control). `cond` must not send; pass a long-lived
-   * function to wait without allocating.
+   * function to wait without allocating. `call` (a `WaitCall`, default WAIT_UNTIL) names the
+   * blocking call the wait belongs to, for the report of a job that times out.
    */
-  waitUntil (cond: () => boolean): void { check(this.c.waitUntil(cond), 'waitUntil') }
+  waitUntil (cond: () => boolean, call?: number): void { check(this.c.waitUntil(cond, call), 'waitUntil') }
 
   /** Like `waitUntil`, without blocking the event loop. */
-  async waitUntilAsync (cond: () => boolean): Promise<void> { check(await this.c.waitUntilAsync(cond), 'waitUntil') }
+  async waitUntilAsync (cond: () => boolean, call?: number): Promise<void> { check(await this.c.waitUntilAsync(cond, call), 'waitUntil') }
 
   /** Whether task `t` is still in the job (false once it terminated, exited or failed). */
   taskAlive (t: number): boolean { return this.ctx.taskAlive(t) }
