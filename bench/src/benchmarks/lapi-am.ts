@@ -3,7 +3,7 @@
  * (one-packet messages consumed in the header handler) and on the completion-handler path, Amsend
  * bandwidth, and Amsend to the sending task itself (the library's cost of a message without the
  * hop between cores, for reading the round trip: about the ring's round trip + 2 × this). Goals of
- * the LAPI part-2 issue, as ratios to the same run's baselines.
+ * the project, as ratios to the same run's baselines (docs/benchmarks.md, "Goals").
  */
 import { LapiOp } from '../lib/lapi-layout.js'
 import { openLapiJob } from './lapi-rma.js'

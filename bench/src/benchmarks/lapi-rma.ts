@@ -1,7 +1,7 @@
 /**
  * LAPI one-sided operations between two tasks of one process (a real job started with runJob):
  * Put ping-pong round trip, Get latency, Put and Get bandwidth, Rmw rate. Every figure is compared
- * with the baselines of the same run; the goals are those of the LAPI part-1 issue.
+ * with the baselines of the same run; the goals are listed in docs/benchmarks.md ("Goals").
  */
 import { fileURLToPath } from 'node:url'
 import { runJob, type JobConfig, type JobResult } from '@amlapi/lapi'

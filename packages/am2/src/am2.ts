@@ -1,5 +1,5 @@
 /**
- * AM-2 over LAPI, the AMLAPI port (ARCHITECTURE.md §6, docs/am2.md): the one implementation
+ * AM-2 over LAPI, the AMLAPI port (docs/am2.md, docs/architecture.md): the one implementation
  * behind the idiomatic classes (`Bundle`, `Endpoint`, `Token`) and the C-style `AM_*` functions of
  * compat.ts. Every method here returns an AM code; the idiomatic wrappers throw `AmError`.
  *

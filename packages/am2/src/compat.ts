@@ -1,5 +1,5 @@
 /**
- * The C-style AM-2 names (API.md, "AM-2 signatures"): every AM_* function, constant and status
+ * The C-style AM-2 names (docs/am2.md, "C ↔ TypeScript"): every AM_* function, constant and status
  * with AMUDP's values, plus the AMX_* extensions. Each function is a thin wrapper over the one
  * implementation (am2.ts) and returns an AM code; out-parameters are `Ref<T>`. The request and
  * reply functions for 0..16 arguments fill a scratch argument array: no allocation per call.

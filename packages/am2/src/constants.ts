@@ -1,5 +1,5 @@
 /**
- * AM-2's constants with the values AMUDP and AMMPI use (AM-2 reference §1.2, §1.3, §1.6): return
+ * AM-2's constants with the values AMUDP and AMMPI use (the AM-2 specification and AMUDP's amudp.h): return
  * codes of the calls, the statuses and opcodes handler 0 receives for returned messages, bundle
  * types, event masks, special tags and limits.
  */

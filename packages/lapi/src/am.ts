@@ -1,5 +1,5 @@
 /**
- * LAPI active messages (ARCHITECTURE.md §5; the LAPI_Amsend and LAPI_Amsendv pages): the sending
+ * LAPI active messages (docs/lapi.md; IBM's LAPI_Amsend and LAPI_Amsendv pages): the sending
  * side, the packets, and the receiving side that the dispatcher drives.
  *
  * Sending. A message of `udata_len` ≤ `rndvThreshold` bytes (or any Amsendv) goes **eager**: a

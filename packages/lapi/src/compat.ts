@@ -1,5 +1,5 @@
 /**
- * The C-style LAPI face (API.md): every `LAPI_*` function with IBM's name and argument order, as a
+ * The C-style LAPI face (docs/lapi.md): every `LAPI_*` function with IBM's name and argument order, as a
  * one-line wrapper over the context behind the handle. Functions return LAPI codes (0 =
  * LAPI_SUCCESS) and never throw for a documented error; out-values go through `Ref`s.
  *

@@ -4,7 +4,7 @@
  * status code (0 = LAPI_SUCCESS); out-values go through `Ref`s. Neither face adds logic.
  *
  * One-sided operations between tasks of one process are performed by the calling thread itself on
- * the target's segment (ARCHITECTURE.md §4): `Uint8Array.set` for data, `Atomics` for counters and
+ * the target's segment (docs/architecture.md, "One-sided operations"): `Uint8Array.set` for data, `Atomics` for counters and
  * read-modify-write. No code of the target runs, so they complete even when the target is stuck in
  * a busy loop. Each counter a call bumps at another task is followed by a ring of that task's
  * doorbell, so a task sleeping in a wait wakes up.

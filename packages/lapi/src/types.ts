@@ -1,5 +1,5 @@
 /**
- * The C-shaped types of API.md: addresses are byte offsets into a task's segment, out-parameters
+ * The C-shaped types of the C-style face (docs/lapi.md): addresses are byte offsets into a task's segment, out-parameters
  * are `Ref<T>`, vectors and Xfer commands are plain objects with LAPI's field names.
  */
 

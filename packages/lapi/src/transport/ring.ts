@@ -1,6 +1,6 @@
 /**
  * Inbox rings: single-producer / single-consumer rings of fixed-size packet slots in a
- * SharedArrayBuffer (ARCHITECTURE.md §3). Every task has one inbox: a ring per co-located sender
+ * SharedArrayBuffer (docs/wire-format.md). Every task has one inbox: a ring per co-located sender
  * task plus one from its process's agent (what comes over the network). Only the sender writes
  * its ring's slots and HEAD; only the owner reads slots and writes TAIL.
  *
