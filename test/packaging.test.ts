@@ -207,7 +207,8 @@ describe('the README and docs/getting-started.md', () => {
   })
 
   it('never run npx without --no (it would fetch an unknown package from the registry)', () => {
-    for (const { f, text } of docs) {
+    const firstSteps = join('examples', 'first-steps', 'README.md')
+    for (const { f, text } of [...docs, { f: firstSteps, text: readFileSync(join(ROOT, firstSteps), 'utf8') }]) {
       for (const b of blocks(text, 'sh')) {
         for (const line of b.split('\n')) {
           if (/\bnpx\b/.test(line)) expect(line, f).toMatch(/\bnpx --no -- /)
