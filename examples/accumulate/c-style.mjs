@@ -2,7 +2,7 @@
 // D[0..N-1] += S[0..N-1] at the target, by an active message. The header handler `accumulate`
 // gets a put_add_hdr_t { target_addr, length } in the user header, returns a buffer for the data
 // and names `complete_accumulate` as completion handler, which adds the vectors after all the data
-// has arrived. Every task accumulates into task 0. Run: npx lapirun -n 4 examples/accumulate/c-style.mjs [N]
+// has arrived. Every task accumulates into task 0. Run: npx --no -- lapirun -n 4 examples/accumulate/c-style.mjs [N]
 import * as L from '@amlapi/lapi/compat'
 
 const N = Number(process.argv[2] ?? 10000)      // doubles; several packets of data

@@ -1,5 +1,5 @@
 // The accumulate example in the idiomatic face: D += S at task 0 by an active message whose
-// completion handler adds the vectors. Run: npx lapirun -n 4 examples/accumulate/idiomatic.mjs [N]
+// completion handler adds the vectors. Run: npx --no -- lapirun -n 4 examples/accumulate/idiomatic.mjs [N]
 import { Lapi } from '@amlapi/lapi'
 
 const N = Number(process.argv[2] ?? 10000)

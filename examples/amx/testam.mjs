@@ -24,7 +24,7 @@
 // AM_GetMsgTag and AMX_GetTokenInfo. And one AM-2 call AMUDP never had: AM_GetXferM of every n
 // (the partner's payload at n × 24 into my segment at (34 + n) × 24, then handler 60 + n here).
 //
-// Run: npx lapirun -n 2 examples/amx/testam.mjs [iters] [P|B]
+// Run: npx --no -- lapirun -n 2 examples/amx/testam.mjs [iters] [P|B]
 import * as AM from '@amlapi/am2/compat'
 import {
   AM_PollBlock, AM_Safe, TEST_STARTUP, eb, ep, finish, myproc, numprocs, parseCount, parsePolling, pollWait, printGlobalStats,

@@ -5,7 +5,7 @@
 // the partner's handler checks argument, length, address and pattern, rewrites the buffer with
 // the next count's pattern and ReplyXfer1s it back to offset 100, where the reply handler checks
 // it again. The segment (AM_MaxLong() + 100 bytes) is in the task's LAPI segment when it fits.
-// Run: npx lapirun -n 2 examples/amx/testbounce.mjs [iters] [P|B]
+// Run: npx --no -- lapirun -n 2 examples/amx/testbounce.mjs [iters] [P|B]
 import {
   AM_MaxLong, AM_OK, AM_RequestXfer1, AM_ReplyXfer1, AM_SetHandler, AM_SetSeg, AMX_Malloc, AMX_SPMDBarrier, AMX_View, ref,
 } from '@amlapi/am2/compat'

@@ -6,7 +6,7 @@
 // 0, 1, 2, ... and lives in the task's LAPI segment (AMX_Malloc) when it fits, so the Long goes
 // from there without a staging copy. The request handler checks the argument, the length, the
 // address and the data.
-// Run: npx lapirun -n 2 examples/amx/testbulk.mjs [iters] [size] [P|B] [H|F]
+// Run: npx --no -- lapirun -n 2 examples/amx/testbulk.mjs [iters] [size] [P|B] [H|F]
 import {
   AM_MaxLong, AM_OK, AM_RequestXfer1, AM_Reply0, AM_SetHandler, AM_SetSeg, AMX_Malloc, AMX_SPMDBarrier, AMX_View, ref,
 } from '@amlapi/am2/compat'

@@ -4,7 +4,7 @@
 // rank; barrier; getWord slot i from every task i and add them up (must be 0+1+...+(P-1));
 // barrier; putWord my rank into slot [rank] of every task's array; barrier; check vals[i] == i.
 // getWord/putWord are the utility handlers' Request6/Request5 with a reply (apputils.mjs).
-// Run: npx lapirun -n 3 examples/amx/testgetput.mjs [iters]
+// Run: npx --no -- lapirun -n 3 examples/amx/testgetput.mjs [iters]
 import { AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
   AM_Safe, TEST_STARTUP, allGatherAddr, fatal, finish, getWord, loadWord, myproc, numprocs, parseCount, printGlobalStats, putWord,

@@ -1,7 +1,7 @@
 // testlatency: round-trip latency (the AMX test suite, AM-2 reference section 4). Each task other
 // than 0 sends one Request0 to task 0 and waits for its Reply0, `iters` times (strict ping-pong);
 // task 0 only serves. "us / request" is the round-trip time. With one task, task 0 pings itself.
-// Run: npx lapirun -n 2 examples/amx/testlatency.mjs [iters] [P|B]
+// Run: npx --no -- lapirun -n 2 examples/amx/testlatency.mjs [iters] [P|B]
 import { AM_Request0, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
   AM_Safe, PING_REQ_HANDLER, TEST_STARTUP, checkPingCounts, ep, finish, getCurrentTimeMicrosec, myproc, numprocs, outputTimerStats,

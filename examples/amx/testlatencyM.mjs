@@ -1,7 +1,7 @@
 // testlatencyM: round-trip latency with a Medium payload (the AMX test suite, AM-2 reference
 // section 4). As testlatency, but each request is a Medium (AM_RequestI0) of `msgsize` zero bytes
 // (default 1); the reply is a Short with no arguments. The request handler checks the length.
-// Run: npx lapirun -n 2 examples/amx/testlatencyM.mjs [iters] [P|B] [msgsize]
+// Run: npx --no -- lapirun -n 2 examples/amx/testlatencyM.mjs [iters] [P|B] [msgsize]
 import { AM_MaxMedium, AM_RequestI0, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
   AM_Safe, PING_REQ_HANDLER, TEST_STARTUP, checkPingCounts, ep, fatal, finish, getCurrentTimeMicrosec, myproc, numprocs,

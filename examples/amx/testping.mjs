@@ -1,7 +1,7 @@
 // testping: pipelined small-message throughput (the AMX test suite, AM-2 reference section 4).
 // Every task other than 0 sends `iters` Request0s to task 0 back to back (limited only by flow
 // control); task 0 replies to each with a Reply0. With one task, task 0 pings itself.
-// Run: npx lapirun -n 2 examples/amx/testping.mjs [iters] [P|B]
+// Run: npx --no -- lapirun -n 2 examples/amx/testping.mjs [iters] [P|B]
 import { AM_Request0, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
   AM_Safe, PING_REQ_HANDLER, TEST_STARTUP, ep, finish, getCurrentTimeMicrosec, myproc, numprocs, parseCount, parsePolling, ping,

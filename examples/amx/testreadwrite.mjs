@@ -3,7 +3,7 @@
 // 255 writeWord(left neighbour, slot i, k) back to back (more than the network depth with a small
 // AMLAPI_NETWORKDEPTH: the requests then wait for flow control), writeSync; barrier; 255 readWord
 // from the right neighbour into my read array, readSync; every value must be k; barrier.
-// Run: npx lapirun -n 3 examples/amx/testreadwrite.mjs [iters]
+// Run: npx --no -- lapirun -n 3 examples/amx/testreadwrite.mjs [iters]
 import { AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
   AM_Safe, TEST_STARTUP, allGatherAddr, fatal, finish, loadWord, myproc, numprocs, parseCount, printGlobalStats, readSync, readWord,

@@ -3,7 +3,7 @@
 // automatic empty reply), and task 0's own request is a loopback. Task 0 blocks until it has P
 // calls, printing "." per wakeup, then "Reduction result: S" and "Result verified!" when
 // S == P(P-1)/2.
-// Run: npx lapirun -n 4 examples/amx/testreduce.mjs
+// Run: npx --no -- lapirun -n 4 examples/amx/testreduce.mjs
 import { AM_Request1, AM_SetHandler, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import { AM_PollBlock, AM_Safe, TEST_STARTUP, eb, ep, finish, myproc, numprocs, printGlobalStats } from './apputils.mjs'
 

@@ -1,5 +1,5 @@
 // Put/Get in LAPI's C-style face (@amlapi/lapi/compat), as a ported program writes it.
-// Run: npx lapirun -n 4 --label examples/put-get/c-style.mjs
+// Run: npx --no -- lapirun -n 4 --label examples/put-get/c-style.mjs
 import * as L from '@amlapi/lapi/compat'
 
 function check (rc, what) {

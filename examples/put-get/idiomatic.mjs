@@ -1,5 +1,5 @@
 // The same Put/Get with the idiomatic face (@amlapi/lapi): Lapi, Counter, async waits.
-// Run: npx lapirun -n 4 --label examples/put-get/idiomatic.mjs
+// Run: npx --no -- lapirun -n 4 --label examples/put-get/idiomatic.mjs
 import { Lapi } from '@amlapi/lapi'
 
 const lapi = Lapi.init()
