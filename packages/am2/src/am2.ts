@@ -108,8 +108,9 @@ export function tagOk (tag: unknown): tag is bigint {
 }
 
 /**
- * The token of one message, handed to its handler: reply with it (request handlers), query it
- * (AM_GetSourceEndpoint …). Valid only while the handler runs. Pooled: never keep one.
+ * The token of one message, handed to its handler as the first argument: reply with it (request
+ * handlers, at most once), query it (AM_GetSourceEndpoint …). Valid only while the handler runs.
+ * Pooled: never keep one.
  */
 export class Token {
   /** @internal */ index: number
@@ -261,7 +262,11 @@ export class Bundle {
   free (): void { check(this.rt.freeBundle(this), 'AM_FreeBundle') }
 }
 
-/** An endpoint (`ep_t`): name, tag, translation table, handler table, segment. */
+/**
+ * An endpoint (`ep_t`): name, tag, translation table, handler table, segment. Requests name their
+ * destination by translation-table index; the endpoint of `Am2.spmd()` has every task mapped at
+ * index = its rank, so `endpoint.request(r, h, ...)` goes to the task of rank r.
+ */
 export class Endpoint {
   /** @internal */ readonly id: number
   /** The endpoint's name (exchange it; peers map it). */
@@ -335,7 +340,12 @@ export class Endpoint {
     check(this.rt.setExpectedResources(this, nEndpoints, nOutstandingRequests), 'AM_SetExpectedResources')
   }
 
-  /** Registers `fn` at `index` 0..255 (0: the returned-message handler) (AM_SetHandler). */
+  /**
+   * Registers `fn` at `index` 0..255 (0: the returned-message handler) (AM_SetHandler). A Short
+   * message's handler is called as `fn(token, ...args)` ({@link short_handler}), a Medium or Long
+   * one's as `fn(token, buf, nbytes, ...args)` ({@link bulk_handler}), handler 0 as
+   * `fn(status, opcode, token)` ({@link error_handler}).
+   */
   setHandler (index: number, fn: am_handler): void { check(this.rt.setHandler(this, index, fn), 'AM_SetHandler') }
   /** Registers `fn` at the lowest free index 1..255; returns it (AM_SetHandlerAny). */
   setHandlerAny (fn: am_handler): number {
@@ -345,8 +355,9 @@ export class Endpoint {
   }
 
   /**
-   * Short request to translation `index` (AM_RequestM). The rest arguments cost an array per call;
-   * the C-style AM_RequestM functions do not allocate.
+   * Short request to translation `index` (AM_RequestM): the peer's handler `handler` runs with the
+   * token and `args`, at most AM_MAX_SHORT (16) 32-bit integers, when the peer polls. The rest arguments
+   * cost an array per call; the C-style AM_RequestM functions do not allocate.
    */
   request (index: number, handler: number, ...args: number[]): void {
     const rt = this.rt
