@@ -1,5 +1,5 @@
 /** Errors of the idiomatic API: a thrown LapiError carries the LAPI code and its C name. */
-import { statusName, statusText } from './status.js'
+import { LapiStatus, statusName, statusText } from './status.js'
 
 /**
  * An error carrying a LAPI return code. Match on `code` (e.g. `'LAPI_ERR_TGT'`) or `rc` (428), not
@@ -10,9 +10,10 @@ export class LapiError extends Error {
   readonly code: string
   /** The numeric code, e.g. 428. */
   readonly rc: number
-  constructor (rc: number, context?: string) {
+  /** `context` names the call; `detail`, when given, says what was wrong instead of the code's general text. */
+  constructor (rc: number, context?: string, detail?: string) {
     const code = statusName(rc) ?? `LAPI_ERR_${rc}`
-    super(`${context !== undefined ? context + ': ' : ''}${code} (${rc}): ${statusText(rc) ?? 'unknown error code'}`)
+    super(`${context !== undefined ? context + ': ' : ''}${code} (${rc}): ${detail ?? statusText(rc) ?? 'unknown error code'}`)
     this.name = 'LapiError'
     this.code = code
     this.rc = rc
@@ -27,4 +28,18 @@ export class LapiError extends Error {
 /** Throws a LapiError for a non-zero LAPI code. */
 export function check (rc: number, context?: string): void {
   if (rc !== 0) throw new LapiError(rc, context)
+}
+
+/**
+ * Throws a LapiError for a non-zero code of an active-message send whose user header was
+ * `uhdrLen` bytes: LAPI_ERR_UHDR_LEN says what is wrong with that length (`max`: MAX_UHDR_SZ).
+ */
+export function checkSend (rc: number, context: string, uhdrLen: number, max: number): void {
+  if (rc === 0) return
+  if (rc !== LapiStatus.ERR_UHDR_LEN) throw new LapiError(rc, context)
+  let what: string
+  if (typeof uhdrLen !== 'number' || !Number.isInteger(uhdrLen) || uhdrLen < 0) what = `uhdr_len ${String(uhdrLen)} is not a length in bytes`
+  else if (uhdrLen > max) what = `uhdr_len ${uhdrLen} is more than MAX_UHDR_SZ (${max} bytes)`
+  else what = `uhdr_len ${uhdrLen} is not a multiple of 8: a user header is whole 8-byte words (pad it to ${(uhdrLen + 7) & ~7} bytes)`
+  throw new LapiError(rc, context, what)
 }

@@ -7,7 +7,7 @@
 import { InitFlag, Query, RmwOp } from './constants.js'
 import { Context, type DispatcherStats, type HandlerFn } from './context.js'
 import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am.js'
-import { LapiError, check } from './errors.js'
+import { LapiError, check, checkSend } from './errors.js'
 import { LapiStatus } from './status.js'
 import { currentContext, openContext } from './registry.js'
 import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref } from './types.js'
@@ -210,7 +210,7 @@ export class Lapi {
     c: XferCounters = {}, udataLen?: number, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
     const dl = udataLen ?? (udata instanceof Uint8Array ? udata.length : 0)
-    check(this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsend')
+    checkSend(this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsend', ul, this.ctx.config.maxUhdrSz)
   }
 
   /**
@@ -281,7 +281,7 @@ export class Lapi {
   /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
   amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
-    check(this.c.amsendv(tgt, hdr as HandlerFn, uhdr, ul, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsendv')
+    checkSend(this.c.amsendv(tgt, hdr as HandlerFn, uhdr, ul, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsendv', ul, this.ctx.config.maxUhdrSz)
   }
 
   /** Vector Put (LAPI_Putv). */
