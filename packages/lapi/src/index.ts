@@ -8,11 +8,11 @@
  * ```js
  * import { Lapi } from '@amlapi/lapi'
  * const lapi = Lapi.init()
+ * const right = (lapi.taskId + 1) % lapi.numTasks
  * const buf = lapi.malloc(64), done = lapi.counter()
- * const [peerBuf] = [lapi.addressInit(buf)[(lapi.taskId + 1) % lapi.numTasks]]
- * const peerDone = lapi.addressInit(done.addr)[(lapi.taskId + 1) % lapi.numTasks]
- * lapi.put((lapi.taskId + 1) % lapi.numTasks, 5, peerBuf, new TextEncoder().encode('hello'), { tgtCntr: peerDone })
- * done.wait(1)       // a neighbour's Put landed in `buf`
+ * const bufs = lapi.addressInit(buf)          // every task's buf, index = task id
+ * lapi.put(right, 5, bufs[right], new TextEncoder().encode('hello'), { tgtCntr: done })  // bumps right's `done`
+ * done.wait(1)       // my left neighbour's Put landed in `buf`
  * lapi.gfence(); lapi.term()
  * ```
  */
