@@ -46,6 +46,12 @@ describe('am2 over lapi', () => {
     expect(r.stderr).toMatch(/EBADHANDLER \(4\) for AM_REQUEST_M .*handler 42.*args \[1, 2, 3\]/)
   })
 
+  it('a handler that throws: the error comes out of AM_Poll, logged, and the requester gets its credit back', async () => {
+    const r = await runFixture('am2/throws.mjs', 2, { env: { ...process.env, AMLAPI_LOG_LEVEL: 'error' } })
+    expectOk(r, 2, 'am2 throws ok')
+    expect(r.stderr).toMatch(/"c":"am2".*"msg":"an AM-2 handler threw"/)
+  })
+
   it('AM_WaitSema sleeps until a message arrives; waitAsync keeps the event loop running', async () => {
     const r = await runFixture('am2/wait.mjs', 2)
     expectOk(r, 2, 'am2 wait ok')

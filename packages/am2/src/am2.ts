@@ -1430,6 +1430,7 @@ export class Runtime {
     try {
       this.invokeWith(t, ep, buf)
     } catch (e) {
+      this.handlerThrew(t, e)
       if (this.directError === null) this.directError = e
     } finally {
       this.nest--
@@ -1629,22 +1630,38 @@ export class Runtime {
         t.state = T_REQUEST
         t.replied = 0
         this.invoke(t, ep)
-        // the automatic reply is the credit of the request's instance; a request between endpoints
-        // of this task holds none (NO_SLOT), so it needs no reply at all
-        if (t.replied === 0 && t.slot !== NO_SLOT) {
-          t.replied = 1
-          const p = t.peer
-          this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, K_AUTO, 0, 0, this.argScratch, null, 0, 0, 0, 0, t.slot)
-        }
+        this.autoReply(t, ep)
       } else {
         t.state = T_REPLY
         this.invoke(t, ep)
       }
+    } catch (e) {
+      this.handlerThrew(t, e)
+      // (the requester gets its credit back all the same)
+      if (t.state === T_REQUEST) this.autoReply(t, ep)
+      throw e
     } finally {
       this.nest--
       this.running = outer
       this.release(t)
     }
+  }
+
+  /**
+   * The automatic reply of a request its handler did not reply to: the credit of the request's
+   * instance. A request between endpoints of this task holds none (NO_SLOT) and needs no reply.
+   */
+  private autoReply (t: Token, ep: Endpoint): void {
+    if (t.replied === 0 && t.slot !== NO_SLOT) {
+      t.replied = 1
+      const p = t.peer
+      this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, K_AUTO, 0, 0, this.argScratch, null, 0, 0, 0, 0, t.slot)
+    }
+  }
+
+  /** Logs a handler's throw (which goes on out of the AM_Poll, AM_WaitSema or request that ran it). */
+  private handlerThrew (t: Token, e: unknown): void {
+    this.log.error({ err: e, handler: t.handler, src: t.srcTask }, 'an AM-2 handler threw')
   }
 
   /** The data of an AM_GetXferM, back to the requester as a Long reply (its handler runs there). */
