@@ -4,9 +4,9 @@
  * status code (0 = LAPI_SUCCESS); out-values go through `Ref`s. Neither face adds logic.
  *
  * One-sided operations between tasks of one process are performed by the calling thread itself on
- * the target's segment (docs/architecture.md, "One-sided operations"): `Uint8Array.set` for data, `Atomics` for counters and
- * read-modify-write. No code of the target runs, so they complete even when the target is stuck in
- * a busy loop. Each counter a call bumps at another task is followed by a ring of that task's
+ * the target's segment (docs/architecture.md, "One-sided operations"): `Uint8Array.set` for data,
+ * `Atomics` for counters and read-modify-write. No code of the target runs, so they complete even
+ * when the target is stuck in a busy loop. Each counter a call bumps at another task is followed by a ring of that task's
  * doorbell, so a task sleeping in a wait wakes up.
  *
  * Counter order of a Put (table 2.12 of the LAPI reference): the data lands, then the target
