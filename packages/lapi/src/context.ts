@@ -150,8 +150,8 @@ export class Context {
   private readonly myWaitVal: number
   private readonly myWaitCall: number
   /**
-   * The blocking call running (WaitCall), for the WAIT_CALL word a sleep records; EVENT_LOOP = none
-   * named, which idle reads as the call its wait kind implies.
+   * The blocking call running (WaitCall: Gfence, Address_init, waitUntil's), for the WAIT_CALL word
+   * a sleep records; EVENT_LOOP = none named, and a sleep records the call its wait kind implies.
    */
   private waitCall: number = WaitCall.EVENT_LOOP
   /** The active-message engine (am.ts). @internal */
@@ -447,8 +447,6 @@ export class Context {
     // (a wait nested in a handler runs while the outer's bumps are in memory: see enterUser)
     const outer = this.absorbWord
     this.absorbWord = idx
-    const outerCall = this.waitCall
-    this.waitCall = WaitCall.WAITCNTR
     try {
       for (;;) {
         for (let k = 0; k < SPIN_BATCH; k++) {
@@ -467,7 +465,6 @@ export class Context {
     } finally {
       this.absorbed = 0
       this.absorbWord = outer
-      this.waitCall = outerCall
     }
   }
 
@@ -1298,7 +1295,10 @@ export class Context {
     const ctl = this.ctl
     Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
     Atomics.store(ctl, this.myWaitVal, val)
-    Atomics.store(ctl, this.myWaitCall, (this.waitCall !== WaitCall.EVENT_LOOP ? this.waitCall : KIND_CALL[kind]!) | (kind << 16))
+    // (a counter wait is always LAPI_Waitcntr and a wait for ring room a send, even when nested in
+    // a handler that another blocking call's dispatcher runs; the others belong to their call)
+    const call = kind === WAIT_COUNTER || kind === WAIT_RING || this.waitCall === WaitCall.EVENT_LOOP ? KIND_CALL[kind]! : this.waitCall
+    Atomics.store(ctl, this.myWaitCall, call | (kind << 16))
   }
 
   /** The spin budget of the next wait, ms: `spinUs` to begin with, adapted by `adaptSpin`. */
