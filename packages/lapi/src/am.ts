@@ -31,7 +31,7 @@ import { DoneIds, IdTable } from './id-table.js'
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
 import { WORD_COPY, copyBuf, copySeg, copyWords } from './copy.js'
-import { T_STATE, TaskState, WAIT_RING, ringDoorbell, taskWord } from './job/control.js'
+import { T_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
@@ -995,7 +995,7 @@ export class ActiveMessages {
         if (st === TaskState.EXITED || st === TaskState.FAILED) {
           throw new Error(`task ${tgt} has left the job; task ${c.taskId} cannot send to it (its inbox is full)`)
         }
-        spinStart = c.idle(spinStart, WAIT_RING, null, 0, tgt)
+        spinStart = c.idle(spinStart, WAIT_RING, WaitCall.SEND, null, 0, tgt)
       }
     } finally {
       this.sendBlocked--

@@ -6,8 +6,8 @@
  * One-sided operations between tasks of one process are performed by the calling thread itself on
  * the target's segment (docs/architecture.md, "One-sided operations"): `Uint8Array.set` for data,
  * `Atomics` for counters and read-modify-write. No code of the target runs, so they complete even
- * when the target is stuck in a busy loop. Each counter a call bumps at another task is followed by a ring of that task's
- * doorbell, so a task sleeping in a wait wakes up.
+ * when the target is stuck in a busy loop. Each counter a call bumps at another task is followed by
+ * a ring of that task's doorbell, so a task sleeping in a wait wakes up.
  *
  * Counter order of a Put (table 2.12 of the LAPI reference): the data lands, then the target
  * counter, then the origin counter (origin buffer reusable) and the completion counter (target
@@ -27,7 +27,7 @@ import { RingReader, RingWriter } from './transport/ring.js'
 import { ActiveMessages, type short_hndlr_t } from './am.js'
 import { counterOk } from './args.js'
 import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
-import { LapiError } from './errors.js'
+import { LapiError, describeError } from './errors.js'
 import { logger } from './log.js'
 import { LapiStatus as S, statusName, statusText } from './status.js'
 import { endTask } from './job/failure.js'
@@ -149,11 +149,6 @@ export class Context {
   private readonly myWaitWord: number
   private readonly myWaitVal: number
   private readonly myWaitCall: number
-  /**
-   * The blocking call running (WaitCall: Gfence, Address_init, waitUntil's), for the WAIT_CALL word
-   * a sleep records; EVENT_LOOP = none named, and a sleep records the call its wait kind implies.
-   */
-  private waitCall: number = WaitCall.EVENT_LOOP
   /** The active-message engine (am.ts). @internal */
   readonly am: ActiveMessages
 
@@ -457,7 +452,7 @@ export class Context {
         if (Atomics.load(i32, idx) + this.absorbed >= val) return this.absorbed
         // what this wait took so far goes to memory before it may sleep on the counter
         if (this.absorbed !== 0) this.flushAbsorbed()
-        spinStart = this.idle(spinStart, WAIT_COUNTER, i32, idx, val)
+        spinStart = this.idle(spinStart, WAIT_COUNTER, WaitCall.WAITCNTR, i32, idx, val)
       }
     } catch (e) {
       this.flushAbsorbed()
@@ -527,7 +522,7 @@ export class Context {
     for (;;) {
       this.progress()
       if (Atomics.load(i32, idx) >= val) return Atomics.sub(i32, idx, val) - val
-      await this.idleAsync(WAIT_COUNTER, i32, idx, val)
+      await this.idleAsync(WAIT_COUNTER, WaitCall.WAITCNTR, i32, idx, val)
     }
   }
 
@@ -878,8 +873,6 @@ export class Context {
     this.flushTails()
     let spinStart = 0
     const outer = this.waitCond
-    const outerCall = this.waitCall
-    this.waitCall = call
     try {
       const am = this.am
       for (;;) {
@@ -890,11 +883,10 @@ export class Context {
           if (cond()) return S.SUCCESS
         }
         this.waitCond = cond
-        spinStart = this.idle(spinStart, WAIT_COND, null, 0, 0)
+        spinStart = this.idle(spinStart, WAIT_COND, call, null, 0, 0)
       }
     } finally {
       this.waitCond = outer
-      this.waitCall = outerCall
     }
   }
 
@@ -905,10 +897,8 @@ export class Context {
       this.progress()
       if (cond()) return S.SUCCESS
       const outer = this.waitCond
-      const outerCall = this.waitCall
       this.waitCond = cond
-      this.waitCall = call
-      try { await this.idleAsync(WAIT_COND, null, 0, 0) } finally { this.waitCond = outer; this.waitCall = outerCall }
+      try { await this.idleAsync(WAIT_COND, call, null, 0, 0) } finally { this.waitCond = outer }
     }
   }
 
@@ -939,7 +929,10 @@ export class Context {
    * and Rmw between co-located tasks complete inside the call; active messages are outstanding
    * until their data has landed at the target (a data fence: completion handlers may still run).
    */
-  fence (): number {
+  fence (): number { return this.fenceIn(WaitCall.FENCE) }
+
+  /** The fence of blocking call `call` (a WaitCall: LAPI_Fence or LAPI_Gfence). */
+  private fenceIn (call: number): number {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     this.flushTails()
     let spinStart = 0
@@ -947,49 +940,33 @@ export class Context {
     while (this.outstanding() > 0) {
       this.progress()
       if (this.outstanding() === 0) break
-      spinStart = this.idle(spinStart, WAIT_FENCE, null, 0, 0)
+      spinStart = this.idle(spinStart, WAIT_FENCE, call, null, 0, 0)
     }
     return S.SUCCESS
   }
 
   /** LAPI_Gfence: a fence, then a barrier of all tasks. */
   gfence (): number {
-    const outer = this.waitCall
-    this.waitCall = WaitCall.GFENCE
-    try {
-      const rc = this.fence()
-      if (rc !== 0) return rc
-      this.barrier()
-      return S.SUCCESS
-    } finally {
-      this.waitCall = outer
-    }
+    const rc = this.fenceIn(WaitCall.GFENCE)
+    if (rc !== 0) return rc
+    this.barrier(WaitCall.GFENCE)
+    return S.SUCCESS
   }
 
   /** The same as gfence, but waiting asynchronously. */
   async gfenceAsync (): Promise<number> {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
-    const outer = this.waitCall
-    this.waitCall = WaitCall.GFENCE
-    try {
-      return await this.gfenceAsyncSteps()
-    } finally {
-      this.waitCall = outer
-    }
-  }
-
-  private async gfenceAsyncSteps (): Promise<number> {
     // the fence, without blocking the event loop
     for (;;) {
       this.progress()
       if (this.outstanding() <= 0) break
-      await this.idleAsync(WAIT_FENCE, null, 0, 0)
+      await this.idleAsync(WAIT_FENCE, WaitCall.GFENCE, null, 0, 0)
     }
     const gen = this.arrive()
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
       this.progress()
       this.checkBarrierPeers()
-      await this.idleAsync(WAIT_BARRIER, null, 0, gen)
+      await this.idleAsync(WAIT_BARRIER, WaitCall.GFENCE, null, 0, gen)
     }
     return S.SUCCESS
   }
@@ -1011,7 +988,7 @@ export class Context {
     else return S.ERR_ORG_ADDR_NULL
     const base = (this.gatherGen++ & 1) * this.numTasks
     this.gatherF64[base + this.taskId] = v
-    this.barrierIn(WaitCall.ADDRESS_INIT)
+    this.barrier(WaitCall.ADDRESS_INIT)
     for (let i = 0; i < this.numTasks; i++) out[i] = this.gatherF64[base + i]!
     return S.SUCCESS
   }
@@ -1023,7 +1000,7 @@ export class Context {
     if (this.am.inHeaderHandler) return S.ERR_POLLING_NET
     const base = (this.gatherGen++ & 1) * this.numTasks
     this.gatherI64[base + this.taskId] = BigInt.asIntN(64, mine)
-    this.barrierIn(WaitCall.ADDRESS_INIT64)
+    this.barrier(WaitCall.ADDRESS_INIT64)
     for (let i = 0; i < this.numTasks; i++) out[i] = this.gatherI64[base + i]!
     return S.SUCCESS
   }
@@ -1259,11 +1236,12 @@ export class Context {
    * sleep on the doorbell. The condition is re-checked after SLEEPING is set (see ringDoorbell):
    * WAIT_COUNTER `i32[idx] < val`; WAIT_BARRIER barrier generation still `val`; WAIT_RING my ring
    * in task `val`'s inbox still full; WAIT_FENCE active messages of mine still outstanding.
-   * A task never sleeps while packets wait in its inbox or work is queued. Returns the new start
-   * of the spin period.
+   * A task never sleeps while packets wait in its inbox or work is queued. `call` (a WaitCall)
+   * names the blocking call the wait belongs to, recorded for the agent's report when it sleeps.
+   * Returns the new start of the spin period.
    * @internal
    */
-  idle (spinStart: number, kind: number, i32: Int32Array | null, idx: number, val: number): number {
+  idle (spinStart: number, kind: number, call: number, i32: Int32Array | null, idx: number, val: number): number {
     this.checkAbort()
     const now = performance.now()
     if (spinStart === 0) return now
@@ -1272,7 +1250,7 @@ export class Context {
     if (am.holding) am.flushChaos(true)
     this.flushTails()
     const ctl = this.ctl
-    this.recordWait(kind, i32, idx, val)
+    this.recordWait(kind, call, i32, idx, val)
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.add(ctl, this.mySleeping, 1)
     let woke = 'none'
@@ -1289,15 +1267,12 @@ export class Context {
 
   /**
    * Records in the control block what the wait about to sleep waits for (WAIT_WORD and WAIT_VAL,
-   * which also tell a counter's notifier whether to wake it) and in which call (WAIT_CALL).
+   * which also tell a counter's notifier whether to wake it) and in which blocking call (WAIT_CALL).
    */
-  private recordWait (kind: number, i32: Int32Array | null, idx: number, val: number): void {
+  private recordWait (kind: number, call: number, i32: Int32Array | null, idx: number, val: number): void {
     const ctl = this.ctl
     Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
     Atomics.store(ctl, this.myWaitVal, val)
-    // (a counter wait is always LAPI_Waitcntr and a wait for ring room a send, even when nested in
-    // a handler that another blocking call's dispatcher runs; the others belong to their call)
-    const call = kind === WAIT_COUNTER || kind === WAIT_RING || this.waitCall === WaitCall.EVENT_LOOP ? KIND_CALL[kind]! : this.waitCall
     Atomics.store(ctl, this.myWaitCall, call | (kind << 16))
   }
 
@@ -1352,13 +1327,13 @@ export class Context {
    * The asynchronous twin of `idle` (promise waits, the event loop stays free): no spinning, an
    * `Atomics.waitAsync` on the doorbell. Async sleepers count 2 in SLEEPING and are always woken.
    */
-  private async idleAsync (kind: number, i32: Int32Array | null, idx: number, val: number): Promise<void> {
+  private async idleAsync (kind: number, call: number, i32: Int32Array | null, idx: number, val: number): Promise<void> {
     this.checkAbort()
     const am = this.am
     if (am.holding) am.flushChaos(true)
     this.flushTails()
     const ctl = this.ctl
-    this.recordWait(kind, i32, idx, val)
+    this.recordWait(kind, call, i32, idx, val)
     const seen = Atomics.load(ctl, this.myDoorbell)
     this.enterAsyncSleep()
     try {
@@ -1403,23 +1378,16 @@ export class Context {
     return gen
   }
 
-  /** A barrier of all tasks, making progress while it waits. */
-  private barrier (): void {
+  /** A barrier of all tasks, making progress while it waits, for blocking call `call` (a WaitCall). */
+  private barrier (call: number): void {
     this.flushTails()
     const gen = this.arrive()
     let spinStart = 0
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
       this.progress()
       this.checkBarrierPeers()
-      spinStart = this.idle(spinStart, WAIT_BARRIER, null, 0, gen)
+      spinStart = this.idle(spinStart, WAIT_BARRIER, call, null, 0, gen)
     }
-  }
-
-  /** The barrier of a collective call (`call`, a WaitCall), as the agent's report names it. */
-  private barrierIn (call: number): void {
-    const outer = this.waitCall
-    this.waitCall = call
-    try { this.barrier() } finally { this.waitCall = outer }
   }
 
   /** A barrier can never complete once a peer has left the job: fail instead of hanging. */
@@ -1507,14 +1475,6 @@ const ERR_CLASS_NAMES = ['GET_ERR', 'PUT_ERR', 'RMW_ERR', 'AM_ERR', 'INT_ERR', '
 function errClassName (cls: number): string {
   return ERR_CLASS_NAMES[cls] ?? `error class ${cls}`
 }
-
-function describeError (e: unknown): string {
-  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`
-  return String(e)
-}
-
-/** The call a wait kind implies when the running call named none (WAIT_COUNTER … WAIT_COND). */
-const KIND_CALL = [WaitCall.WAITCNTR, WaitCall.GFENCE, WaitCall.SEND, WaitCall.FENCE, WaitCall.WAIT_UNTIL]
 
 function isTask (t: number, n: number): boolean {
   return typeof t === 'number' && Number.isInteger(t) && t >= 0 && t < n
