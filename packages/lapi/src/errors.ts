@@ -43,3 +43,9 @@ export function checkSend (rc: number, context: string, uhdrLen: number, max: nu
   else what = `uhdr_len ${uhdrLen} is not a multiple of 8: a user header is whole 8-byte words (pad it to ${(uhdrLen + 7) & ~7} bytes)`
   throw new LapiError(rc, context, what)
 }
+
+/** An error in words for a report: its stack where it has one (which starts with name and message). */
+export function describeError (e: unknown): string {
+  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`
+  return String(e)
+}

@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Readable, Writable } from 'node:stream'
 import { resolveConfig, type JobConfig } from '../config.js'
+import { describeError } from '../errors.js'
 import { logger } from '../log.js'
 import { tuneJit } from './jit.js'
 import { T_SLEEPING, T_STATE, TaskState, abortJob, describeTask, taskWord, ringDoorbell } from './control.js'
@@ -92,11 +93,6 @@ const WATCH_MS = 100
 /** Tasks a timeout report lists one by one. */
 const REPORT_TASKS = 32
 
-function describe (err: unknown): string {
-  if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`
-  return String(err)
-}
-
 /**
  * Runs `program` as `numTasks` tasks and resolves when the job is over. Never rejects for a task's
  * failure: the result says what happened. Rejects only for bad options.
@@ -151,7 +147,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
         stderr: true,
       })
     } catch (e) {
-      fail(t, `could not start: ${describe(e)}`)
+      fail(t, `could not start: ${describeError(e)}`)
       break
     }
     workers.push(w)
@@ -159,7 +155,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
     streams.push(forward(w.stdout, out, prefix), forward(w.stderr, errOut, prefix))
     let threw: string | undefined
     let ended: string | undefined
-    w.on('error', (e) => { threw = describe(e) })
+    w.on('error', (e) => { threw = describeError(e) })
     w.on('message', (m) => { ended ??= failureOf(m) })
     exits[t] = new Promise<number>((resolve) => w.once('exit', resolve)).then((code) => {
       codes[t] = code

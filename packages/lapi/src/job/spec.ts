@@ -16,10 +16,15 @@ export const SPEC_VERSION = 1
 /** Key of `RunJobOptions.data` inside `workerData`. */
 export const DATA_KEY = '__amlapi_data'
 
+/** What the agent put under `key` in this thread's `workerData` (undefined in a thread it did not start). */
+function fromAgent (key: string): unknown {
+  const wd = workerData as Record<string, unknown> | null | undefined
+  return wd !== null && typeof wd === 'object' ? wd[key] : undefined
+}
+
 /** The `data` the agent passed to `runJob` (undefined in a job not started by runJob or without it). */
 export function jobData (): unknown {
-  const wd = workerData as Record<string, unknown> | null | undefined
-  return wd !== null && typeof wd === 'object' ? wd[DATA_KEY] : undefined
+  return fromAgent(DATA_KEY)
 }
 
 export interface JobSpec {
@@ -68,8 +73,7 @@ let standalone: JobSpec | undefined
 
 /** Whether this thread is a task started by an agent (lapirun, runJob), not a plain `node` program. */
 export function underAgent (): boolean {
-  const wd = workerData as Record<string, unknown> | null | undefined
-  return wd !== null && typeof wd === 'object' && wd[SPEC_KEY] !== undefined
+  return fromAgent(SPEC_KEY) !== undefined
 }
 
 /**
@@ -77,8 +81,7 @@ export function underAgent (): boolean {
  * program not started by an agent, a job of one task made on first use.
  */
 export function currentJobSpec (): JobSpec {
-  const wd = workerData as Record<string, unknown> | null | undefined
-  const spec = wd !== null && typeof wd === 'object' ? wd[SPEC_KEY] as JobSpec | undefined : undefined
+  const spec = fromAgent(SPEC_KEY) as JobSpec | undefined
   if (spec !== undefined) {
     if (spec.version !== SPEC_VERSION) throw new Error(`job spec version ${spec.version} is not ${SPEC_VERSION}`)
     return spec
