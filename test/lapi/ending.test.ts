@@ -4,27 +4,12 @@
  * timeout says what each task was waiting for; lapirun's own messages for bad options and a
  * missing program; the debug log of a job, under --label.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { FIXTURES } from '../helpers/job.js'
+import { LAPIRUN, runNode } from '../helpers/run.js'
 
-const LAPIRUN = fileURLToPath(new URL('../../packages/lapi/bin/lapirun.js', import.meta.url))
 const ENDING = FIXTURES + 'lapi/ending.mjs'
-
-interface Run { code: number | null; stdout: string; stderr: string; ms: number }
-
-function run (cmd: string[], env: NodeJS.ProcessEnv = {}, deadlineMs = 30_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now()
-    const p = spawn(process.execPath, cmd, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''; let stderr = ''
-    p.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    p.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    const kill = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`deadline passed: ${cmd.join(' ')}\n${stderr}`)) }, deadlineMs)
-    p.on('close', (code) => { clearTimeout(kill); resolve({ code, stdout, stderr, ms: performance.now() - t0 }) })
-  })
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}): ReturnType<typeof runNode> => runNode(args, { env })
 
 /** The lines `prefix task i` (i < lines) each task t < n wrote, in order, with or without its label. */
 function expectAllLines (text: string, kind: 'out' | 'err', n: number, lines: number, label: boolean): void {

@@ -1,29 +1,9 @@
 /** The lapirun launcher as a user runs it: arguments, labels, exit codes, failures, Ctrl-C. */
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { JIT_INLINING, jitFlags, resolveConfig } from '@amlapi/lapi'
 import { FIXTURES } from '../helpers/job.js'
-
-const LAPIRUN = fileURLToPath(new URL('../../packages/lapi/bin/lapirun.js', import.meta.url))
-
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number }
-
-function run (cmd: string[], opts: { env?: NodeJS.ProcessEnv; interruptWhen?: (stderr: string) => boolean; deadlineMs?: number } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now()
-    const p = spawn(process.execPath, cmd, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''; let stderr = ''
-    p.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    let interrupted = false
-    p.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString()
-      if (!interrupted && opts.interruptWhen?.(stderr) === true) { interrupted = true; p.kill('SIGINT') }
-    })
-    const kill = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`deadline passed: ${cmd.join(' ')}\n${stderr}`)) }, opts.deadlineMs ?? 30_000)
-    p.on('close', (code, signal) => { clearTimeout(kill); resolve({ code, signal, stdout, stderr, ms: performance.now() - t0 }) })
-  })
-}
+import { LAPIRUN, runCommand, runNode as run } from '../helpers/run.js'
 
 const lines = (s: string): Record<string, unknown>[] => s.trim().split('\n').filter((l) => l.includes('{')).map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>)
 
@@ -46,16 +26,8 @@ describe('lapirun', () => {
   it.skipIf(process.platform !== 'linux')('where shared WebAssembly memory is refused, a job runs on plain buffers and warns', async () => {
     // an address-space limit (ulimit -v) makes V8 refuse the 10 GiB reservation of a shared
     // WebAssembly.Memory: inboxes and the control block fall back to plain SharedArrayBuffers
-    const limited = await new Promise<Run>((resolve, reject) => {
-      const t0 = performance.now()
-      const p = spawn('sh', ['-c', `ulimit -v 6000000 && exec "${process.execPath}" "${LAPIRUN}" -n 2 "${FIXTURES}lapi/info.mjs"`],
-        { env: { ...process.env, AMLAPI_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stdout = ''; let stderr = ''
-      p.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-      p.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-      const kill = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`deadline passed\n${stderr}`)) }, 30_000)
-      p.on('close', (code, signal) => { clearTimeout(kill); resolve({ code, signal, stdout, stderr, ms: performance.now() - t0 }) })
-    })
+    const limited = await runCommand('sh', ['-c', `ulimit -v 6000000 && exec "${process.execPath}" "${LAPIRUN}" -n 2 "${FIXTURES}lapi/info.mjs"`],
+      { env: { AMLAPI_LOG_LEVEL: 'warn' } })
     expect(limited.code, limited.stderr).toBe(0)
     expect(lines(limited.stdout).map((g) => g['task']).sort()).toEqual([0, 1])
     expect(limited.stderr).toContain('not page-aligned')
