@@ -169,7 +169,7 @@ const CALL_NAMES: readonly string[] = [
 ]
 
 /** The name of a WaitCall, for messages. */
-export function waitCallName (call: number): string {
+function waitCallName (call: number): string {
   return CALL_NAMES[call] ?? `blocking call ${call}`
 }
 
