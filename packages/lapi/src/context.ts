@@ -965,7 +965,7 @@ export class Context {
     const gen = this.arrive()
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
       this.progress()
-      this.checkBarrierPeers()
+      this.checkBarrierPeers(gen)
       await this.idleAsync(WAIT_BARRIER, WaitCall.GFENCE, null, 0, gen)
     }
     return S.SUCCESS
@@ -1385,17 +1385,19 @@ export class Context {
     let spinStart = 0
     while (Atomics.load(this.ctl, W_BAR_GEN) === gen) {
       this.progress()
-      this.checkBarrierPeers()
+      this.checkBarrierPeers(gen)
       spinStart = this.idle(spinStart, WAIT_BARRIER, call, null, 0, gen)
     }
   }
 
   /** A barrier can never complete once a peer has left the job: fail instead of hanging. */
-  private checkBarrierPeers (): void {
+  private checkBarrierPeers (gen: number): void {
     this.checkAbort()
     for (let t = 0; t < this.numTasks; t++) {
       const st = Atomics.load(this.ctl, taskWord(t, T_STATE))
-      if (st === TaskState.EXITED || st === TaskState.FAILED) {
+      // (a peer that left after the barrier completed is fine: it left only once it saw the new
+      // generation, so having seen it gone, this read sees that generation too)
+      if ((st === TaskState.EXITED || st === TaskState.FAILED) && Atomics.load(this.ctl, W_BAR_GEN) === gen) {
         throw new Error(`task ${t} left the job while task ${this.taskId} waits for it in a collective (Gfence/Address_init)`)
       }
     }
