@@ -104,7 +104,7 @@ describe('ending a job', () => {
     const agent = logs.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(agent[0]).toMatchObject({ c: 'lapi:job', msg: 'job starting', numTasks: 2 })
     expect(agent[0]!['config']).toMatchObject({ segmentSize: expect.any(Number) })
-    expect(String(agent[0]!['placement'])).toMatch(/one process .*2 worker threads/)
+    expect(String(agent[0]!['placement'])).toMatch(/process \d+: tasks 0-1 of 2 as worker threads/)
     expect(msgs(null)).toEqual(expect.arrayContaining(['task exited', 'job ended']))
     for (const t of [0, 1]) {
       expect(msgs(t)).toEqual(expect.arrayContaining(['context initialised', 'AM_Init: runtime started', 'AMX_SPMDStartup: every task mapped', 'task exiting']))

@@ -62,13 +62,16 @@ describe('lapirun', () => {
     expect(r.stderr).not.toContain('grace period over')
   })
 
-  it('--procs > 1 and network transports answer that they need a network transport', async () => {
-    const r = await run([LAPIRUN, '-n', '4', '--procs', '2', FIXTURES + 'lapi/info.mjs'])
+  it('--transport shm with --procs > 1, --procs beyond -n, and udp (not built yet) are usage errors', async () => {
+    const r = await run([LAPIRUN, '-n', '4', '--procs', '2', '--transport', 'shm', FIXTURES + 'lapi/info.mjs'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/needs a network transport/)
+    expect(r.stderr).toMatch(/--transport shm joins the tasks of one process only/)
+    const p = await run([LAPIRUN, '-n', '2', '--procs', '3', FIXTURES + 'lapi/info.mjs'])
+    expect(p.code).toBe(2)
+    expect(p.stderr).toMatch(/--procs .* must be a whole number from 1 to 2/)
     const u = await run([LAPIRUN, '-n', '2', '--transport', 'udp', FIXTURES + 'lapi/info.mjs'])
     expect(u.code).toBe(2)
-    expect(u.stderr).toMatch(/needs a network transport/)
+    expect(u.stderr).toMatch(/udp is not in this build yet/)
   })
 
   it('rejects bad arguments with a usage message', async () => {

@@ -31,13 +31,14 @@ import { DoneIds, IdTable } from './id-table.js'
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
 import { WORD_COPY, copyBuf, copySeg, copyWords } from './copy.js'
-import { T_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from './job/control.js'
+import { T_STATE, TaskState, WAIT_RING, WaitCall, ringAgent, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
+  BARE_HEADER_BYTES, BODY_PACKET, SHORT_HEADER_BYTES, T_AM_BARE, T_AM_SHORT, T_NET_DONE,
   PACKET_HEADER_BYTES, PACKET_VERSION, P_EXTRA, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
 } from './transport/packet.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from './types.js'
-import { SLOT_PACKET, SLOT_STAMP_BYTES, type RingWriter } from './transport/ring.js'
+import { SLOT_STAMP_BYTES, type OutRing } from './transport/ring.js'
 
 /** `lapi_return_info_t`: what a header handler learns about the message and may set. */
 export interface lapi_return_info_t {
@@ -173,25 +174,6 @@ export const F_AMV = 2
 export const F_PULL = 4
 /** Packet type: a pulled rendezvous is done (origin: free the staging copy, send-completion handler). */
 export const T_AM_PULLED = 5
-/**
- * Packet type: a whole one-packet Amsend behind a short header. It starts at the slot's body
- * (slot + 4), not at SLOT_PACKET, and has its own 28-byte header, in little-endian words: version |
- * type << 8 (flags 0), source task, length | uhdr length << 16, message id, handler index, target
- * counter, completion counter; the user header and the data follow at body + 28 (slot + 32,
- * 8-aligned). Used when uhdr + data fit a packet (shortRoomFor) and the data is not sent by
- * rendezvous; with uhdr + data ≤ LINE_ROOM the message costs the two tasks one line, the one whose
- * STAMP publishes it. A packet of the common format has 0 in the body's first word, so the two
- * never look alike.
- */
-export const T_AM_SHORT = 6
-/**
- * Packet type: a SHORT packet without counters, what prepareShort writes (a layered library's
- * one-packet message, which moves no counter): the SHORT header less its two counter words, 20 bytes
- * (version | type << 8, source task, length | uhdr length << 16, message id, handler index); the
- * user header follows at body + 20 (slot + 24, 8-aligned). It leaves LINE_ROOM + 8 bytes of the
- * slot's first line to the user header.
- */
-export const T_AM_BARE = 7
 const S_SRC = 4
 const S_LENS = 8
 const S_MSG_ID = 12
@@ -202,12 +184,8 @@ const S_CMPL_CNTR = 24
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 /** A BARE packet's first word. */
 const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
-/** Where a BARE packet's user header starts, from the slot's body. */
-export const BARE_HEADER_BYTES = 20
 /** The SHORT fast paths read and write packets through Int32Arrays, which are little-endian only here. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
-/** Where a SHORT packet's user header (then data) starts, from the slot's body. */
-export const SHORT_HEADER_BYTES = 28
 /**
  * Most user-header + data bytes of a SHORT packet that stays, STAMP included, within its slot's
  * first 64-byte line (one line for the two tasks; what in-place receivers and prepareShort take).
@@ -215,8 +193,6 @@ export const SHORT_HEADER_BYTES = 28
 export const LINE_ROOM = 64 - SLOT_STAMP_BYTES - SHORT_HEADER_BYTES
 /** Most user-header + data bytes of any SHORT packet: a packet's worth, within the 16-bit length field. */
 export function shortRoomFor (maxPkt: number): number { return maxPkt < 0xfff8 ? maxPkt : 0xfff8 }
-/** Where a packet of the common format starts, from its slot's body. */
-const BODY_PACKET = SLOT_PACKET - SLOT_STAMP_BYTES
 // HEAD: handler index, uhdr length, target counter, completion counter (origin), vector type, vector count, description bytes
 const H_HANDLER = P_EXTRA
 const H_UHDR_LEN = P_EXTRA + 4
@@ -406,7 +382,7 @@ export class ActiveMessages {
     this.nextId = new Uint32Array(c.numTasks)
     this.uhdrScratch = new Uint8Array(c.config.maxUhdrSz)
     this.uhdrScratch32 = new Int32Array(this.uhdrScratch.buffer)
-    this.retInfo = new ReturnInfo(c.config.maxPktSz, c.inbox[0]!.u8)
+    this.retInfo = new ReturnInfo(c.config.maxPktSz, c.polled[0]!.u8)
     this.slotBytes = c.spec.ring.slotBytes
     const ch = c.config.chaos
     // (settings that neither hold back nor duplicate leave the plain rings: a test may set only firstId or firstPacket)
@@ -511,7 +487,7 @@ export class ActiveMessages {
   }
 
   /** The ring of a SHORT packet that prepareShort reserved and commitShort has not sent yet, or null. */
-  private prepRing: RingWriter | null = null
+  private prepRing: OutRing | null = null
   private prepTgt = 0
   /** Word index of the prepared packet, and the ring's packet count when it was reserved. */
   private prepWord = 0
@@ -725,7 +701,8 @@ export class ActiveMessages {
     // no staging room is left, the target asks for the data with CTS instead.
     let pullSrc = -1
     let staged = 0
-    if (rndv) {
+    // (a task of another process cannot pull from here: it asks with CTS, the data goes on the wire once)
+    if (rndv && c.local[tgt] === 1) {
       if (typeof udata === 'number') pullSrc = udata
       else {
         staged = c.mem.alloc(udataLen)
@@ -981,7 +958,8 @@ export class ActiveMessages {
     ringDoorbell(this.c.ctl, tgt)
   }
 
-  private waitForSlot (tgt: number): number {
+  /** @internal Waits (taking packets in) until the way to `tgt` has a free slot; returns its body offset. */
+  waitForSlot (tgt: number): number {
     const w = this.c.outbox[tgt]!
     const c = this.c
     let spinStart = 0
@@ -1094,7 +1072,7 @@ export class ActiveMessages {
       const r = rings[i]!
       const n = r.available()
       if (n === 0) continue
-      this.draining = i
+      this.draining = c.polledTask[i]!
       const same = r.sameThread
       let held = 0
       const u8 = r.u8
@@ -1122,7 +1100,7 @@ export class ActiveMessages {
       }
       done += n
       // a sender blocked on this ring, or fencing, may go on: now, or when the held TAIL goes out
-      if (!held) ringDoorbell(c.ctl, i)
+      if (!held) this.bell(i)
     }
     if (this.tailsHeld && !c.holdTails) this.publishTails()
     return done
@@ -1143,7 +1121,15 @@ export class ActiveMessages {
     this.tailsHeld = 0
     const c = this.c
     const rings = c.polled
-    for (let i = 0; i < rings.length; i++) if (rings[i]!.publishTail() !== 0) ringDoorbell(c.ctl, i)
+    for (let i = 0; i < rings.length; i++) if (rings[i]!.publishTail() !== 0) this.bell(i)
+  }
+
+  /** Rings the doorbell of the producer of `polled[i]`: its task, or the agent for the network ring. */
+  private bell (i: number): void {
+    const c = this.c
+    const t = c.polledTask[i]!
+    if (t >= 0) ringDoorbell(c.ctl, t)
+    else ringAgent(c.ctl)
   }
 
   /** 1 when the packet being drained completed its message inline (LANDED moves with the slot's release). */
@@ -1177,6 +1163,7 @@ export class ActiveMessages {
       case T_AM_CTS: this.onCts(dv, off, src); break
       case T_AM_FIN: this.onFin(dv, off, src); break
       case T_AM_PULLED: this.onPulled(dv, off, src); break
+      case T_NET_DONE: if (src !== this.c.taskId || this.draining !== -1 || this.c.remote.onDone(dv, off) !== 0) this.dropped++; break
       case T_AM_SHORT: case T_AM_BARE: this.dropped++; break // flags set, or a big-endian host: not a packet this build writes
       default: this.dropped++
     }
@@ -1210,6 +1197,8 @@ export class ActiveMessages {
     const dataOff = off + PACKET_HEADER_BYTES + uhdrLen + descLen
     const first = len - uhdrLen - descLen
     const rndv = (flags & F_RNDV) !== 0
+    // (a pull reads the origin's segment: only a task of this process can ask for one)
+    if (rndv && (flags & F_PULL) !== 0 && c.local[src] === 0) { this.dropped++; return }
     // uhdr → scratch (valid during the call only)
     const uh = this.uhdrScratch
     copyBuf(uh, 0, u8, off + PACKET_HEADER_BYTES, uhdrLen, false)
@@ -1725,7 +1714,14 @@ export class ActiveMessages {
       this.dropPending(p)
       n++
       const c = this.c
-      if (mode === CTS_DIRECT) {
+      if (mode === CTS_DIRECT && c.local[tgt] === 0) {
+        // straight into the remote segment: its agent writes the data there, then FIN follows on the same path
+        if (landing + len <= c.segmentSize) c.remote.putData(tgt, landing, data, len)
+        this.sendDone(tgt, orgCntr, shdlr, sinfo)
+        const o = this.beginPacket(tgt)
+        this.writeHeader(this.wdv, o, T_AM_FIN, 0, 0, id, 0, len)
+        this.endPacket()
+      } else if (mode === CTS_DIRECT) {
         const dst = c.seg.u8[tgt]!
         if (landing + len <= c.segmentSize) {
           if (typeof data === 'number') copySeg(dst, landing, c.seg.u8[c.taskId]!, data, len)

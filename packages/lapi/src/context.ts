@@ -19,11 +19,13 @@ import type { Logger } from 'pino'
 import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } from './constants.js'
 import type { JobConfig } from './config.js'
 import {
-  T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN,
+  T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN, W_BAR_LOCAL, ringAgent,
   T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WaitCall, WAIT_COND, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from './job/control.js'
 import type { JobSpec } from './job/spec.js'
-import { RingReader, RingWriter } from './transport/ring.js'
+import { RingReader, RingWriter, type OutRing } from './transport/ring.js'
+import { RemoteSource, RemoteWriter } from './net/remote-ends.js'
+import { RemoteOps } from './net/remote-ops.js'
 import { ActiveMessages, type short_hndlr_t } from './am.js'
 import { counterOk } from './args.js'
 import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
@@ -133,13 +135,22 @@ export class Context {
   private readonly shortHandlers: Array<short_hndlr_t | null>
   /** @internal */
   readonly purged: Uint8Array
-  /** My inbox: ring i carries packets from task i; ring numTasks from the agent. */
-  /** @internal */
-  readonly inbox: RingReader[]
-  /** The rings of the inbox the dispatcher reads (index = sender task, as in `inbox`). */
+  /**
+   * What the dispatcher tells each source, index = task id: the ring from a task of this process,
+   * or for a task of another process the stand-in that records its messages landed here.
+   * @internal
+   */
+  readonly inbox: Array<RingReader | RemoteSource>
+  /** The rings of the inbox the dispatcher reads: one per task of this process, then the network's. */
   readonly polled: RingReader[]
-  /** The ring from me in each task's inbox, index = task id. */
-  readonly outbox: RingWriter[]
+  /** The task whose ring `polled[i]` is (-1: the network ring, whose producer is the agent). */
+  readonly polledTask: Int32Array
+  /** The way to each task, index = task id: a ring of its inbox, or the stand-in toward the network. */
+  readonly outbox: OutRing[]
+  /** 1 for the tasks of this process (shared memory), 0 for those reached over the network. */
+  readonly local: Uint8Array
+  /** This task's network state words (null in a job of one process): job/spec.ts NET_*. */
+  readonly netState: Int32Array | null
   private readonly errHndlr: LAPI_err_hndlr | null
   private readonly epoch: number
   /** @internal */
@@ -151,6 +162,8 @@ export class Context {
   private readonly myWaitCall: number
   /** The active-message engine (am.ts). @internal */
   readonly am: ActiveMessages
+  /** One-sided operations on tasks of other processes (net/remote-ops.ts). @internal */
+  readonly remote: RemoteOps
 
   private nextAuto: number
   private gatherGen = 0
@@ -189,10 +202,13 @@ export class Context {
     this.gatherF64 = new Float64Array(spec.control, layout.gatherF64, 2 * spec.numTasks)
     this.gatherI64 = new BigInt64Array(spec.control, layout.gatherI64, 2 * spec.numTasks)
     this.seg = { u8: [], i32: [], i64: [] }
+    // (a task of another process has empty views: every path to it goes through `local` first)
+    const none = new SharedArrayBuffer(8)
     for (const sab of spec.segments) {
-      this.seg.u8.push(new Uint8Array(sab))
-      this.seg.i32.push(new Int32Array(sab))
-      this.seg.i64.push(new BigInt64Array(sab, 0, sab.byteLength >>> 3))
+      const b = sab ?? none
+      this.seg.u8.push(new Uint8Array(b, 0, sab === null ? 0 : b.byteLength))
+      this.seg.i32.push(new Int32Array(b, 0, sab === null ? 0 : b.byteLength >>> 2))
+      this.seg.i64.push(new BigInt64Array(b, 0, sab === null ? 0 : b.byteLength >>> 3))
     }
     this.mySeg32 = this.seg.i32[spec.taskId]!
     const user = spec.config.locAddrTblSz
@@ -201,14 +217,40 @@ export class Context {
     this.shortHandlers = new Array<short_hndlr_t | null>(this.ranges.size).fill(null)
     this.nextAuto = this.ranges.auto
     this.purged = new Uint8Array(spec.numTasks)
+    const lo = spec.firstTask
+    const nLocal = spec.localTasks
+    this.local = new Uint8Array(spec.numTasks)
+    for (let t = lo; t < lo + nLocal; t++) this.local[t] = 1
+    const myInbox = spec.inboxes[spec.taskId]!
+    const state = spec.netState[spec.taskId]
+    this.netState = state !== null && state !== undefined ? new Int32Array(state) : null
+    // My inbox: ring i from task lo + i, ring nLocal from the network (the agent).
     this.inbox = []
-    for (let i = 0; i <= spec.numTasks; i++) this.inbox.push(new RingReader(spec.inboxes[spec.taskId]!, spec.ring, i))
-    // The agent's ring carries what comes over the network; no network transport exists yet, so
-    // nothing writes it and the dispatcher does not look at it (a ring fewer to read per round).
-    this.polled = this.inbox.slice(0, spec.numTasks)
+    this.polled = []
+    for (let t = 0; t < spec.numTasks; t++) {
+      if (this.local[t] === 1) {
+        const r = new RingReader(myInbox, spec.ring, t - lo)
+        this.inbox.push(r)
+        this.polled.push(r)
+      } else {
+        this.inbox.push(new RemoteSource(spec.numTasks, t, this.netState!))
+      }
+    }
+    this.polledTask = new Int32Array(this.polled.length + (spec.processes > 1 ? 1 : 0))
+    for (let i = 0; i < nLocal; i++) this.polledTask[i] = lo + i
+    if (spec.processes > 1) {
+      // what the agent brings in from the network (any remote source; the packets say which)
+      this.polled.push(new RingReader(myInbox, spec.ring, nLocal))
+      this.polledTask[nLocal] = -1
+    }
     this.outbox = []
-    for (let t = 0; t < spec.numTasks; t++) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId))
-    this.inbox[spec.taskId]!.sameThreadWriter(this.outbox[spec.taskId]!)
+    const toNet = spec.netOut[spec.taskId]
+    const netWriter = toNet !== null && toNet !== undefined ? new RingWriter(toNet, spec.netRing, 0) : null
+    for (let t = 0; t < spec.numTasks; t++) {
+      if (this.local[t] === 1) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId - lo))
+      else this.outbox.push(new RemoteWriter(netWriter!, spec.ring, t, this.netState!))
+    }
+    ;(this.inbox[spec.taskId] as RingReader).sameThreadWriter(this.outbox[spec.taskId] as RingWriter)
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
     this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
     this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
@@ -221,6 +263,7 @@ export class Context {
     this.spinMs = this.spinBaseMs
     this.spinMaxMs = cfg.spinUs > 0 && spec.numTasks <= availableParallelism() ? Math.max(cfg.spinUs, cfg.spinMaxUs) / 1000 : this.spinBaseMs
     this.am = new ActiveMessages(this)
+    this.remote = new RemoteOps(this)
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
     this.holdTails = this.holds()
     holding.add(this)
@@ -554,7 +597,7 @@ export class Context {
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
     const size = this.segmentSize
     if (typeof org === 'number' && ((tgtAddr | org | len) & 3) === 0 && len <= WORD_COPY && (tgt >>> 0) === tgt &&
-      tgt < this.numTasks && tgt !== this.taskId && this.purged[tgt] === 0 && (tgtAddr >>> 0) === tgtAddr && (org >>> 0) === org &&
+      tgt < this.numTasks && tgt !== this.taskId && this.purged[tgt] === 0 && this.local[tgt] === 1 && (tgtAddr >>> 0) === tgtAddr && (org >>> 0) === org &&
       (len >>> 0) === len && tgtAddr + len <= size && org + len <= size && tgtAddr !== 0 && org !== 0 &&
       (orgCntr | cmplCntr) === 0 && counterOk(tgtCntr, size) && !this.am.inHeaderHandler) {
       const d32 = this.seg.i32[tgt]!
@@ -576,6 +619,7 @@ export class Context {
     this.flushTails()
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
+    if (this.local[tgt] === 0) return this.remote.put(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
     if (len > 0) {
       const seg = this.seg
       if (typeof org === 'number') copyShared(seg.u8[tgt]!, seg.i32[tgt]!, tgtAddr, seg.u8[this.taskId]!, this.mySeg32, org, len)
@@ -594,6 +638,7 @@ export class Context {
     this.flushTails()
     const rc = this.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, 0)
     if (rc !== 0 || this.am.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
+    if (this.local[tgt] === 0) return this.remote.get(tgt, len, tgtAddr, org, tgtCntr, orgCntr, chndlr, cinfo)
     if (len > 0) {
       const seg = this.seg
       if (typeof org === 'number') copyShared(seg.u8[this.taskId]!, this.mySeg32, org, seg.u8[tgt]!, seg.i32[tgt]!, tgtAddr, len)
@@ -646,6 +691,7 @@ export class Context {
     rc = this.checkVecPair(tgtVec, orgVec)
     if (rc !== 0) return rc
     if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr) || !this.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
+    if (this.local[tgt] === 0) return this.remote.putv(tgt, tgtVec!, orgVec!, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
     this.moveVec(orgVec!, this.taskId, tgtVec!, tgt)
     this.bump(tgt, tgtCntr)
     this.bumpLocal(orgCntr)
@@ -664,6 +710,7 @@ export class Context {
     rc = this.checkVecPair(tgtVec, orgVec)
     if (rc !== 0) return rc
     if (!this.isCounterOpt(tgtCntr) || !this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
+    if (this.local[tgt] === 0) return this.remote.getv(tgt, tgtVec!, orgVec!, tgtCntr, orgCntr, chndlr, cinfo)
     this.moveVec(tgtVec!, tgt, orgVec!, this.taskId)
     this.bump(tgt, tgtCntr)
     if (chndlr !== null) this.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
@@ -688,6 +735,9 @@ export class Context {
     if (inVal.length < need) return S.ERR_IN_VAL_NULL
     for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'number' || !Number.isFinite(inVal[i])) return S.ERR_IN_VAL_NULL
     if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
+    if (this.local[tgt] === 0) {
+      return this.remote.rmw(op, tgt, tgtVar, 32, BigInt(inVal[0]! | 0), BigInt(need === 2 ? inVal[1]! | 0 : 0), prev ?? null, orgCntr, shdlr, sinfo)
+    }
     rc = 0
     const a = this.seg.i32[tgt]!
     const idx = tgtVar >>> 2
@@ -717,6 +767,9 @@ export class Context {
     if (inVal.length < need) return S.ERR_IN_VAL_NULL
     for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'bigint') return S.ERR_IN_VAL_NULL
     if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
+    if (this.local[tgt] === 0) {
+      return this.remote.rmw(op, tgt, tgtVar, 64, BigInt.asIntN(64, inVal[0]!), need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n, prev ?? null, orgCntr, shdlr, sinfo)
+    }
     const a = this.seg.i64[tgt]!
     const idx = tgtVar >>> 3
     const v0 = BigInt.asIntN(64, inVal[0]!)
@@ -1199,6 +1252,7 @@ export class Context {
   /** @internal */
   bump (t: number, c: Addr): void {
     if (!c) return
+    if (this.local[t] === 0) { this.remote.bump(t, c); return }
     const w = c >>> 2
     const v = Atomics.add(this.seg.i32[t]!, w, 1) + 1
     ringCounter(this.ctl, t, w, v)
@@ -1370,10 +1424,18 @@ export class Context {
   private arrive (): number {
     const ctl = this.ctl
     const gen = Atomics.load(ctl, W_BAR_GEN)
-    if (Atomics.add(ctl, W_BAR_COUNT, 1) === this.numTasks - 1) {
+    const spec = this.spec
+    if (Atomics.add(ctl, W_BAR_COUNT, 1) === spec.localTasks - 1) {
+      // (nobody of this process can arrive again before the release)
       Atomics.store(ctl, W_BAR_COUNT, 0)
-      Atomics.add(ctl, W_BAR_GEN, 1)
-      for (let t = 0; t < this.numTasks; t++) if (t !== this.taskId) ringDoorbell(ctl, t)
+      if (spec.processes > 1) {
+        // the agent completes it with the other processes' agents, then releases us
+        Atomics.store(ctl, W_BAR_LOCAL, (gen + 1) | 0)
+        ringAgent(ctl)
+      } else {
+        Atomics.add(ctl, W_BAR_GEN, 1)
+        for (let t = 0; t < this.numTasks; t++) if (t !== this.taskId) ringDoorbell(ctl, t)
+      }
     }
     return gen
   }

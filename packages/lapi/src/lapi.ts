@@ -4,6 +4,7 @@
  * implementation, shared with the C-style `LAPI_*` functions of `compat.ts`): it turns a non-zero
  * LAPI code into a thrown `LapiError` carrying that code.
  */
+import { WaitCall } from './job/control.js'
 import { InitFlag, Query, RmwOp } from './constants.js'
 import { Context, type DispatcherStats, type HandlerFn } from './context.js'
 import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am.js'
@@ -318,7 +319,9 @@ export class Lapi {
   rmw (op: number, tgt: number, tgtVar: Addr, a: number, b = 0, orgCntr: Counter | Addr = 0): number {
     const v = this.rmwIn
     v[0] = a; v[1] = b
-    check(this.c.rmw(op, tgt, tgtVar, v, this.ret, cntr(orgCntr)), 'Rmw')
+    const c = this.c
+    check(c.rmw(op, tgt, tgtVar, v, this.ret, cntr(orgCntr)), 'Rmw')
+    if (c.local[tgt] === 0) this.awaitRemote('Rmw')
     return this.ret.value
   }
 
@@ -327,8 +330,17 @@ export class Lapi {
     const v = this.rmwIn64
     v[0] = a; v[1] = b
     const out = this.ret64
-    check(this.c.rmw64(op, tgt, tgtVar, v, out, cntr(orgCntr)), 'Rmw64')
+    const c = this.c
+    check(c.rmw64(op, tgt, tgtVar, v, out, cntr(orgCntr)), 'Rmw64')
+    if (c.local[tgt] === 0) this.awaitRemote('Rmw64')
     return out.value
+  }
+
+  /** Waits (making progress) until the Rmw just sent to a task of another process has its answer. */
+  private awaitRemote (what: string): void {
+    const r = this.c.remote
+    const id = r.lastId
+    check(this.c.waitUntil(() => !r.isPending(id), WaitCall.RMW), what)
   }
 
   private readonly rmwIn = new Int32Array(2)

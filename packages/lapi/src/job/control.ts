@@ -7,11 +7,18 @@
  *   │ 1 ABORT_TASK task that caused the abort, or -1                              │
  *   │ 2 BAR_COUNT  tasks arrived at the current barrier                           │
  *   │ 3 BAR_GEN    barrier generation; bumped (and notified) when the last arrives │
- *   │ 4..15        reserved                                                       │
+ *   │ 4 AGENT_BELL the agent's doorbell: bumped + notified (when AGENT_SLEEPING)   │
+ *   │              by a task that left work for the network (a packet to a       │
+ *   │              remote task, a message from one landed, a barrier arrival)    │
+ *   │ 5 AGENT_SLEEPING 1 while the agent waits for its doorbell                  │
+ *   │ 6 BAR_LOCAL  barrier generation whose local arrivals are complete and      │
+ *   │              handed to the agent (jobs of several processes)                │
+ *   │ 7..15        reserved                                                       │
  *   ├──────────── per task t, 16 words (one 64-byte line) at TASK_BASE + 16 t ─────┤
  *   │ +0 DOORBELL  bumped + notified by whoever puts work in t's inbox or changes   │
  *   │              one of t's counters from outside                               │
- *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell      │
+ *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell;     │
+ *   │              REMOTE for a task of another process: its doorbell is the agent's│
  *   │ +2 STATE     TaskState                                                     │
  *   │ +3 WAIT_CALL the blocking call t last went to sleep in (WaitCall | the wait │
  *   │              kind << 16), for the agent's report of a job that timed out;  │
@@ -34,6 +41,9 @@ export const W_ABORT = 0
 export const W_ABORT_TASK = 1
 export const W_BAR_COUNT = 2
 export const W_BAR_GEN = 3
+export const W_AGENT_BELL = 4
+export const W_AGENT_SLEEPING = 5
+export const W_BAR_LOCAL = 6
 export const TASK_BASE = 16
 export const TASK_WORDS = 16
 export const T_DOORBELL = 0
@@ -45,6 +55,12 @@ export const T_WAIT_CALL = 3
 export const T_WAIT_WORD = 5
 /** … and the value that counter must reach. */
 export const T_WAIT_VAL = 6
+
+/**
+ * SLEEPING of a task in another process: whoever rings its doorbell (a packet for it, a message
+ * of it landed) rings the agent's instead, which carries the news over the network.
+ */
+export const REMOTE = 0x40000000
 
 /** Life of a task as the control block records it. */
 export const TaskState = { NEW: 0, RUNNING: 1, TERMINATED: 2, EXITED: 3, FAILED: 4 } as const
@@ -75,10 +91,20 @@ export function taskWord (t: number, f: number): number {
  * Creates a zeroed control block for `numTasks` tasks, page-aligned (`pageAlignedShared`) so that
  * each task's 16 words are the one cache line the layout above says.
  */
-export function createControl (numTasks: number): SharedArrayBuffer {
+export function createControl (numTasks: number, first = 0, count = numTasks): SharedArrayBuffer {
   const sab = pageAlignedShared(controlLayout(numTasks).byteLength)
-  new Int32Array(sab)[W_ABORT_TASK] = -1
+  const ctl = new Int32Array(sab)
+  ctl[W_ABORT_TASK] = -1
+  for (let t = 0; t < numTasks; t++) if (t < first || t >= first + count) ctl[taskWord(t, T_SLEEPING)] = REMOTE
   return sab
+}
+
+/** Rings the agent's doorbell (see AGENT_BELL): it has network work to do. */
+export function ringAgent (ctl: Int32Array): void {
+  if (Atomics.load(ctl, W_AGENT_SLEEPING) !== 0) {
+    Atomics.add(ctl, W_AGENT_BELL, 1)
+    Atomics.notify(ctl, W_AGENT_BELL)
+  }
 }
 
 /**
@@ -94,7 +120,9 @@ export function createControl (numTasks: number): SharedArrayBuffer {
  */
 export function ringDoorbell (ctl: Int32Array, t: number): void {
   const base = TASK_BASE + TASK_WORDS * t
-  if (Atomics.load(ctl, base + T_SLEEPING) !== 0) {
+  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  if (sl !== 0) {
+    if (sl === REMOTE) { ringAgent(ctl); return }
     Atomics.add(ctl, base + T_DOORBELL, 1)
     Atomics.notify(ctl, base + T_DOORBELL)
   }
@@ -111,6 +139,7 @@ export function ringCounter (ctl: Int32Array, t: number, word: number, value: nu
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + T_SLEEPING)
   if (sl === 0) return
+  if (sl === REMOTE) { ringAgent(ctl); return }
   if (sl === 1) {
     const w = Atomics.load(ctl, base + T_WAIT_WORD)
     if (w !== 0 && (w !== word || value < Atomics.load(ctl, base + T_WAIT_VAL))) return
@@ -128,6 +157,8 @@ export function abortJob (ctl: Int32Array, numTasks: number, t: number): void {
   }
   Atomics.add(ctl, W_BAR_GEN, 0)
   Atomics.notify(ctl, W_BAR_GEN)
+  Atomics.add(ctl, W_AGENT_BELL, 1)
+  Atomics.notify(ctl, W_AGENT_BELL)
 }
 
 /** What a blocking wait waits for (Context.idle). */
@@ -161,11 +192,14 @@ export const WaitCall = {
   AM_REQUEST_CREDIT: 11,
   /** An AM-2 request waiting until the data of its earlier bulk sends was taken. */
   AM_REQUEST_BUFFER: 12,
+  /** An atomic (fetch-and-add, swap, …) waiting for the answer of a task in another process. */
+  RMW: 13,
 } as const
 
 const CALL_NAMES: readonly string[] = [
   'the event loop', 'LAPI_Waitcntr', 'LAPI_Fence', 'LAPI_Gfence', 'LAPI_Address_init', 'LAPI_Address_init64',
   'a send', 'Lapi.waitUntil', 'AM_WaitSema', 'AMX_SPMDBarrier', 'AMX_SPMDAllGather', 'an AM-2 request', 'an AM-2 request',
+  'an atomic operation on a task of another process',
 ]
 
 /** The name of a WaitCall, for messages. */

@@ -53,9 +53,29 @@ export interface RunJobOptions {
   signal?: AbortSignal
   /**
    * Anything structured-clonable (SharedArrayBuffers are shared, not copied) that every task can
-   * read with `jobData()`: how an embedding program talks to its tasks.
+   * read with `jobData()`: how an embedding program talks to its tasks. (With `procs` > 1 each
+   * process gets a copy: nothing is shared between processes.)
    */
   data?: unknown
+  /**
+   * Processes to spread the tasks over on this host (default 1): process p holds tasks
+   * ⌊p·N/P⌋ … ⌊(p+1)·N/P⌋−1, which share memory; tasks of different processes talk over `transport`.
+   */
+  procs?: number
+  /** The network transport between processes: 'tcp' (the default when `procs` > 1). */
+  transport?: 'tcp'
+  /** The local address the job's sockets bind to (default 127.0.0.1). */
+  bind?: string
+}
+
+/** What a process of a job of several processes adds to runTasks (job/child.ts). */
+export interface ProcessHooks {
+  /** Receives the function that ends this process's part of the job as failed (task, reason). */
+  bind: (fail: (task: number, reason: string) => void) => void
+  /** The first failure here (a task's, or one `fail` was given). */
+  onFail: (task: number, reason: string) => void
+  /** A task of this process ended (`failed`: not normally). */
+  onTaskEnded: (task: number, failed: boolean) => void
 }
 
 export interface JobResult {
@@ -69,9 +89,9 @@ export interface JobResult {
 }
 
 /** Splits a stream into lines and writes each with a prefix. */
-function forward (src: Readable, dst: Writable, prefix: string): Promise<void> {
+export function forward (src: Readable, dst: Writable, prefix: string, wholeLines = false): Promise<void> {
   const done = new Promise<void>((resolve) => { src.once('end', resolve); src.once('close', resolve) })
-  if (prefix === '') {
+  if (prefix === '' && !wholeLines) {
     src.on('data', (chunk: Buffer) => { dst.write(chunk) })
     return done
   }
@@ -98,27 +118,45 @@ const REPORT_TASKS = 32
  * failure: the result says what happened. Rejects only for bad options.
  */
 export async function runJob (opts: RunJobOptions): Promise<JobResult> {
+  const procs = opts.procs ?? 1
+  if (!Number.isInteger(procs) || procs < 1 || procs > opts.numTasks) throw new RangeError(`procs must be an integer from 1 to the number of tasks (${opts.numTasks}), not ${procs}`)
+  if (opts.transport !== undefined && opts.transport !== 'tcp') throw new RangeError(`unknown transport ${String(opts.transport)}`)
+  if (procs > 1) {
+    const { runProcesses } = await import('./processes.js')
+    return await runProcesses(opts)
+  }
+  const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
+  return await runTasks(opts, createJob(opts.numTasks, config), null)
+}
+
+/**
+ * Runs the tasks of `job` (all of a job of one process, or this process's part of a larger one,
+ * with `hooks`) as worker threads of this process.
+ */
+export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'>, hooks: ProcessHooks | null): Promise<JobResult> {
   const t0 = performance.now()
   const url = checkProgram(opts.program)
-  const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
-  const job = createJob(opts.numTasks, config)
-  const n = opts.numTasks
+  const config = job.config
+  const n = job.numTasks
+  const lo = job.firstTask
+  const nLocal = job.localTasks
   const graceMs = opts.graceMs ?? ABORT_GRACE_MS
   const log = logger('lapi:job', { job: job.jobId })
-  log.debug({ program: fileURLToPath(url), args: opts.args ?? [], numTasks: n, placement: `one process (pid ${process.pid}), ${n} worker thread${n === 1 ? '' : 's'}`, config }, 'job starting')
+  log.debug({ program: fileURLToPath(url), args: opts.args ?? [], numTasks: n, placement: `process ${process.pid}: tasks ${lo}-${lo + nLocal - 1} of ${n} as worker threads`, config }, 'job starting')
   // before any task's code compiles (config.jit: V8's inlining budgets, for the whole process)
   const jit = tuneJit(config.jit)
   if (jit.length > 0) log.debug({ flags: jit }, 'V8 inlining budgets raised')
   // (pageAlignedShared falls back to plain buffers, 16-byte aligned, where WebAssembly.Memory is refused)
-  if (![job.control, ...job.inboxes].every(isPageAligned)) {
+  if (![job.control, ...job.inboxes.filter((b) => b !== null)].every(isPageAligned)) {
     log.warn('inboxes or control block not page-aligned (shared WebAssembly.Memory refused): small packets may straddle cache lines')
   }
   const out = opts.stdout ?? process.stdout
   const errOut = opts.stderr ?? process.stderr
   const ctl = new Int32Array(job.control)
   const codes: Array<number | undefined> = new Array<number | undefined>(n).fill(undefined)
+  const local = (t: number): boolean => t >= lo && t < lo + nLocal
   let failure: { task: number; reason: string } | undefined
-  const workers: Worker[] = []
+  const workers: Worker[] = new Array<Worker>(n)
   const streams: Array<Promise<void>> = []
 
   let graceTimer: NodeJS.Timeout | undefined
@@ -127,15 +165,17 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
     failure = { task, reason }
     log.debug({ task, reason, graceMs }, 'aborting the job')
     abortJob(ctl, n, task)
+    hooks?.onFail(task, reason)
     graceTimer = setTimeout(() => {
       const left = codes.flatMap((c, t) => c === undefined && workers[t] !== undefined ? [t] : [])
       if (left.length > 0) log.debug({ tasks: left }, 'grace period over: terminating the tasks still running')
       for (const t of left) void workers[t]!.terminate()
     }, graceMs)
   }
+  hooks?.bind(fail)
 
   const exits = new Array<Promise<void>>(n)
-  for (let t = 0; t < n; t++) {
+  for (let t = lo; t < lo + nLocal; t++) {
     const spec: JobSpec = { ...job, taskId: t }
     let w: Worker
     try {
@@ -150,7 +190,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
       fail(t, `could not start: ${describeError(e)}`)
       break
     }
-    workers.push(w)
+    workers[t] = w
     const prefix = opts.label === true ? `[${t}] ` : ''
     streams.push(forward(w.stdout, out, prefix), forward(w.stderr, errOut, prefix))
     let threw: string | undefined
@@ -161,7 +201,8 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
       codes[t] = code
       const failed = threw !== undefined || code !== 0
       Atomics.store(ctl, taskWord(t, T_STATE), failed ? TaskState.FAILED : TaskState.EXITED)
-      for (let i = 0; i < n; i++) if (i !== t) ringDoorbell(ctl, i)
+      for (let i = lo; i < lo + nLocal; i++) if (i !== t) ringDoorbell(ctl, i)
+      hooks?.onTaskEnded(t, failed)
       log.debug({ task: t, code, error: threw ?? ended }, 'task exited')
       if (failure !== undefined) return
       if (ended !== undefined) fail(t, ended)
@@ -174,7 +215,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   if (opts.timeoutMs !== undefined) {
     const ms = opts.timeoutMs
     timer = setTimeout(() => {
-      void watchTasks(ctl, n, job.segments, codes).then((what) => fail(-1, `the job timed out after ${seconds(ms)}:\n${what}`))
+      void watchTasks(ctl, n, job.segments, codes, local).then((what) => fail(-1, `the job timed out after ${seconds(ms)}:\n${what}`))
     }, ms)
   }
   const onAbort = (): void => fail(-1, 'the job was interrupted')
@@ -190,7 +231,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   let exitCode = 0
   const f = failure as { task: number; reason: string } | undefined
   if (f !== undefined) {
-    errOut.write(`lapirun: ${f.task >= 0 ? `task ${f.task} failed: ` : ''}${f.reason}\n`)
+    if (hooks === null) errOut.write(failureLine(f))
     const c = f.task >= 0 ? codes[f.task] : undefined
     exitCode = c !== undefined && c !== 0 ? c : 1
   }
@@ -201,7 +242,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
 }
 
 /** The program's file URL, once it is known to be a readable file; throws an Error saying what is wrong. */
-function checkProgram (program: string | URL): URL {
+export function checkProgram (program: string | URL): URL {
   const url = typeof program === 'string' ? pathToFileURL(resolve(program)) : program
   if (url.protocol !== 'file:') return url
   const path = fileURLToPath(url)
@@ -220,7 +261,12 @@ function checkProgram (program: string | URL): URL {
   return url
 }
 
-function seconds (ms: number): string {
+/** The line lapirun ends a failed job with. */
+export function failureLine (f: { task: number, reason: string }): string {
+  return `lapirun: ${f.task >= 0 ? `task ${f.task} failed: ` : ''}${f.reason}\n`
+}
+
+export function seconds (ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`
 }
 
@@ -229,13 +275,14 @@ function seconds (ms: number): string {
  * a wait sleeps nearly all the time (it wakes only to look again every sleep slice); one never seen
  * asleep runs its own code.
  */
-async function watchTasks (ctl: Int32Array, n: number, segments: SharedArrayBuffer[], codes: Array<number | undefined>): Promise<string> {
+async function watchTasks (ctl: Int32Array, n: number, segments: Array<SharedArrayBuffer | null>, codes: Array<number | undefined>,
+  local: (t: number) => boolean): Promise<string> {
   const seen = new Array<string | undefined>(n).fill(undefined)
   const end = performance.now() + WATCH_MS
   for (;;) {
     let open = 0
     for (let t = 0; t < n; t++) {
-      if (seen[t] !== undefined || codes[t] !== undefined) continue
+      if (!local(t) || seen[t] !== undefined || codes[t] !== undefined) continue
       const sleeping = Atomics.load(ctl, taskWord(t, T_SLEEPING))
       const st = Atomics.load(ctl, taskWord(t, T_STATE))
       if (sleeping !== 0 || st !== TaskState.RUNNING) seen[t] = describeTask(ctl, n, t, new Int32Array(segments[t]!), sleeping)
@@ -246,6 +293,7 @@ async function watchTasks (ctl: Int32Array, n: number, segments: SharedArrayBuff
   }
   const lines: string[] = []
   for (let t = 0; t < n; t++) {
+    if (!local(t)) continue
     if (codes[t] !== undefined) lines.push(`task ${t} had ended (exit code ${codes[t]})`)
     else lines.push(seen[t] ?? describeTask(ctl, n, t, null, 0))
   }

@@ -8,11 +8,11 @@ import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { createControl } from './control.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
-import { createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
+import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 
 /** Key of the spec inside `workerData`. */
 export const SPEC_KEY = '__amlapi_job'
-export const SPEC_VERSION = 1
+export const SPEC_VERSION = 2
 /** Key of `RunJobOptions.data` inside `workerData`. */
 export const DATA_KEY = '__amlapi_data'
 
@@ -29,45 +29,109 @@ export function jobData (): unknown {
 
 export interface JobSpec {
   version: number
-  /** Random id of the job (hex), for logs and, later, packet keys. */
+  /** Random id of the job (hex), for logs. */
   jobId: string
   numTasks: number
   /** The task this spec is for. */
   taskId: number
   config: JobConfig
-  /** One segment per task, index = task id. */
-  segments: SharedArrayBuffer[]
-  /** The job control block (control.ts). */
+  /** The tasks of this process: firstTask … firstTask + localTasks - 1 (all of them in a job of one process). */
+  firstTask: number
+  localTasks: number
+  /** Processes of the job (1: no network). */
+  processes: number
+  /** One segment per task, index = task id; null for a task of another process. */
+  segments: Array<SharedArrayBuffer | null>
+  /** The job control block of this process (control.ts). */
   control: SharedArrayBuffer
-  /** One inbox per task, index = task id: a ring per task of the process plus the agent's. */
-  inboxes: SharedArrayBuffer[]
+  /**
+   * One inbox per task of this process, index = task id (null for other processes' tasks): ring i
+   * carries packets from task firstTask + i, ring localTasks what the agent brings in from the network.
+   */
+  inboxes: Array<SharedArrayBuffer | null>
   /** Geometry of every inbox ring. */
   ring: RingGeometry
+  /**
+   * Per task of this process (index = task id; null elsewhere, and all null in a job of one
+   * process): its one ring toward the network (to the agent), whose slots carry the destination
+   * task after the packet (`netTagOffset`), and its network state words (`NET_*`).
+   */
+  netOut: Array<SharedArrayBuffer | null>
+  netState: Array<SharedArrayBuffer | null>
+  /** Geometry of a ring toward the network. */
+  netRing: RingGeometry
 }
 
-/** Creates the shared memory of a job of `numTasks` tasks in this process. */
-export function createJob (numTasks: number, config: JobConfig): Omit<JobSpec, 'taskId'> {
-  if (!Number.isInteger(numTasks) || numTasks < 1 || numTasks > 4096) throw new RangeError(`invalid number of tasks ${numTasks}`)
-  const segments: SharedArrayBuffer[] = []
-  const inboxes: SharedArrayBuffer[] = []
-  const ring = ringGeometry(numTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
-  for (let t = 0; t < numTasks; t++) {
-    segments.push(new SharedArrayBuffer(config.segmentSize))
-    inboxes.push(createInbox(ring))
-    const firstPacket = config.chaos?.firstPacket
+/** A task's network state (JobSpec.netState), int32 words: … */
+/** … DIRTY: 1 when LANDED_FROM moved since the agent last looked (written by the task, cleared by the agent). */
+export const NET_DIRTY = 0
+/** … from word NET_LANDED_AT: per task, messages this task sent it that landed there (the agent adds what acks say). */
+export const NET_LANDED_AT = 16
+/** Word index of LANDED_FROM[src] (messages from src that completed here; the agent sends the news). */
+export function netLandedFrom (numTasks: number, src: number): number { return NET_LANDED_AT + numTasks + src }
+function netStateBytes (numTasks: number): number { return 4 * (NET_LANDED_AT + 2 * numTasks) }
+
+/** Bytes of slot body between the packet and the destination tag, for rings toward the network: where the tag is, from the body's offset. */
+export function netTagOffset (ring: RingGeometry): number { return ring.slotBytes - 4 }
+
+/** Which tasks process `rank` of `procs` holds, for a job of `numTasks` (API.md: ⌊p·N/P⌋ …). */
+export function placement (numTasks: number, procs: number, rank: number): { first: number, count: number } {
+  const first = Math.floor(rank * numTasks / procs)
+  return { first, count: Math.floor((rank + 1) * numTasks / procs) - first }
+}
+
+/** The process that holds task `t` in a job of `numTasks` tasks over `procs` processes. */
+export function processOf (numTasks: number, procs: number, t: number): number {
+  // the inverse of placement: the largest p with ⌊p·N/P⌋ ≤ t
+  let p = Math.floor(((t + 1) * procs - 1) / numTasks)
+  while (p > 0 && placement(numTasks, procs, p).first > t) p--
+  while (p + 1 < procs && placement(numTasks, procs, p + 1).first <= t) p++
+  return p
+}
+
+/** The tasks of this process when it is one of several (`procs`, `rank`); all of them otherwise. */
+export interface ProcessPart { procs: number, rank: number }
+
+/** Creates the shared memory of a job of `numTasks` tasks for the tasks of this process. */
+export function createJob (numTasks: number, config: JobConfig, part: ProcessPart = { procs: 1, rank: 0 }): Omit<JobSpec, 'taskId'> {
+  if (!Number.isInteger(numTasks) || numTasks < 1 || numTasks > MAX_TASKS) throw new RangeError(`invalid number of tasks ${numTasks}`)
+  const { first, count } = placement(numTasks, part.procs, part.rank)
+  const segments: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
+  const inboxes: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
+  const netOut: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
+  const netState: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
+  const ring = ringGeometry(count, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
+  const netRing = { ...ring, slotBytes: ring.slotBytes + 64, ringBytes: RING_HEADER_BYTES + ring.slots * (ring.slotBytes + 64), rings: 1 }
+  const firstPacket = config.chaos?.firstPacket
+  for (let t = first; t < first + count; t++) {
+    segments[t] = new SharedArrayBuffer(config.segmentSize)
+    inboxes[t] = createInbox(ring)
     if (firstPacket !== undefined && firstPacket !== 0) startRingsAt(inboxes[t]!, ring, firstPacket | 0)
+    if (part.procs > 1) {
+      netOut[t] = createInbox(netRing)
+      netState[t] = new SharedArrayBuffer(netStateBytes(numTasks))
+    }
   }
   return {
     version: SPEC_VERSION,
     jobId: randomBytes(8).toString('hex'),
     numTasks,
     config,
+    firstTask: first,
+    localTasks: count,
+    processes: part.procs,
     segments,
-    control: createControl(numTasks),
+    control: createControl(numTasks, first, count),
     inboxes,
     ring,
+    netOut,
+    netState,
+    netRing,
   }
 }
+
+/** Most tasks of one job. */
+export const MAX_TASKS = 4096
 
 let standalone: JobSpec | undefined
 

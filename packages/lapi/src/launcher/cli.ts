@@ -1,7 +1,7 @@
 /**
  * `lapirun`: starts a LAPI job on this host.
  *
- *   lapirun -n N [--procs P] [--transport shm|udp|tcp] [--segment-size BYTES] [--spin-us US]
+ *   lapirun -n N [--procs P] [--transport shm|tcp] [--bind ADDR] [--segment-size BYTES] [--spin-us US]
  *           [--spin-max-us US] [--jit tuned|default] [--label] [--timeout SECONDS] [--] program.mjs [args…]
  *
  * Exits 0 when every task finished normally; otherwise prints which task failed and why and exits
@@ -15,12 +15,17 @@ import { logger } from '../log.js'
 
 const USAGE = `usage: lapirun -n N [options] [--] program.mjs [args...]
 
-Runs program.mjs as N LAPI tasks (task ids 0..N-1), one worker thread each.
+Runs program.mjs as N LAPI tasks (task ids 0..N-1), one worker thread each, in P
+processes on this host: process p holds tasks floor(p*N/P) .. floor((p+1)*N/P)-1.
+Tasks of one process share memory; tasks of different processes talk over the
+network transport.
 
 options:
   -n, --tasks N          number of tasks, 1..4096 (default 1)
-  --procs P              processes to spread the tasks over (default 1)
-  --transport NAME       network transport between processes: shm (default), udp, tcp
+  --procs P              processes to spread the tasks over, 1..N (default 1)
+  --transport NAME       between processes: tcp (the default with --procs > 1);
+                         shm: one process only
+  --bind ADDR            local address the job's sockets bind to (default 127.0.0.1)
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
   --spin-us US           how long waits spin before sleeping, µs (env AMLAPI_SPIN_US)
   --spin-max-us US       longest spin the adaptive budget grows to, µs (env AMLAPI_SPIN_MAX_US)
@@ -35,7 +40,7 @@ Logs: AMLAPI_LOG_LEVEL=debug (or info, warn, error) writes JSON lines to stderr.
 
 /** The options lapirun takes: name → whether it takes a value. Short forms map to these. */
 const OPTIONS: Readonly<Record<string, boolean>> = {
-  tasks: true, np: true, procs: true, transport: true, 'segment-size': true, 'spin-us': true,
+  tasks: true, np: true, procs: true, transport: true, bind: true, 'segment-size': true, 'spin-us': true,
   'spin-max-us': true, jit: true, timeout: true, label: false, help: false,
 }
 const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help' }
@@ -109,6 +114,8 @@ export async function main (argv: string[]): Promise<number> {
   let n: number
   const config: { segmentSize?: number; spinUs?: number; spinMaxUs?: number; jit?: JitMode } = {}
   let timeoutMs: number | undefined
+  let procs = 1
+  let bind: string | undefined
   try {
     p = parse(argv)
     const v = p.values
@@ -117,13 +124,13 @@ export async function main (argv: string[]): Promise<number> {
     const str = (k: string): string | undefined => v.get(k) as string | undefined
     n = wholeNumber(str('tasks') ?? str('np') ?? '1', 1, MAX_TASKS, '-n (the number of tasks)')
     const procsText = str('procs')
-    const procs = procsText === undefined ? 1 : wholeNumber(procsText, 1, n, `--procs (processes, at most the ${n} task${n === 1 ? '' : 's'} of -n)`)
-    const transport = str('transport') ?? 'shm'
-    if (!['shm', 'udp', 'tcp'].includes(transport)) throw new UsageError(`--transport must be shm, udp or tcp, not '${transport}'`)
-    if (procs > 1 || transport !== 'shm') {
-      process.stderr.write(`lapirun: ${procs > 1 ? `--procs ${procs}` : `--transport ${transport}`} needs a network transport between processes, which this build does not have yet; run the tasks in one process (--procs 1, --transport shm)\n`)
-      return 2
-    }
+    procs = procsText === undefined ? 1 : wholeNumber(procsText, 1, n, `--procs (processes, at most the ${n} task${n === 1 ? '' : 's'} of -n)`)
+    const transport = str('transport') ?? (procs > 1 ? 'tcp' : 'shm')
+    if (!['shm', 'udp', 'tcp'].includes(transport)) throw new UsageError(`--transport must be shm or tcp, not '${transport}'`)
+    if (transport === 'shm' && procs > 1) throw new UsageError(`--transport shm joins the tasks of one process only; --procs ${procs} needs tcp`)
+    if (transport === 'udp') throw new UsageError('--transport udp is not in this build yet; use tcp')
+    bind = str('bind')
+    if (bind !== undefined && bind.trim() === '') throw new UsageError('--bind needs an address, such as 127.0.0.1')
     const seg = str('segment-size')
     if (seg !== undefined) {
       const s = parseSize(seg)
@@ -162,7 +169,10 @@ export async function main (argv: string[]): Promise<number> {
   process.on('SIGINT', onSig)
   process.on('SIGTERM', onSig)
   try {
-    const r = await runJob({ program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
+    const r = await runJob({
+      program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}),
+    })
     return interrupted ? 130 : r.exitCode
   } catch (e) {
     process.stderr.write(`lapirun: ${(e as Error).message}\n`)

@@ -62,14 +62,14 @@ export interface RingGeometry {
 }
 
 /**
- * The geometry for `numTasks` senders, `slots` slots (rounded up to a power of two) that hold
+ * The geometry for `localTasks` senders (the tasks of one process) and the network, `slots` slots (rounded up to a power of two) that hold
  * packets of up to `packetBytes` at SLOT_PACKET.
  */
-export function ringGeometry (numTasks: number, slots: number, packetBytes: number): RingGeometry {
+export function ringGeometry (localTasks: number, slots: number, packetBytes: number): RingGeometry {
   let s = 1
   while (s < slots) s <<= 1
   const slotBytes = Math.ceil((packetBytes + SLOT_PACKET) / 64) * 64
-  return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: numTasks + 1 }
+  return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: localTasks + 1 }
 }
 
 /** What a shared WebAssembly.Memory offers here (the project's `lib` setting does not declare the API). */
@@ -188,8 +188,24 @@ abstract class RingEnd {
   }
 }
 
+/**
+ * What a sender needs of the ring toward a target: a RingWriter, or for a task of another process
+ * the stand-in that puts its packets on the way to the network (net/remote-ends.ts).
+ */
+export interface OutRing {
+  readonly u8: Uint8Array
+  readonly dv: DataView
+  readonly i32: Int32Array
+  reserve (): number
+  publish (): void
+  readonly published: number
+  pending (): number
+  markSent (): void
+  outstanding (): number
+}
+
 /** The sending end of one ring. */
-export class RingWriter extends RingEnd {
+export class RingWriter extends RingEnd implements OutRing {
   private readonly slots: number
   private next: number
   /** TAIL as last read (the consumer only moves it forward). */

@@ -1,0 +1,204 @@
+/**
+ * A job of several processes on this host (`lapirun --procs P`, `runJob({ procs })`): this process
+ * is the launcher and the rendezvous. It makes the job key, listens on loopback (or `bind`), and
+ * starts P processes (job/child.ts), each told only its rank, the rendezvous address and the key
+ * (AMLAPI_RANK, AMLAPI_SIZE, AMLAPI_RENDEZVOUS, AMLAPI_JOB_KEY, as `lapirun --join` reads them).
+ *
+ * Rendezvous protocol (length-prefixed msgpackr, transport/messages.ts), per process:
+ *   launcher → {t:'challenge', n}            process → {t:'hello', rank, n, p: proof(key,'join',…)}
+ *   launcher → {t:'welcome', p: proof(key,'rendezvous',…)}   process → {t:'addr', host, port}
+ *   launcher → {t:'job', table, numTasks, program, args, config, label, graceMs, data}  (once all are in)
+ *   process → {t:'fail', task, reason} (its first failure)    launcher → {t:'abort', task, reason} (to the others)
+ *   process → {t:'done', codes}                                  (its tasks' exit codes, then it exits)
+ *
+ * The job ends when every process has exited. A process that exits without 'done' (killed,
+ * crashed) is a failure naming its tasks; after the first failure the others get 'abort', and a
+ * process still running `graceMs` + PROCESS_GRACE_MS later is killed, so none is left behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, type Socket } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { makeKey, makeNonce, proof, sameProof } from '../transport/auth.js'
+import { encodeMessage, field, readMessages } from '../transport/messages.js'
+import type { PeerAddress } from '../transport/contract.js'
+import { resolveConfig } from '../config.js'
+import { logger } from '../log.js'
+import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type RunJobOptions } from './run-job.js'
+import { placement } from './spec.js'
+
+/** Beyond the tasks' grace period, how long a process may take to end before it is killed. */
+export const PROCESS_GRACE_MS = 3000
+/** How long the processes may take to start and meet at the rendezvous. */
+const START_TIMEOUT_MS = 30_000
+
+/** Tasks of process `r`, in words. */
+export function tasksOf (numTasks: number, procs: number, r: number): string {
+  const { first, count } = placement(numTasks, procs, r)
+  return count === 1 ? `task ${first}` : `tasks ${first}-${first + count - 1}`
+}
+
+export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
+  const t0 = performance.now()
+  const url = checkProgram(opts.program)
+  const n = opts.numTasks
+  const P = opts.procs!
+  const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
+  const graceMs = opts.graceMs ?? ABORT_GRACE_MS
+  const key = makeKey()
+  const log = logger('lapi:job', { procs: P })
+  const out = opts.stdout ?? process.stdout
+  const errOut = opts.stderr ?? process.stderr
+  const bind = opts.bind ?? '127.0.0.1'
+
+  const codes: Array<number | undefined> = new Array<number | undefined>(n).fill(undefined)
+  let failure: { task: number, reason: string } | undefined
+  const socks: Array<Socket | null> = new Array<Socket | null>(P).fill(null)
+  const addrs: Array<PeerAddress | null> = new Array<PeerAddress | null>(P).fill(null)
+  const done: boolean[] = new Array<boolean>(P).fill(false)
+  const children: ChildProcess[] = []
+  let killTimer: NodeJS.Timeout | undefined
+
+  const send = (r: number, m: unknown): void => {
+    const s = socks[r]
+    if (s !== null && !s.destroyed) s.write(encodeMessage(m))
+  }
+  const fail = (task: number, reason: string): void => {
+    if (failure !== undefined) return
+    failure = { task, reason }
+    log.debug({ task, reason }, 'aborting the job')
+    for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason })
+    killTimer = setTimeout(() => {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+    }, graceMs + PROCESS_GRACE_MS)
+  }
+
+  // the rendezvous
+  const server = createServer((sock) => {
+    const challenge = makeNonce()
+    let rank = -1
+    sock.on('error', () => { /* its process's exit says what happened */ })
+    sock.write(encodeMessage({ t: 'challenge', n: challenge }))
+    readMessages(sock, (m) => {
+      const t = field(m, 't')
+      if (rank < 0) {
+        const r = field(m, 'rank'); const nc = field(m, 'n')
+        if (t !== 'hello' || typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P || !(nc instanceof Uint8Array) ||
+          !sameProof(field(m, 'p'), proof(key, 'join', challenge, nc, r)) || socks[r] !== null) {
+          log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}` }, 'rendezvous: refused a process that did not prove the job key')
+          sock.destroy()
+          return
+        }
+        rank = r
+        socks[r] = sock
+        sock.write(encodeMessage({ t: 'welcome', p: proof(key, 'rendezvous', challenge, nc, r) }))
+        return
+      }
+      switch (t) {
+        case 'addr': {
+          const host = field(m, 'host'); const port = field(m, 'port')
+          if (typeof host !== 'string' || typeof port !== 'number') { sock.destroy(); return }
+          addrs[rank] = { host, port }
+          if (addrs.every((a) => a !== null)) {
+            for (let r = 0; r < P; r++) {
+              send(r, {
+                t: 'job', table: addrs, numTasks: n, program: url.href, args: opts.args ?? [], config, label: opts.label === true,
+                graceMs, data: opts.data, timeoutMs: opts.timeoutMs,
+              })
+            }
+          }
+          break
+        }
+        case 'fail': {
+          const task = field(m, 'task'); const reason = field(m, 'reason')
+          fail(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'failed')
+          break
+        }
+        case 'done': {
+          const c = field(m, 'codes')
+          const { first, count } = placement(n, P, rank)
+          if (Array.isArray(c)) for (let i = 0; i < count; i++) codes[first + i] = typeof c[i] === 'number' ? c[i] as number : undefined
+          done[rank] = true
+          break
+        }
+        default: break
+      }
+    }, () => sock.destroy())
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, bind, () => resolve())
+  })
+  const a = server.address()
+  const port = typeof a === 'object' && a !== null ? a.port : 0
+  log.debug({ program: fileURLToPath(url), numTasks: n, procs: P, rendezvous: `${bind}:${port}` }, 'job starting')
+
+  const startTimer = setTimeout(() => {
+    if (!addrs.every((x) => x !== null)) fail(-1, `the processes did not all start within ${START_TIMEOUT_MS / 1000} s`)
+  }, START_TIMEOUT_MS)
+
+  // none is left behind, even when this process ends before the job does (a second Ctrl-C)
+  const killAll = (): void => { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL') }
+  process.once('exit', killAll)
+  const childScript = fileURLToPath(new URL('./child.js', import.meta.url))
+  const exits: Array<Promise<void>> = []
+  const streams: Array<Promise<void>> = []
+  for (let r = 0; r < P; r++) {
+    const c = spawn(process.execPath, [...process.execArgv, childScript], {
+      env: {
+        ...(opts.env ?? process.env),
+        AMLAPI_RANK: String(r),
+        AMLAPI_SIZE: String(P),
+        AMLAPI_RENDEZVOUS: `${bind}:${port}`,
+        AMLAPI_JOB_KEY: key.toString('hex'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    children.push(c)
+    streams.push(forward(c.stdout!, out, '', true), forward(c.stderr!, errOut, '', true))
+    exits.push(new Promise<void>((resolve) => {
+      c.once('error', (e) => { fail(-1, `could not start process ${r}: ${e.message}`); resolve() })
+      c.once('exit', (code, signal) => {
+        log.debug({ process: r, code, signal }, 'process exited')
+        if (!done[r]) {
+          const { first, count } = placement(n, P, r)
+          for (let t = first; t < first + count; t++) codes[t] ??= code ?? 1
+          fail(first, `process ${r} (${tasksOf(n, P, r)}) ${signal !== null ? `was killed by ${signal}` : `exited with code ${String(code)}`} before its tasks ended`)
+        }
+        resolve()
+      })
+    }))
+  }
+
+  let timer: NodeJS.Timeout | undefined
+  if (opts.timeoutMs !== undefined) {
+    const ms = opts.timeoutMs
+    timer = setTimeout(() => fail(-1, `the job timed out after ${seconds(ms)}`), ms)
+  }
+  const onAbort = (): void => fail(-1, 'the job was interrupted')
+  opts.signal?.addEventListener('abort', onAbort, { once: true })
+  if (opts.signal?.aborted === true) onAbort()
+
+  await Promise.all(exits)
+  await Promise.all(streams)
+  clearTimeout(startTimer)
+  if (timer !== undefined) clearTimeout(timer)
+  if (killTimer !== undefined) clearTimeout(killTimer)
+  opts.signal?.removeEventListener('abort', onAbort)
+  process.off('exit', killAll)
+  for (const s of socks) s?.destroy()
+  server.close()
+
+  let exitCode = 0
+  const f = failure as { task: number, reason: string } | undefined
+  if (f !== undefined) {
+    errOut.write(failureLine(f))
+    const c = f.task >= 0 ? codes[f.task] : undefined
+    exitCode = c !== undefined && c !== 0 ? c : 1
+  } else if (codes.some((c) => c !== 0)) {
+    exitCode = 1
+  }
+  const result: JobResult = { exitCode, taskExitCodes: codes, durationMs: performance.now() - t0 }
+  if (f !== undefined) result.failure = f
+  log.debug({ exitCode, durationMs: Math.round(result.durationMs), failure: f }, 'job ended')
+  return result
+}

@@ -1,0 +1,64 @@
+/**
+ * The task's ends of its network path, standing in for the ring ends of a task in another process:
+ * `RemoteWriter` is `outbox[t]` for a remote task t (packets go into the task's one ring toward the
+ * network, each tagged with its destination), `RemoteSource` is `inbox[s]` for a remote source s
+ * (what the dispatcher tells a source's ring — that a message landed — goes into the task's network
+ * state, for the agent to acknowledge). Both speak the interface of the ring ends they replace, so
+ * the active-message code does not know which carries a packet.
+ */
+import { RingWriter, type OutRing, type RingGeometry } from '../transport/ring.js'
+import { NET_DIRTY, NET_LANDED_AT, netLandedFrom, netTagOffset } from '../job/spec.js'
+
+/** `outbox[t]` for task t of another process. Every RemoteWriter of a task shares one RingWriter. */
+export class RemoteWriter implements OutRing {
+  readonly u8: Uint8Array
+  readonly dv: DataView
+  readonly i32: Int32Array
+  private readonly out: RingWriter
+  private readonly dst: number
+  private readonly tag: number
+  private readonly state: Int32Array
+  private readonly landedWord: number
+  /** Messages sent to dst (for the fence). */
+  private sent = 0
+
+  constructor (out: RingWriter, ring: RingGeometry, dst: number, state: Int32Array) {
+    this.out = out
+    this.u8 = out.u8
+    this.dv = out.dv
+    this.i32 = out.i32
+    this.dst = dst
+    this.tag = netTagOffset(ring)
+    this.state = state
+    this.landedWord = NET_LANDED_AT + dst
+  }
+
+  /** A free slot's body offset, its destination tag set (or -1 when the ring toward the network is full). */
+  reserve (): number {
+    const off = this.out.reserve()
+    if (off >= 0) this.dv.setInt32(off + this.tag, this.dst, true)
+    return off
+  }
+
+  publish (): void { this.out.publish() }
+  get published (): number { return this.out.published }
+  pending (): number { return this.out.pending() }
+  markSent (): void { this.sent = (this.sent + 1) | 0 }
+  outstanding (): number { return (this.sent - Atomics.load(this.state, this.landedWord)) | 0 }
+}
+
+/** `inbox[s]` for task s of another process: counts s's messages that landed here, for the agent to acknowledge. */
+export class RemoteSource {
+  private readonly state: Int32Array
+  private readonly word: number
+
+  constructor (numTasks: number, src: number, state: Int32Array) {
+    this.state = state
+    this.word = netLandedFrom(numTasks, src)
+  }
+
+  markLanded (n: number): void {
+    Atomics.add(this.state, this.word, n)
+    Atomics.store(this.state, NET_DIRTY, 1)
+  }
+}

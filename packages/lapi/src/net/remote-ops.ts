@@ -1,0 +1,335 @@
+/**
+ * One-sided operations on a task of another process, the origin's half: Put, Get, Rmw and their
+ * vector forms become packets toward the network (transport/packet.ts, T_NET_*), which the
+ * target's agent performs on the target's segment — the target task's thread takes no part. The
+ * answers come back to this process's agent, which writes Get data straight into this task's
+ * segment and bumps its counters; what only this thread can finish (a Uint8Array to fill, a
+ * completion handler, an Rmw's old value) comes to this task's dispatcher as T_NET_DONE.
+ *
+ * Counters keep their LAPI meaning: a Put's origin counter moves once its data is in the ring
+ * (the buffer may be reused), its target counter when the target's agent wrote the data, its
+ * completion counter when the agent's acknowledgement is back; a Get's origin counter when the
+ * data is here. Each operation is outstanding for the fence until its acknowledgement or answer
+ * is back (`OutRing.markSent` / the network state's LANDED_AT).
+ */
+import { ErrClass, VecType } from '../constants.js'
+import type { Context } from '../context.js'
+import { copyBuf, copySeg } from '../copy.js'
+import { ringDoorbell } from '../job/control.js'
+import { NET_LANDED_AT } from '../job/spec.js'
+import { LapiStatus as S } from '../status.js'
+import {
+  BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1, N_COUNTER,
+  PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
+  T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW,
+} from '../transport/packet.js'
+import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from '../types.js'
+
+/** A remote Get or Rmw waiting for its T_NET_DONE. Pooled. */
+class PendingOp {
+  tgt = 0
+  /** Where a Get's data waits in the own segment (a staging copy when `buf` or `vec` is set), or 0. */
+  staged: Addr = 0
+  len = 0
+  buf: Uint8Array | null = null
+  vec: lapi_vec_t | null = null
+  orgCntr: Addr = 0
+  chndlr: compl_hndlr_t | null = null
+  cinfo: unknown = null
+  prev: Ref<number> | Ref<bigint> | null = null
+  /** 32 or 64 for an Rmw (its old value's width), 0 for a Get. */
+  width = 0
+  /** The operation's id (P_MSG_ID of its packets and of its T_NET_DONE). */
+  id = 0
+}
+
+export class RemoteOps {
+  private readonly c: Context
+  private readonly maxPkt: number
+  private readonly pending = new Map<number, PendingOp>()
+  private readonly pool: PendingOp[] = []
+  private nextOp = 1
+
+  constructor (c: Context) {
+    this.c = c
+    this.maxPkt = c.config.maxPktSz
+  }
+
+  /** Operations waiting for an answer (a waiting task keeps making progress for them). */
+  get waiting (): number { return this.pending.size }
+
+  /** The id of the last Get or Rmw that waits for an answer here. */
+  lastId = 0
+
+  /** Whether operation `id` still waits for its answer. */
+  isPending (id: number): boolean { return this.pending.has(id) }
+
+  // ───────────────────────────── packets out ─────────────────────────────
+
+  /** Reserves a packet toward `tgt` (waiting, and dispatching, while the way is full); returns its offset. */
+  private begin (tgt: number, type: number, flags: number, len: number, id: number, offset: number, msgLen: number): number {
+    const w = this.c.outbox[tgt]!
+    let b = w.reserve()
+    if (b < 0) b = this.c.am.waitForSlot(tgt)
+    const dv = w.dv
+    dv.setUint32(b, 0, true)
+    const off = b + BODY_PACKET
+    dv.setUint8(off + P_VERSION, PACKET_VERSION)
+    dv.setUint8(off + P_TYPE, type)
+    dv.setUint16(off + P_FLAGS, flags, true)
+    dv.setUint32(off + P_SRC, this.c.taskId, true)
+    dv.setUint32(off + P_LEN, len, true)
+    dv.setUint32(off + P_MSG_ID, id, true)
+    dv.setUint32(off + P_OFFSET, offset, true)
+    dv.setUint32(off + P_OFFSET + 4, 0, true)
+    dv.setUint32(off + P_MSG_LEN, msgLen, true)
+    dv.setUint32(off + P_MSG_LEN + 4, 0, true)
+    for (let k = 32; k < PACKET_HEADER_BYTES; k += 4) dv.setUint32(off + k, 0, true)
+    return off
+  }
+
+  private end (tgt: number): void {
+    this.c.outbox[tgt]!.publish()
+    ringDoorbell(this.c.ctl, tgt)
+  }
+
+  /**
+   * Puts `len` bytes of `src` (an Addr of the own segment or a buffer; `so` its start) at `tgtAddr`
+   * of `tgt`'s segment, as packets; the last carries `flags` and the counters.
+   */
+  private putPackets (tgt: number, tgtAddr: Addr, src: LocalBuf, so: number, len: number, tgtCntr: Addr, cmplCntr: Addr, flags: number): void {
+    const c = this.c
+    const own = c.seg.u8[c.taskId]!
+    let pos = 0
+    do {
+      const n = len - pos < this.maxPkt ? len - pos : this.maxPkt
+      const last = pos + n >= len
+      const off = this.begin(tgt, T_NET_PUT, last ? flags | F_LAST : 0, n, 0, pos, len)
+      const w = c.outbox[tgt]!
+      w.dv.setUint32(off + N_TGT_ADDR, tgtAddr, true)
+      if (last) {
+        w.dv.setUint32(off + N_TGT_CNTR, tgtCntr, true)
+        w.dv.setUint32(off + N_ORG_CNTR, cmplCntr, true)
+      }
+      if (n > 0) {
+        if (typeof src === 'number') copySeg(w.u8, off + PACKET_HEADER_BYTES, own, src + so + pos, n)
+        else copyBuf(w.u8, off + PACKET_HEADER_BYTES, src!, so + pos, n, false)
+      }
+      this.end(tgt)
+      pos += n
+    } while (pos < len)
+  }
+
+  // ───────────────────────────── operations ─────────────────────────────
+
+  /** LAPI_Put to a remote task (arguments checked). */
+  put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    const c = this.c
+    c.outbox[tgt]!.markSent()
+    this.putPackets(tgt, tgtAddr, org, 0, len, tgtCntr, cmplCntr, F_ACK)
+    if (orgCntr !== 0) c.bumpLocal(orgCntr)
+    if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.PUT_ERR)
+    return S.SUCCESS
+  }
+
+  /** The data of a rendezvous the target asked for with CTS: straight into its segment (no counters: FIN follows). */
+  putData (tgt: number, landing: Addr, data: LocalBuf, len: number): void {
+    this.putPackets(tgt, landing, data, 0, len, 0, 0, 0)
+  }
+
+  /** A counter of a remote task moves by one (an active message's completion counter at its origin). */
+  bump (tgt: number, cntr: Addr): void {
+    const off = this.begin(tgt, T_NET_BUMP, 0, 0, 0, 0, 0)
+    this.c.outbox[tgt]!.dv.setUint32(off + N_COUNTER, cntr, true)
+    this.end(tgt)
+  }
+
+  /** LAPI_Get from a remote task (arguments checked). */
+  get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
+    chndlr: compl_hndlr_t | null, cinfo: unknown): number {
+    const c = this.c
+    if (typeof org === 'number' && chndlr === null) {
+      // the agent writes the data and bumps the origin counter: nothing for this thread to do
+      c.outbox[tgt]!.markSent()
+      this.getPacket(tgt, tgtAddr, len, tgtCntr, org, orgCntr, 0, 0)
+      return S.SUCCESS
+    }
+    let staged = 0
+    if (typeof org !== 'number' && len > 0) {
+      staged = c.mem.alloc(len)
+      if (staged === 0) return S.ERR_MEMORY_EXHAUSTED
+    }
+    const p = this.record(tgt)
+    p.staged = staged
+    p.len = len
+    p.buf = typeof org === 'number' ? null : org
+    p.orgCntr = orgCntr
+    p.chndlr = chndlr
+    p.cinfo = cinfo
+    c.outbox[tgt]!.markSent()
+    this.getPacket(tgt, tgtAddr, len, tgtCntr, typeof org === 'number' ? org : staged, 0, F_NOTIFY, p.id)
+    return S.SUCCESS
+  }
+
+  private getPacket (tgt: number, tgtAddr: Addr, len: number, tgtCntr: Addr, orgAddr: Addr, orgCntr: Addr, flags: number, id: number): void {
+    const off = this.begin(tgt, T_NET_GET, flags, 0, id, 0, len)
+    const dv = this.c.outbox[tgt]!.dv
+    dv.setUint32(off + N_TGT_ADDR, tgtAddr, true)
+    dv.setUint32(off + N_TGT_CNTR, tgtCntr, true)
+    dv.setUint32(off + N_ORG_ADDR, orgAddr, true)
+    dv.setUint32(off + N_ORG_CNTR, orgCntr, true)
+    this.end(tgt)
+  }
+
+  /** LAPI_Rmw / LAPI_Rmw64 on a remote task (arguments checked; 64-bit operands as bigints). */
+  rmw (op: number, tgt: number, tgtVar: Addr, width: number, v0: bigint, v1: bigint, prev: Ref<number> | Ref<bigint> | null,
+    orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    const c = this.c
+    const p = this.record(tgt)
+    p.width = width
+    p.prev = prev
+    p.orgCntr = orgCntr
+    c.outbox[tgt]!.markSent()
+    const off = this.begin(tgt, T_NET_RMW, 0, 0, p.id, 0, 0)
+    const dv = c.outbox[tgt]!.dv
+    dv.setUint32(off + N_TGT_ADDR, tgtVar, true)
+    dv.setUint32(off + N_OP, op | (width << 8), true)
+    dv.setBigInt64(off + N_VAL0, v0, true)
+    dv.setBigInt64(off + N_VAL1, v1, true)
+    this.end(tgt)
+    if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Putv to a remote task (vectors checked): one Put per target piece; the last carries the counters. */
+  putv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    const c = this.c
+    // the origin pieces, gathered once into one staging buffer (the target pieces cut it differently)
+    const total = vecTotal(orgVec)
+    const data = new Uint8Array(total)
+    let at = 0
+    forPieces(orgVec, (a, n) => {
+      if (typeof a === 'number') copySeg(data, at, c.seg.u8[c.taskId]!, a, n)
+      else copyBuf(data, at, a, 0, n, false)
+      at += n
+    })
+    const pieces: Array<[number, number]> = []
+    forPieces(tgtVec, (a, n) => { if (n > 0) pieces.push([a as number, n]) })
+    c.outbox[tgt]!.markSent()
+    if (pieces.length === 0) pieces.push([0, 0])
+    at = 0
+    for (let i = 0; i < pieces.length; i++) {
+      const [a, n] = pieces[i]!
+      const last = i === pieces.length - 1
+      this.putPackets(tgt, a, data, at, n, last ? tgtCntr : 0, last ? cmplCntr : 0, last ? F_ACK : 0)
+      at += n
+    }
+    if (orgCntr !== 0) c.bumpLocal(orgCntr)
+    if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.PUT_ERR)
+    return S.SUCCESS
+  }
+
+  /** LAPI_Getv from a remote task (vectors checked): the target pieces into a staging copy, scattered when the last is in. */
+  getv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, tgtCntr: Addr, orgCntr: Addr,
+    chndlr: compl_hndlr_t | null, cinfo: unknown): number {
+    const c = this.c
+    const total = vecTotal(tgtVec)
+    let staged = 0
+    if (total > 0) {
+      staged = c.mem.alloc(total)
+      if (staged === 0) return S.ERR_MEMORY_EXHAUSTED
+    }
+    const p = this.record(tgt)
+    p.staged = staged
+    p.len = total
+    p.vec = orgVec
+    p.orgCntr = orgCntr
+    p.chndlr = chndlr
+    p.cinfo = cinfo
+    const pieces: Array<[number, number]> = []
+    forPieces(tgtVec, (a, n) => { if (n > 0) pieces.push([a as number, n]) })
+    if (pieces.length === 0) pieces.push([0, 0])
+    c.outbox[tgt]!.markSent()
+    let at = 0
+    for (let i = 0; i < pieces.length; i++) {
+      const [a, n] = pieces[i]!
+      const last = i === pieces.length - 1
+      this.getPacket(tgt, a, n, last ? tgtCntr : 0, staged + at, 0, last ? F_NOTIFY : 0, last ? p.id : 0)
+      at += n
+    }
+    return S.SUCCESS
+  }
+
+  // ───────────────────────────── answers ─────────────────────────────
+
+  private record (tgt: number): PendingOp {
+    const p = this.pool.pop() ?? new PendingOp()
+    p.tgt = tgt
+    let id = this.nextOp
+    while (this.pending.has(id)) id = (id + 1) >>> 0 || 1
+    this.nextOp = (id + 1) >>> 0 || 1
+    this.pending.set(id, p)
+    p.id = id
+    this.lastId = id
+    return p
+  }
+
+  /**
+   * T_NET_DONE from this task's agent: the remote Get or Rmw `P_MSG_ID` is complete. Returns 0, or 1
+   * for a packet that names no pending operation (dropped and counted by the caller).
+   */
+  onDone (dv: DataView, off: number): number {
+    const id = dv.getUint32(off + P_MSG_ID, true)
+    const p = this.pending.get(id)
+    if (p === undefined) return 1
+    this.pending.delete(id)
+    const c = this.c
+    if (p.width !== 0) {
+      const v = dv.getBigInt64(off + N_VAL0, true)
+      if (p.prev !== null) {
+        if (p.width === 32) (p.prev as Ref<number>).value = Number(BigInt.asIntN(32, v))
+        else (p.prev as Ref<bigint>).value = v
+      }
+    } else if (p.staged !== 0) {
+      const own = c.seg.u8[c.taskId]!
+      if (p.buf !== null) copySeg(p.buf, 0, own, p.staged, p.len)
+      else if (p.vec !== null) {
+        let at = p.staged
+        forPieces(p.vec, (a, n) => {
+          if (typeof a === 'number') copySeg(own, a, own, at, n)
+          else copySeg(a, 0, own, at, n)
+          at += n
+        })
+      }
+      c.mem.free(p.staged)
+    }
+    const tgt = p.tgt
+    const chndlr = p.chndlr; const cinfo = p.cinfo; const orgCntr = p.orgCntr
+    p.buf = null; p.vec = null; p.chndlr = null; p.cinfo = null; p.prev = null; p.staged = 0; p.width = 0
+    this.pool.push(p)
+    // complete for the fence now that this thread has finished it (the agent counted nothing)
+    Atomics.add(c.netState!, NET_LANDED_AT + tgt, 1)
+    if (chndlr !== null) c.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
+    if (orgCntr !== 0) c.bumpLocal(orgCntr)
+    return 0
+  }
+}
+
+/** Bytes a (checked) vector describes. */
+function vecTotal (v: lapi_vec_t): number {
+  let t = 0
+  forPieces(v, (_a, n) => { t += n })
+  return t
+}
+
+/** Calls `f` with each piece of a (checked) vector: its start (an Addr, or a buffer) and length. */
+function forPieces (v: lapi_vec_t, f: (a: Addr | Uint8Array, n: number) => void): void {
+  if (v.vec_type === VecType.LAPI_GEN_STRIDED_XFER) {
+    const base = v.info[0] as number; const block = v.info[1] as number; const stride = v.info[2] as number
+    for (let i = 0; i < v.num_vecs; i++) f(base + i * stride, block)
+    return
+  }
+  for (let i = 0; i < v.num_vecs; i++) f(v.info[i]!, v.len![i]!)
+}
