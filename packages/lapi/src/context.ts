@@ -22,7 +22,7 @@ import {
   T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN, W_BAR_LOCAL, ringAgent,
   T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WaitCall, WAIT_COND, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from './job/control.js'
-import type { JobSpec } from './job/spec.js'
+import { NET_DROPPED, type JobSpec } from './job/spec.js'
 import { RingReader, RingWriter, type OutRing } from './transport/ring.js'
 import { RemoteSource, RemoteWriter } from './net/remote-ends.js'
 import { RemoteOps } from './net/remote-ops.js'
@@ -736,7 +736,8 @@ export class Context {
     for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'number' || !Number.isFinite(inVal[i])) return S.ERR_IN_VAL_NULL
     if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
     if (this.local[tgt] === 0) {
-      return this.remote.rmw(op, tgt, tgtVar, 32, BigInt(inVal[0]! | 0), BigInt(need === 2 ? inVal[1]! | 0 : 0), prev ?? null, orgCntr, shdlr, sinfo)
+      rc = this.remote.rmw(op, tgt, tgtVar, 32, BigInt(inVal[0]! | 0), BigInt(need === 2 ? inVal[1]! | 0 : 0), prev ?? null, orgCntr, shdlr, sinfo)
+      return rc === 0 ? this.rmwAnswer(orgCntr, prev) : rc
     }
     rc = 0
     const a = this.seg.i32[tgt]!
@@ -755,6 +756,18 @@ export class Context {
     return S.SUCCESS
   }
 
+  /**
+   * An Rmw sent to a task of another process with `prev` and no origin counter: its caller has no
+   * way to learn when `prev` is valid, so the call waits for the answer (as the same call on a
+   * co-located task, which completes inside it). With an origin counter it returns at once.
+   */
+  private rmwAnswer (orgCntr: Addr, prev: Ref<number> | Ref<bigint> | null | undefined): number {
+    if (orgCntr !== 0 || prev === null || prev === undefined) return S.SUCCESS
+    const r = this.remote
+    const id = r.lastId
+    return this.waitUntil(() => !r.isPending(id), WaitCall.RMW)
+  }
+
   /** LAPI_Rmw64 on a 64-bit word (`tgtVar` 8-byte aligned); operands are bigints. */
   rmw64 (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<bigint> | null | undefined, prev: Ref<bigint> | null | undefined,
     orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
@@ -768,7 +781,8 @@ export class Context {
     for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'bigint') return S.ERR_IN_VAL_NULL
     if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
     if (this.local[tgt] === 0) {
-      return this.remote.rmw(op, tgt, tgtVar, 64, BigInt.asIntN(64, inVal[0]!), need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n, prev ?? null, orgCntr, shdlr, sinfo)
+      const r = this.remote.rmw(op, tgt, tgtVar, 64, BigInt.asIntN(64, inVal[0]!), need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n, prev ?? null, orgCntr, shdlr, sinfo)
+      return r === 0 ? this.rmwAnswer(orgCntr, prev) : r
     }
     const a = this.seg.i64[tgt]!
     const idx = tgtVar >>> 3
@@ -879,7 +893,8 @@ export class Context {
   /** Dispatcher statistics: packets dropped as malformed, duplicates dropped, messages completed. */
   stats (): DispatcherStats {
     const am = this.am
-    return { packetsDropped: am.dropped, duplicatesDropped: am.duplicates, messagesReceived: am.recvCompleted, messagesSent: am.sendCompleted,
+    const net = this.netState
+    return { packetsDropped: am.dropped + (net !== null ? Atomics.load(net, NET_DROPPED) : 0), duplicatesDropped: am.duplicates, messagesReceived: am.recvCompleted, messagesSent: am.sendCompleted,
       receivedInPlace: am.inPlaceCompleted, sleeps: this.sleeps, spinUs: this.spinMs * 1000,
       spinGrown: this.spinGrown }
   }

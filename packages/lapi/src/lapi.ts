@@ -336,11 +336,11 @@ export class Lapi {
     return out.value
   }
 
-  /** Waits (making progress) until the Rmw just sent to a task of another process has its answer. */
+  /** Waits (making progress) until the Rmw just sent to a task of another process has its answer (one with an origin counter returns at once). */
   private awaitRemote (what: string): void {
     const r = this.c.remote
     const id = r.lastId
-    check(this.c.waitUntil(() => !r.isPending(id), WaitCall.RMW), what)
+    if (r.isPending(id)) check(this.c.waitUntil(() => !r.isPending(id), WaitCall.RMW), what)
   }
 
   private readonly rmwIn = new Int32Array(2)

@@ -23,7 +23,7 @@ import { RmwOp } from '../constants.js'
 import {
   T_STATE, TaskState, W_AGENT_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from '../job/control.js'
-import { NET_DIRTY, NET_LANDED_AT, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
+import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import {
@@ -198,12 +198,13 @@ export class Agent {
       const off = r.front()
       const dst = dv.getInt32(off + this.tag, true)
       const len = packetBodyBytes(dv, off)
-      if ((dst >>> 0) >= this.n || len > this.bodyRoom || this.procOf[dst] === this.o.rank) {
+      if ((dst >>> 0) >= this.n || this.procOf[dst] === this.o.rank) {
         this.st.dropped++
       } else {
         this.st.packetsOut++
         if (this.o.log.isLevelEnabled('trace')) this.o.log.trace({ from: t.id, dst, len }, 'packet out')
-        const rc = tr.send(this.procOf[dst]!, FRAME_PACKET, dst, u8, off, len)
+        // (a packet whose header claims more than its slot goes as the whole slot: its receiver drops and counts it)
+        const rc = tr.send(this.procOf[dst]!, FRAME_PACKET, dst, u8, off, len <= this.bodyRoom ? len : this.bodyRoom)
         r.release(0, 1)
         if (rc === BACKPRESSURE) { this.writable = false; k++; break }
         continue
@@ -285,21 +286,19 @@ export class Agent {
       return true
     }
     const t = this.tasks[dst - this.lo]
-    if (t === undefined || len < 8 || len > this.bodyRoom) { this.st.dropped++; return true }
+    if (t === undefined) { this.st.dropped++; return true }
+    if (len < 8 || len > this.bodyRoom) return this.drop(t)
     const dv = new DataView(u8.buffer, u8.byteOffset + off, len)
     const w0 = dv.getUint32(0, true)
     if (w0 === SHORT_WORD0 || w0 === BARE_WORD0) {
-      if (!this.fromPeer(peer, dv.getUint32(4, true)) || packetBodyBytes(dv, 0) !== len) { this.st.dropped++; return true }
+      if (!this.fromPeer(peer, dv.getUint32(4, true)) || packetBodyBytes(dv, 0) !== len) return this.drop(t)
       return this.deliver(peer, t, u8, off, len)
     }
-    if (w0 !== 0 || len < BODY_PACKET + PACKET_HEADER_BYTES) { this.st.dropped++; return true }
+    if (w0 !== 0 || len < BODY_PACKET + PACKET_HEADER_BYTES) return this.drop(t)
     const p = BODY_PACKET
     const src = dv.getUint32(p + P_SRC, true)
     const plen = dv.getUint32(p + P_LEN, true)
-    if (dv.getUint8(p + P_VERSION) !== PACKET_VERSION || !this.fromPeer(peer, src) || BODY_PACKET + PACKET_HEADER_BYTES + plen !== len) {
-      this.st.dropped++
-      return true
-    }
+    if (dv.getUint8(p + P_VERSION) !== PACKET_VERSION || !this.fromPeer(peer, src) || BODY_PACKET + PACKET_HEADER_BYTES + plen !== len) return this.drop(t)
     this.st.packetsIn++
     if (this.o.log.isLevelEnabled('trace')) this.o.log.trace({ peer, dst, type: dv.getUint8(p + P_TYPE), src, len }, 'packet in')
     switch (dv.getUint8(p + P_TYPE)) {
@@ -316,9 +315,16 @@ export class Agent {
         else ringDoorbell(this.ctl, t.id)
         return true
       }
-      case T_NET_DONE: this.st.dropped++; return true
+      case T_NET_DONE: return this.drop(t)
       default: return this.deliver(peer, t, u8, off, len)
     }
+  }
+
+  /** Drops a malformed packet for task `t`, counted for it (its dispatcher statistics show it) and here. */
+  private drop (t: LocalTask): boolean {
+    this.st.dropped++
+    Atomics.add(t.state, NET_DROPPED, 1)
+    return true
   }
 
   /** Whether `src` is a task of process `peer` (a peer speaks only for its own tasks). */
@@ -344,7 +350,7 @@ export class Agent {
 
   private bumpCounter (t: LocalTask, c: number): void {
     if (c === 0) return
-    if ((c & 3) !== 0 || c + 4 > this.segSize) { this.st.dropped++; return }
+    if ((c & 3) !== 0 || c + 4 > this.segSize) { this.drop(t); return }
     const w = c >>> 2
     ringCounter(this.ctl, t.id, w, Atomics.add(t.i32, w, 1) + 1)
   }
@@ -353,7 +359,7 @@ export class Agent {
     const addr = dv.getUint32(p + N_TGT_ADDR, true)
     const at = addr + dv.getUint32(p + P_OFFSET, true)
     const total = dv.getUint32(p + P_MSG_LEN, true)
-    if (!this.inSeg(addr, total) || at + plen > addr + total) { this.st.dropped++; return }
+    if (!this.inSeg(addr, total) || at + plen > addr + total) { this.drop(t); return }
     if (plen > 0) t.u8.set(u8.subarray(off + p + PACKET_HEADER_BYTES, off + p + PACKET_HEADER_BYTES + plen), at)
     const flags = dv.getUint16(p + P_FLAGS, true)
     if ((flags & F_LAST) === 0) return
@@ -370,7 +376,7 @@ export class Agent {
     const orgAddr = dv.getUint32(p + N_ORG_ADDR, true)
     const orgCntr = dv.getUint32(p + N_ORG_CNTR, true)
     const tgtCntr = dv.getUint32(p + N_TGT_CNTR, true)
-    if (!this.inSeg(addr, len)) { this.st.dropped++; return }
+    if (!this.inSeg(addr, len)) { this.drop(t); return }
     const room = this.bodyRoom - BODY_PACKET - PACKET_HEADER_BYTES
     let pos = 0
     do {
@@ -391,7 +397,7 @@ export class Agent {
     const orgAddr = dv.getUint32(p + N_ORG_ADDR, true)
     const at = orgAddr + dv.getUint32(p + P_OFFSET, true)
     const total = dv.getUint32(p + P_MSG_LEN, true)
-    if (!this.inSeg(orgAddr, total) || at + plen > orgAddr + total) { this.st.dropped++; return true }
+    if (!this.inSeg(orgAddr, total) || at + plen > orgAddr + total) { this.drop(t); return true }
     if (plen > 0) t.u8.set(u8.subarray(off + p + PACKET_HEADER_BYTES, off + p + PACKET_HEADER_BYTES + plen), at)
     const flags = dv.getUint16(p + P_FLAGS, true)
     if ((flags & F_LAST) === 0) return true
@@ -412,7 +418,7 @@ export class Agent {
     const v1 = dv.getBigInt64(p + N_VAL1, true)
     const id = dv.getUint32(p + P_MSG_ID, true)
     if ((width !== 32 && width !== 64) || op > RmwOp.COMPARE_AND_SWAP || (addr & (width === 32 ? 3 : 7)) !== 0 || !this.inSeg(addr, width >> 3)) {
-      this.st.dropped++
+      this.drop(t)
       return
     }
     let old: bigint

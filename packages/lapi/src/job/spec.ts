@@ -65,6 +65,8 @@ export interface JobSpec {
 /** A task's network state (JobSpec.netState), int32 words: … */
 /** … DIRTY: 1 when LANDED_FROM moved since the agent last looked (written by the task, cleared by the agent). */
 export const NET_DIRTY = 0
+/** … DROPPED: packets for this task its agent dropped as malformed or misaddressed (added to the dispatcher's count). */
+export const NET_DROPPED = 1
 /** … from word NET_LANDED_AT: per task, messages this task sent it that landed there (the agent adds what acks say). */
 export const NET_LANDED_AT = 16
 /** Word index of LANDED_FROM[src] (messages from src that completed here; the agent sends the news). */
