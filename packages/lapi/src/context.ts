@@ -325,7 +325,7 @@ export class Context {
       case Query.MAX_PKTS_OUT: v = this.config.ringSlots; break
       case Query.ACK_THRESHOLD: v = this.ackThreshold; break
       case Query.QUERY_SHM_ENABLED: v = 1; break
-      case Query.QUERY_SHM_NUM_TASKS: v = this.numTasks; break
+      case Query.QUERY_SHM_NUM_TASKS: v = this.spec.localTasks; break
       default: return S.ERR_QUERY_TYPE
     }
     ret.value = v

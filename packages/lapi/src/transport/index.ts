@@ -1,6 +1,11 @@
 /**
- * `@amlapi/lapi/transport`: the pieces a transport author needs — the inbox rings every packet is
- * delivered through and the packet header layout. Not for applications.
+ * `@amlapi/lapi/transport`: the pieces a transport author needs — the contract a network transport
+ * implements (and the `tcp` one), the job key's proofs, the control-message framing, the inbox
+ * rings every packet is delivered through and the packet header layout. Not for applications.
  */
-export { RingReader, RingWriter, createInbox, isPageAligned, pageAlignedShared, ringGeometry, RING_HEADER_BYTES, SLOT_PACKET, SLOT_STAMP_BYTES, type RingGeometry } from './ring.js'
+export { RingReader, RingWriter, createInbox, isPageAligned, pageAlignedShared, ringGeometry, RING_HEADER_BYTES, SLOT_PACKET, SLOT_STAMP_BYTES, type RingGeometry, type OutRing } from './ring.js'
 export * from './packet.js'
+export * from './contract.js'
+export { TcpTransport, type TcpOptions } from './tcp.js'
+export { makeKey, makeNonce, parseKey, proof, sameProof, KEY_BYTES, MIN_KEY_BYTES } from './auth.js'
+export { encodeMessage, decodeBody, readMessages, MAX_MESSAGE_BYTES } from './messages.js'

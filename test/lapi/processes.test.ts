@@ -1,0 +1,113 @@
+/**
+ * Jobs over several processes: placement, what each task is told about co-location, and every way
+ * of losing a task or a process, each ending the whole job with the cause named within its bound.
+ */
+import { readFileSync, readdirSync } from 'node:fs'
+import { PassThrough } from 'node:stream'
+import { afterEach, describe, expect, it } from 'vitest'
+import { runJob } from '@amlapi/lapi'
+import { FIXTURES, runFixture } from '../helpers/job.js'
+
+/** The bound docs/transports.md gives for ending a job after a loss: grace (2 s) + process grace (3 s), with margin. */
+const LOSS_BOUND_MS = 12_000
+
+/** Processes of jobs this test process started that are still there (Linux /proc; [] elsewhere). */
+function leftBehind (): string[] {
+  let pids: string[]
+  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)) } catch { return [] }
+  const left: string[] = []
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      if (ppid === process.pid && cmd.includes('child.js')) left.push(`${pid} ${cmd.replaceAll('\0', ' ')}`)
+    } catch { /* gone meanwhile */ }
+  }
+  return left
+}
+
+describe('tasks in several processes', () => {
+  afterEach(() => { expect(leftBehind()).toEqual([]) })
+
+  it('places tasks as API.md says and tells each which tasks share its memory', async () => {
+    const r = await runFixture('lapi/info.mjs', 5, { procs: 2 })
+    if (r.exitCode !== 0) throw new Error(r.stderr)
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { task: number, n: number, pid: number, shm: number })
+    lines.sort((a, b) => a.task - b.task)
+    expect(lines.map((l) => l.task)).toEqual([0, 1, 2, 3, 4])
+    expect(lines.every((l) => l.n === 5)).toBe(true)
+    // process 0: tasks ⌊0·5/2⌋..⌊1·5/2⌋-1 = 0-1; process 1: 2-4
+    expect(lines.map((l) => l.shm)).toEqual([2, 2, 3, 3, 3])
+    expect(lines[0]!.pid).toBe(lines[1]!.pid)
+    expect(lines[2]!.pid).toBe(lines[4]!.pid)
+    expect(lines[0]!.pid).not.toBe(lines[2]!.pid)
+    expect(lines[0]!.pid).not.toBe(process.pid)
+  })
+
+  for (const procs of [2, 3]) {
+    describe(`losses end the job promptly with the task named (3 tasks, ${procs} processes)`, () => {
+      it('a task that throws', async () => {
+        const t0 = performance.now()
+        const r = await runFixture('lapi/fail.mjs', 3, { args: ['throw'], procs })
+        expect(r.exitCode).not.toBe(0)
+        expect(r.failure?.task).toBe(1)
+        expect(r.stderr).toMatch(/task 1 failed: uncaught error: .*task one blew up/)
+        expect(performance.now() - t0).toBeLessThan(LOSS_BOUND_MS)
+      })
+
+      it('a task that exits with a non-zero code', async () => {
+        const r = await runFixture('lapi/fail.mjs', 3, { args: ['exit'], procs })
+        expect(r.exitCode).toBe(3)
+        expect(r.stderr).toContain('task 1 failed: exited with code 3')
+      })
+
+      it('a task that leaves while the others wait in Gfence', async () => {
+        const r = await runFixture('lapi/fail.mjs', 3, { args: ['early'], procs })
+        expect(r.exitCode).not.toBe(0)
+        expect(r.stderr).toMatch(/task 1 left the job/)
+      })
+
+      it('a task sending to a task that has left fails instead of waiting forever for room', async () => {
+        const r = await runFixture('lapi/fail.mjs', 2, { args: ['flood'], procs: 2 })
+        expect(r.exitCode).not.toBe(0)
+        expect(r.stderr).toMatch(/task 0 failed: uncaught error: Error: task 1 has left the job/)
+      })
+
+      it('a process that dies at once (its tasks never end)', async () => {
+        const t0 = performance.now()
+        const r = await runFixture('lapi/lose.mjs', 3, { args: ['exit'], procs })
+        expect(r.exitCode).not.toBe(0)
+        expect(r.failure?.task).toBe(1)
+        expect(r.stderr).toMatch(/process 1 \((task 1|tasks 1-2)\) (was killed by SIGKILL|was lost)/)
+        expect(performance.now() - t0).toBeLessThan(LOSS_BOUND_MS)
+      })
+
+      it('a process killed with kill -9 from outside', async () => {
+        const out = new PassThrough()
+        let text = ''
+        let killed = false
+        out.on('data', (c: Buffer) => {
+          text += c.toString()
+          const m = /task 1 pid (\d+)/.exec(text)
+          if (m !== null && !killed && /task 0 pid/.test(text) && /task 2 pid/.test(text)) {
+            killed = true
+            process.kill(Number(m[1]), 'SIGKILL')
+          }
+        })
+        const err = new PassThrough()
+        let errText = ''
+        err.on('data', (c: Buffer) => { errText += c.toString() })
+        const t0 = performance.now()
+        let killedAt = 0
+        out.on('data', () => { if (killed && killedAt === 0) killedAt = performance.now() })
+        const r = await runJob({ program: FIXTURES + 'lapi/lose.mjs', numTasks: 3, procs, stdout: out, stderr: err, timeoutMs: 30_000, config: { segmentSize: 1 << 20 } })
+        expect(killed).toBe(true)
+        expect(r.exitCode).not.toBe(0)
+        expect(errText).toMatch(/process 1 \((task 1|tasks 1-2)\) (was killed by SIGKILL|was lost)/)
+        expect(errText).not.toMatch(/timed out/)
+        expect(performance.now() - t0).toBeLessThan(LOSS_BOUND_MS + 5_000)
+      })
+    })
+  }
+})
