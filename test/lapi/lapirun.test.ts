@@ -74,6 +74,16 @@ describe('lapirun', () => {
     expect(u.stderr).toMatch(/udp is not in this build yet/)
   })
 
+  it('a job that does not fit in memory fails at start, saying what it needs', async () => {
+    const r = await run([LAPIRUN, '-n', '4096', '--segment-size', '1G', FIXTURES + 'lapi/info.mjs'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/lapirun: a job of 4096 tasks needs [\d.]+ GiB of memory here \(4096 tasks in 1 process; per task: a 1024 MiB segment, .*\), and this host allows [\d.]+ GiB/)
+    expect(r.stdout).toBe('')
+    const p = await run([LAPIRUN, '-n', '64', '--procs', '4', '--segment-size', '1G', FIXTURES + 'lapi/info.mjs'])
+    expect(p.code).toBe(2)
+    expect(p.stderr).toMatch(/64 tasks in 4 processes/)
+  })
+
   it('rejects bad arguments with a usage message', async () => {
     for (const args of [['-n', '0', 'x.mjs'], ['-n', '2'], ['--bogus', 'x.mjs'], ['--segment-size', 'lots', 'x.mjs'], ['--jit', 'fast', 'x.mjs']]) {
       const r = await run([LAPIRUN, ...args])

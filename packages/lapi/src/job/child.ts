@@ -14,7 +14,7 @@ import type { JobConfig } from '../config.js'
 import { describeError } from '../errors.js'
 import { logger } from '../log.js'
 import { runTasks, type RunJobOptions } from './run-job.js'
-import { createJob } from './spec.js'
+import { checkJobFits, createJob } from './spec.js'
 
 /** The job as the rendezvous describes it. */
 interface JobMessage {
@@ -83,6 +83,7 @@ async function main (): Promise<number> {
     sock.once('close', () => abort(-1, 'the launcher is gone'))
   })
 
+  checkJobFits(job.numTasks, job.config, size, [rank])
   const spec = createJob(job.numTasks, job.config, { procs: size, rank })
   const agent = new Agent({ spec, rank, transport, log, onAbort: abort })
   await transport.connect(job.table, {

@@ -24,7 +24,7 @@ import type { PeerAddress } from '../transport/contract.js'
 import { resolveConfig } from '../config.js'
 import { logger } from '../log.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type RunJobOptions } from './run-job.js'
-import { placement } from './spec.js'
+import { checkJobFits, placement } from './spec.js'
 
 /** Beyond the tasks' grace period, how long a process may take to end before it is killed. */
 export const PROCESS_GRACE_MS = 3000
@@ -44,6 +44,8 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   const P = opts.procs!
   const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
   const graceMs = opts.graceMs ?? ABORT_GRACE_MS
+  // every process runs on this host
+  checkJobFits(n, config, P, Array.from({ length: P }, (_, r) => r))
   const key = makeKey()
   const log = logger('lapi:job', { procs: P })
   const out = opts.stdout ?? process.stdout

@@ -18,7 +18,7 @@ import { logger } from '../log.js'
 import { tuneJit } from './jit.js'
 import { T_SLEEPING, T_STATE, TaskState, abortJob, describeTask, taskWord, ringDoorbell } from './control.js'
 import { failureOf } from './failure.js'
-import { DATA_KEY, SPEC_KEY, createJob, type JobSpec } from './spec.js'
+import { DATA_KEY, SPEC_KEY, checkJobFits, createJob, type JobSpec } from './spec.js'
 import { isPageAligned } from '../transport/ring.js'
 
 export interface RunJobOptions {
@@ -126,6 +126,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
     return await runProcesses(opts)
   }
   const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
+  checkJobFits(opts.numTasks, config, 1, [0])
   return await runTasks(opts, createJob(opts.numTasks, config), null)
 }
 

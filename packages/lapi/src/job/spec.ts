@@ -4,9 +4,11 @@
  * own task id in `workerData`; a program run with plain `node` makes a job of one task itself.
  */
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { totalmem } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
-import { createControl } from './control.js'
+import { controlLayout, createControl } from './control.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 
@@ -132,8 +134,60 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
   }
 }
 
-/** Most tasks of one job. */
-export const MAX_TASKS = 4096
+/** Most tasks of one job (task ids and counts travel as 32-bit words; memory is the real limit: `checkJobFits`). */
+export const MAX_TASKS = 65536
+
+/** Memory of a task's thread (a V8 isolate and Node's per-worker state): about 14 MiB measured on Node 20. */
+export const WORKER_BYTES = 16 * 1024 * 1024
+/** A task's state per task of the job (message ids and reassembly, the network state words): an estimate. */
+export const PER_PEER_BYTES = 512
+
+/** What one process holding `localTasks` tasks of a job of `numTasks` over `procs` processes needs, in bytes, and its parts per task. */
+export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number): { bytes: number, segment: number, rings: number, thread: number } {
+  const page = 65536
+  const ring = ringGeometry(localTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
+  const inbox = Math.ceil(ring.rings * ring.ringBytes / page) * page
+  const netOut = procs > 1 ? Math.ceil((RING_HEADER_BYTES + ring.slots * (ring.slotBytes + 64)) / page) * page : 0
+  const rings = inbox + netOut
+  const thread = WORKER_BYTES + PER_PEER_BYTES * numTasks
+  const bytes = localTasks * (config.segmentSize + rings + thread) + controlLayout(numTasks).byteLength
+  return { bytes, segment: config.segmentSize, rings, thread }
+}
+
+/** Memory this host lets the job have: its RAM, or less where a cgroup limit says so. */
+export function memoryLimit (): number {
+  let limit = totalmem()
+  for (const f of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
+    try {
+      const v = Number(readFileSync(f, 'utf8').trim())
+      if (Number.isFinite(v) && v > 0 && v < limit) limit = v
+    } catch { /* no such limit here */ }
+  }
+  return limit
+}
+
+const GiB = (b: number): string => `${(b / 2 ** 30).toFixed(1)} GiB`
+const MiB = (b: number): string => `${(b / 2 ** 20).toFixed(b < 2 ** 20 ? 2 : 0)} MiB`
+
+/**
+ * Throws an Error saying what does not fit when the processes `ranks` of a job (those on this host)
+ * need more memory than the host allows (`memoryLimit`): segments, inbox rings and task threads,
+ * all of which a job may touch in full. Called before anything is started.
+ */
+export function checkJobFits (numTasks: number, config: JobConfig, procs: number, ranks: number[], limit = memoryLimit()): void {
+  let need = 0
+  let per = processMemory(numTasks, config, 1, procs)
+  for (const r of ranks) {
+    const m = processMemory(numTasks, config, placement(numTasks, procs, r).count, procs)
+    need += m.bytes
+    per = m
+  }
+  if (need <= limit) return
+  const tasks = ranks.reduce((a, r) => a + placement(numTasks, procs, r).count, 0)
+  throw new Error(`a job of ${numTasks} tasks needs ${GiB(need)} of memory here (${tasks} task${tasks === 1 ? '' : 's'} in ${ranks.length} process${ranks.length === 1 ? '' : 'es'}; ` +
+    `per task: a ${MiB(per.segment)} segment, ${MiB(per.rings)} of inbox rings, about ${MiB(per.thread)} for its thread), and this host allows ${GiB(limit)}: ` +
+    'give the tasks smaller segments (--segment-size), fewer tasks per process, or more hosts')
+}
 
 let standalone: JobSpec | undefined
 

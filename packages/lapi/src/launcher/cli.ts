@@ -9,6 +9,7 @@
  * Ctrl-C stops every task and exits 130; a second Ctrl-C stops them without waiting for their output.
  */
 import { parseSize } from '../config.js'
+import { MAX_TASKS } from '../job/spec.js'
 import { runJob } from '../job/run-job.js'
 import type { JitMode } from '../job/jit.js'
 import { logger } from '../log.js'
@@ -21,7 +22,8 @@ Tasks of one process share memory; tasks of different processes talk over the
 network transport.
 
 options:
-  -n, --tasks N          number of tasks, 1..4096 (default 1)
+  -n, --tasks N          number of tasks (default 1); as many as the memory allows:
+                         lapirun says at start when the job does not fit
   --procs P              processes to spread the tasks over, 1..N (default 1)
   --transport NAME       between processes: tcp (the default with --procs > 1);
                          shm: one process only
@@ -44,7 +46,7 @@ const OPTIONS: Readonly<Record<string, boolean>> = {
   'spin-max-us': true, jit: true, timeout: true, label: false, help: false,
 }
 const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help' }
-const MAX_TASKS = 4096
+
 
 /** A usage error: lapirun prints its message and exits 2. */
 class UsageError extends Error {}
