@@ -69,7 +69,7 @@ describe('ending a job', () => {
 
   it('lapirun answers bad options and a missing program with its own messages, before starting any task', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['-n', '-1', 'x.mjs'], /^lapirun: -n \(the number of tasks\) must be a whole number from 1 to 4096, not '-1'/],
+      [['-n', '-1', 'x.mjs'], /^lapirun: -n \(the number of tasks\) must be a whole number from 1 to 65536, not '-1'/],
       [['-n', '2', '--procs', '3', 'x.mjs'], /^lapirun: --procs \(processes, at most the 2 tasks of -n\) must be a whole number from 1 to 2, not '3'/],
       [['-n'], /^lapirun: -n needs a value/],
       [['--spin-us', 'fast', 'x.mjs'], /^lapirun: --spin-us must be a number of microseconds/],

@@ -31,7 +31,7 @@ import { DoneIds, IdTable } from './id-table.js'
 import { ErrClass, CtlFlag, RetFlag, VecType } from './constants.js'
 import type { Context, HandlerFn } from './context.js'
 import { WORD_COPY, copyBuf, copySeg, copyWords } from './copy.js'
-import { T_STATE, TaskState, WAIT_RING, WaitCall, ringAgent, ringDoorbell, taskWord } from './job/control.js'
+import { T_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from './job/control.js'
 import { LapiStatus as S } from './status.js'
 import {
   BARE_HEADER_BYTES, BODY_PACKET, SHORT_HEADER_BYTES, T_AM_BARE, T_AM_SHORT, T_NET_DONE,
@@ -1046,6 +1046,8 @@ export class ActiveMessages {
     // handled is still in its slot, so a nested round must not touch the rings.
     if (this.polling) return 0
     if (this.chaos) this.flushChaos(false)
+    const net = this.c.net
+    if (net !== null) net.poll()
     this.polling = 1
     try {
       return this.drain()
@@ -1129,7 +1131,7 @@ export class ActiveMessages {
     const c = this.c
     const t = c.polledTask[i]!
     if (t >= 0) ringDoorbell(c.ctl, t)
-    else ringAgent(c.ctl)
+    else if (c.net !== null) c.net.roomFreed()
   }
 
   /** 1 when the packet being drained completed its message inline (LANDED moves with the slot's release). */

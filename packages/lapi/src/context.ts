@@ -19,13 +19,14 @@ import type { Logger } from 'pino'
 import { ErrClass, InitFlag, LAPI_MAX_MSG_SZ, Query, RmwOp, VecType, XferType } from './constants.js'
 import type { JobConfig } from './config.js'
 import {
-  T_DOORBELL, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN, W_BAR_LOCAL, ringAgent,
+  T_DOORBELL, T_EXIT_GEN, T_SLEEPING, T_STATE, TaskState, W_ABORT, W_ABORT_TASK, W_BAR_COUNT, W_BAR_GEN, W_BAR_LOCAL, ringAgent, setRemoteBell,
   T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WAIT_BARRIER, WaitCall, WAIT_COND, WAIT_COUNTER, WAIT_FENCE, WAIT_RING, controlLayout, ringCounter, ringDoorbell, taskWord,
 } from './job/control.js'
-import { NET_DROPPED, type JobSpec } from './job/spec.js'
+import { NET_DROPPED, processOf, type JobSpec } from './job/spec.js'
 import { RingReader, RingWriter, type OutRing } from './transport/ring.js'
 import { RemoteSource, RemoteWriter } from './net/remote-ends.js'
 import { RemoteOps } from './net/remote-ops.js'
+import { NetEngine } from './agent/engine.js'
 import { ActiveMessages, type short_hndlr_t } from './am.js'
 import { counterOk } from './args.js'
 import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
@@ -164,6 +165,8 @@ export class Context {
   readonly am: ActiveMessages
   /** One-sided operations on tasks of other processes (net/remote-ops.ts). @internal */
   readonly remote: RemoteOps
+  /** This thread's network engine (null in a job of one process): it sends and takes in what crosses processes. @internal */
+  readonly net: NetEngine | null
 
   private nextAuto: number
   private gatherGen = 0
@@ -248,7 +251,7 @@ export class Context {
     const netWriter = toNet !== null && toNet !== undefined ? new RingWriter(toNet, spec.netRing, 0) : null
     for (let t = 0; t < spec.numTasks; t++) {
       if (this.local[t] === 1) this.outbox.push(new RingWriter(spec.inboxes[t]!, spec.ring, spec.taskId - lo))
-      else this.outbox.push(new RemoteWriter(netWriter!, spec.ring, t, this.netState!))
+      else this.outbox.push(new RemoteWriter(netWriter!, spec.ring, t, this.netState!, this.ctl))
     }
     ;(this.inbox[spec.taskId] as RingReader).sameThreadWriter(this.outbox[spec.taskId] as RingWriter)
     this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
@@ -264,6 +267,8 @@ export class Context {
     this.spinMaxMs = cfg.spinUs > 0 && spec.numTasks <= availableParallelism() ? Math.max(cfg.spinUs, cfg.spinMaxUs) / 1000 : this.spinBaseMs
     this.am = new ActiveMessages(this)
     this.remote = new RemoteOps(this)
+    this.net = spec.net !== null ? new NetEngine(spec, processOf(spec.numTasks, spec.processes, spec.taskId), spec.taskId + 1, null) : null
+    if (this.net !== null) { const net = this.net; setRemoteBell(() => net.kick()) }
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
     this.holdTails = this.holds()
     holding.add(this)
@@ -876,6 +881,8 @@ export class Context {
 
   /** True when a packet waits in the inbox. */
   inboxPending (): boolean {
+    // (what crossed the network may still be in the socket: take it in first)
+    if (this.net !== null) this.net.poll(true)
     const rings = this.polled
     for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
     return false
@@ -1325,6 +1332,8 @@ export class Context {
     let woke = 'none'
     if (this.mustSleep(kind, i32, idx, val)) {
       this.sleeps++
+      // (while this task sleeps nobody may be reading the network for it: the agent does)
+      if (this.net !== null) this.net.beforeSleep()
       woke = Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
     }
     Atomics.sub(ctl, this.mySleeping, 1)
@@ -1475,6 +1484,8 @@ export class Context {
       // (a peer that left after the barrier completed is fine: it left only once it saw the new
       // generation, so having seen it gone, this read sees that generation too)
       if ((st === TaskState.EXITED || st === TaskState.FAILED) && Atomics.load(this.ctl, W_BAR_GEN) === gen) {
+        // a task of another process that ended after passing this barrier: its release is on its way here
+        if (st === TaskState.EXITED && this.local[t] === 0 && ((Atomics.load(this.ctl, taskWord(t, T_EXIT_GEN)) - gen) | 0) > 0) continue
         throw new Error(`task ${t} left the job while task ${this.taskId} waits for it in a collective (Gfence/Address_init)`)
       }
     }

@@ -1,49 +1,51 @@
 /**
- * The tcp transport on its own: frames in order between processes (here: transports in one
- * process, on loopback), strangers refused, malformed frames dropped and counted, a stream that
- * cannot be followed ending only its connection, named.
+ * The tcp transport on its own (here: transports of one process, on loopback): its agent face
+ * (connections, the key's handshake, the event loop's reading) and its frame path (frames queued,
+ * written, read and parsed through shared memory): frames in order, strangers refused, malformed
+ * frames dropped and counted, a stream that cannot be followed marked, a goodbye seen.
  */
 import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { logger } from '@amlapi/lapi'
 import {
-  FRAME_CONTROL, FRAME_PACKET, TcpTransport, encodeMessage, makeKey, proof, readMessages, type PeerAddress, type TransportEvents,
+  FRAME_CONTROL, FRAME_PACKET, PEER_BYE, PEER_EOF, PEER_MALFORMED, StreamPath, TcpTransport, createStreamShared, encodeMessage, makeKey,
+  peerFlags, proof, readMessages, streamStats, type PeerAddress, type StreamShared,
 } from '@amlapi/lapi/transport'
 
 const log = logger('test')
 const open: TcpTransport[] = []
 afterEach(async () => { await Promise.all(open.splice(0).map((t) => t.close())) })
 
-interface Got { frames: Array<{ peer: number, kind: number, dst: number, body: string }>, lost: Array<{ peer: number, reason: string, normal: boolean }> }
+interface Node { t: TcpTransport, s: StreamShared, path: StreamPath, frames: Array<{ peer: number, kind: number, dst: number, body: string }>, lost: Array<{ peer: number, reason: string }> }
 
-function events (): TransportEvents & Got {
-  const g: Got = { frames: [], lost: [] }
-  return {
-    ...g,
-    onFrame: (peer, kind, dst, u8, off, len) => { g.frames.push({ peer, kind, dst, body: Buffer.from(u8.subarray(off, off + len)).toString() }); return true },
-    onPeerLost: (peer, reason, normal) => { g.lost.push({ peer, reason, normal }) },
-    onWritable: () => {},
-    get frames () { return g.frames },
-    get lost () { return g.lost },
-  }
+/** Process `rank` of `size`: its transport, frame path and what it received. The event loop reads unless `polled`. */
+function node (rank: number, size: number, key: Uint8Array, polled: boolean): Node {
+  const s = createStreamShared(size, 64 << 10)
+  const t = new TcpTransport({ rank, size, key, log })
+  t.useShared(s)
+  t.agentReads(!polled)
+  open.push(t)
+  return { t, s, path: new StreamPath(s, rank), frames: [], lost: [] }
+}
+
+function events (n: Node): { onBytes: (peer: number, chunk: Uint8Array) => void, onPeerLost: (peer: number, reason: string) => void } {
+  return { onBytes: (peer, chunk) => { n.path.ingest(peer, chunk) }, onPeerLost: (peer, reason) => { n.lost.push({ peer, reason }) } }
+}
+
+/** Takes every frame `n` has (reading the descriptors itself when `reading`). */
+function take (n: Node, reading: boolean): void {
+  n.path.poll(reading, (peer, kind, dst, u8, off, len) => {
+    n.frames.push({ peer, kind, dst, body: Buffer.from(u8.subarray(off, off + len)).toString() })
+    return true
+  })
 }
 
 async function until (cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
     if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 5))
+    await new Promise((r) => setTimeout(r, 2))
   }
-}
-
-/** A job of `size` transports with `key`, all connected. */
-async function job (size: number, key: Uint8Array): Promise<{ ts: TcpTransport[], ev: Array<ReturnType<typeof events>>, table: PeerAddress[] }> {
-  const ts = Array.from({ length: size }, (_, rank) => new TcpTransport({ rank, size, key, log }))
-  open.push(...ts)
-  const table = await Promise.all(ts.map((t) => t.listen()))
-  const ev = ts.map(() => events())
-  await Promise.all(ts.map((t, r) => t.connect(table, ev[r]!)))
-  return { ts, ev, table }
 }
 
 /** Does the connector's side of the handshake by hand (with `key`), as process `rank` toward rank 0; resolves with the socket. */
@@ -51,12 +53,11 @@ function handshake (addr: PeerAddress, key: Uint8Array, rank: number): Promise<S
   return new Promise((resolve, reject) => {
     const s = connect({ host: addr.host, port: addr.port })
     const nonce = Buffer.alloc(16, 7)
-    let challenge: Uint8Array | null = null
     s.once('error', reject)
     const r = readMessages(s, (m) => {
       const t = (m as { t: string }).t
       if (t === 'challenge') {
-        challenge = (m as { n: Uint8Array }).n
+        const challenge = (m as { n: Uint8Array }).n
         s.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'tcp-connect', challenge, nonce, rank, 0) }))
       } else if (t === 'welcome') { r.stop(); resolve(s) }
     }, (why) => reject(new Error(why)))
@@ -71,88 +72,87 @@ function frame (kind: number, dst: number, body: string, version = 1): Buffer {
   return f
 }
 
+/** A job of one real process 0 (reading as `polled` says) and a hand-made process 1 that proved `key`. */
+async function withRawPeer (polled: boolean): Promise<{ n0: Node, s: Socket }> {
+  const key = makeKey()
+  const n0 = node(0, 2, key, polled)
+  const a0 = await n0.t.listen()
+  const joined = n0.t.connect([a0, a0], events(n0))
+  const s = await handshake(a0, key, 1)
+  s.on('error', () => {})
+  await joined
+  return { n0, s }
+}
+
 describe('tcp transport', () => {
-  it('carries frames between every pair, in order, and counts them', async () => {
-    const { ts, ev } = await job(3, makeKey())
+  it('carries frames between every pair, in order, read by the event loop or by polling threads', async () => {
+    const key = makeKey()
+    const ns = [node(0, 3, key, true), node(1, 3, key, false), node(2, 3, key, false)]
+    const table = await Promise.all(ns.map((n) => n.t.listen()))
+    await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
     for (let i = 0; i < 100; i++) {
       const b = Buffer.from(`m${i}`)
-      ts[2]!.send(0, FRAME_PACKET, 7, b, 0, b.length)
-      ts[0]!.send(1, FRAME_CONTROL, 0, b, 0, b.length)
+      ns[2]!.path.queue(0, FRAME_PACKET, 7, b, 0, b.length)
+      ns[0]!.path.queue(1, FRAME_CONTROL, 0, b, 0, b.length)
     }
-    ts[2]!.flush(); ts[0]!.flush()
-    await until(() => ev[0]!.frames.length === 100 && ev[1]!.frames.length === 100)
-    expect(ev[0]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
-    expect(ev[0]!.frames.every((f) => f.peer === 2 && f.kind === FRAME_PACKET && f.dst === 7)).toBe(true)
-    expect(ev[1]!.frames.every((f) => f.peer === 0 && f.kind === FRAME_CONTROL)).toBe(true)
-    expect(ts[2]!.stats().framesSent).toBe(100)
-    expect(ts[0]!.stats().framesReceived).toBe(100)
-    expect(ts[2]!.stats().writes).toBe(1)
+    ns[2]!.path.flush(); ns[0]!.path.flush()
+    await until(() => { take(ns[0]!, true); take(ns[1]!, false); return ns[0]!.frames.length === 100 && ns[1]!.frames.length === 100 })
+    expect(ns[0]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
+    expect(ns[0]!.frames.every((f) => f.peer === 2 && f.kind === FRAME_PACKET && f.dst === 7)).toBe(true)
+    expect(ns[1]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
+    expect(ns[1]!.frames.every((f) => f.peer === 0 && f.kind === FRAME_CONTROL)).toBe(true)
+    expect(streamStats(ns[2]!.s).framesSent).toBe(100)
+    expect(streamStats(ns[0]!.s).framesReceived).toBe(100)
+    // (one write carried the 100 frames)
+    expect(streamStats(ns[2]!.s).writes).toBe(1)
   })
 
   it('refuses a process with a wrong key, and one that speaks garbage, and still lets the job in', async () => {
     const key = makeKey()
-    const t0 = new TcpTransport({ rank: 0, size: 2, key, log })
-    open.push(t0)
-    const a0 = await t0.listen()
-    const ev0 = events()
-    const joined = t0.connect([a0, a0], ev0)
-    // a stranger: the right protocol, a wrong key
+    const n0 = node(0, 2, key, true)
+    const a0 = await n0.t.listen()
+    const joined = n0.t.connect([a0, a0], events(n0))
     await expect(handshake(a0, makeKey(), 1)).rejects.toThrow()
-    // garbage
     const g = connect({ host: a0.host, port: a0.port })
     g.on('error', () => {})
     g.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'))
-    await until(() => t0.stats().connectionsRefused >= 2)
-    // the real process 1 still gets in
-    const t1 = new TcpTransport({ rank: 1, size: 2, key, log })
-    open.push(t1)
-    const a1 = await t1.listen()
-    await Promise.all([joined, t1.connect([a0, a1], events())])
+    await until(() => n0.t.stats().connectionsRefused >= 2)
+    const n1 = node(1, 2, key, true)
+    const a1 = await n1.t.listen()
+    await Promise.all([joined, n1.t.connect([a0, a1], events(n1))])
     const b = Buffer.from('hi')
-    t1.send(0, FRAME_PACKET, 0, b, 0, 2); t1.flush()
-    await until(() => ev0.frames.length === 1)
-    expect(ev0.frames[0]!.body).toBe('hi')
-    expect(t0.stats().connectionsRefused).toBe(2)
+    n1.path.queue(0, FRAME_PACKET, 0, b, 0, 2); n1.path.flush()
+    await until(() => { take(n0, true); return n0.frames.length === 1 })
+    expect(n0.frames[0]!.body).toBe('hi')
+    expect(n0.t.stats().connectionsRefused).toBe(2)
   })
 
   it('drops frames with a bad version or kind, counted, and goes on', async () => {
-    const key = makeKey()
-    const t0 = new TcpTransport({ rank: 0, size: 2, key, log })
-    open.push(t0)
-    const a0 = await t0.listen()
-    const ev0 = events()
-    const joined = t0.connect([a0, a0], ev0)
-    const s = await handshake(a0, key, 1)
-    await joined
+    const { n0, s } = await withRawPeer(true)
     s.write(Buffer.concat([frame(FRAME_PACKET, 0, 'bad version', 9), frame(77, 0, 'bad kind'), frame(FRAME_PACKET, 0, 'good')]))
-    await until(() => ev0.frames.length === 1)
-    expect(ev0.frames[0]!.body).toBe('good')
-    expect(t0.stats().framesDropped).toBe(2)
-    expect(ev0.lost).toEqual([])
+    await until(() => { take(n0, true); return n0.frames.length === 1 })
+    expect(n0.frames[0]!.body).toBe('good')
+    expect(streamStats(n0.s).framesDropped).toBe(2)
+    expect(peerFlags(n0.s, 1)).toBe(0)
     s.destroy()
   })
 
-  it('ends only the connection of a peer whose stream cannot be followed, naming it', async () => {
-    const key = makeKey()
-    const t0 = new TcpTransport({ rank: 0, size: 2, key, log })
-    open.push(t0)
-    const a0 = await t0.listen()
-    const ev0 = events()
-    const joined = t0.connect([a0, a0], ev0)
-    const s = await handshake(a0, key, 1)
-    s.on('error', () => {})
-    await joined
+  it('marks the stream of a peer that cannot be followed, and reads nothing more from it', async () => {
+    const { n0, s } = await withRawPeer(true)
     const huge = Buffer.alloc(12); huge.writeUInt32LE(0xfffffff0, 0); huge[4] = 1; huge[5] = FRAME_PACKET
-    s.write(huge)
-    await until(() => ev0.lost.length === 1)
-    expect(ev0.lost[0]).toMatchObject({ peer: 1, normal: false })
-    expect(ev0.lost[0]!.reason).toMatch(/malformed stream/)
+    s.write(Buffer.concat([huge, frame(FRAME_PACKET, 0, 'after')]))
+    await until(() => { take(n0, true); return (peerFlags(n0.s, 1) & PEER_MALFORMED) !== 0 })
+    expect(n0.frames).toEqual([])
   })
 
-  it('a goodbye before the close is a normal end', async () => {
-    const { ts, ev } = await job(2, makeKey())
-    await ts[1]!.close()
-    await until(() => ev[0]!.lost.length === 1)
-    expect(ev[0]!.lost[0]).toEqual({ peer: 1, reason: 'closed', normal: true })
+  it('sees a goodbye, then the end of the stream', async () => {
+    const key = makeKey()
+    const ns = [node(0, 2, key, true), node(1, 2, key, true)]
+    const table = await Promise.all(ns.map((n) => n.t.listen()))
+    await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
+    expect(ns[1]!.path.bye()).toBe(true)
+    ns[1]!.path.flush()
+    await ns[1]!.t.close()
+    await until(() => { take(ns[0]!, true); return (peerFlags(ns[0]!.s, 1) & (PEER_BYE | PEER_EOF)) === (PEER_BYE | PEER_EOF) })
   })
 })

@@ -86,10 +86,10 @@ async function main (): Promise<number> {
   checkJobFits(job.numTasks, job.config, size, [rank])
   const spec = createJob(job.numTasks, job.config, { procs: size, rank })
   const agent = new Agent({ spec, rank, transport, log, onAbort: abort })
+  transport.useShared(spec.net!.stream)
   await transport.connect(job.table, {
-    onFrame: (peer, kind, dst, u8, off, len) => agent.onFrame(peer, kind, dst, u8, off, len),
-    onPeerLost: (peer, reason, normal) => agent.peerLost(peer, reason, normal),
-    onWritable: () => agent.onWritable(),
+    onBytes: (peer, chunk) => agent.onBytes(peer, chunk as Buffer),
+    onPeerLost: (peer, reason, normal) => agent.onPeerLost(peer, reason, normal),
   })
   agent.start()
   log.debug({ tasks: `${spec.firstTask}-${spec.firstTask + spec.localTasks - 1}` }, 'process joined the job')
@@ -115,7 +115,7 @@ async function main (): Promise<number> {
   })
   finished = true
   const codes = result.taskExitCodes.slice(spec.firstTask, spec.firstTask + spec.localTasks)
-  agent.pump()
+  await agent.finish()
   agent.stop()
   await transport.close()
   log.debug({ stats: transport.stats(), agent: agent.stats() }, 'process leaves the job')

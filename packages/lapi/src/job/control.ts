@@ -28,6 +28,8 @@
  *   │              this line is written only to sleep, wake and change state)     │
  *   │ +5 WAIT_WORD / +6 WAIT_VAL  the counter (word index, 0 = anything) and value │
  *   │              t's sleeping thread waits for; set before SLEEPING            │
+ *   │ +7 EXIT_GEN  for a task of another process that ended: the barrier        │
+ *   │              generation its process had reached then (set before STATE)    │
  *   └──────────────────────────────────────────────────────────────────────────────┘
  *   then two all-gather tables of N float64 (Address_init) and two of N int64
  *   (Address_init64), alternating by collective generation.
@@ -55,6 +57,8 @@ export const T_WAIT_CALL = 3
 export const T_WAIT_WORD = 5
 /** … and the value that counter must reach. */
 export const T_WAIT_VAL = 6
+/** For a remote task that ended: its process's barrier generation then (a barrier it passed is not one it left). */
+export const T_EXIT_GEN = 7
 
 /**
  * SLEEPING of a task in another process: whoever rings its doorbell (a packet for it, a message
@@ -99,6 +103,20 @@ export function createControl (numTasks: number, first = 0, count = numTasks): S
   return sab
 }
 
+/**
+ * What ringing a remote task's doorbell does in this thread: by default the agent's doorbell; a
+ * task of a job of several processes sends the news itself (its network engine's `kick`).
+ */
+let remoteBell: (() => void) | null = null
+
+/** Sets what ringing a remote task's doorbell does in this thread (null: ring the agent). */
+export function setRemoteBell (f: (() => void) | null): void { remoteBell = f }
+
+function ringRemote (ctl: Int32Array): void {
+  if (remoteBell !== null) remoteBell()
+  else ringAgent(ctl)
+}
+
 /** Rings the agent's doorbell (see AGENT_BELL): it has network work to do. */
 export function ringAgent (ctl: Int32Array): void {
   if (Atomics.load(ctl, W_AGENT_SLEEPING) !== 0) {
@@ -122,7 +140,7 @@ export function ringDoorbell (ctl: Int32Array, t: number): void {
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + T_SLEEPING)
   if (sl !== 0) {
-    if (sl === REMOTE) { ringAgent(ctl); return }
+    if (sl === REMOTE) { ringRemote(ctl); return }
     Atomics.add(ctl, base + T_DOORBELL, 1)
     Atomics.notify(ctl, base + T_DOORBELL)
   }
@@ -139,7 +157,7 @@ export function ringCounter (ctl: Int32Array, t: number, word: number, value: nu
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + T_SLEEPING)
   if (sl === 0) return
-  if (sl === REMOTE) { ringAgent(ctl); return }
+  if (sl === REMOTE) { ringRemote(ctl); return }
   if (sl === 1) {
     const w = Atomics.load(ctl, base + T_WAIT_WORD)
     if (w !== 0 && (w !== word || value < Atomics.load(ctl, base + T_WAIT_VAL))) return

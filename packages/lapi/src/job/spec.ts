@@ -9,6 +9,8 @@ import { totalmem } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { controlLayout, createControl } from './control.js'
+import type { NetShared } from '../agent/engine.js'
+import { createStreamShared, streamBufferBytes } from '../transport/stream-path.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 
@@ -62,6 +64,8 @@ export interface JobSpec {
   netState: Array<SharedArrayBuffer | null>
   /** Geometry of a ring toward the network. */
   netRing: RingGeometry
+  /** The process's way to the network, shared by its threads (agent/engine.ts); null in a job of one process. Set once the process is connected. */
+  net: NetShared | null
 }
 
 /** A task's network state (JobSpec.netState), int32 words: … */
@@ -71,9 +75,11 @@ export const NET_DIRTY = 0
 export const NET_DROPPED = 1
 /** … from word NET_LANDED_AT: per task, messages this task sent it that landed there (the agent adds what acks say). */
 export const NET_LANDED_AT = 16
-/** Word index of LANDED_FROM[src] (messages from src that completed here; the agent sends the news). */
+/** Word index of LANDED_FROM[src] (messages from src that completed here; the network engine sends the news). */
 export function netLandedFrom (numTasks: number, src: number): number { return NET_LANDED_AT + numTasks + src }
-function netStateBytes (numTasks: number): number { return 4 * (NET_LANDED_AT + 2 * numTasks) }
+/** Word index of ACKED_FROM[src] (LANDED_FROM as last acknowledged; written under the network lock). */
+export function netAckedFrom (numTasks: number, src: number): number { return NET_LANDED_AT + 2 * numTasks + src }
+function netStateBytes (numTasks: number): number { return 4 * (NET_LANDED_AT + 3 * numTasks) }
 
 /** Bytes of slot body between the packet and the destination tag, for rings toward the network: where the tag is, from the body's offset. */
 export function netTagOffset (ring: RingGeometry): number { return ring.slotBytes - 4 }
@@ -131,7 +137,16 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
     netOut,
     netState,
     netRing,
+    net: part.procs > 1 ? { stream: createStreamShared(part.procs, streamBufferBytes(numTasks)), stats: new SharedArrayBuffer(64), control: controlQueue(numTasks) } : null,
   }
+}
+
+/** The queue of control messages tasks hand the agent (agent/engine.ts), its positions at the start. */
+function controlQueue (numTasks: number): SharedArrayBuffer {
+  const b = new SharedArrayBuffer(2 * streamBufferBytes(numTasks))
+  const w = new Int32Array(b, 0, 2)
+  w[0] = 8; w[1] = 8
+  return b
 }
 
 /** Most tasks of one job (task ids and counts travel as 32-bit words; memory is the real limit: `checkJobFits`). */

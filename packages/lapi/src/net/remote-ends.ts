@@ -7,6 +7,7 @@
  * the active-message code does not know which carries a packet.
  */
 import { RingWriter, type OutRing, type RingGeometry } from '../transport/ring.js'
+import { T_STATE, TaskState, taskWord } from '../job/control.js'
 import { NET_DIRTY, NET_LANDED_AT, netLandedFrom, netTagOffset } from '../job/spec.js'
 
 /** `outbox[t]` for task t of another process. Every RemoteWriter of a task shares one RingWriter. */
@@ -21,8 +22,16 @@ export class RemoteWriter implements OutRing {
   private readonly landedWord: number
   /** Messages sent to dst (for the fence). */
   private sent = 0
+  private readonly ctl: Int32Array
+  private readonly stateWord: number
+  private readonly slots: number
+  /** Packets reserved toward dst since it left the job. */
+  private toGone = 0
 
-  constructor (out: RingWriter, ring: RingGeometry, dst: number, state: Int32Array) {
+  constructor (out: RingWriter, ring: RingGeometry, dst: number, state: Int32Array, ctl: Int32Array) {
+    this.ctl = ctl
+    this.stateWord = taskWord(dst, T_STATE)
+    this.slots = ring.slots
     this.out = out
     this.u8 = out.u8
     this.dv = out.dv
@@ -33,8 +42,17 @@ export class RemoteWriter implements OutRing {
     this.landedWord = NET_LANDED_AT + dst
   }
 
-  /** A free slot's body offset, its destination tag set (or -1 when the ring toward the network is full). */
+  /**
+   * A free slot's body offset, its destination tag set (or -1 when the ring toward the network is
+   * full). A task that has left the job reads nothing any more: as its inbox ring would, the way to
+   * it fills after a ring's worth of packets (and the sender's wait for room then fails, naming it).
+   */
   reserve (): number {
+    const st = this.ctl[this.stateWord]!
+    if (st === TaskState.EXITED || st === TaskState.FAILED) {
+      if (this.toGone >= this.slots) return -1
+      this.toGone++
+    }
     const off = this.out.reserve()
     if (off >= 0) this.dv.setInt32(off + this.tag, this.dst, true)
     return off

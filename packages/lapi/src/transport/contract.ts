@@ -1,7 +1,13 @@
 /**
- * The transport contract: what a network transport gives the agent (agent/agent.ts), and nothing
- * more. Above this line no code knows which transport carries a frame; tasks of one process never
- * use a transport (they share memory: transport/ring.ts).
+ * The transport contract: what a network transport gives the rest of LAPI, and nothing more. Above
+ * this line no code knows which transport carries a frame; tasks of one process never use a
+ * transport (they share memory: transport/ring.ts).
+ *
+ * A transport has two faces. `Transport`, in the agent (the process's main thread), makes and
+ * watches the connections. `FramePath`, which every thread of the process can build from the
+ * shared memory the transport describes (`Transport.shared`), moves frames: whichever thread holds
+ * the process's network lock (agent/engine.ts) queues, writes, reads and parses them — a task
+ * waiting in LAPI does it itself, without waking anyone; the agent does it for tasks that are busy.
  *
  * A transport connects the job's processes (ranks 0 … P-1) pairwise and carries **frames**:
  *
@@ -36,6 +42,8 @@ export const FRAME_VERSION = 1
 export const FRAME_HEADER_BYTES = 12
 export const FRAME_PACKET = 1
 export const FRAME_CONTROL = 2
+/** Frame kind the transport keeps to itself: the peer is about to close normally. */
+export const FRAME_BYE = 3
 /** `send` result: queued, but the peer's queue is over its limit. */
 export const BACKPRESSURE = 1
 
@@ -61,30 +69,51 @@ export interface TransportStats {
 
 /** What the agent hands a transport. */
 export interface TransportEvents {
-  /**
-   * A frame from process `peer`; the body is `u8[off, off + len)`, valid during the call only.
-   * Returns false when it cannot be taken now (see BACKPRESSURE above).
-   */
-  onFrame (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): boolean
+  /** Bytes the agent's event loop read from `peer` while it reads (`Transport.agentReads(true)`): for the frame path. */
+  onBytes (peer: number, chunk: Uint8Array): void
   /** Peer `peer` is gone (once per peer): `reason` in words; `normal` after its goodbye. */
   onPeerLost (peer: number, reason: string, normal: boolean): void
-  /** The queues over their limit have drained: the agent may produce again. */
-  onWritable (): void
 }
 
+/** The agent's face of a transport: connections. */
 export interface Transport {
   readonly name: string
   /** Starts listening; resolves with the address the other processes connect to. */
   listen (): Promise<PeerAddress>
   /** Connects this process with every other (the address table, index = rank); resolves when all are up. */
   connect (table: PeerAddress[], events: TransportEvents): Promise<void>
-  /** Queues a frame for `peer` (the body is copied); 0, or BACKPRESSURE. */
-  send (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number
-  /** Hands what was queued to the network (one write per peer). */
-  flush (): void
-  /** Offers again the frame `onFrame` refused from `peer`, and reads on. */
-  resume (peer: number): void
-  /** Says goodbye to every peer after what was queued, and closes; resolves when it is written. */
+  /** Whether the agent's event loop reads the connections (true) or the threads that poll do (false). */
+  agentReads (on: boolean): void
+  /** Stops reading from `peer` in the agent's event loop until `resumePeer` (its frames wait for room). */
+  pausePeer (peer: number): void
+  resumePeer (peer: number): void
+  /** Closes every connection (after the goodbye the frame path queued); resolves when they are closed. */
   close (): Promise<void>
+  /** Notes why peer `peer` is gone, as the frame path found it (end of stream, an error, a malformed stream); the transport reports it once. */
+  lost (peer: number, reason: string, normal: boolean): void
   stats (): TransportStats
+}
+
+/** Any thread's face of a transport: frames, moved under the process's network lock. */
+export interface FramePath {
+  readonly peers: number
+  /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue is full (nothing queued). */
+  queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number
+  /** Writes what is queued, as much as the network takes now; returns the bytes still queued. */
+  flush (): number
+  /** Bytes queued and not yet written. */
+  queued (): number
+  /**
+   * Reads (when `reading`) and hands every whole frame received to `onFrame`, until it refuses one
+   * (false: offered again at the next poll). Returns the frames handed over.
+   */
+  poll (reading: boolean, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number
+  /** Bytes (or a datagram) the agent's event loop read from `peer` while it reads: kept for `poll`; false when there is no room now. */
+  ingest (peer: number, chunk: Uint8Array): boolean
+  /** Bytes received from `peer` and not yet handed over as frames (a lost peer is judged once they are). */
+  unparsed (peer: number): number
+  /** Queues a goodbye for every peer (before a normal close); false while a queue has no room for one (call again). */
+  bye (): boolean
+  /** Counts a frame dropped above the path. */
+  dropped (): void
 }

@@ -236,6 +236,15 @@ export class RingWriter extends RingEnd implements OutRing {
   /** Packets published on this ring so far (free-running; this end's own count, no memory read). */
   get published (): number { return this.next }
 
+  /**
+   * Takes the ring's positions from memory: for a ring several threads write in turn, one at a
+   * time (the network rings, under the process's network lock), after another one wrote.
+   */
+  resync (): void {
+    this.next = Atomics.load(this.i32, this.head)
+    this.seenTail = Atomics.load(this.i32, this.tail)
+  }
+
   /** Publishes the slot `reserve()` returned (stores its STAMP): the consumer may now see it. */
   publish (): void {
     const k = this.next
@@ -283,6 +292,17 @@ export class RingReader extends RingEnd {
 
   /** Declares that `w`, in this thread, is the only writer of this ring. */
   sameThreadWriter (w: RingWriter): void { this.partner = w }
+
+  /**
+   * Takes the ring's position from memory: for a ring several threads read in turn, one at a time
+   * (the rings toward the network, under the process's network lock), after another one read.
+   */
+  resync (): void {
+    this.next = Atomics.load(this.i32, this.tail)
+    this.seen = this.next
+    this.held = 0
+    this.heldLanded = 0
+  }
 
   /** True when packet `k` is published: its slot's STAMP reads k + 1 (one atomic read). */
   private stamped (k: number): boolean {

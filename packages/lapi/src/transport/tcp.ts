@@ -1,7 +1,9 @@
 /**
- * The `tcp` transport (transport/contract.ts): one connection per pair of processes (the higher
- * rank connects to the lower), Nagle off, frames batched into one write per peer per `flush`.
- * TCP gives reliability and order; a broken connection is a lost peer.
+ * The `tcp` transport (transport/contract.ts), its agent face: one connection per pair of processes
+ * (the higher rank connects to the lower), Nagle off. TCP gives reliability and order; a broken
+ * connection is a lost peer. Once a connection is up its descriptor goes into the frame path's
+ * shared memory (transport/stream-path.ts), through which every thread of the process moves its
+ * frames; this class reads it in the agent's event loop only while `agentReads(true)`.
  *
  * Joining (docs/transports.md, "TCP handshake"): the acceptor sends a challenge; the connector
  * answers with its rank, its own nonce and proof(key, "tcp-connect", challenge, nonce, its rank,
@@ -12,18 +14,10 @@
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { makeNonce, proof, sameProof } from './auth.js'
-import {
-  BACKPRESSURE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION,
-  type PeerAddress, type Transport, type TransportEvents, type TransportStats,
-} from './contract.js'
-import { MAX_MESSAGE_BYTES, encodeMessage, field, readMessages } from './messages.js'
+import { type PeerAddress, type Transport, type TransportEvents, type TransportStats } from './contract.js'
+import { encodeMessage, field, readMessages } from './messages.js'
+import { setPeerFd, streamStats, type StreamShared } from './stream-path.js'
 
-/** Frame kind only the transport uses: the peer is about to close normally. */
-const FRAME_BYE = 3
-/** Longest frame body accepted; a longer length is a stream that cannot be parsed any further. */
-const MAX_FRAME_BYTES = MAX_MESSAGE_BYTES
-/** Bytes queued toward a peer beyond which `send` answers BACKPRESSURE. */
-const HIGH_WATER = 4 << 20
 /** How long the handshake with every peer may take. */
 const CONNECT_TIMEOUT_MS = 30_000
 
@@ -38,15 +32,16 @@ export interface TcpOptions {
 
 class Peer {
   sock: Socket | null = null
-  /** Bytes received and not yet parsed into frames. */
-  rx: Buffer = Buffer.alloc(0)
-  /** Frames queued for the next flush. */
-  out: Buffer = Buffer.allocUnsafe(64 << 10)
-  used = 0
   paused = false
-  bye = false
   lost = false
   error: string | null = null
+}
+
+/** The libuv handle under a net.Socket: its descriptor and read switch (no public API has them). */
+interface StreamHandle { fd: number, readStart (): number, readStop (): number }
+function handleOf (s: Socket): StreamHandle | null {
+  const h = (s as unknown as { _handle?: StreamHandle | null })._handle
+  return h !== undefined && h !== null && typeof h.fd === 'number' ? h : null
 }
 
 export class TcpTransport implements Transport {
@@ -55,17 +50,25 @@ export class TcpTransport implements Transport {
   private readonly peers: Peer[] = []
   private server: Server | null = null
   private events: TransportEvents | null = null
-  private blocked = 0
-  private readonly st: TransportStats = {
-    framesSent: 0, framesReceived: 0, bytesSent: 0, bytesReceived: 0, framesDropped: 0, connectionsRefused: 0, writes: 0,
-  }
+  private refused = 0
+  /** Whether the agent's event loop reads the connections. */
+  private reading = true
+  /** The frame path's shared memory, where each connection's descriptor goes (`useShared`, before `connect`). */
+  private shared: StreamShared | null = null
+
+  /** Where the descriptors go: the frame path's shared memory (before `connect`). */
+  useShared (s: StreamShared): void { this.shared = s }
 
   constructor (o: TcpOptions) {
     this.o = o
     for (let r = 0; r < o.size; r++) this.peers.push(new Peer())
   }
 
-  stats (): TransportStats { return { ...this.st } }
+  stats (): TransportStats {
+    if (this.shared === null) return { framesSent: 0, framesReceived: 0, bytesSent: 0, bytesReceived: 0, framesDropped: 0, connectionsRefused: this.refused, writes: 0 }
+    const s = streamStats(this.shared)
+    return { framesSent: s.framesSent, framesReceived: s.framesReceived, bytesSent: s.bytesSent, bytesReceived: s.bytesReceived, framesDropped: s.framesDropped, connectionsRefused: this.refused, writes: s.writes }
+  }
 
   listen (): Promise<PeerAddress> {
     const host = this.o.bind ?? '127.0.0.1'
@@ -119,7 +122,7 @@ export class TcpTransport implements Transport {
         sock.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'tcp-connect', challenge, nonce, rank, r) }))
       } else if (t === 'welcome' && challenge !== null) {
         if (field(m, 'rank') !== r || !sameProof(field(m, 'p'), proof(key, 'tcp-accept', challenge, nonce, r, rank))) {
-          this.st.connectionsRefused++
+          this.refused++
           log.warn({ peer: r }, 'tcp: the process listening there did not prove the job key')
           sock.destroy()
           fail(new Error(`tcp: process ${r} at ${addr.host}:${addr.port} did not prove the job key`))
@@ -144,7 +147,7 @@ export class TcpTransport implements Transport {
       if (done) return
       done = true
       this.pendingAccepts--
-      this.st.connectionsRefused++
+      this.refused++
       log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, why }, 'tcp: connection refused')
       sock.destroy()
     }
@@ -172,130 +175,71 @@ export class TcpTransport implements Transport {
   /** The handshake with `r` is done: frames from now on (`rest`: bytes that came after it). */
   private attach (r: number, sock: Socket, rest: Buffer): void {
     const p = this.peers[r]!
+    const h = handleOf(sock)
+    if (h === null) { sock.destroy(); return }
     p.sock = sock
-    p.rx = rest
-    sock.on('data', (chunk: Buffer) => {
-      this.st.bytesReceived += chunk.length
-      p.rx = p.rx.length === 0 ? chunk : Buffer.concat([p.rx, chunk])
-      this.parse(r)
-    })
+    sock.on('data', (chunk: Buffer) => this.events?.onBytes(r, chunk))
     sock.on('error', (e) => { p.error ??= e.message })
-    sock.on('close', () => this.lose(r, p.bye ? 'closed' : p.error !== null ? `connection lost (${p.error})` : 'connection closed without goodbye', p.bye))
-    sock.on('drain', () => {
-      if (this.blocked > 0) { this.blocked = 0; this.events?.onWritable() }
-    })
+    sock.on('close', () => this.lost(r, p.error !== null ? `connection lost (${p.error})` : 'connection closed without goodbye', false))
+    if (!this.reading) h.readStop()
+    setPeerFd(this.shared!, r, h.fd)
+    if (rest.length > 0) this.events?.onBytes(r, rest)
     this.connectedCount++
     this.onConnected?.()
-    if (p.rx.length > 0) this.parse(r)
   }
 
-  private lose (r: number, reason: string, normal: boolean): void {
+  lost (r: number, reason: string, normal: boolean): void {
     const p = this.peers[r]!
     if (p.lost) return
     p.lost = true
     this.events?.onPeerLost(r, reason, normal)
+    p.sock?.destroy()
   }
 
-  /** Hands every whole frame received from `r` to the agent, until one is refused. */
-  private parse (r: number): void {
-    const p = this.peers[r]!
-    if (p.paused || p.lost) return
-    let buf = p.rx
-    let at = 0
-    const ev = this.events!
-    while (buf.length - at >= FRAME_HEADER_BYTES) {
-      const len = buf.readUInt32LE(at)
-      if (len > MAX_FRAME_BYTES) {
-        // the stream cannot be followed any further: this connection ends, named
-        this.st.framesDropped++
-        p.error = `a frame of ${len} bytes (malformed stream)`
-        p.sock?.destroy()
-        p.rx = Buffer.alloc(0)
-        return
-      }
-      if (buf.length - at < FRAME_HEADER_BYTES + len) break
-      const ver = buf[at + 4]!
-      const kind = buf[at + 5]!
-      const dst = buf.readUInt32LE(at + 8)
-      const body = at + FRAME_HEADER_BYTES
-      if (ver !== FRAME_VERSION || (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE)) {
-        this.st.framesDropped++
-      } else if (kind === FRAME_BYE) {
-        p.bye = true
-      } else {
-        if (!ev.onFrame(r, kind, dst, buf, body, len)) {
-          p.paused = true
-          p.sock?.pause()
-          break
-        }
-        this.st.framesReceived++
-      }
-      at = body + len
+  agentReads (on: boolean): void {
+    this.reading = on
+    for (const p of this.peers) {
+      const s = p.sock
+      if (s === null || p.lost || s.destroyed) continue
+      const h = handleOf(s)
+      if (h === null) continue
+      if (on && !p.paused) { h.readStart(); continue }
+      h.readStop()
+      // what the stream read but has not emitted yet goes out now, before anyone else reads, so the
+      // bytes keep their order (read() emits each chunk it returns as 'data', which is onBytes)
+      while (s.read() !== null) { /* emitted */ }
     }
-    p.rx = at === buf.length ? Buffer.alloc(0) : buf.subarray(at)
   }
 
-  resume (peer: number): void {
+  pausePeer (peer: number): void {
+    const p = this.peers[peer]!
+    p.paused = true
+    if (p.sock !== null) handleOf(p.sock)?.readStop()
+  }
+
+  resumePeer (peer: number): void {
     const p = this.peers[peer]!
     if (!p.paused) return
     p.paused = false
-    this.parse(peer)
-    if (!p.paused) p.sock?.resume()
-  }
-
-  send (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number {
-    const p = this.peers[peer]!
-    const need = p.used + FRAME_HEADER_BYTES + len
-    if (need > p.out.length) {
-      const n = Buffer.allocUnsafe(Math.max(need, p.out.length * 2))
-      p.out.copy(n, 0, 0, p.used)
-      p.out = n
-    }
-    const o = p.out
-    const at = p.used
-    o.writeUInt32LE(len, at)
-    o[at + 4] = FRAME_VERSION
-    o[at + 5] = kind
-    o[at + 6] = 0
-    o[at + 7] = 0
-    o.writeUInt32LE(dst, at + 8)
-    o.set(len === u8.length && off === 0 ? u8 : u8.subarray(off, off + len), at + FRAME_HEADER_BYTES)
-    p.used = need
-    this.st.framesSent++
-    const queued = (p.sock?.writableLength ?? 0) + p.used
-    if (queued > HIGH_WATER) { this.blocked = 1; return BACKPRESSURE }
-    return 0
-  }
-
-  flush (): void {
-    for (let r = 0; r < this.peers.length; r++) {
-      const p = this.peers[r]!
-      if (p.used === 0 || p.sock === null || p.lost) continue
-      // (the queue buffer goes with the write: the next frames start a fresh one)
-      const chunk = p.out.subarray(0, p.used)
-      p.out = Buffer.allocUnsafe(Math.max(64 << 10, p.used))
-      this.st.bytesSent += p.used
-      p.used = 0
-      this.st.writes++
-      if (!p.sock.write(chunk)) this.blocked = 1
-    }
+    if (this.reading && p.sock !== null && !p.lost) handleOf(p.sock)?.readStart()
   }
 
   close (): Promise<void> {
     const waits: Array<Promise<void>> = []
-    const bye = new Uint8Array(0)
-    for (let r = 0; r < this.peers.length; r++) {
-      const p = this.peers[r]!
-      if (p.sock === null || p.lost) continue
-      this.send(r, FRAME_BYE, 0, bye, 0, 0)
-    }
-    this.flush()
+    // (the goodbye went out through the frame path; from here on the closes are normal)
     for (const p of this.peers) {
       const s = p.sock
       if (s === null || s.destroyed) continue
+      p.lost = true
       waits.push(new Promise<void>((resolve) => {
         const t = setTimeout(() => { s.destroy(); resolve() }, 2000)
         s.once('close', () => { clearTimeout(t); resolve() })
+        // reading on (and what comes discarded), so that the peer's end of the connection is seen
+        // and 'close' comes; a socket closed with unread data would reset the connection, and the
+        // peer could lose what we sent last (the goodbye)
+        s.removeAllListeners('data')
+        s.on('data', () => {})
+        handleOf(s)?.readStart()
         s.end()
       }))
     }

@@ -1,0 +1,592 @@
+/**
+ * The network engine: the data plane of a process's network traffic, run by whichever thread holds
+ * the process's network lock (docs/transports.md, "Who polls"): a task waiting in LAPI runs it
+ * itself, so a message costs no wake of another thread; the agent runs it for tasks that are busy
+ * in their own code or asleep. Every thread has its own NetEngine over the same shared memory:
+ *
+ *   - **out**: the packets the process's tasks put into their rings toward the network become
+ *     frames on the frame path (transport/contract.ts), then go to the network in one write per peer;
+ *   - **in**: frames from the network are performed on the target task's memory — Put, Get (its
+ *     reply goes back at once), Rmw, counter bumps, acknowledgements: one-sided, the target's thread
+ *     takes no part — or put into the target task's network ring (active messages, and the
+ *     T_NET_DONE made for a task whose Get or Rmw needs its own thread to finish);
+ *   - **acknowledgements** of the messages of other processes' tasks that landed here.
+ *
+ * Control messages (barrier, task states, abort) are the agent's: a task that meets one leaves it
+ * in place and rings the agent. Malformed or misaddressed packets are dropped and counted (for
+ * their target task when there is one), never performed.
+ *
+ * Lock protocol (words of the process's network block, `NetShared`): LOCK is taken with a
+ * compare-and-swap and never waited for; a thread that finds it taken sets TXPEND (when it has
+ * packets to send) and leaves — the holder looks at TXPEND again after it lets go, and takes the
+ * lock back if it is set. So no packet waits for a thread that is not coming back. OWNER says who
+ * reads the connections: the agent's event loop (OWNER_AGENT) or the threads that poll
+ * (OWNER_TASKS); a task that polls while the agent reads asks for them (WANT) once.
+ */
+import { RmwOp } from '../constants.js'
+import { copySeg } from '../copy.js'
+import { ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
+import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
+import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type FramePath } from '../transport/contract.js'
+import { decodeBody } from '../transport/messages.js'
+import {
+  BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_COUNT, N_COUNTER, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
+  PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
+  T_AM_BARE, T_AM_SHORT, T_NET_ACK, T_NET_BUMP, T_NET_DONE, T_NET_GET, T_NET_GETR, T_NET_PUT, T_NET_RMW, T_NET_RMWR, packetBodyBytes,
+} from '../transport/packet.js'
+import { RingReader, RingWriter } from '../transport/ring.js'
+import { StreamPath, type StreamShared } from '../transport/stream-path.js'
+
+const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
+const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
+
+// ── the process's network block (Int32 words of NetShared.words, before the frame path's) ──
+/** 0 free, else the id of the holder of the network lock. */
+export const W_LOCK = 0
+/** Who reads the connections: OWNER_AGENT or OWNER_TASKS. */
+export const W_OWNER = 1
+/** 1 when a polling task asked the agent for the connections. */
+export const W_WANT = 2
+/** Polls by tasks (free-running): the agent takes the connections back when it stops moving. */
+export const W_POLLS = 3
+/** 1 when packets wait in a ring toward the network and the thread that put them there did not get the lock. */
+export const W_TXPEND = 4
+/** The holder id of the last thread that held the lock (a thread that finds itself there need not re-read the rings' positions). */
+export const W_LAST = 5
+/** 1 when a control message waits for the agent at the front of a peer's frames. */
+export const W_CTRL = 6
+/** 1 when a frame waits for room in a task's network ring. */
+export const W_BLOCKED = 7
+/** 1 when a task that read the connections stops polling (it goes to sleep): the agent reads them again. */
+export const W_GIVEBACK = 8
+export const OWNER_AGENT = 0
+export const OWNER_TASKS = 1
+/** How long a waiting task gives the agent its CPU to hand the connections over, ms. */
+const HANDOVER_WAIT_MS = 0.2
+/** Holder id of the agent (tasks use their task id + 1). */
+export const AGENT_ID = 0x7fffffff
+
+// engine statistics (Float64, under the lock)
+const ST_PACKETS_OUT = 0
+const ST_PACKETS_IN = 1
+const ST_ACKS = 2
+
+/** What the processes of a job share to reach the network (JobSpec.net). */
+export interface NetShared {
+  /** The frame path's memory (tcp: its descriptors and buffers). */
+  stream: StreamShared
+  /** Engine statistics. */
+  stats: SharedArrayBuffer
+  /**
+   * Control messages a task took off the network for the agent: Int32 words START, END (bytes),
+   * then records of [peer u32][length u32][body], taken and consumed under the network lock.
+   */
+  control: SharedArrayBuffer
+}
+
+/** Bytes before the records of the control queue. */
+const CQ_HEADER = 8
+
+/** A local task's ends, as an engine sees them. */
+interface LocalTask {
+  id: number
+  out: RingReader
+  netIn: RingWriter
+  u8: Uint8Array
+  i32: Int32Array
+  i64: BigInt64Array
+  state: Int32Array
+}
+
+export class NetEngine {
+  private readonly ctl: Int32Array
+  private readonly w: Int32Array
+  private readonly st: Float64Array
+  readonly path: FramePath
+  private readonly me: number
+  private readonly rank: number
+  private readonly n: number
+  private readonly lo: number
+  private readonly tasks: LocalTask[] = []
+  private readonly procOf: Int32Array
+  private readonly segSize: number
+  private readonly tag: number
+  private readonly bodyRoom: number
+  private readonly scratch: Uint8Array
+  private readonly sdv: DataView
+  /** DataViews of frame bodies, by buffer (one per receive buffer). */
+  private readonly views = new Map<ArrayBufferLike, DataView>()
+  private readonly frame = (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): boolean => this.onFrame(peer, kind, dst, u8, off, len)
+  /** The agent's handler of control messages; null in a task (it leaves them to the agent). */
+  private readonly onControl: ((peer: number, m: unknown) => void) | null
+
+  /** `holder`: this thread's lock id (task id + 1, or AGENT_ID). */
+  constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, m: unknown) => void) | null) {
+    const net = spec.net!
+    this.ctl = new Int32Array(spec.control)
+    this.w = new Int32Array(net.stream.words)
+    this.st = new Float64Array(net.stats)
+    this.path = new StreamPath(net.stream, rank)
+    this.me = holder
+    this.rank = rank
+    this.onControl = onControl
+    this.n = spec.numTasks
+    this.lo = spec.firstTask
+    this.segSize = spec.config.segmentSize
+    this.tag = netTagOffset(spec.ring)
+    this.bodyRoom = spec.ring.slotBytes - 4
+    this.procOf = new Int32Array(this.n)
+    for (let p = 0; p < spec.processes; p++) {
+      const { first, count } = placement(this.n, spec.processes, p)
+      for (let t = first; t < first + count; t++) this.procOf[t] = p
+    }
+    for (let t = spec.firstTask; t < spec.firstTask + spec.localTasks; t++) {
+      const seg = spec.segments[t]!
+      this.tasks.push({
+        id: t,
+        out: new RingReader(spec.netOut[t]!, spec.netRing, 0),
+        netIn: new RingWriter(spec.inboxes[t]!, spec.ring, spec.localTasks),
+        u8: new Uint8Array(seg),
+        i32: new Int32Array(seg),
+        i64: new BigInt64Array(seg, 0, seg.byteLength >>> 3),
+        state: new Int32Array(spec.netState[t]!),
+      })
+    }
+    this.scratch = new Uint8Array(spec.ring.slotBytes)
+    this.sdv = new DataView(this.scratch.buffer)
+    this.cq = new Uint8Array(net.control)
+    this.cqw = new Int32Array(net.control, 0, 2)
+    this.cqv = new DataView(net.control)
+    if (this.cqw[1] === 0) { this.cqw[0] = CQ_HEADER; this.cqw[1] = CQ_HEADER }
+  }
+
+  private readonly cq: Uint8Array
+  private readonly cqw: Int32Array
+  private readonly cqv: DataView
+
+  /** Engine statistics (packets out and in, acknowledgements sent). */
+  stats (): { packetsOut: number, packetsIn: number, acksSent: number } {
+    return { packetsOut: this.st[ST_PACKETS_OUT]!, packetsIn: this.st[ST_PACKETS_IN]!, acksSent: this.st[ST_ACKS]! }
+  }
+
+  // ───────────────────────────── the lock ─────────────────────────────
+
+  private tryLock (): boolean {
+    if (Atomics.compareExchange(this.w, W_LOCK, 0, this.me) !== 0) return false
+    if (this.w[W_LAST] !== this.me) {
+      // another thread moved the rings' positions: take them from memory
+      for (const t of this.tasks) { t.out.resync(); t.netIn.resync() }
+      this.w[W_LAST] = this.me
+    }
+    return true
+  }
+
+  /** Lets the lock go; takes it back while packets wait that their sender could not send (TXPEND). */
+  private unlock (): boolean {
+    Atomics.store(this.w, W_LOCK, 0)
+    if (Atomics.load(this.w, W_TXPEND) === 0) return false
+    return this.tryLock()
+  }
+
+  // ───────────────────────────── what threads call ─────────────────────────────
+
+  /**
+   * A task's step in LAPI (its dispatcher round, a wait): sends what waits, takes in what came,
+   * and asks the agent for the connections while it reads them. A task that `waiting` gives the
+   * agent its CPU for a moment to hand them over (on a machine whose CPUs the spinning tasks fill,
+   * the agent would otherwise wait for a time slice). Returns the frames handed in.
+   */
+  poll (waiting = false): number {
+    const owner = Atomics.load(this.w, W_OWNER)
+    if (owner !== OWNER_TASKS && this.onControl === null) {
+      // (one request at a time: the agent clears WANT when it hands the connections over)
+      if (Atomics.compareExchange(this.w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
+      if (waiting) Atomics.wait(this.w, W_OWNER, owner, HANDOVER_WAIT_MS)
+    }
+    if (!this.tryLock()) return 0
+    let n = 0
+    do {
+      Atomics.store(this.w, W_TXPEND, 0)
+      n += this.work(Atomics.load(this.w, W_OWNER) === OWNER_TASKS)
+    } while (this.unlock())
+    if (this.onControl === null) Atomics.add(this.w, W_POLLS, 1)
+    return n
+  }
+
+  /** After a packet went into a ring toward the network: send it now if nobody else is at it. */
+  kick (): void {
+    Atomics.store(this.w, W_TXPEND, 1)
+    if (!this.tryLock()) return
+    do {
+      Atomics.store(this.w, W_TXPEND, 0)
+      this.sendOut()
+      this.path.flush()
+    } while (this.unlock())
+  }
+
+  /** The agent's round (it holds no lock): like poll, reading the connections only when `reading`; false when the lock was taken. */
+  agentRound (reading: boolean): boolean {
+    if (!this.tryLock()) { Atomics.store(this.w, W_TXPEND, 1); return false }
+    do {
+      Atomics.store(this.w, W_TXPEND, 0)
+      this.work(reading)
+    } while (this.unlock())
+    return true
+  }
+
+  /** A task that may have read the connections is about to sleep: the agent reads them meanwhile. */
+  beforeSleep (): void {
+    if (Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) return
+    Atomics.store(this.w, W_GIVEBACK, 1)
+    ringAgent(this.ctl)
+  }
+
+  /** A task took packets from its network ring: frames that waited for the room may go on (the agent's, when it reads). */
+  roomFreed (): void {
+    if (Atomics.load(this.w, W_BLOCKED) !== 0 && Atomics.load(this.w, W_OWNER) === OWNER_AGENT) ringAgent(this.ctl)
+  }
+
+  /** Runs `f` under the lock (the agent, for what must not overlap a poll); false when it was taken. */
+  locked (f: () => void): boolean {
+    if (!this.tryLock()) return false
+    try { f() } finally { Atomics.store(this.w, W_LOCK, 0) }
+    return true
+  }
+
+  /** One round under the lock: out, in, acknowledgements, out again. */
+  private work (reading: boolean): number {
+    this.sendOut()
+    Atomics.store(this.w, W_BLOCKED, 0)
+    const n = this.path.poll(reading, this.frame)
+    for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) this.sendAcks(t)
+    this.path.flush()
+    return n
+  }
+
+  /** Whether anything waits for the network: packets in a ring toward it, or bytes not written. */
+  get pendingOut (): boolean {
+    for (const t of this.tasks) if (t.out.nonEmpty) return true
+    return this.path.queued() > 0
+  }
+
+  // ───────────────────────────── out ─────────────────────────────
+
+  /** Frames every packet the tasks put toward the network (until a peer's queue is full). */
+  private sendOut (): void {
+    for (const t of this.tasks) {
+      const r = t.out
+      const n = r.available()
+      if (n === 0) continue
+      const u8 = r.u8
+      const dv = r.dv
+      let k = 0
+      for (; k < n; k++) {
+        const off = r.front()
+        const dst = dv.getInt32(off + this.tag, true)
+        if ((dst >>> 0) >= this.n || this.procOf[dst] === this.rank) {
+          this.path.dropped()
+        } else {
+          const len = packetBodyBytes(dv, off)
+          // (a packet whose header claims more than its slot goes as the whole slot: its receiver drops and counts it)
+          if (this.path.queue(this.procOf[dst]!, FRAME_PACKET, dst, u8, off, len <= this.bodyRoom ? len : this.bodyRoom) === BACKPRESSURE) break
+          this.st[ST_PACKETS_OUT]!++
+        }
+        r.release(0, 1)
+      }
+      if (k > 0) {
+        r.publishTail()
+        // the sender may be waiting for room
+        ringDoorbell(this.ctl, t.id)
+      }
+    }
+  }
+
+  /** Acknowledges the messages of remote tasks that landed at `t` since the last acknowledgement. */
+  private sendAcks (t: LocalTask): void {
+    Atomics.store(t.state, NET_DIRTY, 0)
+    for (let src = 0; src < this.n; src++) {
+      if (this.procOf[src] === this.rank) continue
+      const now = Atomics.load(t.state, netLandedFrom(this.n, src))
+      const was = netAckedFrom(this.n, src)
+      const d = (now - t.state[was]!) | 0
+      if (d === 0) continue
+      t.state[was] = now
+      this.ack(t.id, src, d, 0)
+    }
+  }
+
+  /** Tells task `to` (remote) that `count` of its messages landed at `from`, and bumps its counter `cntr`. */
+  private ack (from: number, to: number, count: number, cntr: number): void {
+    const off = this.begin(T_NET_ACK, 0, from, 0, 0, 0, 0)
+    this.sdv.setUint32(off + N_COUNT, count, true)
+    this.sdv.setUint32(off + N_ORG_CNTR, cntr, true)
+    this.sendScratch(to, off, 0)
+    this.st[ST_ACKS]!++
+  }
+
+  /** Writes a common header into the scratch packet; returns the packet's offset in it. */
+  private begin (type: number, flags: number, src: number, len: number, id: number, offset: number, msgLen: number): number {
+    const d = this.sdv
+    d.setUint32(0, 0, true)
+    const off = BODY_PACKET
+    d.setUint8(off + P_VERSION, PACKET_VERSION)
+    d.setUint8(off + P_TYPE, type)
+    d.setUint16(off + P_FLAGS, flags, true)
+    d.setUint32(off + P_SRC, src, true)
+    d.setUint32(off + P_LEN, len, true)
+    d.setUint32(off + P_MSG_ID, id, true)
+    d.setUint32(off + P_OFFSET, offset, true)
+    d.setUint32(off + P_OFFSET + 4, 0, true)
+    d.setUint32(off + P_MSG_LEN, msgLen, true)
+    d.setUint32(off + P_MSG_LEN + 4, 0, true)
+    for (let k = 32; k < PACKET_HEADER_BYTES; k += 4) d.setUint32(off + k, 0, true)
+    return off
+  }
+
+  /** Sends the scratch packet (with `len` payload bytes) to remote task `to`. */
+  private sendScratch (to: number, off: number, len: number): void {
+    const peer = this.procOf[to]!
+    const bytes = off + PACKET_HEADER_BYTES + len
+    if (this.path.queue(peer, FRAME_PACKET, to, this.scratch, 0, bytes) === BACKPRESSURE) {
+      // (an answer must not be lost: write what is queued, then queue it; the queue has room for one frame by then or the peer is gone)
+      this.path.flush()
+      this.path.queue(peer, FRAME_PACKET, to, this.scratch, 0, bytes)
+    }
+  }
+
+  /** A DataView of a receive buffer (one per buffer, kept: frame bodies are read at their offsets in it). */
+  private dvOf (u8: Uint8Array): DataView {
+    let v = this.views.get(u8.buffer)
+    if (v === undefined) { v = new DataView(u8.buffer, u8.byteOffset, u8.byteLength); this.views.set(u8.buffer, v) }
+    return v
+  }
+
+  // ───────────────────────────── in ─────────────────────────────
+
+  /** A frame from process `peer`, handed over by the frame path. */
+  private onFrame (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): boolean {
+    if (kind === FRAME_CONTROL) {
+      const h = this.onControl
+      if (h === null) {
+        // (a task queues control messages for the agent, and rings it once; a full queue keeps
+        // the frame where it is, for the agent to take)
+        const ok = this.toAgent(peer, u8, off, len)
+        if (Atomics.compareExchange(this.w, W_CTRL, 0, 1) === 0) ringAgent(this.ctl)
+        return ok
+      }
+      let m: unknown
+      try { m = decodeBody(u8.subarray(off, off + len)) } catch { this.path.dropped(); return true }
+      h(peer, m)
+      return true
+    }
+    const t = this.tasks[dst - this.lo]
+    if (t === undefined) { this.path.dropped(); return true }
+    if (len < 8 || len > this.bodyRoom) return this.drop(t)
+    const dv = this.dvOf(u8)
+    const w0 = dv.getUint32(off, true)
+    if (w0 === SHORT_WORD0 || w0 === BARE_WORD0) {
+      if (!this.fromPeer(peer, dv.getUint32(off + 4, true)) || packetBodyBytes(dv, off) !== len) return this.drop(t)
+      return this.deliver(t, u8, off, len)
+    }
+    if (w0 !== 0 || len < BODY_PACKET + PACKET_HEADER_BYTES) return this.drop(t)
+    // (offsets below are in the receive buffer: p is where the packet's common header starts)
+    const p = off + BODY_PACKET
+    const src = dv.getUint32(p + P_SRC, true)
+    const plen = dv.getUint32(p + P_LEN, true)
+    if (dv.getUint8(p + P_VERSION) !== PACKET_VERSION || !this.fromPeer(peer, src) || BODY_PACKET + PACKET_HEADER_BYTES + plen !== len) return this.drop(t)
+    this.st[ST_PACKETS_IN]!++
+    switch (dv.getUint8(p + P_TYPE)) {
+      case T_NET_PUT: this.onPut(t, dv, p, src, plen, u8); return true
+      case T_NET_GET: this.onGet(t, dv, p, src); return true
+      case T_NET_GETR: return this.onGetReply(t, dv, p, src, plen, u8)
+      case T_NET_RMW: this.onRmw(t, dv, p, src); return true
+      case T_NET_RMWR: return this.done(t, dv.getUint32(p + P_MSG_ID, true), dv.getBigInt64(p + N_VAL0, true))
+      case T_NET_BUMP: this.bumpCounter(t, dv.getUint32(p + N_COUNTER, true)); return true
+      case T_NET_ACK: {
+        Atomics.add(t.state, NET_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
+        const c = dv.getUint32(p + N_ORG_CNTR, true)
+        if (c !== 0) this.bumpCounter(t, c)
+        else ringDoorbell(this.ctl, t.id)
+        return true
+      }
+      case T_NET_DONE: return this.drop(t)
+      default: return this.deliver(t, u8, off, len)
+    }
+  }
+
+  /** Queues a control message for the agent; false when the queue has no room. */
+  private toAgent (peer: number, u8: Uint8Array, off: number, len: number): boolean {
+    const q = this.cq
+    const w = this.cqw
+    let start = w[0]!; let end = w[1]!
+    const need = 8 + len
+    if (end + need > q.length) {
+      if (start > CQ_HEADER) { q.copyWithin(CQ_HEADER, start, end); end -= start - CQ_HEADER; start = CQ_HEADER; w[0] = start; w[1] = end }
+      if (end + need > q.length) return false
+    }
+    this.cqv.setUint32(end, peer, true)
+    this.cqv.setUint32(end + 4, len, true)
+    copySeg(q, end + 8, u8, off, len)
+    w[1] = end + need
+    return true
+  }
+
+  /** The agent takes the control messages tasks queued (under the lock), oldest first. */
+  takeControl (f: (peer: number, body: Uint8Array) => void): void {
+    const q = this.cq
+    const w = this.cqw
+    let at = w[0]!
+    const end = w[1]!
+    while (at < end) {
+      const peer = this.cqv.getUint32(at, true)
+      const len = this.cqv.getUint32(at + 4, true)
+      f(peer, q.slice(at + 8, at + 8 + len))
+      at += 8 + len
+    }
+    w[0] = CQ_HEADER; w[1] = CQ_HEADER
+  }
+
+  /** Drops a malformed packet for task `t`, counted for it (its dispatcher statistics show it) and here. */
+  private drop (t: LocalTask): boolean {
+    this.path.dropped()
+    Atomics.add(t.state, NET_DROPPED, 1)
+    return true
+  }
+
+  /** Whether `src` is a task of process `peer` (a peer speaks only for its own tasks). */
+  private fromPeer (peer: number, src: number): boolean {
+    return src < this.n && this.procOf[src] === peer
+  }
+
+  /** Puts a packet into `t`'s network ring; false when the ring is full (the frame is offered again later). */
+  private deliver (t: LocalTask, u8: Uint8Array, off: number, len: number): boolean {
+    const w = t.netIn
+    const at = w.reserve()
+    if (at < 0) { Atomics.store(this.w, W_BLOCKED, 1); return false }
+    copySeg(w.u8, at, u8, off, len)
+    w.publish()
+    ringDoorbell(this.ctl, t.id)
+    return true
+  }
+
+  /** Whether [addr, addr + len) lies in a segment (addr 0 only for len 0). */
+  private inSeg (addr: number, len: number): boolean {
+    return addr + len <= this.segSize && (addr !== 0 || len === 0)
+  }
+
+  private bumpCounter (t: LocalTask, c: number): void {
+    if (c === 0) return
+    if ((c & 3) !== 0 || c + 4 > this.segSize) { this.drop(t); return }
+    const w = c >>> 2
+    ringCounter(this.ctl, t.id, w, Atomics.add(t.i32, w, 1) + 1)
+  }
+
+  private onPut (t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array): void {
+    const addr = dv.getUint32(p + N_TGT_ADDR, true)
+    const at = addr + dv.getUint32(p + P_OFFSET, true)
+    const total = dv.getUint32(p + P_MSG_LEN, true)
+    if (!this.inSeg(addr, total) || at + plen > addr + total) { this.drop(t); return }
+    if (plen > 0) copySeg(t.u8, at, u8, p + PACKET_HEADER_BYTES, plen)
+    const flags = dv.getUint16(p + P_FLAGS, true)
+    if ((flags & F_LAST) === 0) return
+    this.bumpCounter(t, dv.getUint32(p + N_TGT_CNTR, true))
+    // acknowledged for the origin's fence (F_ACK), with its completion counter
+    if ((flags & F_ACK) !== 0) this.ack(t.id, src, 1, dv.getUint32(p + N_ORG_CNTR, true))
+  }
+
+  private onGet (t: LocalTask, dv: DataView, p: number, src: number): void {
+    const addr = dv.getUint32(p + N_TGT_ADDR, true)
+    const len = dv.getUint32(p + P_MSG_LEN, true)
+    const id = dv.getUint32(p + P_MSG_ID, true)
+    const flags = dv.getUint16(p + P_FLAGS, true) & F_NOTIFY
+    const orgAddr = dv.getUint32(p + N_ORG_ADDR, true)
+    const orgCntr = dv.getUint32(p + N_ORG_CNTR, true)
+    const tgtCntr = dv.getUint32(p + N_TGT_CNTR, true)
+    if (!this.inSeg(addr, len)) { this.drop(t); return }
+    const room = this.bodyRoom - BODY_PACKET - PACKET_HEADER_BYTES
+    let pos = 0
+    do {
+      const n = len - pos < room ? len - pos : room
+      const last = pos + n >= len
+      const o = this.begin(T_NET_GETR, last ? flags | F_LAST : 0, t.id, n, id, pos, len)
+      this.sdv.setUint32(o + N_ORG_ADDR, orgAddr, true)
+      this.sdv.setUint32(o + N_ORG_CNTR, orgCntr, true)
+      if (n > 0) copySeg(this.scratch, o + PACKET_HEADER_BYTES, t.u8, addr + pos, n)
+      this.sendScratch(src, o, n)
+      pos += n
+    } while (pos < len)
+    // (LAPI: the target counter of a Get moves once the data has been taken from the segment)
+    this.bumpCounter(t, tgtCntr)
+  }
+
+  private onGetReply (t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array): boolean {
+    const orgAddr = dv.getUint32(p + N_ORG_ADDR, true)
+    const at = orgAddr + dv.getUint32(p + P_OFFSET, true)
+    const total = dv.getUint32(p + P_MSG_LEN, true)
+    if (!this.inSeg(orgAddr, total) || at + plen > orgAddr + total) { this.drop(t); return true }
+    if (plen > 0) copySeg(t.u8, at, u8, p + PACKET_HEADER_BYTES, plen)
+    const flags = dv.getUint16(p + P_FLAGS, true)
+    if ((flags & F_LAST) === 0) return true
+    if ((flags & F_NOTIFY) !== 0) return this.done(t, dv.getUint32(p + P_MSG_ID, true), 0n)
+    Atomics.add(t.state, NET_LANDED_AT + src, 1)
+    const c = dv.getUint32(p + N_ORG_CNTR, true)
+    if (c !== 0) this.bumpCounter(t, c)
+    else ringDoorbell(this.ctl, t.id)
+    return true
+  }
+
+  private onRmw (t: LocalTask, dv: DataView, p: number, src: number): void {
+    const addr = dv.getUint32(p + N_TGT_ADDR, true)
+    const opw = dv.getUint32(p + N_OP, true)
+    const op = opw & 0xff
+    const width = opw >>> 8
+    const v0 = dv.getBigInt64(p + N_VAL0, true)
+    const v1 = dv.getBigInt64(p + N_VAL1, true)
+    const id = dv.getUint32(p + P_MSG_ID, true)
+    if ((width !== 32 && width !== 64) || op > RmwOp.COMPARE_AND_SWAP || (addr & (width === 32 ? 3 : 7)) !== 0 || !this.inSeg(addr, width >> 3)) {
+      this.drop(t)
+      return
+    }
+    let old: bigint
+    if (width === 32) {
+      const a = t.i32; const i = addr >>> 2; const x = Number(BigInt.asIntN(32, v0))
+      switch (op) {
+        case RmwOp.FETCH_AND_ADD: old = BigInt(Atomics.add(a, i, x)); break
+        case RmwOp.FETCH_AND_OR: old = BigInt(Atomics.or(a, i, x)); break
+        case RmwOp.SWAP: old = BigInt(Atomics.exchange(a, i, x)); break
+        default: old = Atomics.compareExchange(a, i, x, Number(BigInt.asIntN(32, v1))) === x ? 1n : 0n
+      }
+    } else {
+      const a = t.i64; const i = addr >>> 3
+      switch (op) {
+        case RmwOp.FETCH_AND_ADD: old = Atomics.add(a, i, v0); break
+        case RmwOp.FETCH_AND_OR: old = Atomics.or(a, i, v0); break
+        case RmwOp.SWAP: old = Atomics.exchange(a, i, v0); break
+        default: old = Atomics.compareExchange(a, i, v0, v1) === v0 ? 1n : 0n
+      }
+    }
+    const o = this.begin(T_NET_RMWR, 0, t.id, 0, id, 0, 0)
+    this.sdv.setBigInt64(o + N_VAL0, old, true)
+    this.sendScratch(src, o, 0)
+  }
+
+  /** Hands task `t` the completion of its operation `id` (T_NET_DONE in its network ring); false when the ring is full. */
+  private done (t: LocalTask, id: number, value: bigint): boolean {
+    const w = t.netIn
+    const at = w.reserve()
+    if (at < 0) return false
+    const d = w.dv
+    d.setUint32(at, 0, true)
+    const p = at + BODY_PACKET
+    for (let k = 0; k < PACKET_HEADER_BYTES; k += 4) d.setUint32(p + k, 0, true)
+    d.setUint8(p + P_VERSION, PACKET_VERSION)
+    d.setUint8(p + P_TYPE, T_NET_DONE)
+    d.setUint32(p + P_SRC, t.id, true)
+    d.setUint32(p + P_MSG_ID, id, true)
+    d.setBigInt64(p + N_VAL0, value, true)
+    w.publish()
+    ringDoorbell(this.ctl, t.id)
+    return true
+  }
+
+}

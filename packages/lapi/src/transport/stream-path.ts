@@ -1,0 +1,302 @@
+/**
+ * The data path of a stream transport (tcp), usable from any thread of the process: each peer's
+ * connection is a file descriptor that every thread may read and write (`fs.readSync` /
+ * `fs.writeSync`, non-blocking: EAGAIN means nothing yet), with the bytes received and not yet
+ * parsed, and those queued and not yet written, in shared memory. Whoever holds the process's
+ * network lock (agent/engine.ts) moves them; the agent, while it reads in its event loop instead
+ * (no task polls), hands its chunks to `ingest`. Frames are as transport/contract.ts lays them out.
+ *
+ *   shared words (Int32, NetShared): per peer p at PEER_BASE + PEER_WORDS·p:
+ *     +0 FD (-1: none)   +1 FLAGS (EOF 1, BYE 2, ERROR 4, MALFORMED 8)   +2 ERRNO (of ERROR)
+ *     +3 RX_START  +4 RX_END   (unparsed bytes in rx[p])   +5 TX_START  +6 TX_END   (unwritten bytes in tx[p])
+ *   stats (Float64, written under the lock): framesSent, framesReceived, bytesSent, bytesReceived,
+ *     framesDropped, writes, reads, emptyReads
+ */
+import { readSync, writeSync } from 'node:fs'
+import { BACKPRESSURE, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
+
+export const PEER_BASE = 32
+export const PEER_WORDS = 8
+const FD = 0
+const FLAGS = 1
+const ERRNO = 2
+const RX_START = 3
+const RX_END = 4
+const TX_START = 5
+const TX_END = 6
+export const PEER_EOF = 1
+export const PEER_BYE = 2
+export const PEER_ERROR = 4
+export const PEER_MALFORMED = 8
+
+const S_FRAMES_SENT = 0
+const S_FRAMES_RECEIVED = 1
+const S_BYTES_SENT = 2
+const S_BYTES_RECEIVED = 3
+const S_FRAMES_DROPPED = 4
+const S_WRITES = 5
+const S_READS = 6
+const S_EMPTY_READS = 7
+
+/** The shared memory of a stream data path (structured-clonable: it travels to the task threads in their job spec). */
+export interface StreamShared {
+  words: SharedArrayBuffer
+  stats: SharedArrayBuffer
+  rx: SharedArrayBuffer[]
+  tx: SharedArrayBuffer[]
+}
+
+/** Bytes of each peer's receive and send buffers for a job of `numTasks` tasks (room for the largest control message: the all-gather tables). */
+export function streamBufferBytes (numTasks: number): number {
+  return (256 << 10) + 64 * numTasks
+}
+
+export function createStreamShared (procs: number, bufBytes: number): StreamShared {
+  const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
+  const w = new Int32Array(words)
+  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
+  const rx: SharedArrayBuffer[] = []
+  const tx: SharedArrayBuffer[] = []
+  for (let p = 0; p < procs; p++) { rx.push(new SharedArrayBuffer(bufBytes)); tx.push(new SharedArrayBuffer(bufBytes)) }
+  return { words, stats: new SharedArrayBuffer(8 * 8), rx, tx }
+}
+
+/** Sets the descriptor of peer `p`'s connection (the agent, once the handshake is done). */
+export function setPeerFd (s: StreamShared, p: number, fd: number): void {
+  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FD, fd)
+}
+
+/** Flags of peer `p` (PEER_*). */
+export function peerFlags (s: StreamShared, p: number): number {
+  return Atomics.load(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FLAGS)
+}
+
+/** The statistics of a stream data path, from any thread. */
+export function streamStats (s: StreamShared): Pick<TransportStats, 'framesSent' | 'framesReceived' | 'bytesSent' | 'bytesReceived' | 'framesDropped' | 'writes'> & { reads: number, emptyReads: number } {
+  const f = new Float64Array(s.stats)
+  return {
+    framesSent: f[S_FRAMES_SENT]!, framesReceived: f[S_FRAMES_RECEIVED]!, bytesSent: f[S_BYTES_SENT]!, bytesReceived: f[S_BYTES_RECEIVED]!,
+    framesDropped: f[S_FRAMES_DROPPED]!, writes: f[S_WRITES]!, reads: f[S_READS]!, emptyReads: f[S_EMPTY_READS]!,
+  }
+}
+
+/** One thread's handle on a stream data path. Every method runs under the process's network lock. */
+export class StreamPath implements FramePath {
+  private readonly w: Int32Array
+  private readonly st: Float64Array
+  private readonly rx: Uint8Array[]
+  private readonly tx: Uint8Array[]
+  private readonly rxv: DataView[]
+  private readonly cap: number
+  readonly peers: number
+  private readonly self: number
+  /** Peers this thread queued a goodbye for. */
+  private readonly byeQueued: Uint8Array
+
+  constructor (s: StreamShared, self: number) {
+    this.w = new Int32Array(s.words)
+    this.st = new Float64Array(s.stats)
+    this.rx = s.rx.map((b) => new Uint8Array(b))
+    this.tx = s.tx.map((b) => new Uint8Array(b))
+    this.rxv = s.rx.map((b) => new DataView(b))
+    this.cap = s.rx[0]?.byteLength ?? 0
+    this.peers = s.rx.length
+    this.self = self
+    this.byeQueued = new Uint8Array(this.peers)
+  }
+
+  private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
+
+  /** Whether peer `p` can be written to and read from. */
+  private open (p: number): boolean {
+    return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
+  }
+
+  // ─────────────────────────────── out ───────────────────────────────
+
+  /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue has no room even after writing (nothing queued then). */
+  queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number {
+    if (!this.open(peer)) return 0
+    const need = FRAME_HEADER_BYTES + len
+    const b = this.tx[peer]!
+    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    let end = this.w[we]!
+    if (end + need > this.cap) {
+      this.writeOut(peer)
+      let start = this.w[ws]!
+      end = this.w[we]!
+      if (start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[ws] = 0; this.w[we] = end }
+      if (end + need > this.cap) return BACKPRESSURE
+    }
+    b[end] = len & 0xff; b[end + 1] = (len >>> 8) & 0xff; b[end + 2] = (len >>> 16) & 0xff; b[end + 3] = len >>> 24
+    b[end + 4] = FRAME_VERSION; b[end + 5] = kind; b[end + 6] = 0; b[end + 7] = 0
+    b[end + 8] = dst & 0xff; b[end + 9] = (dst >>> 8) & 0xff; b[end + 10] = (dst >>> 16) & 0xff; b[end + 11] = dst >>> 24
+    const d = end + FRAME_HEADER_BYTES
+    // (small frames byte by byte: a view of the source would be an allocation per frame)
+    if (len <= 256) for (let k = 0; k < len; k++) b[d + k] = u8[off + k]!
+    else b.set(u8.subarray(off, off + len), d)
+    this.w[we] = end + need
+    this.st[S_FRAMES_SENT]!++
+    return 0
+  }
+
+  /** Writes what is queued for every peer (as much as each socket takes now). Returns the bytes still queued. */
+  flush (): number {
+    let left = 0
+    for (let p = 0; p < this.peers; p++) if (p !== this.self) left += this.writeOut(p)
+    return left
+  }
+
+  /** Bytes queued for all peers and not yet written. */
+  queued (): number {
+    let n = 0
+    for (let p = 0; p < this.peers; p++) n += this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]!
+    return n
+  }
+
+  private writeOut (p: number): number {
+    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+    let start = this.w[ws]!
+    const end = this.w[we]!
+    if (start === end) return 0
+    if (!this.open(p)) { this.w[ws] = 0; this.w[we] = 0; return 0 }
+    const fd = this.w[this.word(p, FD)]!
+    try {
+      const n = writeSync(fd, this.tx[p]!, start, end - start)
+      this.st[S_WRITES]!++
+      this.st[S_BYTES_SENT]! += n
+      start += n
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') this.fail(p, e as NodeJS.ErrnoException)
+    }
+    if (start === end) { this.w[ws] = 0; this.w[we] = 0; return 0 }
+    this.w[ws] = start
+    return end - start
+  }
+
+  private fail (p: number, e: NodeJS.ErrnoException): void {
+    this.w[this.word(p, ERRNO)] = typeof e.errno === 'number' ? e.errno : -1
+    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+  }
+
+  // ─────────────────────────────── in ───────────────────────────────
+
+  /**
+   * Reads what each peer sent (reading: whether this thread reads the descriptors, or only parses
+   * what `ingest` put in) and hands every whole frame to `onFrame` until it refuses one (false: it
+   * stays for the next call). Returns the frames handed over.
+   */
+  poll (reading: boolean, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
+    let n = 0
+    for (let p = 0; p < this.peers; p++) {
+      if (p === this.self) continue
+      if (reading && this.open(p)) this.readIn(p)
+      n += this.parse(p, onFrame)
+    }
+    return n
+  }
+
+  /** Bytes the agent read itself (its event loop) from peer `p`: kept for `poll` to parse. Returns false when there is no room (the agent stops reading). */
+  ingest (p: number, chunk: Uint8Array): boolean {
+    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const b = this.rx[p]!
+    let start = this.w[rs]!; let end = this.w[re]!
+    if (end + chunk.length > this.cap && start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
+    if (end + chunk.length > this.cap) return false
+    b.set(chunk, end)
+    this.w[re] = end + chunk.length
+    this.st[S_BYTES_RECEIVED]! += chunk.length
+    return true
+  }
+
+  /** Bytes received from peer `p` and not yet handed over as frames. */
+  unparsed (p: number): number {
+    return this.w[this.word(p, RX_END)]! - this.w[this.word(p, RX_START)]!
+  }
+
+  /** Room left in peer `p`'s receive buffer. */
+  rxRoom (p: number): number {
+    return this.cap - (this.w[this.word(p, RX_END)]! - this.w[this.word(p, RX_START)]!)
+  }
+
+  private readIn (p: number): void {
+    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const b = this.rx[p]!
+    let start = this.w[rs]!; let end = this.w[re]!
+    if (start > 0 && (start === end || end > this.cap - (this.cap >> 2))) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
+    if (end === this.cap) return
+    const fd = this.w[this.word(p, FD)]!
+    let got = 0
+    // (an empty read is an EAGAIN exception: its stack trace is most of its cost)
+    const lim = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    try {
+      got = readSync(fd, b, end, this.cap - end, null)
+      if (got === 0) Atomics.or(this.w, this.word(p, FLAGS), PEER_EOF)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') this.st[S_EMPTY_READS]!++
+      else this.fail(p, e as NodeJS.ErrnoException)
+    } finally {
+      Error.stackTraceLimit = lim
+    }
+    if (got > 0) {
+      this.st[S_READS]!++
+      this.st[S_BYTES_RECEIVED]! += got
+      this.w[re] = end + got
+    }
+  }
+
+  private parse (p: number, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
+    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const b = this.rx[p]!
+    const dv = this.rxv[p]!
+    let at = this.w[rs]!
+    const end = this.w[re]!
+    let n = 0
+    while (end - at >= FRAME_HEADER_BYTES) {
+      const len = dv.getUint32(at, true)
+      if (len > this.cap - FRAME_HEADER_BYTES) {
+        // the stream cannot be followed any further: this connection ends, named
+        this.st[S_FRAMES_DROPPED]!++
+        Atomics.or(this.w, this.word(p, FLAGS), PEER_MALFORMED)
+        at = end
+        break
+      }
+      if (end - at < FRAME_HEADER_BYTES + len) break
+      const ver = b[at + 4]!
+      const kind = b[at + 5]!
+      if (ver !== FRAME_VERSION || (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE)) {
+        this.st[S_FRAMES_DROPPED]!++
+      } else if (kind === FRAME_BYE) {
+        Atomics.or(this.w, this.word(p, FLAGS), PEER_BYE)
+      } else {
+        if (!onFrame(p, kind, dv.getUint32(at + 8, true), b, at + FRAME_HEADER_BYTES, len)) break
+        this.st[S_FRAMES_RECEIVED]!++
+        n++
+      }
+      at += FRAME_HEADER_BYTES + len
+    }
+    this.w[rs] = at
+    if (at === end) { this.w[rs] = 0; this.w[re] = 0 }
+    return n
+  }
+
+  /** Counts a frame dropped above the path (a packet the engine refused as malformed). */
+  dropped (): void { this.st[S_FRAMES_DROPPED]!++ }
+
+  /** Queues a goodbye for every open peer not sent one yet; false while a queue has no room for it. */
+  bye (): boolean {
+    const none = new Uint8Array(0)
+    let all = true
+    for (let p = 0; p < this.peers; p++) {
+      if (p === this.self || this.byeQueued[p] === 1) continue
+      if (this.queue(p, FRAME_BYE, 0, none, 0, 0) === 0) this.byeQueued[p] = 1
+      else all = false
+    }
+    return all
+  }
+
+
+}
