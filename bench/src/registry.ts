@@ -20,4 +20,5 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'lapi.rma', load: () => import('./benchmarks/lapi-rma.js') },
   { name: 'lapi.am', load: () => import('./benchmarks/lapi-am.js') },
   { name: 'am2', load: () => import('./benchmarks/am2.js') },
+  { name: 'net', load: () => import('./benchmarks/net.js') },
 ]

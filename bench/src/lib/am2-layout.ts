@@ -27,7 +27,9 @@ export const SHORT_ARGS: readonly number[] = [0, 1, 2, 4, 8, 16]
 export const AM2_DEPTH = 128
 
 export interface Am2BenchData {
-  cmd: SharedArrayBuffer
+  /** The command block (lib/lapi-layout.ts), or null with `cmdPort` when the tasks are in processes of their own. */
+  cmd: SharedArrayBuffer | null
+  cmdPort?: number
   /** Largest message, bytes: each task's endpoint segment and Long source are this big. */
   maxSize: number
   /** A run gives up (the task throws, which ends the job) after this many milliseconds. */

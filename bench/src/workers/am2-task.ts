@@ -25,11 +25,10 @@
 import * as A from '@amlapi/am2/compat'
 import { jobData } from '@amlapi/lapi'
 import { AM2_DEPTH, Am2Op, type Am2BenchData } from '../lib/am2-layout.js'
-import { C, serveCommands } from '../lib/lapi-layout.js'
+import { openCommands } from '../lib/lapi-layout.js'
 
-const { cmd: cmdSab, maxSize, timeoutMs } = jobData() as Am2BenchData
-const cmd = new Int32Array(cmdSab)
-const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
+const data = jobData() as Am2BenchData
+const { maxSize, timeoutMs } = data
 
 function check (rc: number, what: string): void {
   if (rc !== A.AM_OK) throw new Error(`${what}: AM code ${rc}`)
@@ -171,7 +170,8 @@ function request (op: number, size: number, iters: number): number {
   return (performance.now() - t0) / 1000
 }
 
-serveCommands(cmd, (gen, op, size, iters) => {
+const commands = await openCommands(data, me)
+commands.serve((gen, op, size, iters) => {
   // counts are reset before the barrier: once past it the other task may send at once
   served = 0
   replies = 0
@@ -181,9 +181,7 @@ serveCommands(cmd, (gen, op, size, iters) => {
     const want = expected(op, size, iters)
     while (served < want) poll()
   } else {
-    result[0] = request(op, size, iters)
-    Atomics.store(cmd, C.DONE, gen)
-    Atomics.notify(cmd, C.DONE)
+    commands.finish(gen, request(op, size, iters))
   }
 })
 check(A.AM_Terminate(), 'AM_Terminate')

@@ -27,11 +27,10 @@
  */
 import * as L from '@amlapi/lapi/compat'
 import { jobData } from '@amlapi/lapi'
-import { AM_CMPL_INDEX, AM_HDR_INDEX, C, LapiOp, serveCommands, type LapiBenchData } from '../lib/lapi-layout.js'
+import { AM_CMPL_INDEX, AM_HDR_INDEX, LapiOp, openCommands, type LapiBenchData } from '../lib/lapi-layout.js'
 
-const { cmd: cmdSab, maxSize } = jobData() as LapiBenchData
-const cmd = new Int32Array(cmdSab)
-const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
+const data = jobData() as LapiBenchData
+const { maxSize } = data
 
 function check (rc: number, what: string): void {
   if (rc !== 0) {
@@ -79,7 +78,8 @@ check(L.LAPI_Addr_set(h, onePacket, AM_HDR_INDEX), 'Addr_set')
 check(L.LAPI_Addr_set(h, withCompletion, AM_CMPL_INDEX), 'Addr_set')
 const prev = L.ref(0)
 
-serveCommands(cmd, (gen, op, size, iters) => {
+const commands = await openCommands(data, me)
+commands.serve((gen, op, size, iters) => {
   check(L.LAPI_Gfence(h), 'Gfence')
   const t0 = performance.now()
   switch (op) {
@@ -168,9 +168,7 @@ serveCommands(cmd, (gen, op, size, iters) => {
   }
   const seconds = (performance.now() - t0) / 1000
   if (me === 0) {
-    result[0] = seconds
-    Atomics.store(cmd, C.DONE, gen)
-    Atomics.notify(cmd, C.DONE)
+    commands.finish(gen, seconds)
   }
 })
 check(L.LAPI_Term(h), 'Term')

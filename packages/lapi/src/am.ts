@@ -1047,7 +1047,10 @@ export class ActiveMessages {
     if (this.polling) return 0
     if (this.chaos) this.flushChaos(false)
     const net = this.c.net
-    if (net !== null) net.poll()
+    if (net !== null) {
+      if (this.c.netFresh === 0) net.poll()
+      this.c.netFresh = 0
+    }
     this.polling = 1
     try {
       return this.drain()

@@ -167,6 +167,8 @@ export class Context {
   readonly remote: RemoteOps
   /** This thread's network engine (null in a job of one process): it sends and takes in what crosses processes. @internal */
   readonly net: NetEngine | null
+  /** 1 right after inboxPending ran the engine: the dispatcher round that follows need not run it again. @internal */
+  netFresh = 0
 
   private nextAuto: number
   private gatherGen = 0
@@ -884,7 +886,13 @@ export class Context {
     // (what crossed the network may still be in the socket: take it in first)
     if (this.net !== null) this.net.poll(true)
     const rings = this.polled
-    for (let i = 0; i < rings.length; i++) if (rings[i]!.nonEmpty) return true
+    for (let i = 0; i < rings.length; i++) {
+      if (rings[i]!.nonEmpty) {
+        // (the dispatcher round that follows need not run the engine again)
+        this.netFresh = 1
+        return true
+      }
+    }
     return false
   }
 

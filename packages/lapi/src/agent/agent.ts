@@ -285,7 +285,9 @@ export class Agent {
         continue
       }
       this.gone[p] = true
-      const normal = (f & PEER_BYE) !== 0 && (f & (PEER_ERROR | PEER_MALFORMED)) === 0
+      this.o.log.debug({ peer: p, flags: f, reported, unparsed: this.engine.path.unparsed(p), owner: Atomics.load(this.w, W_OWNER) }, 'peer gone')
+      // (after its goodbye a peer's end is normal, even when a last write of ours found it closed)
+      const normal = (f & PEER_BYE) !== 0 && (f & PEER_MALFORMED) === 0
       const reason = (f & PEER_MALFORMED) !== 0 ? 'it sent a malformed stream' : normal ? 'closed'
         : reported !== undefined ? reported : (f & PEER_ERROR) !== 0 ? 'connection lost' : 'connection closed without goodbye'
       this.o.transport.lost(p, reason, normal)

@@ -61,6 +61,8 @@ export const W_BLOCKED = 7
 export const W_GIVEBACK = 8
 export const OWNER_AGENT = 0
 export const OWNER_TASKS = 1
+/** Engine rounds acknowledgements wait for another frame to ride on before they go by themselves. */
+const ACK_ROUNDS = 4
 /** How long a waiting task gives the agent its CPU to hand the connections over, ms. */
 const HANDOVER_WAIT_MS = 0.2
 /** Holder id of the agent (tasks use their task id + 1). */
@@ -220,6 +222,7 @@ export class NetEngine {
     do {
       Atomics.store(this.w, W_TXPEND, 0)
       this.sendOut()
+      this.acks(true)
       this.path.flush()
     } while (this.unlock())
   }
@@ -253,14 +256,28 @@ export class NetEngine {
     return true
   }
 
-  /** One round under the lock: out, in, acknowledgements, out again. */
+  /**
+   * One round under the lock: out, in, acknowledgements, out again. Acknowledgements go with other
+   * frames (a task's next send carries them: `kick`), or once they have waited ACK_ROUNDS rounds,
+   * or at once in the agent's rounds (no task is there to send anything).
+   */
   private work (reading: boolean): number {
     this.sendOut()
     Atomics.store(this.w, W_BLOCKED, 0)
     const n = this.path.poll(reading, this.frame)
-    for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) this.sendAcks(t)
+    this.acks(this.onControl !== null || this.path.queued() > 0 || ++this.ackRounds >= ACK_ROUNDS)
     this.path.flush()
     return n
+  }
+
+  /** Rounds acknowledgements have waited for a frame to ride on. */
+  private ackRounds = 0
+
+  /** Sends the acknowledgements that wait, when `now`. */
+  private acks (now: boolean): void {
+    if (!now) return
+    this.ackRounds = 0
+    for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) this.sendAcks(t)
   }
 
   /** Whether anything waits for the network: packets in a ring toward it, or bytes not written. */
@@ -491,7 +508,15 @@ export class NetEngine {
     if ((flags & F_LAST) === 0) return
     this.bumpCounter(t, dv.getUint32(p + N_TGT_CNTR, true))
     // acknowledged for the origin's fence (F_ACK), with its completion counter
-    if ((flags & F_ACK) !== 0) this.ack(t.id, src, 1, dv.getUint32(p + N_ORG_CNTR, true))
+    if ((flags & F_ACK) === 0) return
+    const cmpl = dv.getUint32(p + N_ORG_CNTR, true)
+    if (cmpl !== 0) this.ack(t.id, src, 1, cmpl)
+    else {
+      // (no counter to move at the origin: counted with the next batch of acknowledgements, which
+      // rides on the next frame toward it)
+      Atomics.add(t.state, netLandedFrom(this.n, src), 1)
+      Atomics.store(t.state, NET_DIRTY, 1)
+    }
   }
 
   private onGet (t: LocalTask, dv: DataView, p: number, src: number): void {
