@@ -32,7 +32,7 @@ import { decodeBody } from '../transport/messages.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_COUNT, N_COUNTER, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
   PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
-  T_AM_BARE, T_AM_SHORT, T_NET_ACK, T_NET_BUMP, T_NET_DONE, T_NET_GET, T_NET_GETR, T_NET_PUT, T_NET_RMW, T_NET_RMWR, packetBodyBytes,
+  T_AM_BARE, T_AM_SHORT, T_NET_ACK, T_NET_BUMP, T_NET_DONE, T_NET_GET, T_NET_GETR, T_NET_PUT, T_NET_RMW, T_NET_RMWR, packetBodyBytes, writePacketHeader,
 } from '../transport/packet.js'
 import { RingReader, RingWriter } from '../transport/ring.js'
 import { StreamPath, type StreamShared } from '../transport/stream-path.js'
@@ -343,21 +343,9 @@ export class NetEngine {
 
   /** Writes a common header into the scratch packet; returns the packet's offset in it. */
   private begin (type: number, flags: number, src: number, len: number, id: number, offset: number, msgLen: number): number {
-    const d = this.sdv
-    d.setUint32(0, 0, true)
-    const off = BODY_PACKET
-    d.setUint8(off + P_VERSION, PACKET_VERSION)
-    d.setUint8(off + P_TYPE, type)
-    d.setUint16(off + P_FLAGS, flags, true)
-    d.setUint32(off + P_SRC, src, true)
-    d.setUint32(off + P_LEN, len, true)
-    d.setUint32(off + P_MSG_ID, id, true)
-    d.setUint32(off + P_OFFSET, offset, true)
-    d.setUint32(off + P_OFFSET + 4, 0, true)
-    d.setUint32(off + P_MSG_LEN, msgLen, true)
-    d.setUint32(off + P_MSG_LEN + 4, 0, true)
-    for (let k = 32; k < PACKET_HEADER_BYTES; k += 4) d.setUint32(off + k, 0, true)
-    return off
+    this.sdv.setUint32(0, 0, true)
+    writePacketHeader(this.sdv, BODY_PACKET, type, flags, src, len, id, offset, msgLen)
+    return BODY_PACKET
   }
 
   /** Sends the scratch packet (with `len` payload bytes) to remote task `to`. */
@@ -603,11 +591,7 @@ export class NetEngine {
     const d = w.dv
     d.setUint32(at, 0, true)
     const p = at + BODY_PACKET
-    for (let k = 0; k < PACKET_HEADER_BYTES; k += 4) d.setUint32(p + k, 0, true)
-    d.setUint8(p + P_VERSION, PACKET_VERSION)
-    d.setUint8(p + P_TYPE, T_NET_DONE)
-    d.setUint32(p + P_SRC, t.id, true)
-    d.setUint32(p + P_MSG_ID, id, true)
+    writePacketHeader(d, p, T_NET_DONE, 0, t.id, 0, id, 0, 0)
     d.setBigInt64(p + N_VAL0, value, true)
     w.publish()
     ringDoorbell(this.ctl, t.id)

@@ -20,8 +20,7 @@ import { NET_LANDED_AT } from '../job/spec.js'
 import { LapiStatus as S } from '../status.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1, N_COUNTER,
-  PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
-  T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW,
+  PACKET_HEADER_BYTES, P_MSG_ID, T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW, writePacketHeader,
 } from '../transport/packet.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from '../types.js'
 
@@ -74,17 +73,7 @@ export class RemoteOps {
     const dv = w.dv
     dv.setUint32(b, 0, true)
     const off = b + BODY_PACKET
-    dv.setUint8(off + P_VERSION, PACKET_VERSION)
-    dv.setUint8(off + P_TYPE, type)
-    dv.setUint16(off + P_FLAGS, flags, true)
-    dv.setUint32(off + P_SRC, this.c.taskId, true)
-    dv.setUint32(off + P_LEN, len, true)
-    dv.setUint32(off + P_MSG_ID, id, true)
-    dv.setUint32(off + P_OFFSET, offset, true)
-    dv.setUint32(off + P_OFFSET + 4, 0, true)
-    dv.setUint32(off + P_MSG_LEN, msgLen, true)
-    dv.setUint32(off + P_MSG_LEN + 4, 0, true)
-    for (let k = 32; k < PACKET_HEADER_BYTES; k += 4) dv.setUint32(off + k, 0, true)
+    writePacketHeader(dv, off, type, flags, this.c.taskId, len, id, offset, msgLen)
     return off
   }
 

@@ -69,6 +69,25 @@ export function packetBodyBytes (dv: DataView, off: number): number {
   return BODY_PACKET + PACKET_HEADER_BYTES + dv.getUint32(off + BODY_PACKET + P_LEN, true)
 }
 
+/**
+ * Writes a whole header of the common format at `off` (the 32 common bytes; the type-specific
+ * fields zeroed, for the caller to fill): what the network paths write (the active-message paths
+ * write their own, field by field, on their hot paths).
+ */
+export function writePacketHeader (dv: DataView, off: number, type: number, flags: number, src: number, len: number, id: number, offset: number, msgLen: number): void {
+  dv.setUint8(off + P_VERSION, PACKET_VERSION)
+  dv.setUint8(off + P_TYPE, type)
+  dv.setUint16(off + P_FLAGS, flags, true)
+  dv.setUint32(off + P_SRC, src, true)
+  dv.setUint32(off + P_LEN, len, true)
+  dv.setUint32(off + P_MSG_ID, id, true)
+  dv.setUint32(off + P_OFFSET, offset, true)
+  dv.setUint32(off + P_OFFSET + 4, 0, true)
+  dv.setUint32(off + P_MSG_LEN, msgLen, true)
+  dv.setUint32(off + P_MSG_LEN + 4, 0, true)
+  for (let k = P_EXTRA; k < PACKET_HEADER_BYTES; k += 4) dv.setUint32(off + k, 0, true)
+}
+
 // ── packets between a task and the agents (docs/transports.md) ──
 // A task of another process is reached through the agents: the task writes the packet into its
 // ring toward the network, its agent sends it, and the target's agent either performs it on the
