@@ -5,7 +5,8 @@
  */
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { resolveConfig, tuneJit } from '@amlapi/lapi'
+import { resolveConfig } from '@amlapi/lapi'
+import { tuneJit } from '@amlapi/lapi/internal'
 import { registry } from './registry.js'
 import { createProgress, printError, printList, printReport, printUsage } from './report.js'
 import { writeResults } from './results.js'

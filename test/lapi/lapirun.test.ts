@@ -1,7 +1,8 @@
 /** The lapirun launcher as a user runs it: arguments, labels, exit codes, failures, Ctrl-C. */
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { JIT_INLINING, jitFlags, resolveConfig } from '@amlapi/lapi'
+import { resolveConfig } from '@amlapi/lapi'
+import { JIT_INLINING, jitFlags } from '@amlapi/lapi/internal'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runCommand, runNode as run } from '../helpers/run.js'
 

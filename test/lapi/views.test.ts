@@ -4,7 +4,7 @@
  * different offsets kept apart, also past the arrays and ranges it remembers.
  */
 import { describe, expect, it } from 'vitest'
-import { ViewCache } from '@amlapi/lapi'
+import { ViewCache } from '@amlapi/bufmgr'
 
 describe('ViewCache', () => {
   it('answers views of the asked range, the same view again for the same range, the array itself for all of it', () => {

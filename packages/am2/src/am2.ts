@@ -23,7 +23,8 @@
  * instance and never wait for one.
  */
 import { BufferManager } from '@amlapi/bufmgr'
-import { Lapi, RetFlag, ViewCache, WaitCall, logger, type Addr, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
+import { Lapi, RetFlag, WaitCall, logger, type Addr, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
+import { ViewCache } from '@amlapi/bufmgr'
 import type { Logger } from 'pino'
 import {
   AM_ALL, AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_SHORT, AM_NOEVENTS, AM_NONE,
@@ -562,7 +563,7 @@ export class Runtime {
     this.lapi.setLibraryHandler(SLOT_MSG, null)
     this.lapi.setLibraryHandler(SLOT_CTRL, null)
     try { this.lapi.free(this.orgCntr) } catch { /* terminated */ }
-    if (this.ownsLapi && !this.lapi.ctx.isTerminated) this.lapi.term()
+    if (this.ownsLapi && !this.lapi.isTerminated) this.lapi.term()
   }
 
   /** The largest payload that travels packed behind a header with `nargs` arguments. */

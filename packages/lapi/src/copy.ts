@@ -8,7 +8,7 @@
  * (or `copyWithin` inside one buffer), which allocates nothing once its range was seen.
  */
 
-import { ViewCache } from './views.js'
+import { ViewCache } from '@amlapi/bufmgr'
 
 /** The source views of large copies (cached, so a copy allocates nothing once its range was seen). */
 const views = new ViewCache()

@@ -116,8 +116,8 @@ export class Counter {
 
 /** One task's LAPI context. */
 export class Lapi {
-  /** @internal The implementation (also reachable through the handle by the compat face). */
-  readonly ctx: Context
+  /** The implementation (also reachable through the handle by the compat face; `contextOf` in `@amlapi/lapi/internal`). */
+  private readonly ctx: Context
   private readonly ret: Ref<number> = { value: 0 }
 
   private constructor (ctx: Context) {
@@ -148,6 +148,8 @@ export class Lapi {
 
   /** The handle number the C-style functions take. */
   get handle (): number { return this.ctx.handle }
+  /** Whether `term()` ran (every other call then throws LAPI_ERR_HNDL_INVALID). */
+  get isTerminated (): boolean { return this.ctx.isTerminated }
   /** This task's id, 0..numTasks-1. */
   get taskId (): number { return this.ctx.taskId }
   /** Tasks in the job. */

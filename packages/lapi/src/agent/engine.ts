@@ -221,9 +221,11 @@ export class NetEngine {
     if (!this.tryLock()) return
     do {
       Atomics.store(this.w, W_TXPEND, 0)
-      this.sendOut()
-      this.acks(true)
-      this.path.flush()
+      // (acknowledgements ride on packets; a kick with none to send writes nothing for them)
+      if (this.sendOut() > 0) {
+        this.acks(true)
+        this.path.flush()
+      } else if (this.path.queued() > 0) this.path.flush()
     } while (this.unlock())
   }
 
@@ -288,8 +290,9 @@ export class NetEngine {
 
   // ───────────────────────────── out ─────────────────────────────
 
-  /** Frames every packet the tasks put toward the network (until a peer's queue is full). */
-  private sendOut (): void {
+  /** Frames every packet the tasks put toward the network (until a peer's queue is full); returns how many. */
+  private sendOut (): number {
+    let sent = 0
     for (const t of this.tasks) {
       const r = t.out
       const n = r.available()
@@ -314,8 +317,10 @@ export class NetEngine {
         r.publishTail()
         // the sender may be waiting for room
         ringDoorbell(this.ctl, t.id)
+        sent += k
       }
     }
+    return sent
   }
 
   /** Acknowledges the messages of remote tasks that landed at `t` since the last acknowledgement. */

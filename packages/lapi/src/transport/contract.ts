@@ -65,6 +65,9 @@ export interface TransportStats {
   connectionsRefused: number
   /** Write calls (each carries every frame queued for its peer since the last). */
   writes: number
+  /** Read calls that brought bytes, and those that found none (each an EAGAIN: a poll's cost). */
+  reads: number
+  emptyReads: number
 }
 
 /** What the agent hands a transport. */

@@ -65,9 +65,9 @@ export class TcpTransport implements Transport {
   }
 
   stats (): TransportStats {
-    if (this.shared === null) return { framesSent: 0, framesReceived: 0, bytesSent: 0, bytesReceived: 0, framesDropped: 0, connectionsRefused: this.refused, writes: 0 }
+    if (this.shared === null) return { framesSent: 0, framesReceived: 0, bytesSent: 0, bytesReceived: 0, framesDropped: 0, connectionsRefused: this.refused, writes: 0, reads: 0, emptyReads: 0 }
     const s = streamStats(this.shared)
-    return { framesSent: s.framesSent, framesReceived: s.framesReceived, bytesSent: s.bytesSent, bytesReceived: s.bytesReceived, framesDropped: s.framesDropped, connectionsRefused: this.refused, writes: s.writes }
+    return { framesSent: s.framesSent, framesReceived: s.framesReceived, bytesSent: s.bytesSent, bytesReceived: s.bytesReceived, framesDropped: s.framesDropped, connectionsRefused: this.refused, writes: s.writes, reads: s.reads, emptyReads: s.emptyReads }
   }
 
   listen (): Promise<PeerAddress> {

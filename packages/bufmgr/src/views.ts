@@ -1,5 +1,6 @@
 /**
- * Sub-range views without allocation in steady state (for hot paths of lapi and layered libraries).
+ * Sub-range views without allocation in steady state, for the copy paths of lapi and the libraries
+ * layered on it (am2): a view of bytes of a buffer, handed out again for the same range.
  */
 
 /** Entries kept per buffer at most (then its table starts again). */

@@ -1,0 +1,16 @@
+/**
+ * `@amlapi/lapi/internal`: what amlapi's tests and benchmarks use of lapi's inside, and
+ * applications do not: the implementation behind a `Lapi` (its `Context`), the id tables of the
+ * message paths, and V8's inlining budgets. No stability promise.
+ */
+import type { Context } from './context.js'
+import type { Lapi } from './lapi.js'
+
+export type { Context } from './context.js'
+export { DoneIds, IdTable } from './id-table.js'
+export { tuneJit, jitFlags, jitApplied, JIT_INLINING, type JitMode } from './job/jit.js'
+
+/** The context behind a `Lapi` (its dispatcher, rings, statistics; for tests and layered libraries' internals). */
+export function contextOf (lapi: Lapi): Context {
+  return (lapi as unknown as { ctx: Context }).ctx
+}
