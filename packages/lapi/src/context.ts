@@ -264,12 +264,19 @@ export class Context {
     // (adaptive spinning only where every task of the job, all in this process, can have a CPU:
     // with more tasks than CPUs a longer spin only keeps the awaited task off the CPU it needs)
     const cfg = spec.config
-    this.spinBaseMs = cfg.spinUs / 1000
+    // (in a job of several processes with more tasks than CPUs a spin only keeps the agent and the
+    // other processes off the CPU they need: waits sleep at once, and the agent wakes them)
+    const crowded = spec.numTasks > availableParallelism()
+    this.spinBaseMs = spec.processes > 1 && crowded ? 0 : cfg.spinUs / 1000
     this.spinMs = this.spinBaseMs
     this.spinMaxMs = cfg.spinUs > 0 && spec.numTasks <= availableParallelism() ? Math.max(cfg.spinUs, cfg.spinMaxUs) / 1000 : this.spinBaseMs
     this.am = new ActiveMessages(this)
     this.remote = new RemoteOps(this)
-    this.net = spec.net !== null ? new NetEngine(spec, processOf(spec.numTasks, spec.processes, spec.taskId), spec.taskId + 1, null) : null
+    // (a task spins on the network, and reads the connections itself, only where every task of the
+    // job can have a CPU: all of them run on this host, lapirun --procs)
+    this.net = spec.net !== null
+      ? new NetEngine(spec, processOf(spec.numTasks, spec.processes, spec.taskId), spec.taskId + 1, null, !crowded)
+      : null
     if (this.net !== null) { const net = this.net; setRemoteBell(() => net.kick()) }
     Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
     this.holdTails = this.holds()

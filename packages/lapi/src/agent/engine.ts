@@ -122,8 +122,17 @@ export class NetEngine {
   /** The agent's handler of control messages; null in a task (it leaves them to the agent). */
   private readonly onControl: ((peer: number, m: unknown) => void) | null
 
-  /** `holder`: this thread's lock id (task id + 1, or AGENT_ID). */
-  constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, m: unknown) => void) | null) {
+  /**
+   * Whether this task asks for the connections when it polls: only where the job's tasks can each
+   * have a CPU to spin on. Where they cannot (more tasks on the host than CPUs), a polling task
+   * would only keep the agent and the other processes off the CPU they need, and the agent's event
+   * loop reads for everyone.
+   */
+  private readonly asks: boolean
+
+  /** `holder`: this thread's lock id (task id + 1, or AGENT_ID); `asks`: see the field. */
+  constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, m: unknown) => void) | null, asks = true) {
+    this.asks = asks && onControl === null
     const net = spec.net!
     this.ctl = new Int32Array(spec.control)
     this.w = new Int32Array(net.stream.words)
@@ -200,7 +209,7 @@ export class NetEngine {
    */
   poll (waiting = false): number {
     const owner = Atomics.load(this.w, W_OWNER)
-    if (owner !== OWNER_TASKS && this.onControl === null) {
+    if (owner !== OWNER_TASKS && this.asks) {
       // (one request at a time: the agent clears WANT when it hands the connections over)
       if (Atomics.compareExchange(this.w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
       if (waiting) Atomics.wait(this.w, W_OWNER, owner, HANDOVER_WAIT_MS)
