@@ -140,7 +140,15 @@ export class Agent {
       this.onBell()
       const seen = Atomics.load(ctl, W_AGENT_BELL)
       Atomics.store(ctl, W_AGENT_SLEEPING, 1)
-      if (this.hasWork() || !this.running) { Atomics.store(ctl, W_AGENT_SLEEPING, 0); continue }
+      if (!this.running) break
+      if (this.hasWork()) {
+        // work that could not be done now (the lock was taken, a ring full): look again after the
+        // event loop had its turn — never in a loop of its own, which would take a CPU from the
+        // tasks (while they read the connections, a millisecond later)
+        Atomics.store(ctl, W_AGENT_SLEEPING, 0)
+        await new Promise<void>((resolve) => { if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
+        continue
+      }
       const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen)
       if (r.async) await r.value
       Atomics.store(ctl, W_AGENT_SLEEPING, 0)
@@ -193,15 +201,24 @@ export class Agent {
     })
     if (done) {
       // out, in (what was ingested, or what tasks read), acknowledgements
-      if (!this.engine.agentRound(false)) { this.later(); return }
+      if (!this.engine.agentRound(false)) { this.retry(); return }
       if (this.inbound.length > 0) {
         for (let p = 0; p < this.procs; p++) this.o.transport.resumePeer(p)
         this.later()
       }
       if (Atomics.load(this.w, W_OWNER) === OWNER_AGENT && this.engine.path.queued() > 0) this.later(1)
     } else {
-      this.later()
+      this.retry()
     }
+  }
+
+  /**
+   * A round found the lock taken. While the tasks read the connections the holder is a polling task
+   * (and does what is pending, TXPEND): try again in a millisecond rather than at once, as a loop of
+   * tries would take a CPU from the tasks that spin on it; while this event loop reads, at once.
+   */
+  private retry (): void {
+    this.later(Atomics.load(this.w, W_OWNER) === OWNER_TASKS ? 1 : 0)
   }
 
   /**
