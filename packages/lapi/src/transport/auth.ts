@@ -1,5 +1,5 @@
 /**
- * The job key and the proofs made with it (ARCHITECTURE.md §8 as docs/transports.md describes it):
+ * The job key and the proofs made with it (docs/transports.md, "Joining: rendezvous and key"):
  * every job has a random key of at least 128 bits; a process proves it knows the key by answering
  * a fresh challenge with an HMAC-SHA-256 over the challenge, its own nonce and its role, so the key
  * itself never travels and a recorded answer is worth nothing for another challenge.
