@@ -1719,18 +1719,13 @@ export class ActiveMessages {
       this.dropPending(p)
       n++
       const c = this.c
-      if (mode === CTS_DIRECT && c.local[tgt] === 0) {
-        // straight into the remote segment: its agent writes the data there, then FIN follows on the same path
-        if (landing + len <= c.segmentSize) c.remote.putData(tgt, landing, data, len)
-        this.sendDone(tgt, orgCntr, shdlr, sinfo)
-        const o = this.beginPacket(tgt)
-        this.writeHeader(this.wdv, o, T_AM_FIN, 0, 0, id, 0, len)
-        this.endPacket()
-      } else if (mode === CTS_DIRECT) {
-        const dst = c.seg.u8[tgt]!
+      if (mode === CTS_DIRECT) {
         if (landing + len <= c.segmentSize) {
-          if (typeof data === 'number') copySeg(dst, landing, c.seg.u8[c.taskId]!, data, len)
-          else copyBuf(dst, landing, data!, 0, len, tgt === c.taskId)
+          // straight into the target's segment: ours to copy for a task of this process; for one
+          // of another process its process's engine writes it there, and FIN follows on the same path
+          if (c.local[tgt] === 0) c.remote.putData(tgt, landing, data, len)
+          else if (typeof data === 'number') copySeg(c.seg.u8[tgt]!, landing, c.seg.u8[c.taskId]!, data, len)
+          else copyBuf(c.seg.u8[tgt]!, landing, data!, 0, len, tgt === c.taskId)
         }
         this.sendDone(tgt, orgCntr, shdlr, sinfo)
         const o = this.beginPacket(tgt)
