@@ -29,6 +29,7 @@ import { RemoteOps } from './net/remote-ops.js'
 import { NetEngine } from './agent/engine.js'
 import { ActiveMessages, type short_hndlr_t } from './am.js'
 import { counterOk } from './args.js'
+import { rmw32, rmw64 } from './rmw.js'
 import { WORD_COPY, copy, copyBuf, copyShared, copyWords } from './copy.js'
 import { LapiError, describeError } from './errors.js'
 import { logger } from './log.js'
@@ -750,20 +751,13 @@ export class Context {
     for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'number' || !Number.isFinite(inVal[i])) return S.ERR_IN_VAL_NULL
     if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
     if (this.local[tgt] === 0) {
-      rc = this.remote.rmw(op, tgt, tgtVar, 32, BigInt(inVal[0]! | 0), BigInt(need === 2 ? inVal[1]! | 0 : 0), prev ?? null, orgCntr, shdlr, sinfo)
+      rc = this.remote.rmw32(op, tgt, tgtVar, inVal[0]! | 0, need === 2 ? inVal[1]! | 0 : 0, prev ?? null, orgCntr, shdlr, sinfo)
       return rc === 0 ? this.rmwAnswer(orgCntr, prev) : rc
     }
     rc = 0
     const a = this.seg.i32[tgt]!
     const idx = tgtVar >>> 2
-    const v0 = inVal[0]! | 0
-    let old: number
-    switch (op) {
-      case RmwOp.FETCH_AND_ADD: old = Atomics.add(a, idx, v0); break
-      case RmwOp.FETCH_AND_OR: old = Atomics.or(a, idx, v0); break
-      case RmwOp.SWAP: old = Atomics.exchange(a, idx, v0); break
-      default: old = Atomics.compareExchange(a, idx, v0, inVal[1]! | 0) === v0 ? 1 : 0
-    }
+    const old = rmw32(a, idx, op, inVal[0]! | 0, need === 2 ? inVal[1]! | 0 : 0)
     if (prev !== null && prev !== undefined) prev.value = old
     if (shdlr !== null) this.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
     this.bumpLocal(orgCntr)
@@ -777,9 +771,7 @@ export class Context {
    */
   private rmwAnswer (orgCntr: Addr, prev: Ref<number> | Ref<bigint> | null | undefined): number {
     if (orgCntr !== 0 || prev === null || prev === undefined) return S.SUCCESS
-    const r = this.remote
-    const id = r.lastId
-    return this.waitUntil(() => !r.isPending(id), WaitCall.RMW)
+    return this.remote.waitAnswer(this.remote.lastId)
   }
 
   /** LAPI_Rmw64 on a 64-bit word (`tgtVar` 8-byte aligned); operands are bigints. */
@@ -795,19 +787,13 @@ export class Context {
     for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'bigint') return S.ERR_IN_VAL_NULL
     if (!this.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
     if (this.local[tgt] === 0) {
-      const r = this.remote.rmw(op, tgt, tgtVar, 64, BigInt.asIntN(64, inVal[0]!), need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n, prev ?? null, orgCntr, shdlr, sinfo)
+      const r = this.remote.rmw64(op, tgt, tgtVar, BigInt.asIntN(64, inVal[0]!), need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n, prev ?? null, orgCntr, shdlr, sinfo)
       return r === 0 ? this.rmwAnswer(orgCntr, prev) : r
     }
     const a = this.seg.i64[tgt]!
     const idx = tgtVar >>> 3
     const v0 = BigInt.asIntN(64, inVal[0]!)
-    let old: bigint
-    switch (op) {
-      case RmwOp.FETCH_AND_ADD: old = Atomics.add(a, idx, v0); break
-      case RmwOp.FETCH_AND_OR: old = Atomics.or(a, idx, v0); break
-      case RmwOp.SWAP: old = Atomics.exchange(a, idx, v0); break
-      default: old = Atomics.compareExchange(a, idx, v0, BigInt.asIntN(64, inVal[1]!)) === v0 ? 1n : 0n
-    }
+    const old = rmw64(a, idx, op, v0, need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n)
     if (prev !== null && prev !== undefined) prev.value = old
     if (shdlr !== null) this.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
     this.bumpLocal(orgCntr)

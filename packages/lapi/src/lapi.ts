@@ -4,7 +4,6 @@
  * implementation, shared with the C-style `LAPI_*` functions of `compat.ts`): it turns a non-zero
  * LAPI code into a thrown `LapiError` carrying that code.
  */
-import { WaitCall } from './job/control.js'
 import { InitFlag, Query, RmwOp } from './constants.js'
 import { Context, type DispatcherStats, type HandlerFn } from './context.js'
 import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am.js'
@@ -341,8 +340,7 @@ export class Lapi {
   /** Waits (making progress) until the Rmw just sent to a task of another process has its answer (one with an origin counter returns at once). */
   private awaitRemote (what: string): void {
     const r = this.c.remote
-    const id = r.lastId
-    if (r.isPending(id)) check(this.c.waitUntil(() => !r.isPending(id), WaitCall.RMW), what)
+    check(r.waitAnswer(r.lastId), what)
   }
 
   private readonly rmwIn = new Int32Array(2)

@@ -187,7 +187,7 @@ export class Agent {
    * a task holds the lock.
    */
   private round (): void {
-    const done = this.engine.locked(() => {
+    const done = this.engine.agentRound(() => {
       const path = this.engine.path
       this.ingestAll(path)
       this.engine.takeControl((peer, body) => this.controlBody(peer, body))
@@ -200,8 +200,6 @@ export class Agent {
       oc.length = 0
     })
     if (done) {
-      // out, in (what was ingested, or what tasks read), acknowledgements
-      if (!this.engine.agentRound(false)) { this.retry(); return }
       if (this.inbound.length > 0) {
         for (let p = 0; p < this.procs; p++) this.o.transport.resumePeer(p)
         this.later()

@@ -24,6 +24,7 @@
  * (OWNER_TASKS); a task that polls while the agent reads asks for them (WANT) once.
  */
 import { RmwOp } from '../constants.js'
+import { rmw32, rmw64 } from '../rmw.js'
 import { copySeg } from '../copy.js'
 import { ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
 import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
@@ -199,6 +200,15 @@ export class NetEngine {
     return this.tryLock()
   }
 
+  /** Lets the lock go after sending what others left while it was held (TXPEND), as often as that happens. */
+  private release (): void {
+    while (this.unlock()) {
+      Atomics.store(this.w, W_TXPEND, 0)
+      this.sendOut()
+      this.path.flush()
+    }
+  }
+
   // ───────────────────────────── what threads call ─────────────────────────────
 
   /**
@@ -215,12 +225,10 @@ export class NetEngine {
       if (waiting) Atomics.wait(this.w, W_OWNER, owner, HANDOVER_WAIT_MS)
     }
     if (!this.tryLock()) return 0
-    let n = 0
-    do {
-      Atomics.store(this.w, W_TXPEND, 0)
-      n += this.work(Atomics.load(this.w, W_OWNER) === OWNER_TASKS)
-    } while (this.unlock())
-    if (this.onControl === null) Atomics.add(this.w, W_POLLS, 1)
+    Atomics.store(this.w, W_TXPEND, 0)
+    const n = this.work(Atomics.load(this.w, W_OWNER) === OWNER_TASKS)
+    this.release()
+    Atomics.add(this.w, W_POLLS, 1)
     return n
   }
 
@@ -228,23 +236,27 @@ export class NetEngine {
   kick (): void {
     Atomics.store(this.w, W_TXPEND, 1)
     if (!this.tryLock()) return
-    do {
-      Atomics.store(this.w, W_TXPEND, 0)
-      // (acknowledgements ride on packets; a kick with none to send writes nothing for them)
-      if (this.sendOut() > 0) {
-        this.acks(true)
-        this.path.flush()
-      } else if (this.path.queued() > 0) this.path.flush()
-    } while (this.unlock())
+    Atomics.store(this.w, W_TXPEND, 0)
+    // (acknowledgements ride on packets; a kick with none to send writes nothing for them)
+    if (this.sendOut() > 0) this.acks(true)
+    this.path.flush()
+    this.release()
   }
 
-  /** The agent's round (it holds no lock): like poll, reading the connections only when `reading`; false when the lock was taken. */
-  agentRound (reading: boolean): boolean {
+  /**
+   * The agent's round: `first` (what its event loop read, its control messages), then the engine's
+   * work, without reading the connections itself (its event loop does); false when the lock was
+   * taken (what waits to be sent is then sent by the holder: TXPEND).
+   */
+  agentRound (first: () => void): boolean {
     if (!this.tryLock()) { Atomics.store(this.w, W_TXPEND, 1); return false }
-    do {
-      Atomics.store(this.w, W_TXPEND, 0)
-      this.work(reading)
-    } while (this.unlock())
+    Atomics.store(this.w, W_TXPEND, 0)
+    try {
+      first()
+      this.work(false)
+    } finally {
+      this.release()
+    }
     return true
   }
 
@@ -263,7 +275,7 @@ export class NetEngine {
   /** Runs `f` under the lock (the agent, for what must not overlap a poll); false when it was taken. */
   locked (f: () => void): boolean {
     if (!this.tryLock()) return false
-    try { f() } finally { Atomics.store(this.w, W_LOCK, 0) }
+    try { f() } finally { this.release() }
     return true
   }
 
@@ -419,7 +431,7 @@ export class NetEngine {
       case T_NET_GET: this.onGet(t, dv, p, src); return true
       case T_NET_GETR: return this.onGetReply(t, dv, p, src, plen, u8)
       case T_NET_RMW: this.onRmw(t, dv, p, src); return true
-      case T_NET_RMWR: return this.done(t, dv.getUint32(p + P_MSG_ID, true), dv.getBigInt64(p + N_VAL0, true))
+      case T_NET_RMWR: return this.done(t, dv.getUint32(p + P_MSG_ID, true), dv, p + N_VAL0)
       case T_NET_BUMP: this.bumpCounter(t, dv.getUint32(p + N_COUNTER, true)); return true
       case T_NET_ACK: {
         Atomics.add(t.state, NET_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
@@ -554,7 +566,7 @@ export class NetEngine {
     if (plen > 0) copySeg(t.u8, at, u8, p + PACKET_HEADER_BYTES, plen)
     const flags = dv.getUint16(p + P_FLAGS, true)
     if ((flags & F_LAST) === 0) return true
-    if ((flags & F_NOTIFY) !== 0) return this.done(t, dv.getUint32(p + P_MSG_ID, true), 0n)
+    if ((flags & F_NOTIFY) !== 0) return this.done(t, dv.getUint32(p + P_MSG_ID, true), null, 0)
     Atomics.add(t.state, NET_LANDED_AT + src, 1)
     const c = dv.getUint32(p + N_ORG_CNTR, true)
     if (c !== 0) this.bumpCounter(t, c)
@@ -567,38 +579,28 @@ export class NetEngine {
     const opw = dv.getUint32(p + N_OP, true)
     const op = opw & 0xff
     const width = opw >>> 8
-    const v0 = dv.getBigInt64(p + N_VAL0, true)
-    const v1 = dv.getBigInt64(p + N_VAL1, true)
     const id = dv.getUint32(p + P_MSG_ID, true)
     if ((width !== 32 && width !== 64) || op > RmwOp.COMPARE_AND_SWAP || (addr & (width === 32 ? 3 : 7)) !== 0 || !this.inSeg(addr, width >> 3)) {
       this.drop(t)
       return
     }
-    let old: bigint
-    if (width === 32) {
-      const a = t.i32; const i = addr >>> 2; const x = Number(BigInt.asIntN(32, v0))
-      switch (op) {
-        case RmwOp.FETCH_AND_ADD: old = BigInt(Atomics.add(a, i, x)); break
-        case RmwOp.FETCH_AND_OR: old = BigInt(Atomics.or(a, i, x)); break
-        case RmwOp.SWAP: old = BigInt(Atomics.exchange(a, i, x)); break
-        default: old = Atomics.compareExchange(a, i, x, Number(BigInt.asIntN(32, v1))) === x ? 1n : 0n
-      }
-    } else {
-      const a = t.i64; const i = addr >>> 3
-      switch (op) {
-        case RmwOp.FETCH_AND_ADD: old = Atomics.add(a, i, v0); break
-        case RmwOp.FETCH_AND_OR: old = Atomics.or(a, i, v0); break
-        case RmwOp.SWAP: old = Atomics.exchange(a, i, v0); break
-        default: old = Atomics.compareExchange(a, i, v0, v1) === v0 ? 1n : 0n
-      }
-    }
     const o = this.begin(T_NET_RMWR, 0, t.id, 0, id, 0, 0)
-    this.sdv.setBigInt64(o + N_VAL0, old, true)
+    if (width === 32) {
+      // (int32 operands travel sign-extended to int64: their low words are the values)
+      const old = rmw32(t.i32, addr >>> 2, op, dv.getInt32(p + N_VAL0, true), dv.getInt32(p + N_VAL1, true))
+      this.sdv.setInt32(o + N_VAL0, old, true)
+      this.sdv.setInt32(o + N_VAL0 + 4, old >> 31, true)
+    } else {
+      this.sdv.setBigInt64(o + N_VAL0, rmw64(t.i64, addr >>> 3, op, dv.getBigInt64(p + N_VAL0, true), dv.getBigInt64(p + N_VAL1, true)), true)
+    }
     this.sendScratch(src, o, 0)
   }
 
-  /** Hands task `t` the completion of its operation `id` (T_NET_DONE in its network ring); false when the ring is full. */
-  private done (t: LocalTask, id: number, value: bigint): boolean {
+  /**
+   * Hands task `t` the completion of its operation `id` (T_NET_DONE in its network ring), with the 8
+   * bytes of an Rmw's old value from `vdv` at `vat` (none: null); false when the ring is full.
+   */
+  private done (t: LocalTask, id: number, vdv: DataView | null, vat: number): boolean {
     const w = t.netIn
     const at = w.reserve()
     if (at < 0) return false
@@ -606,7 +608,10 @@ export class NetEngine {
     d.setUint32(at, 0, true)
     const p = at + BODY_PACKET
     writePacketHeader(d, p, T_NET_DONE, 0, t.id, 0, id, 0, 0)
-    d.setBigInt64(p + N_VAL0, value, true)
+    if (vdv !== null) {
+      d.setInt32(p + N_VAL0, vdv.getInt32(vat, true), true)
+      d.setInt32(p + N_VAL0 + 4, vdv.getInt32(vat + 4, true), true)
+    }
     w.publish()
     ringDoorbell(this.ctl, t.id)
     return true

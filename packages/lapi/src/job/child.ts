@@ -53,12 +53,18 @@ async function main (): Promise<number> {
   let failFn: ((task: number, reason: string) => void) | null = null
   let pendingAbort: { task: number, reason: string } | null = null
   let finished = false
+  // (before the job is known, an abort or a lost launcher ends this process's wait for it)
+  let notJoined: ((e: Error) => void) | null = null
   const abort = (task: number, reason: string): void => {
     if (finished) return
     if (failFn !== null) failFn(task, reason)
-    else pendingAbort ??= { task, reason }
+    else {
+      pendingAbort ??= { task, reason }
+      notJoined?.(new Error(reason))
+    }
   }
   const job = await new Promise<JobMessage>((resolve, reject) => {
+    notJoined = reject
     let joined = false
     let challenge: Uint8Array | null = null
     sock.once('error', (e) => reject(new Error(`cannot reach the rendezvous at ${rv}: ${e.message}`)))
@@ -83,6 +89,7 @@ async function main (): Promise<number> {
     sock.once('close', () => abort(-1, 'the launcher is gone'))
   })
 
+  notJoined = null
   checkJobFits(job.numTasks, job.config, size, [rank])
   const spec = createJob(job.numTasks, job.config, { procs: size, rank })
   const agent = new Agent({ spec, rank, transport, log, onAbort: abort })

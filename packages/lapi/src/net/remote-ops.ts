@@ -13,9 +13,10 @@
  * is back (`OutRing.markSent` / the network state's LANDED_AT).
  */
 import { ErrClass, VecType } from '../constants.js'
+import { vecBytes } from '../am.js'
 import type { Context } from '../context.js'
 import { copyBuf, copySeg } from '../copy.js'
-import { ringDoorbell } from '../job/control.js'
+import { WaitCall, ringDoorbell } from '../job/control.js'
 import { NET_LANDED_AT } from '../job/spec.js'
 import { LapiStatus as S } from '../status.js'
 import {
@@ -60,8 +61,21 @@ export class RemoteOps {
   /** The id of the last Get or Rmw that waits for an answer here. */
   lastId = 0
 
-  /** Whether operation `id` still waits for its answer. */
-  isPending (id: number): boolean { return this.pending.has(id) }
+  /** The operation `answered` asks about (one predicate, kept: a wait allocates nothing). */
+  private awaited = 0
+  private readonly answered = (): boolean => !this.pending.has(this.awaited)
+
+  /** Waits, making progress, until operation `id` has its answer (0, or the wait's LAPI code). */
+  waitAnswer (id: number): number {
+    if (!this.pending.has(id)) return S.SUCCESS
+    const outer = this.awaited
+    this.awaited = id
+    try {
+      return this.c.waitUntil(this.answered, WaitCall.RMW)
+    } finally {
+      this.awaited = outer
+    }
+  }
 
   // ───────────────────────────── packets out ─────────────────────────────
 
@@ -171,9 +185,30 @@ export class RemoteOps {
     this.end(tgt)
   }
 
-  /** LAPI_Rmw / LAPI_Rmw64 on a remote task (arguments checked; 64-bit operands as bigints). */
-  rmw (op: number, tgt: number, tgtVar: Addr, width: number, v0: bigint, v1: bigint, prev: Ref<number> | Ref<bigint> | null,
+  /** LAPI_Rmw on a remote task (arguments checked; int32 operands, sent as int64 without a bigint). */
+  rmw32 (op: number, tgt: number, tgtVar: Addr, v0: number, v1: number, prev: Ref<number> | null,
     orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    const dv = this.rmwPacket(op, tgt, tgtVar, 32, prev, orgCntr)
+    const off = this.rmwAt
+    dv.setInt32(off + N_VAL0, v0, true); dv.setInt32(off + N_VAL0 + 4, v0 >> 31, true)
+    dv.setInt32(off + N_VAL1, v1, true); dv.setInt32(off + N_VAL1 + 4, v1 >> 31, true)
+    return this.rmwSent(tgt, shdlr, sinfo)
+  }
+
+  /** LAPI_Rmw64 on a remote task (arguments checked). */
+  rmw64 (op: number, tgt: number, tgtVar: Addr, v0: bigint, v1: bigint, prev: Ref<bigint> | null,
+    orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+    const dv = this.rmwPacket(op, tgt, tgtVar, 64, prev, orgCntr)
+    dv.setBigInt64(this.rmwAt + N_VAL0, v0, true)
+    dv.setBigInt64(this.rmwAt + N_VAL1, v1, true)
+    return this.rmwSent(tgt, shdlr, sinfo)
+  }
+
+  /** Where rmwPacket put the packet's header. */
+  private rmwAt = 0
+
+  /** Records an Rmw and begins its packet (operands to be written at rmwAt + N_VAL0 / N_VAL1). */
+  private rmwPacket (op: number, tgt: number, tgtVar: Addr, width: number, prev: Ref<number> | Ref<bigint> | null, orgCntr: Addr): DataView {
     const c = this.c
     const p = this.record(tgt)
     p.width = width
@@ -184,37 +219,51 @@ export class RemoteOps {
     const dv = c.outbox[tgt]!.dv
     dv.setUint32(off + N_TGT_ADDR, tgtVar, true)
     dv.setUint32(off + N_OP, op | (width << 8), true)
-    dv.setBigInt64(off + N_VAL0, v0, true)
-    dv.setBigInt64(off + N_VAL1, v1, true)
+    this.rmwAt = off
+    return dv
+  }
+
+  private rmwSent (tgt: number, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
     this.end(tgt)
-    if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
+    if (shdlr !== null) this.c.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
     return S.SUCCESS
   }
 
-  /** LAPI_Putv to a remote task (vectors checked): one Put per target piece; the last carries the counters. */
+  /**
+   * LAPI_Putv to a remote task (vectors checked): the origin pieces gathered into a staging copy in
+   * the own segment (the target pieces cut the stream differently), then one Put per target piece;
+   * the last carries the counters and the acknowledgement.
+   */
   putv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
     shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
     const c = this.c
-    // the origin pieces, gathered once into one staging buffer (the target pieces cut it differently)
-    const total = vecTotal(orgVec)
-    const data = new Uint8Array(total)
-    let at = 0
-    forPieces(orgVec, (a, n) => {
-      if (typeof a === 'number') copySeg(data, at, c.seg.u8[c.taskId]!, a, n)
-      else copyBuf(data, at, a, 0, n, false)
-      at += n
-    })
-    const pieces: Array<[number, number]> = []
-    forPieces(tgtVec, (a, n) => { if (n > 0) pieces.push([a as number, n]) })
+    const total = vecBytes(orgVec)
+    let staged = 0
+    if (total > 0) {
+      staged = c.mem.alloc(total)
+      if (staged === 0) return S.ERR_MEMORY_EXHAUSTED
+      const own = c.seg.u8[c.taskId]!
+      let at = staged
+      for (let i = 0; i < orgVec.num_vecs; i++) {
+        const a = pieceStart(orgVec, i); const n = pieceLen(orgVec, i)
+        if (typeof a === 'number') copySeg(own, at, own, a, n)
+        else copyBuf(own, at, a, 0, n, false)
+        at += n
+      }
+    }
     c.outbox[tgt]!.markSent()
-    if (pieces.length === 0) pieces.push([0, 0])
-    at = 0
-    for (let i = 0; i < pieces.length; i++) {
-      const [a, n] = pieces[i]!
-      const last = i === pieces.length - 1
-      this.putPackets(tgt, a, data, at, n, last ? tgtCntr : 0, last ? cmplCntr : 0, last ? F_ACK : 0)
+    const last = lastPiece(tgtVec)
+    let at = 0
+    for (let i = 0; i <= last; i++) {
+      const n = pieceLen(tgtVec, i)
+      if (n === 0) continue
+      const end = i === last
+      this.putPackets(tgt, pieceStart(tgtVec, i) as number, staged, at, n, end ? tgtCntr : 0, end ? cmplCntr : 0, end ? F_ACK : 0)
       at += n
     }
+    if (last < 0) this.putPackets(tgt, 0, null, 0, 0, tgtCntr, cmplCntr, F_ACK)
+    // (the data is in the ring toward the network: the staging copy may go)
+    if (staged !== 0) c.mem.free(staged)
     if (orgCntr !== 0) c.bumpLocal(orgCntr)
     if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.PUT_ERR)
     return S.SUCCESS
@@ -224,7 +273,7 @@ export class RemoteOps {
   getv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, tgtCntr: Addr, orgCntr: Addr,
     chndlr: compl_hndlr_t | null, cinfo: unknown): number {
     const c = this.c
-    const total = vecTotal(tgtVec)
+    const total = vecBytes(tgtVec)
     let staged = 0
     if (total > 0) {
       staged = c.mem.alloc(total)
@@ -237,15 +286,15 @@ export class RemoteOps {
     p.orgCntr = orgCntr
     p.chndlr = chndlr
     p.cinfo = cinfo
-    const pieces: Array<[number, number]> = []
-    forPieces(tgtVec, (a, n) => { if (n > 0) pieces.push([a as number, n]) })
-    if (pieces.length === 0) pieces.push([0, 0])
     c.outbox[tgt]!.markSent()
+    const last = lastPiece(tgtVec)
+    if (last < 0) this.getPacket(tgt, 0, 0, tgtCntr, staged, 0, F_NOTIFY, p.id)
     let at = 0
-    for (let i = 0; i < pieces.length; i++) {
-      const [a, n] = pieces[i]!
-      const last = i === pieces.length - 1
-      this.getPacket(tgt, a, n, last ? tgtCntr : 0, staged + at, 0, last ? F_NOTIFY : 0, last ? p.id : 0)
+    for (let i = 0; i <= last; i++) {
+      const n = pieceLen(tgtVec, i)
+      if (n === 0) continue
+      const end = i === last
+      this.getPacket(tgt, pieceStart(tgtVec, i) as number, n, end ? tgtCntr : 0, staged + at, 0, end ? F_NOTIFY : 0, end ? p.id : 0)
       at += n
     }
     return S.SUCCESS
@@ -276,21 +325,22 @@ export class RemoteOps {
     this.pending.delete(id)
     const c = this.c
     if (p.width !== 0) {
-      const v = dv.getBigInt64(off + N_VAL0, true)
       if (p.prev !== null) {
-        if (p.width === 32) (p.prev as Ref<number>).value = Number(BigInt.asIntN(32, v))
-        else (p.prev as Ref<bigint>).value = v
+        if (p.width === 32) (p.prev as Ref<number>).value = dv.getInt32(off + N_VAL0, true)
+        else (p.prev as Ref<bigint>).value = dv.getBigInt64(off + N_VAL0, true)
       }
     } else if (p.staged !== 0) {
       const own = c.seg.u8[c.taskId]!
       if (p.buf !== null) copySeg(p.buf, 0, own, p.staged, p.len)
       else if (p.vec !== null) {
+        const v = p.vec
         let at = p.staged
-        forPieces(p.vec, (a, n) => {
+        for (let i = 0; i < v.num_vecs; i++) {
+          const a = pieceStart(v, i); const n = pieceLen(v, i)
           if (typeof a === 'number') copySeg(own, a, own, at, n)
           else copySeg(a, 0, own, at, n)
           at += n
-        })
+        }
       }
       c.mem.free(p.staged)
     }
@@ -306,19 +356,18 @@ export class RemoteOps {
   }
 }
 
-/** Bytes a (checked) vector describes. */
-function vecTotal (v: lapi_vec_t): number {
-  let t = 0
-  forPieces(v, (_a, n) => { t += n })
-  return t
+/** Where piece `i` of a (checked) vector starts: an Addr, or an origin's buffer. */
+function pieceStart (v: lapi_vec_t, i: number): Addr | Uint8Array {
+  return v.vec_type === VecType.LAPI_GEN_STRIDED_XFER ? (v.info[0] as number) + i * (v.info[2] as number) : v.info[i]!
 }
 
-/** Calls `f` with each piece of a (checked) vector: its start (an Addr, or a buffer) and length. */
-function forPieces (v: lapi_vec_t, f: (a: Addr | Uint8Array, n: number) => void): void {
-  if (v.vec_type === VecType.LAPI_GEN_STRIDED_XFER) {
-    const base = v.info[0] as number; const block = v.info[1] as number; const stride = v.info[2] as number
-    for (let i = 0; i < v.num_vecs; i++) f(base + i * stride, block)
-    return
-  }
-  for (let i = 0; i < v.num_vecs; i++) f(v.info[i]!, v.len![i]!)
+/** Bytes of piece `i` of a (checked) vector. */
+function pieceLen (v: lapi_vec_t, i: number): number {
+  return v.vec_type === VecType.LAPI_GEN_STRIDED_XFER ? v.info[1] as number : v.len![i]!
+}
+
+/** Index of the last piece with data, or -1 when none has any. */
+function lastPiece (v: lapi_vec_t): number {
+  for (let i = v.num_vecs - 1; i >= 0; i--) if (pieceLen(v, i) > 0) return i
+  return -1
 }

@@ -215,11 +215,6 @@ export class StreamPath implements FramePath {
     return this.w[this.word(p, RX_END)]! - this.w[this.word(p, RX_START)]!
   }
 
-  /** Room left in peer `p`'s receive buffer. */
-  rxRoom (p: number): number {
-    return this.cap - (this.w[this.word(p, RX_END)]! - this.w[this.word(p, RX_START)]!)
-  }
-
   private readIn (p: number): void {
     const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
     const b = this.rx[p]!

@@ -84,7 +84,6 @@ export class TcpTransport implements Transport {
     })
   }
 
-  private pendingAccepts = 0
   private onConnected: (() => void) | null = null
   private connectedCount = 0
 
@@ -140,13 +139,11 @@ export class TcpTransport implements Transport {
   private accept (sock: Socket): void {
     const { rank, size, key, log } = this.o
     sock.setNoDelay(true)
-    this.pendingAccepts++
     const challenge = makeNonce()
     let done = false
     const refuse = (why: string): void => {
       if (done) return
       done = true
-      this.pendingAccepts--
       this.refused++
       log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, why }, 'tcp: connection refused')
       sock.destroy()
@@ -166,7 +163,6 @@ export class TcpTransport implements Transport {
       if (this.peers[r]!.sock !== null) { refuse(`process ${r} is connected already`); return }
       done = true
       clearTimeout(timer)
-      this.pendingAccepts--
       sock.write(encodeMessage({ t: 'welcome', rank, p: proof(key, 'tcp-accept', challenge, n, rank, r) }))
       this.attach(r, sock, reader.stop())
     }, (why) => refuse(why))
