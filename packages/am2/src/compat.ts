@@ -1,22 +1,22 @@
 /**
  * The C-style AM-2 names (docs/am2.md, "C ↔ TypeScript"): every AM_* function, constant and status
  * with AMUDP's values, plus the AMX_* extensions. Each function is a thin wrapper over the one
- * implementation (am2.ts) and returns an AM code; out-parameters are `Ref<T>`. The request and
+ * implementation (runtime.ts) and returns an AM code; out-parameters are `Ref<T>`. The request and
  * reply functions for 0..16 arguments fill a scratch argument array: no allocation per call.
  */
 import type { Addr, Ref } from '@amlapi/lapi'
 import {
   AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_MAX_SHORT, AM_NOTEMPTY, AmFault, AmOpcode, AmStatus,
 } from './constants.js'
-import {
-  MAX_LONG, MAX_MEDIUM, MAX_SEG_LENGTH, Bundle, Endpoint, Token, amInit, amTerminate, currentRuntime, tagOk,
-  type AmSeg, type am_handler, type en_t,
-} from './am2.js'
+import { Bundle, Endpoint, Token, type am_handler } from './objects.js'
+import { amInit, amTerminate, currentRuntime } from './runtime.js'
+import { MAX_LONG, MAX_MEDIUM, MAX_SEG_LENGTH, tagOk, type AmSeg, type en_t } from './types.js'
 import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
 import { CAT_LONG, CAT_MEDIUM, CAT_SHORT } from './wire.js'
 
 export { AM_SEQ, AM_PAR, AM_NOEVENTS, AM_NOTEMPTY, AM_NONE, AM_ALL } from './constants.js'
-export type { AmSeg, en_t, short_handler, bulk_handler, error_handler, am_handler } from './am2.js'
+export type { AmSeg, en_t } from './types.js'
+export type { short_handler, bulk_handler, error_handler, am_handler } from './objects.js'
 export { ref } from '@amlapi/lapi'
 export type { Ref, Addr } from '@amlapi/lapi'
 /** A bundle (opaque). */

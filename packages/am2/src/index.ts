@@ -21,7 +21,9 @@
  */
 import type { Lapi } from '@amlapi/lapi'
 import { AM_SEQ, AmStatus } from './constants.js'
-import { AmError, Bundle, Endpoint, MAX_LONG, MAX_MEDIUM, amInit, amTerminate, check, currentRuntime } from './am2.js'
+import type { Bundle, Endpoint } from './objects.js'
+import { amInit, amTerminate, currentRuntime } from './runtime.js'
+import { AmError, MAX_LONG, MAX_MEDIUM, check } from './types.js'
 import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
 
 export {
@@ -29,10 +31,10 @@ export {
   AM_MAX_NUM_HANDLERS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_NUM_TRANSLATIONS, amStatusName, amFaultName, amOpcodeName,
   type AmStatusCode, type AmFaultCode,
 } from './constants.js'
+export { AmError, MAX_MEDIUM, MAX_LONG, MAX_SEG_LENGTH, type AmSeg, type en_t } from './types.js'
 export {
-  AmError, Bundle, Endpoint, Token, MAX_MEDIUM, MAX_LONG, MAX_SEG_LENGTH, defaultHandler0,
-  type AmSeg, type en_t, type short_handler, type bulk_handler, type error_handler, type am_handler,
-} from './am2.js'
+  Bundle, Endpoint, Token, defaultHandler0, type short_handler, type bulk_handler, type error_handler, type am_handler,
+} from './objects.js'
 export { DEFAULT_DEPTH } from './spmd.js'
 
 /**

@@ -11,7 +11,8 @@
  */
 import { WaitCall, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
 import { AmStatus } from './constants.js'
-import { amInit, currentRuntime, type Bundle, type Endpoint, type Runtime } from './am2.js'
+import type { Bundle, Endpoint } from './objects.js'
+import { amInit, currentRuntime, type Runtime } from './runtime.js'
 import { MAX_DEPTH } from './wire.js'
 
 const S = AmStatus
