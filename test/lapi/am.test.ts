@@ -119,7 +119,7 @@ describe('waiting: the spin budget', () => {
     // soon (surely in the first round, while the code is still being compiled): the budget grows,
     // and the later rounds sleep in few of their waits. Judged by the best of the three: a
     // thread the test runner or V8 (compiler, GC) puts on a CPU makes a grown budget sleep too,
-    // and the budget then starts again from spinUs, by design (see Context.adaptSpin). (On the 2-vCPU
+    // and the budget then starts again from spinUs, by design (see Idler.adaptSpin). (On the 2-vCPU
     // VM with adaptation the best round slept 0-3 times in 1000 waits; without it, spinMaxUs 2,
     // the rounds slept 0-954 times, and the best of three 0-255: the chain sometimes ends by
     // itself there, so this shows that the waits do not sleep on every message, and `grown` that

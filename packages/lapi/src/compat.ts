@@ -11,8 +11,8 @@
  * ```
  */
 import { Query, RmwOp, VecType, XferType, InitFlag, RetFlag, CtlFlag, ErrClass, MsgState, XferFlag } from './constants.js'
-import type { HandlerFn } from './context.js'
-import type { hdr_hndlr_t, vhdr_hndlr_t } from './am.js'
+import type { HandlerFn } from './core/types.js'
+import type { hdr_hndlr_t, vhdr_hndlr_t } from './am/types.js'
 import { contextOf, openContext } from './registry.js'
 import { LapiStatus as S, LAPI_ERR_FIRSTCODE, LAPI_ERR_LASTCODE, statusText } from './status.js'
 import type { Addr, lapi_handle_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, lapi_xfer_t, LocalBuf, Ref } from './types.js'
@@ -22,7 +22,7 @@ export type {
   lapi_getv_t, lapi_putv_t, lapi_rmw_t, lapi_sh_info_t, LocalBuf, Ref, LAPI_err_hndlr, compl_hndlr_t, scompl_hndlr_t,
 } from './types.js'
 export { ref } from './types.js'
-export type { hdr_hndlr_t, vhdr_hndlr_t, lapi_return_info_t } from './am.js'
+export type { hdr_hndlr_t, vhdr_hndlr_t, lapi_return_info_t } from './am/types.js'
 
 const INVALID = S.ERR_HNDL_INVALID
 

@@ -1,4 +1,7 @@
-/** Errors of the idiomatic API: a thrown LapiError carries the LAPI code and its C name. */
+/**
+ * The errors LAPI throws to the program: a LapiError carries the LAPI code and its C name (the
+ * idiomatic API's failures); a JobAbortedError ends a blocking call of a job being torn down.
+ */
 import { LapiStatus, statusName, statusText } from './status.js'
 
 /**
@@ -22,6 +25,16 @@ export class LapiError extends Error {
   /** A plain record that survives postMessage; rebuild with `LapiError.fromRecord`. */
   toRecord (): { code: string; rc: number; message: string } {
     return { code: this.code, rc: this.rc, message: this.message }
+  }
+}
+
+/** Thrown out of a blocking call when the job is being torn down because another task failed. */
+export class JobAbortedError extends Error {
+  readonly task: number
+  constructor (task: number) {
+    super(`the job was aborted (${task >= 0 ? `task ${task} failed` : 'it timed out or was interrupted'}); this task stops`)
+    this.name = 'JobAbortedError'
+    this.task = task
   }
 }
 

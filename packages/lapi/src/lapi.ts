@@ -5,8 +5,9 @@
  * LAPI code into a thrown `LapiError` carrying that code.
  */
 import { InitFlag, Query, RmwOp } from './constants.js'
-import { Context, type DispatcherStats, type HandlerFn } from './context.js'
-import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am.js'
+import { Context } from './context.js'
+import type { DispatcherStats, HandlerFn } from './core/types.js'
+import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am/types.js'
 import { LapiError, check, checkSend } from './errors.js'
 import { LapiStatus } from './status.js'
 import { currentContext, openContext } from './registry.js'
@@ -242,7 +243,7 @@ export class Lapi {
    */
   prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
     if (this.ctx.isTerminated) return -1
-    return this.ctx.am.prepareShort(tgt, hdr, uhdrLen)
+    return this.ctx.prepareShort(tgt, hdr, uhdrLen)
   }
 
   /**
@@ -257,28 +258,28 @@ export class Lapi {
    */
   prepareShortData (tgt: number, hdr: number, uhdrLen: number, dataLen: number): number {
     if (this.ctx.isTerminated) return -1
-    return this.ctx.am.prepareShortData(tgt, hdr, uhdrLen, dataLen)
+    return this.ctx.prepareShortData(tgt, hdr, uhdrLen, dataLen)
   }
 
   /**
    * The words the user header of a prepared packet is written into (from a successful prepareShort
    * until commitShort; throws otherwise).
    */
-  get preparedWords (): Int32Array { return this.ctx.am.preparedWords }
+  get preparedWords (): Int32Array { return this.ctx.preparedWords }
 
   /**
    * The bytes of the same inbox as `preparedWords` (a Uint8Array over the whole of it: word index
    * i is byte 4 i), for a payload written into the prepared user header byte by byte or with
    * `set`; the same rules apply (from a successful prepareShort until commitShort; throws otherwise).
    */
-  get preparedBytes (): Uint8Array { return this.ctx.am.preparedBytes }
+  get preparedBytes (): Uint8Array { return this.ctx.preparedBytes }
 
   /**
    * Sends the packet `prepareShort` reserved. Returns false when nothing was sent: no packet is
    * prepared, another send to the same task came in between, or the context was terminated (then
    * send the message with `amsendCode`, writing it anew).
    */
-  commitShort (): boolean { return !this.ctx.isTerminated && this.ctx.am.commitShort() }
+  commitShort (): boolean { return !this.ctx.isTerminated && this.ctx.commitShort() }
 
   /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
   amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
@@ -322,7 +323,7 @@ export class Lapi {
     v[0] = a; v[1] = b
     const c = this.c
     check(c.rmw(op, tgt, tgtVar, v, this.ret, cntr(orgCntr)), 'Rmw')
-    if (c.local[tgt] === 0) this.awaitRemote('Rmw')
+    check(c.awaitRmw(tgt), 'Rmw')
     return this.ret.value
   }
 
@@ -333,14 +334,8 @@ export class Lapi {
     const out = this.ret64
     const c = this.c
     check(c.rmw64(op, tgt, tgtVar, v, out, cntr(orgCntr)), 'Rmw64')
-    if (c.local[tgt] === 0) this.awaitRemote('Rmw64')
+    check(c.awaitRmw(tgt), 'Rmw64')
     return out.value
-  }
-
-  /** Waits (making progress) until the Rmw just sent to a task of another process has its answer (one with an origin counter returns at once). */
-  private awaitRemote (what: string): void {
-    const r = this.c.remote
-    check(r.waitAnswer(r.lastId), what)
   }
 
   private readonly rmwIn = new Int32Array(2)
@@ -386,11 +381,7 @@ export class Lapi {
    * loops of layered libraries that skip a round with nothing to do. The look is a step in LAPI:
    * it publishes the ring slots the dispatcher gave back without telling their senders yet.
    */
-  get pending (): boolean {
-    const c = this.ctx
-    c.flushTails()
-    return c.inboxPending() || c.am.busy
-  }
+  get pending (): boolean { return this.ctx.workPending() }
 
   /** Runs the dispatcher once without the LAPI_Probe checks; returns the packets handled (0 inside a header handler). */
   progress (): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress() }
