@@ -23,7 +23,7 @@ import { encodeMessage, field, readMessages } from '../transport/messages.js'
 import type { PeerAddress } from '../transport/contract.js'
 import { resolveConfig } from '../config.js'
 import { logger } from '../log.js'
-import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type RunJobOptions } from './run-job.js'
+import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type RunJobOptions } from './options.js'
 import { checkJobFits, placement } from './spec.js'
 
 /** Beyond the tasks' grace period, how long a process may take to end before it is killed. */

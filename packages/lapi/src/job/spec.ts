@@ -9,8 +9,7 @@ import { totalmem } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { controlLayout, createControl } from './control.js'
-import type { NetShared } from '../agent/engine.js'
-import { createStreamShared, streamBufferBytes } from '../transport/stream-path.js'
+import { createStreamShared, streamBufferBytes, type StreamShared } from '../transport/stream-path.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 
@@ -24,6 +23,19 @@ export const DATA_KEY = '__amlapi_data'
 function fromAgent (key: string): unknown {
   const wd = workerData as Record<string, unknown> | null | undefined
   return wd !== null && typeof wd === 'object' ? wd[key] : undefined
+}
+
+/** What the processes of a job share to reach the network (JobSpec.net). */
+export interface NetShared {
+  /** The frame path's memory (tcp: its descriptors and buffers). */
+  stream: StreamShared
+  /** Engine statistics. */
+  stats: SharedArrayBuffer
+  /**
+   * Control messages a task took off the network for the agent: Int32 words START, END (bytes),
+   * then records of [peer u32][length u32][body], taken and consumed under the network lock.
+   */
+  control: SharedArrayBuffer
 }
 
 /** The `data` the agent passed to `runJob` (undefined in a job not started by runJob or without it). */

@@ -1,0 +1,127 @@
+/**
+ * What a job is asked to do and what it comes to, shared by the two ways to run one (job/run-job.ts
+ * in this process, job/processes.ts over several): the options, the result, the output forwarding,
+ * the program check, and the launcher's wording of a failure.
+ */
+import { statSync, accessSync, constants as fsConstants } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { Readable, Writable } from 'node:stream'
+import type { JobConfig } from '../config.js'
+
+export interface RunJobOptions {
+  /** The program every task runs (a path or file URL of an ES module or script). */
+  program: string | URL
+  /** Number of tasks (N ≥ 1). */
+  numTasks: number
+  /** Arguments: each task's `process.argv` is `[node, program, ...args]`. */
+  args?: string[]
+  /** Job settings; the rest come from the environment and the defaults (config.ts). */
+  config?: Partial<JobConfig>
+  /** Prefix every output line with `[task] `. */
+  label?: boolean
+  /** Where the tasks' stdout goes (default process.stdout). */
+  stdout?: Writable
+  /** Where the tasks' stderr and the job's failure message go (default process.stderr). */
+  stderr?: Writable
+  /** Environment of the tasks (default: this process's). */
+  env?: NodeJS.ProcessEnv
+  /**
+   * Ends the job (as a failure) after this many milliseconds; the failure says what each task was
+   * doing then (which blocking call it waited in, and for what).
+   */
+  timeoutMs?: number
+  /**
+   * After the first failure, how long (ms) the other tasks may take to end by themselves, with all
+   * they wrote forwarded, before they are terminated (default 2000). A task blocked in a LAPI or
+   * AM-2 call ends at once (JobAbortedError); only one busy in its own code takes the whole grace.
+   */
+  graceMs?: number
+  /** Aborting it stops the job (as lapirun does on Ctrl-C). */
+  signal?: AbortSignal
+  /**
+   * Anything structured-clonable (SharedArrayBuffers are shared, not copied) that every task can
+   * read with `jobData()`: how an embedding program talks to its tasks. (With `procs` > 1 each
+   * process gets a copy: nothing is shared between processes.)
+   */
+  data?: unknown
+  /**
+   * Processes to spread the tasks over on this host (default 1): process p holds tasks
+   * ⌊p·N/P⌋ … ⌊(p+1)·N/P⌋−1, which share memory; tasks of different processes talk over `transport`.
+   */
+  procs?: number
+  /** The network transport between processes: 'tcp' (the default when `procs` > 1). */
+  transport?: 'tcp'
+  /** The local address the job's sockets bind to (default 127.0.0.1). */
+  bind?: string
+}
+
+/** What a process of a job of several processes adds to runTasks (job/child.ts). */
+export interface ProcessHooks {
+  /** Receives the function that ends this process's part of the job as failed (task, reason). */
+  bind: (fail: (task: number, reason: string) => void) => void
+  /** The first failure here (a task's, or one `fail` was given). */
+  onFail: (task: number, reason: string) => void
+  /** A task of this process ended (`failed`: not normally). */
+  onTaskEnded: (task: number, failed: boolean) => void
+}
+
+export interface JobResult {
+  /** 0 when every task finished normally, otherwise non-zero. */
+  exitCode: number
+  /** Exit code of each task's thread (undefined while it never ran). */
+  taskExitCodes: Array<number | undefined>
+  /** The first failure: which task and why; undefined on success. */
+  failure?: { task: number; reason: string }
+  durationMs: number
+}
+
+/** Splits a stream into lines and writes each with a prefix. */
+export function forward (src: Readable, dst: Writable, prefix: string, wholeLines = false): Promise<void> {
+  const done = new Promise<void>((resolve) => { src.once('end', resolve); src.once('close', resolve) })
+  if (prefix === '' && !wholeLines) {
+    src.on('data', (chunk: Buffer) => { dst.write(chunk) })
+    return done
+  }
+  let rest = ''
+  src.setEncoding('utf8')
+  src.on('data', (chunk: string) => {
+    const text = rest + chunk
+    const lines = text.split('\n')
+    rest = lines.pop() ?? ''
+    if (lines.length > 0) dst.write(lines.map((l) => prefix + l + '\n').join(''))
+  })
+  return done.then(() => { if (rest !== '') dst.write(prefix + rest + '\n') })
+}
+
+/** Default of RunJobOptions.graceMs. */
+export const ABORT_GRACE_MS = 2000
+
+/** The program's file URL, once it is known to be a readable file; throws an Error saying what is wrong. */
+export function checkProgram (program: string | URL): URL {
+  const url = typeof program === 'string' ? pathToFileURL(resolve(program)) : program
+  if (url.protocol !== 'file:') return url
+  const path = fileURLToPath(url)
+  let isFile: boolean
+  try {
+    isFile = statSync(path).isFile()
+  } catch {
+    throw new Error(`cannot run ${String(program)}: no such file`)
+  }
+  if (!isFile) throw new Error(`cannot run ${String(program)}: not a file`)
+  try {
+    accessSync(path, fsConstants.R_OK)
+  } catch {
+    throw new Error(`cannot run ${String(program)}: not readable`)
+  }
+  return url
+}
+
+/** The line lapirun ends a failed job with. */
+export function failureLine (f: { task: number, reason: string }): string {
+  return `lapirun: ${f.task >= 0 ? `task ${f.task} failed: ` : ''}${f.reason}\n`
+}
+
+export function seconds (ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`
+}
