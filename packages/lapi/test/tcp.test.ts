@@ -107,6 +107,36 @@ describe('tcp transport', () => {
     expect(streamStats(ns[2]!.s).writes).toBe(1)
   })
 
+  it('writes a frame straight from its data only behind nothing queued, and keeps every byte in order', async () => {
+    const key = makeKey()
+    const ns = [node(0, 2, key, true), node(1, 2, key, true)]
+    const table = await Promise.all(ns.map((n) => n.t.listen()))
+    await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
+    const p1 = ns[1]!.path
+    const head = Buffer.from('H:')
+    const data = Buffer.alloc(40_000)
+    for (let i = 0; i < data.length; i++) data[i] = 97 + (i % 26)
+    const sent: string[] = []
+    // a queued frame first: the direct one must not pass it
+    const q = Buffer.from('queued')
+    p1.queue(0, FRAME_PACKET, 3, q, 0, q.length); sent.push('queued')
+    expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, 5, 1000)).toBe(false)
+    p1.flush()
+    // more than the socket takes at once: the rest waits in the queue, behind the frame's start
+    for (let k = 0; k < 60; k++) {
+      while (!p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, k, 30_000)) { p1.flush(); take(ns[0]!, true); await new Promise((r) => setImmediate(r)) }
+      sent.push('H:' + data.toString('latin1', k, k + 30_000))
+    }
+    // a frame larger than the queue never goes straight
+    expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, Buffer.alloc(70_000), 0, 70_000)).toBe(false)
+    await until(() => { p1.flush(); take(ns[0]!, true); return ns[0]!.frames.length === sent.length })
+    expect(ns[0]!.frames.map((f) => f.body)).toEqual(sent)
+    expect(ns[0]!.frames.every((f) => f.dst === 3 && f.kind === FRAME_PACKET)).toBe(true)
+    // room: what a full queue has for another frame, before and after writing
+    expect(p1.room(0, 100, false)).toBe(true)
+    expect(p1.room(0, 64 << 10, false)).toBe(false)
+  })
+
   it('refuses a process with a wrong key, and one that speaks garbage, and still lets the job in', async () => {
     const key = makeKey()
     const n0 = node(0, 2, key, true)

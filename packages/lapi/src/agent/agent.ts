@@ -268,6 +268,8 @@ export class Agent {
   private tick (): void {
     const polls = Atomics.load(this.w, W_POLLS)
     if (polls !== this.lastPolls) { this.lastPolls = polls; this.idleTicks = 0; this.checkPeers(); return }
+    // (a task that sent and then stopped polling may have left its last sends to go with later ones)
+    if (this.engine.pendingOut) this.round()
     if (++this.idleTicks < IDLE_TICKS) return
     this.takeBack()
   }

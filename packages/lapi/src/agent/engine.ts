@@ -31,12 +31,12 @@ import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, net
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
 import {
-  BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_COUNT, N_COUNTER, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
+  BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, NET_PUT_DIRECT_MAX, N_COUNT, N_COUNTER, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
   PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
   T_AM_BARE, T_AM_SHORT, T_NET_ACK, T_NET_BUMP, T_NET_DONE, T_NET_GET, T_NET_GETR, T_NET_PUT, T_NET_RMW, T_NET_RMWR, packetBodyBytes, writePacketHeader,
 } from '../transport/packet.js'
 import { RingReader, RingWriter } from '../transport/ring.js'
-import { StreamPath, type StreamShared } from '../transport/stream-path.js'
+import { StreamPath } from '../transport/stream-path.js'
 
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
@@ -66,6 +66,14 @@ export const OWNER_TASKS = 1
 const ACK_ROUNDS = 4
 /** How long a waiting task gives the agent its CPU to hand the connections over, ms. */
 const HANDOVER_WAIT_MS = 0.2
+/** A send within this long of its thread's last write waits for the next write (`flushOut`), ms. */
+const COALESCE_MS = 0.008
+/** … unless this many bytes wait. */
+const COALESCE_BYTES = 16 << 10
+/** A thread that polls without waiting reads the connections at most once per this long, ms. */
+const READ_GAP_MS = 0.004
+/** Body bytes of an answer without payload (an acknowledgement, an Rmw's old value). */
+const ANSWER_BYTES = BODY_PACKET + PACKET_HEADER_BYTES
 /** Holder id of the agent (tasks use their task id + 1). */
 export const AGENT_ID = 0x7fffffff
 
@@ -73,19 +81,6 @@ export const AGENT_ID = 0x7fffffff
 const ST_PACKETS_OUT = 0
 const ST_PACKETS_IN = 1
 const ST_ACKS = 2
-
-/** What the processes of a job share to reach the network (JobSpec.net). */
-export interface NetShared {
-  /** The frame path's memory (tcp: its descriptors and buffers). */
-  stream: StreamShared
-  /** Engine statistics. */
-  stats: SharedArrayBuffer
-  /**
-   * Control messages a task took off the network for the agent: Int32 words START, END (bytes),
-   * then records of [peer u32][length u32][body], taken and consumed under the network lock.
-   */
-  control: SharedArrayBuffer
-}
 
 /** Bytes before the records of the control queue. */
 const CQ_HEADER = 8
@@ -115,6 +110,8 @@ export class NetEngine {
   private readonly segSize: number
   private readonly tag: number
   private readonly bodyRoom: number
+  /** The largest frame body taken in: a ring slot's, or a direct Put's (NET_PUT_DIRECT_MAX). */
+  private readonly frameRoom: number
   private readonly scratch: Uint8Array
   private readonly sdv: DataView
   /** DataViews of frame bodies, by buffer (one per receive buffer). */
@@ -147,6 +144,7 @@ export class NetEngine {
     this.segSize = spec.config.segmentSize
     this.tag = netTagOffset(spec.ring)
     this.bodyRoom = spec.ring.slotBytes - 4
+    this.frameRoom = Math.max(this.bodyRoom, BODY_PACKET + PACKET_HEADER_BYTES + NET_PUT_DIRECT_MAX)
     this.procOf = new Int32Array(this.n)
     for (let p = 0; p < spec.processes; p++) {
       const { first, count } = placement(this.n, spec.processes, p)
@@ -226,7 +224,7 @@ export class NetEngine {
     }
     if (!this.tryLock()) return 0
     Atomics.store(this.w, W_TXPEND, 0)
-    const n = this.work(Atomics.load(this.w, W_OWNER) === OWNER_TASKS)
+    const n = this.work(Atomics.load(this.w, W_OWNER) === OWNER_TASKS, waiting)
     this.release()
     Atomics.add(this.w, W_POLLS, 1)
     return n
@@ -239,8 +237,65 @@ export class NetEngine {
     Atomics.store(this.w, W_TXPEND, 0)
     // (acknowledgements ride on packets; a kick with none to send writes nothing for them)
     if (this.sendOut() > 0) this.acks(true)
-    this.path.flush()
+    // (while the agent reads, nobody may poll soon: what is sent goes at once)
+    this.flushOut(Atomics.load(this.w, W_OWNER) !== OWNER_TASKS)
     this.release()
+  }
+
+  /**
+   * Writes what is queued: at once when `now`, else only once this thread's last write is
+   * COALESCE_MS old or COALESCE_BYTES wait. A send that follows another closely waits for the
+   * ones after it (a burst goes in few writes, not one system call per message); a wait, a sleep,
+   * the agent, or the next poll after COALESCE_MS writes it (docs/transports.md, "Coalescing").
+   */
+  private flushOut (now: boolean): void {
+    const q = this.path.queued()
+    if (q === 0) return
+    if (!now && performance.now() - this.lastWrite < COALESCE_MS && q < COALESCE_BYTES) return
+    this.path.flush()
+    // (the window counts from the end of the write: a system call as long as it must not close it)
+    this.lastWrite = performance.now()
+  }
+
+  /** When this thread's last write ended, and when it last read without waiting (performance.now ms). */
+  private lastWrite = -1
+  private lastRead = -1
+
+  /**
+   * A chunk of a large Put of task `src` (docs/transports.md, "Large Puts"): one T_NET_PUT frame
+   * whose payload, `len` ≤ NET_PUT_DIRECT_MAX bytes of `data` from `off`, is written straight from
+   * there — not copied into a ring slot and the send queue first. It goes under the lock, after
+   * everything that waits (the rings toward the network, the send queue), so a task's packets keep
+   * their order. False when that cannot be now (the lock is taken, or bytes still wait for the
+   * connection): the caller sends the chunk as ring packets instead.
+   */
+  putDirect (src: number, tgt: number, flags: number, tgtAddr: number, offset: number, msgLen: number,
+    tgtCntr: number, cmplCntr: number, data: Uint8Array, off: number, len: number): boolean {
+    if (!this.tryLock()) return false
+    Atomics.store(this.w, W_TXPEND, 0)
+    this.sendOut()
+    let ok = false
+    if (!this.ringsPending()) {
+      this.path.flush()
+      const o = this.begin(T_NET_PUT, flags, src, len, 0, offset, msgLen)
+      this.sdv.setUint32(o + N_TGT_ADDR, tgtAddr, true)
+      this.sdv.setUint32(o + N_TGT_CNTR, tgtCntr, true)
+      this.sdv.setUint32(o + N_ORG_CNTR, cmplCntr, true)
+      ok = this.path.sendDirect(this.procOf[tgt]!, FRAME_PACKET, tgt, this.scratch, o + PACKET_HEADER_BYTES, data, off, len)
+      if (ok) {
+        this.st[ST_PACKETS_OUT]!++
+        this.acks(true)
+        this.path.flush()
+      }
+    }
+    this.release()
+    return ok
+  }
+
+  /** Whether packets wait in a ring toward the network (under the lock). */
+  private ringsPending (): boolean {
+    for (const t of this.tasks) if (t.out.available() > 0) return true
+    return false
   }
 
   /**
@@ -253,7 +308,7 @@ export class NetEngine {
     Atomics.store(this.w, W_TXPEND, 0)
     try {
       first()
-      this.work(false)
+      this.work(false, true)
     } finally {
       this.release()
     }
@@ -262,6 +317,16 @@ export class NetEngine {
 
   /** A task that may have read the connections is about to sleep: the agent reads them meanwhile. */
   beforeSleep (): void {
+    // what this thread left to go with later sends goes now (or with the lock's holder: TXPEND)
+    if (this.path.queued() > 0) {
+      Atomics.store(this.w, W_TXPEND, 1)
+      if (this.tryLock()) {
+        Atomics.store(this.w, W_TXPEND, 0)
+        this.sendOut()
+        this.flushOut(true)
+        this.release()
+      }
+    }
     if (Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) return
     Atomics.store(this.w, W_GIVEBACK, 1)
     ringAgent(this.ctl)
@@ -284,17 +349,33 @@ export class NetEngine {
    * frames (a task's next send carries them: `kick`), or once they have waited ACK_ROUNDS rounds,
    * or at once in the agent's rounds (no task is there to send anything).
    */
-  private work (reading: boolean): number {
+  private work (reading: boolean, urgent: boolean): number {
     this.sendOut()
     Atomics.store(this.w, W_BLOCKED, 0)
+    // (a thread that polls between sends reads at most once per READ_GAP_MS: an empty read is an
+    // exception, and a poll right after one finds nothing new either; a waiting one always reads)
+    if (reading && !urgent) {
+      const t = performance.now()
+      if (t - this.lastRead < READ_GAP_MS) reading = false
+      else this.lastRead = t
+    }
     const n = this.path.poll(reading, this.frame)
+    this.framesIn += n
     this.acks(this.onControl !== null || this.path.queued() > 0 || ++this.ackRounds >= ACK_ROUNDS)
-    this.path.flush()
+    this.flushOut(urgent)
     return n
   }
 
   /** Rounds acknowledgements have waited for a frame to ride on. */
   private ackRounds = 0
+  /** Frames this thread handed in. */
+  private framesIn = 0
+
+  /**
+   * Grows whenever this thread's engine work moved something (bytes written or read, frames
+   * handed in): a wait whose spin budget ran out while it did is not idle, and keeps spinning.
+   */
+  get moved (): number { return this.framesIn + this.path.moved }
 
   /** Sends the acknowledgements that wait, when `now`. */
   private acks (now: boolean): void {
@@ -353,6 +434,8 @@ export class NetEngine {
       const was = netAckedFrom(this.n, src)
       const d = (now - t.state[was]!) | 0
       if (d === 0) continue
+      // (no room toward its process now: this one waits for a later round)
+      if (!this.path.room(this.procOf[src]!, ANSWER_BYTES, false)) { Atomics.store(t.state, NET_DIRTY, 1); continue }
       t.state[was] = now
       this.ack(t.id, src, d, 0)
     }
@@ -374,15 +457,9 @@ export class NetEngine {
     return BODY_PACKET
   }
 
-  /** Sends the scratch packet (with `len` payload bytes) to remote task `to`. */
+  /** Sends the scratch packet (with `len` payload bytes) to remote task `to`: its caller made sure the queue has room (`FramePath.room`). */
   private sendScratch (to: number, off: number, len: number): void {
-    const peer = this.procOf[to]!
-    const bytes = off + PACKET_HEADER_BYTES + len
-    if (this.path.queue(peer, FRAME_PACKET, to, this.scratch, 0, bytes) === BACKPRESSURE) {
-      // (an answer must not be lost: write what is queued, then queue it; the queue has room for one frame by then or the peer is gone)
-      this.path.flush()
-      this.path.queue(peer, FRAME_PACKET, to, this.scratch, 0, bytes)
-    }
+    if (this.path.queue(this.procOf[to]!, FRAME_PACKET, to, this.scratch, 0, off + PACKET_HEADER_BYTES + len) === BACKPRESSURE) this.path.dropped()
   }
 
   /** A DataView of a receive buffer (one per buffer, kept: frame bodies are read at their offsets in it). */
@@ -412,11 +489,11 @@ export class NetEngine {
     }
     const t = this.tasks[dst - this.lo]
     if (t === undefined) { this.path.dropped(); return true }
-    if (len < 8 || len > this.bodyRoom) return this.drop(t)
+    if (len < 8 || len > this.frameRoom) return this.drop(t)
     const dv = this.dvOf(u8)
     const w0 = dv.getUint32(off, true)
     if (w0 === SHORT_WORD0 || w0 === BARE_WORD0) {
-      if (!this.fromPeer(peer, dv.getUint32(off + 4, true)) || packetBodyBytes(dv, off) !== len) return this.drop(t)
+      if (len > this.bodyRoom || !this.fromPeer(peer, dv.getUint32(off + 4, true)) || packetBodyBytes(dv, off) !== len) return this.drop(t)
       return this.deliver(t, u8, off, len)
     }
     if (w0 !== 0 || len < BODY_PACKET + PACKET_HEADER_BYTES) return this.drop(t)
@@ -424,13 +501,17 @@ export class NetEngine {
     const p = off + BODY_PACKET
     const src = dv.getUint32(p + P_SRC, true)
     const plen = dv.getUint32(p + P_LEN, true)
+    const type = dv.getUint8(p + P_TYPE)
     if (dv.getUint8(p + P_VERSION) !== PACKET_VERSION || !this.fromPeer(peer, src) || BODY_PACKET + PACKET_HEADER_BYTES + plen !== len) return this.drop(t)
-    this.st[ST_PACKETS_IN]!++
-    switch (dv.getUint8(p + P_TYPE)) {
-      case T_NET_PUT: this.onPut(t, dv, p, src, plen, u8); return true
-      case T_NET_GET: this.onGet(t, dv, p, src); return true
+    // (only a Put, whose payload goes to the segment, may be larger than a ring slot)
+    if (len > this.bodyRoom && type !== T_NET_PUT) return this.drop(t)
+    // (those that answer count themselves once performed: they may wait for room first)
+    if (type !== T_NET_PUT && type !== T_NET_GET && type !== T_NET_RMW) this.st[ST_PACKETS_IN]!++
+    switch (type) {
+      case T_NET_PUT: return this.onPut(t, dv, p, src, plen, u8, peer)
+      case T_NET_GET: return this.onGet(t, dv, p, src, peer)
       case T_NET_GETR: return this.onGetReply(t, dv, p, src, plen, u8)
-      case T_NET_RMW: this.onRmw(t, dv, p, src); return true
+      case T_NET_RMW: return this.onRmw(t, dv, p, src, peer)
       case T_NET_RMWR: return this.done(t, dv.getUint32(p + P_MSG_ID, true), dv, p + N_VAL0)
       case T_NET_BUMP: this.bumpCounter(t, dv.getUint32(p + N_COUNTER, true)); return true
       case T_NET_ACK: {
@@ -512,18 +593,22 @@ export class NetEngine {
     ringCounter(this.ctl, t.id, w, Atomics.add(t.i32, w, 1) + 1)
   }
 
-  private onPut (t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array): void {
+  private onPut (t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array, peer: number): boolean {
     const addr = dv.getUint32(p + N_TGT_ADDR, true)
     const at = addr + dv.getUint32(p + P_OFFSET, true)
     const total = dv.getUint32(p + P_MSG_LEN, true)
-    if (!this.inSeg(addr, total) || at + plen > addr + total) { this.drop(t); return }
-    if (plen > 0) copySeg(t.u8, at, u8, p + PACKET_HEADER_BYTES, plen)
+    if (!this.inSeg(addr, total) || at + plen > addr + total) return this.drop(t)
     const flags = dv.getUint16(p + P_FLAGS, true)
-    if ((flags & F_LAST) === 0) return
+    const last = (flags & F_LAST) !== 0
+    const cmpl = last && (flags & F_ACK) !== 0 ? dv.getUint32(p + N_ORG_CNTR, true) : 0
+    // (its acknowledgement must not be lost: a Put that will have one waits for the room first)
+    if (cmpl !== 0 && !this.path.room(peer, ANSWER_BYTES, true)) return false
+    this.st[ST_PACKETS_IN]!++
+    if (plen > 0) copySeg(t.u8, at, u8, p + PACKET_HEADER_BYTES, plen)
+    if (!last) return true
     this.bumpCounter(t, dv.getUint32(p + N_TGT_CNTR, true))
     // acknowledged for the origin's fence (F_ACK), with its completion counter
-    if ((flags & F_ACK) === 0) return
-    const cmpl = dv.getUint32(p + N_ORG_CNTR, true)
+    if ((flags & F_ACK) === 0) return true
     if (cmpl !== 0) this.ack(t.id, src, 1, cmpl)
     else {
       // (no counter to move at the origin: counted with the next batch of acknowledgements, which
@@ -531,9 +616,15 @@ export class NetEngine {
       Atomics.add(t.state, netLandedFrom(this.n, src), 1)
       Atomics.store(t.state, NET_DIRTY, 1)
     }
+    return true
   }
 
-  private onGet (t: LocalTask, dv: DataView, p: number, src: number): void {
+  /**
+   * Answers a Get with T_NET_GETR packets, as many as the send queue toward the origin has room
+   * for: an answer is never dropped. A Get answered in part keeps its place at the front of the
+   * stream, with how far it got in its own P_OFFSET, and goes on at the next round.
+   */
+  private onGet (t: LocalTask, dv: DataView, p: number, src: number, peer: number): boolean {
     const addr = dv.getUint32(p + N_TGT_ADDR, true)
     const len = dv.getUint32(p + P_MSG_LEN, true)
     const id = dv.getUint32(p + P_MSG_ID, true)
@@ -541,11 +632,12 @@ export class NetEngine {
     const orgAddr = dv.getUint32(p + N_ORG_ADDR, true)
     const orgCntr = dv.getUint32(p + N_ORG_CNTR, true)
     const tgtCntr = dv.getUint32(p + N_TGT_CNTR, true)
-    if (!this.inSeg(addr, len)) { this.drop(t); return }
+    let pos = dv.getUint32(p + P_OFFSET, true)
+    if (!this.inSeg(addr, len) || pos > len) return this.drop(t)
     const room = this.bodyRoom - BODY_PACKET - PACKET_HEADER_BYTES
-    let pos = 0
     do {
       const n = len - pos < room ? len - pos : room
+      if (!this.path.room(peer, ANSWER_BYTES + n, true)) { dv.setUint32(p + P_OFFSET, pos, true); return false }
       const last = pos + n >= len
       const o = this.begin(T_NET_GETR, last ? flags | F_LAST : 0, t.id, n, id, pos, len)
       this.sdv.setUint32(o + N_ORG_ADDR, orgAddr, true)
@@ -554,8 +646,10 @@ export class NetEngine {
       this.sendScratch(src, o, n)
       pos += n
     } while (pos < len)
+    this.st[ST_PACKETS_IN]!++
     // (LAPI: the target counter of a Get moves once the data has been taken from the segment)
     this.bumpCounter(t, tgtCntr)
+    return true
   }
 
   private onGetReply (t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array): boolean {
@@ -574,16 +668,18 @@ export class NetEngine {
     return true
   }
 
-  private onRmw (t: LocalTask, dv: DataView, p: number, src: number): void {
+  private onRmw (t: LocalTask, dv: DataView, p: number, src: number, peer: number): boolean {
     const addr = dv.getUint32(p + N_TGT_ADDR, true)
     const opw = dv.getUint32(p + N_OP, true)
     const op = opw & 0xff
     const width = opw >>> 8
     const id = dv.getUint32(p + P_MSG_ID, true)
     if ((width !== 32 && width !== 64) || op > RmwOp.COMPARE_AND_SWAP || (addr & (width === 32 ? 3 : 7)) !== 0 || !this.inSeg(addr, width >> 3)) {
-      this.drop(t)
-      return
+      return this.drop(t)
     }
+    // (performed only once its answer has room: it is not performed twice, nor answered never)
+    if (!this.path.room(peer, ANSWER_BYTES, true)) return false
+    this.st[ST_PACKETS_IN]!++
     const o = this.begin(T_NET_RMWR, 0, t.id, 0, id, 0, 0)
     if (width === 32) {
       // (int32 operands travel sign-extended to int64: their low words are the values)
@@ -594,6 +690,7 @@ export class NetEngine {
       this.sdv.setBigInt64(o + N_VAL0, rmw64(t.i64, addr >>> 3, op, dv.getBigInt64(p + N_VAL0, true), dv.getBigInt64(p + N_VAL1, true)), true)
     }
     this.sendScratch(src, o, 0)
+    return true
   }
 
   /**

@@ -13,15 +13,15 @@
  * is back (`OutRing.markSent` / the network state's LANDED_AT).
  */
 import { ErrClass, VecType } from '../constants.js'
-import { vecBytes } from '../am.js'
-import type { Context } from '../context.js'
+import { vecBytes } from '../am/vectors.js'
+import type { RemoteHost as Context } from '../core/types.js'
 import { copyBuf, copySeg } from '../copy.js'
 import { WaitCall, ringDoorbell } from '../job/control.js'
 import { NET_LANDED_AT } from '../job/spec.js'
 import { LapiStatus as S } from '../status.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1, N_COUNTER,
-  PACKET_HEADER_BYTES, P_MSG_ID, T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW, writePacketHeader,
+  NET_PUT_DIRECT_MAX, PACKET_HEADER_BYTES, P_MSG_ID, T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW, writePacketHeader,
 } from '../transport/packet.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from '../types.js'
 
@@ -43,6 +43,11 @@ class PendingOp {
   id = 0
 }
 
+/** Packets of a multi-packet Put published between two kicks of the network engine. */
+const KICK_PACKETS = 16
+/** Puts of at least this many bytes go as chunks written straight from their source (NetEngine.putDirect). */
+const DIRECT_MIN = 32 << 10
+
 export class RemoteOps {
   private readonly c: Context
   private readonly maxPkt: number
@@ -60,6 +65,9 @@ export class RemoteOps {
 
   /** The id of the last Get or Rmw that waits for an answer here. */
   lastId = 0
+
+  /** Whether nothing of this process waits to be written to the network (a large Put's chunks wait for it). */
+  private readonly netDrained = (): boolean => !this.c.net!.pendingOut
 
   /** The operation `answered` asks about (one predicate, kept: a wait allocates nothing). */
   private awaited = 0
@@ -98,14 +106,43 @@ export class RemoteOps {
 
   /**
    * Puts `len` bytes of `src` (an Addr of the own segment or a buffer; `so` its start) at `tgtAddr`
-   * of `tgt`'s segment, as packets; the last carries `flags` and the counters.
+   * of `tgt`'s segment; the last packet carries `flags` and the counters. A large Put goes in
+   * chunks written straight from `src` (NetEngine.putDirect), each chunk that cannot go so now as
+   * ring packets.
    */
   private putPackets (tgt: number, tgtAddr: Addr, src: LocalBuf, so: number, len: number, tgtCntr: Addr, cmplCntr: Addr, flags: number): void {
     const c = this.c
-    const own = c.seg.u8[c.taskId]!
+    const net = c.net
+    if (len < DIRECT_MIN || net === null || src === null) { this.putRing(tgt, tgtAddr, src, so, 0, len, len, tgtCntr, cmplCntr, flags); return }
+    const data = typeof src === 'number' ? c.seg.u8[c.taskId]! : src
+    const base = typeof src === 'number' ? src + so : so
     let pos = 0
     do {
-      const n = len - pos < this.maxPkt ? len - pos : this.maxPkt
+      const n = len - pos < NET_PUT_DIRECT_MAX ? len - pos : NET_PUT_DIRECT_MAX
+      const last = pos + n >= len
+      const f = last ? flags | F_LAST : 0
+      const tc = last ? tgtCntr : 0
+      const cc = last ? cmplCntr : 0
+      if (!net.putDirect(c.taskId, tgt, f, tgtAddr, pos, len, tc, cc, data, base + pos, n)) {
+        // the connection is busy: wait (making progress) until what waits for it is written, then
+        // write the chunk from its source; a send that may not wait (in a header handler) takes the ring
+        if (c.waitUntil(this.netDrained, WaitCall.SEND) !== S.SUCCESS || !net.putDirect(c.taskId, tgt, f, tgtAddr, pos, len, tc, cc, data, base + pos, n)) {
+          this.putRing(tgt, tgtAddr, src, so, pos, pos + n, len, tgtCntr, cmplCntr, flags)
+        }
+      }
+      pos += n
+    } while (pos < len)
+  }
+
+  /** Bytes [from, to) of a Put of `len` bytes as ring packets (the one that ends at `len` the last). */
+  private putRing (tgt: number, tgtAddr: Addr, src: LocalBuf, so: number, from: number, to: number, len: number,
+    tgtCntr: Addr, cmplCntr: Addr, flags: number): void {
+    const c = this.c
+    const own = c.seg.u8[c.taskId]!
+    let pos = from
+    let k = 0
+    do {
+      const n = to - pos < this.maxPkt ? to - pos : this.maxPkt
       const last = pos + n >= len
       const off = this.begin(tgt, T_NET_PUT, last ? flags | F_LAST : 0, n, 0, pos, len)
       const w = c.outbox[tgt]!
@@ -118,9 +155,11 @@ export class RemoteOps {
         if (typeof src === 'number') copySeg(w.u8, off + PACKET_HEADER_BYTES, own, src + so + pos, n)
         else copyBuf(w.u8, off + PACKET_HEADER_BYTES, src!, so + pos, n, false)
       }
-      this.end(tgt)
+      // (the packets of one message go to the network together: a kick writes what waits, so
+      // one per KICK_PACKETS packets and one for the last of the range make a write per batch)
+      if (pos + n >= to || ++k === KICK_PACKETS) { k = 0; this.end(tgt) } else this.c.outbox[tgt]!.publish()
       pos += n
-    } while (pos < len)
+    } while (pos < to)
   }
 
   // ───────────────────────────── operations ─────────────────────────────

@@ -36,6 +36,8 @@ export class Idler {
   private readonly myWaitCall: number
   private readonly ringSlots: number
   private readonly net: NetEngine | null
+  /** The network engine's `moved` when the current spin period began. */
+  private netMoved = 0
 
   /** The spin budget of the next wait, ms: `spinUs` to begin with, adapted by `adaptSpin`. */
   spinMs: number
@@ -100,8 +102,15 @@ export class Idler {
   idle (spinStart: number, kind: number, call: number, i32: Int32Array | null, idx: number, val: number): number {
     this.checkAbort()
     const now = performance.now()
-    if (spinStart === 0) return now
+    const net = this.net
+    if (spinStart === 0) { if (net !== null) this.netMoved = net.moved; return now }
     if (now - spinStart < this.spinMs) return spinStart
+    // (a wait whose network moved meanwhile — frames in, bytes out — is not idle: it spins on,
+    // and keeps reading itself rather than leaving a stream to the agent's event loop)
+    if (net !== null && this.spinBaseMs > 0) {
+      const m = net.moved
+      if (m !== this.netMoved) { this.netMoved = m; return now }
+    }
     const d = this.dispatcher!
     if (d.holding) d.flushChaos(true)
     this.rings.flushTails()

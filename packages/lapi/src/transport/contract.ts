@@ -100,8 +100,19 @@ export interface Transport {
 /** Any thread's face of a transport: frames, moved under the process's network lock. */
 export interface FramePath {
   readonly peers: number
+  /** How often this thread's writes and reads moved bytes: grows while the path makes progress. */
+  readonly moved: number
+  /** Whether `peer`'s queue has room now for a frame of `len` body bytes (after writing what it can, if `write`). */
+  room (peer: number, len: number, write: boolean): boolean
   /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue is full (nothing queued). */
   queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number
+  /**
+   * Sends a frame whose body is `headLen` bytes of `head` then `len` bytes of `data` from `off`,
+   * writing `data` straight from where it is as far as the connection takes it (the rest is
+   * queued, copied). Only when nothing is queued for `peer` and the frame fits the queue: false
+   * otherwise, and nothing is sent.
+   */
+  sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean
   /** Writes what is queued, as much as the network takes now; returns the bytes still queued. */
   flush (): number
   /** Bytes queued and not yet written. */

@@ -109,6 +109,12 @@ export const T_NET_BUMP = 21
 export const T_NET_ACK = 22
 /** To a task from its own agent: its remote operation P_MSG_ID is complete (VAL0: an Rmw's old value). */
 export const T_NET_DONE = 23
+/**
+ * Most payload bytes of a T_NET_PUT that a sender writes straight from its source (a large Put,
+ * `NetEngine.putDirect`): its target's agent copies the payload from the frame into the segment,
+ * so such a packet need not fit a ring slot, only a receive buffer.
+ */
+export const NET_PUT_DIRECT_MAX = 64 << 10
 /** Flag of T_NET_PUT / T_NET_GETR: the last packet of the operation. */
 export const F_LAST = 1
 /** Flag of T_NET_GET / T_NET_GETR: the origin task must be told (T_NET_DONE) when the data is in. */

@@ -29,6 +29,9 @@ export const PEER_BYE = 2
 export const PEER_ERROR = 4
 export const PEER_MALFORMED = 8
 
+/** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
+const FULL_BACKOFF_MS = 0.005
+
 const S_FRAMES_SENT = 0
 const S_FRAMES_RECEIVED = 1
 const S_BYTES_SENT = 2
@@ -92,6 +95,14 @@ export class StreamPath implements FramePath {
   private readonly self: number
   /** Peers this thread queued a goodbye for. */
   private readonly byeQueued: Uint8Array
+  /**
+   * Per peer, until when (performance.now ms) this thread does not try to write to it again: its
+   * socket was full (EAGAIN). A full socket drains at the reader's pace; a write tried at once
+   * would only fail again, and each failure is an exception.
+   */
+  private readonly fullUntil: Float64Array
+  /** Writes and reads that moved bytes, by this thread (see `moved`). */
+  private movedCount = 0
 
   constructor (s: StreamShared, self: number) {
     this.w = new Int32Array(s.words)
@@ -103,7 +114,11 @@ export class StreamPath implements FramePath {
     this.peers = s.rx.length
     this.self = self
     this.byeQueued = new Uint8Array(this.peers)
+    this.fullUntil = new Float64Array(this.peers)
   }
+
+  /** How often this thread moved bytes (a write or read that moved some): grows while the path makes progress. */
+  get moved (): number { return this.movedCount }
 
   private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
@@ -113,6 +128,16 @@ export class StreamPath implements FramePath {
   }
 
   // ─────────────────────────────── out ───────────────────────────────
+
+  /** Whether `peer`'s queue has room for a frame of `len` body bytes (after writing what the socket takes, when `write`). */
+  room (peer: number, len: number, write: boolean): boolean {
+    if (!this.open(peer)) return true
+    const need = FRAME_HEADER_BYTES + len
+    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    if (this.w[we]! - this.w[ws]! + need <= this.cap) return true
+    if (write) this.writeOut(peer)
+    return this.w[we]! - this.w[ws]! + need <= this.cap
+  }
 
   /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue has no room even after writing (nothing queued then). */
   queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number {
@@ -128,9 +153,7 @@ export class StreamPath implements FramePath {
       if (start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[ws] = 0; this.w[we] = end }
       if (end + need > this.cap) return BACKPRESSURE
     }
-    b[end] = len & 0xff; b[end + 1] = (len >>> 8) & 0xff; b[end + 2] = (len >>> 16) & 0xff; b[end + 3] = len >>> 24
-    b[end + 4] = FRAME_VERSION; b[end + 5] = kind; b[end + 6] = 0; b[end + 7] = 0
-    b[end + 8] = dst & 0xff; b[end + 9] = (dst >>> 8) & 0xff; b[end + 10] = (dst >>> 16) & 0xff; b[end + 11] = dst >>> 24
+    this.frameHeader(b, end, len, kind, dst)
     const d = end + FRAME_HEADER_BYTES
     // (small frames byte by byte: a view of the source would be an allocation per frame)
     if (len <= 256) for (let k = 0; k < len; k++) b[d + k] = u8[off + k]!
@@ -138,6 +161,51 @@ export class StreamPath implements FramePath {
     this.w[we] = end + need
     this.st[S_FRAMES_SENT]!++
     return 0
+  }
+
+  sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean {
+    if (!this.open(peer)) return true
+    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    if (this.w[we]! !== this.w[ws]! || FRAME_HEADER_BYTES + headLen + len > this.cap) return false
+    // the frame's header and `head` go through the (empty) queue, the data after them
+    const b = this.tx[peer]!
+    const hl = FRAME_HEADER_BYTES + headLen
+    this.frameHeader(b, 0, headLen + len, kind, dst)
+    for (let k = 0; k < headLen; k++) b[FRAME_HEADER_BYTES + k] = head[k]!
+    this.w[ws] = 0
+    this.w[we] = hl
+    this.st[S_FRAMES_SENT]!++
+    let n = 0
+    if (this.writeOut(peer) === 0 && this.open(peer)) {
+      const fd = this.w[this.word(peer, FD)]!
+      const lim = Error.stackTraceLimit
+      Error.stackTraceLimit = 0
+      try {
+        n = writeSync(fd, data, off, len)
+        this.st[S_WRITES]!++
+        this.st[S_BYTES_SENT]! += n
+        if (n > 0) this.movedCount++
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code
+        if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') { this.fail(peer, e as NodeJS.ErrnoException); return true }
+        this.fullUntil[peer] = performance.now() + FULL_BACKOFF_MS
+      } finally {
+        Error.stackTraceLimit = lim
+      }
+    }
+    if (n < len) {
+      // (what the connection did not take waits in the queue, behind what is left of the header)
+      const end = this.w[we]!
+      b.set(data.subarray(off + n, off + len), end)
+      this.w[we] = end + len - n
+    }
+    return true
+  }
+
+  private frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
+    b[at] = len & 0xff; b[at + 1] = (len >>> 8) & 0xff; b[at + 2] = (len >>> 16) & 0xff; b[at + 3] = len >>> 24
+    b[at + 4] = FRAME_VERSION; b[at + 5] = kind; b[at + 6] = 0; b[at + 7] = 0
+    b[at + 8] = dst & 0xff; b[at + 9] = (dst >>> 8) & 0xff; b[at + 10] = (dst >>> 16) & 0xff; b[at + 11] = dst >>> 24
   }
 
   /** Writes what is queued for every peer (as much as each socket takes now). Returns the bytes still queued. */
@@ -160,15 +228,25 @@ export class StreamPath implements FramePath {
     const end = this.w[we]!
     if (start === end) return 0
     if (!this.open(p)) { this.w[ws] = 0; this.w[we] = 0; return 0 }
+    if (this.fullUntil[p] !== 0) {
+      if (performance.now() < this.fullUntil[p]!) return end - start
+      this.fullUntil[p] = 0
+    }
     const fd = this.w[this.word(p, FD)]!
+    const lim = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     try {
       const n = writeSync(fd, this.tx[p]!, start, end - start)
       this.st[S_WRITES]!++
       this.st[S_BYTES_SENT]! += n
+      if (n > 0) this.movedCount++
       start += n
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') this.fail(p, e as NodeJS.ErrnoException)
+      else this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
+    } finally {
+      Error.stackTraceLimit = lim
     }
     if (start === end) { this.w[ws] = 0; this.w[we] = 0; return 0 }
     this.w[ws] = start
@@ -237,6 +315,7 @@ export class StreamPath implements FramePath {
       Error.stackTraceLimit = lim
     }
     if (got > 0) {
+      this.movedCount++
       this.st[S_READS]!++
       this.st[S_BYTES_RECEIVED]! += got
       this.w[re] = end + got
