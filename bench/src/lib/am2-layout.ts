@@ -34,4 +34,6 @@ export interface Am2BenchData {
   maxSize: number
   /** A run gives up (the task throws, which ends the job) after this many milliseconds. */
   timeoutMs: number
+  /** Untimed operations each run starts with, at most the run's own count (as LapiBenchData.skip). */
+  skip?: number
 }

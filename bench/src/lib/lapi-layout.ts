@@ -28,6 +28,12 @@ export interface LapiBenchData {
   cmdPort?: number
   /** Largest message, bytes (each task allocates two buffers of it). */
   maxSize: number
+  /**
+   * Untimed operations each run starts with (at most the run's own count), as OSU's benchmarks
+   * skip their first iterations: what starting a run costs (the barrier, a hand-over of the
+   * connections) stays out of its time. 0 or absent: none.
+   */
+  skip?: number
 }
 
 /** How a task gets its runs and reports the one it timed: the command block, or a socket to the main thread. */

@@ -78,10 +78,8 @@ check(L.LAPI_Addr_set(h, onePacket, AM_HDR_INDEX), 'Addr_set')
 check(L.LAPI_Addr_set(h, withCompletion, AM_CMPL_INDEX), 'Addr_set')
 const prev = L.ref(0)
 
-const commands = await openCommands(data, me)
-commands.serve((gen, op, size, iters) => {
-  check(L.LAPI_Gfence(h), 'Gfence')
-  const t0 = performance.now()
+/** Runs `iters` operations of pattern `op` (both tasks call it with the same arguments). */
+function runOp (op: number, size: number, iters: number): void {
   switch (op) {
     case LapiOp.PUT_RTT:
       if (me === 0) {
@@ -166,6 +164,15 @@ commands.serve((gen, op, size, iters) => {
     default:
       throw new Error(`unknown benchmark op ${op}`)
   }
+}
+
+const commands = await openCommands(data, me)
+commands.serve((gen, op, size, iters) => {
+  check(L.LAPI_Gfence(h), 'Gfence')
+  const skip = Math.min(iters, data.skip ?? 0)
+  if (skip > 0) runOp(op, size, skip)
+  const t0 = performance.now()
+  runOp(op, size, iters)
   const seconds = (performance.now() - t0) / 1000
   if (me === 0) {
     commands.finish(gen, seconds)
