@@ -50,6 +50,9 @@ import type {
 const holding = new Set<Context>()
 let exitHook = false
 
+/** The longest nap of a poll that found nothing on a crowded host (Context.napMs), ms. */
+const POLL_NAP_MS = 1
+
 export class Context implements RemoteHost {
   readonly handle: number
   readonly taskId: number
@@ -80,6 +83,12 @@ export class Context implements RemoteHost {
   readonly am: ActiveMessages
   /** One step of every blocking wait: spin budget and sleeps (sync/idle.ts). @internal */
   readonly idler: Idler
+  /**
+   * How long a poll that found nothing naps on the doorbell (Idler.nap), ms: on a crowded host of
+   * several processes (more tasks than CPUs), where a spinning poll only takes the CPU that the
+   * agent and the other processes need; 0 elsewhere.
+   */
+  private readonly napMs: number
 
   private readonly state: ContextState
   private readonly rings: Rings
@@ -127,6 +136,7 @@ export class Context implements RemoteHost {
     this.ranges = this.table.ranges
     this.remote = new RemoteOps(this)
     this.idler = new Idler(s, rings)
+    this.napMs = s.crowded && s.net !== null ? POLL_NAP_MS : 0
     this.counters = new Counters(s, rings, this.checks, this.idler, this.remote)
     this.user = new UserCode(s, this.counters, info?.err_hndlr ?? null)
     this.am = new ActiveMessages(s, rings, this.checks, this.table, this.counters, this.user, this.idler, this.remote)
@@ -385,7 +395,9 @@ export class Context implements RemoteHost {
   workPending (): boolean {
     this.rings.flushTails()
     const d = this.dispatcher
-    return d.inboxPending() || d.busy
+    if (d.inboxPending() || d.busy) return true
+    if (this.napMs > 0) this.idler.nap(this.napMs)
+    return false
   }
 
   /** Active messages of this task that have not landed at their targets yet (the fence waits for 0). */
@@ -405,7 +417,7 @@ export class Context implements RemoteHost {
   /** LAPI_Probe. */
   probe (): number {
     if (this.state.inHeaderHandler) return S.ERR_POLLING_NET
-    this.dispatcher.progress()
+    if (this.dispatcher.progress() === 0 && this.napMs > 0) this.idler.nap(this.napMs)
     return S.SUCCESS
   }
 

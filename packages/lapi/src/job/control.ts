@@ -212,6 +212,8 @@ export const WaitCall = {
   AM_REQUEST_BUFFER: 12,
   /** An atomic (fetch-and-add, swap, …) waiting for the answer of a task in another process. */
   RMW: 13,
+  /** A poll (LAPI_Probe, AM_Poll) that found nothing, napping on a crowded host (Idler.nap). */
+  POLL: 14,
 } as const
 
 const CALL_NAMES: readonly string[] = [
@@ -257,6 +259,7 @@ export function describeTask (ctl: Int32Array, numTasks: number, t: number, segm
     case WaitCall.SEND: return `task ${t} was waiting in a send for room in task ${val}'s inbox`
     case WaitCall.AM_REQUEST_CREDIT: return `task ${t} was waiting in an AM-2 request for a free request slot toward its peer`
     case WaitCall.AM_REQUEST_BUFFER: return `task ${t} was waiting in an AM-2 request for its earlier bulk data to be taken`
+    case WaitCall.POLL: return `task ${t} was polling (LAPI_Probe or AM_Poll) and had nothing to do`
     default: return `task ${t} was waiting in ${waitCallName(call)}`
   }
 }

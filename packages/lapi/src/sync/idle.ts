@@ -7,7 +7,7 @@
  */
 import type { NetEngine } from '../agent/engine.js'
 import {
-  W_ABORT, W_ABORT_TASK, W_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING,
+  W_ABORT, W_ABORT_TASK, W_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall,
 } from '../job/control.js'
 import { JobAbortedError } from '../errors.js'
 import type { Rings } from '../core/rings.js'
@@ -130,6 +130,26 @@ export class Idler {
     if (woke === 'ok') this.adaptSpin(after - now)
     else if (woke === 'timed-out') this.spinMs = this.spinBaseMs
     return after
+  }
+
+  /**
+   * A poll that found nothing on a crowded host (several processes, more tasks than CPUs): coming
+   * back at once would only keep the agent and the other processes off the CPU they need to bring
+   * something, so it sleeps on the doorbell for at most `ms` — any packet or counter update for
+   * this task ends the nap at once.
+   */
+  nap (ms: number): void {
+    this.checkAbort()
+    const ctl = this.ctl
+    this.recordWait(WAIT_COND, WaitCall.POLL, null, 0, 0)
+    const seen = Atomics.load(ctl, this.myDoorbell)
+    Atomics.add(ctl, this.mySleeping, 1)
+    const d = this.dispatcher!
+    if (!d.inboxPending() && !d.busy) {
+      if (this.net !== null) this.net.beforeSleep()
+      Atomics.wait(ctl, this.myDoorbell, seen, ms)
+    }
+    Atomics.sub(ctl, this.mySleeping, 1)
   }
 
   /**
