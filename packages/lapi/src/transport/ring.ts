@@ -356,7 +356,7 @@ export class RingReader extends RingEnd {
 
   /**
    * Slots given back whose TAIL is not published yet (1, else 0: a number, not a boolean, see
-   * ActiveMessages.inHeaderHandler), and the LANDED count that goes with them.
+   * ContextState.inHeaderHandler in core/state.ts), and the LANDED count that goes with them.
    */
   private held = 0
   private heldLanded = 0
