@@ -124,7 +124,7 @@ describe('tcp transport', () => {
     p1.flush()
     // more than the socket takes at once: the rest waits in the queue, behind the frame's start
     for (let k = 0; k < 60; k++) {
-      while (!p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, k, 30_000)) { p1.flush(); take(ns[0]!, true); await new Promise((r) => setImmediate(r)) }
+      await until(() => { p1.flush(); take(ns[0]!, true); return p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, k, 30_000) })
       sent.push('H:' + data.toString('latin1', k, k + 30_000))
     }
     // a frame larger than the queue never goes straight

@@ -232,13 +232,21 @@ export class NetEngine {
 
   /** After a packet went into a ring toward the network: send it now if nobody else is at it. */
   kick (): void {
+    // (while the agent reads, nobody may poll soon: what is sent goes at once)
+    this.send(Atomics.load(this.w, W_OWNER) !== OWNER_TASKS)
+  }
+
+  /**
+   * Frames what waits in the rings toward the network and writes it (`now`: whatever this thread
+   * held back too, see `flushOut`); when another thread holds the lock it does that instead (TXPEND).
+   */
+  private send (now: boolean): void {
     Atomics.store(this.w, W_TXPEND, 1)
     if (!this.tryLock()) return
     Atomics.store(this.w, W_TXPEND, 0)
-    // (acknowledgements ride on packets; a kick with none to send writes nothing for them)
+    // (acknowledgements ride on packets; a send with none writes nothing for them)
     if (this.sendOut() > 0) this.acks(true)
-    // (while the agent reads, nobody may poll soon: what is sent goes at once)
-    this.flushOut(Atomics.load(this.w, W_OWNER) !== OWNER_TASKS)
+    this.flushOut(now)
     this.release()
   }
 
@@ -317,16 +325,8 @@ export class NetEngine {
 
   /** A task that may have read the connections is about to sleep: the agent reads them meanwhile. */
   beforeSleep (): void {
-    // what this thread left to go with later sends goes now (or with the lock's holder: TXPEND)
-    if (this.path.queued() > 0) {
-      Atomics.store(this.w, W_TXPEND, 1)
-      if (this.tryLock()) {
-        Atomics.store(this.w, W_TXPEND, 0)
-        this.sendOut()
-        this.flushOut(true)
-        this.release()
-      }
-    }
+    // what this thread left to go with later sends goes now
+    if (this.pendingOut) this.send(true)
     if (Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) return
     Atomics.store(this.w, W_GIVEBACK, 1)
     ringAgent(this.ctl)

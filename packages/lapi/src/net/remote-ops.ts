@@ -6,8 +6,8 @@
  * segment and bumps its counters; what only this thread can finish (a Uint8Array to fill, a
  * completion handler, an Rmw's old value) comes to this task's dispatcher as T_NET_DONE.
  *
- * Counters keep their LAPI meaning: a Put's origin counter moves once its data is in the ring
- * (the buffer may be reused), its target counter when the target's agent wrote the data, its
+ * Counters keep their LAPI meaning: a Put's origin counter moves once its data is in the ring,
+ * written or queued (the buffer may be reused), its target counter when the target's agent wrote the data, its
  * completion counter when the agent's acknowledgement is back; a Get's origin counter when the
  * data is here. Each operation is outstanding for the fence until its acknowledgement or answer
  * is back (`OutRing.markSent` / the network state's LANDED_AT).
@@ -107,8 +107,7 @@ export class RemoteOps {
   /**
    * Puts `len` bytes of `src` (an Addr of the own segment or a buffer; `so` its start) at `tgtAddr`
    * of `tgt`'s segment; the last packet carries `flags` and the counters. A large Put goes in
-   * chunks written straight from `src` (NetEngine.putDirect), each chunk that cannot go so now as
-   * ring packets.
+   * chunks written straight from `src` (NetEngine.putDirect), a small one as ring packets.
    */
   private putPackets (tgt: number, tgtAddr: Addr, src: LocalBuf, so: number, len: number, tgtCntr: Addr, cmplCntr: Addr, flags: number): void {
     const c = this.c
@@ -120,15 +119,10 @@ export class RemoteOps {
     do {
       const n = len - pos < NET_PUT_DIRECT_MAX ? len - pos : NET_PUT_DIRECT_MAX
       const last = pos + n >= len
-      const f = last ? flags | F_LAST : 0
-      const tc = last ? tgtCntr : 0
-      const cc = last ? cmplCntr : 0
-      if (!net.putDirect(c.taskId, tgt, f, tgtAddr, pos, len, tc, cc, data, base + pos, n)) {
-        // the connection is busy: wait (making progress) until what waits for it is written, then
-        // write the chunk from its source; a send that may not wait (in a header handler) takes the ring
-        if (c.waitUntil(this.netDrained, WaitCall.SEND) !== S.SUCCESS || !net.putDirect(c.taskId, tgt, f, tgtAddr, pos, len, tc, cc, data, base + pos, n)) {
-          this.putRing(tgt, tgtAddr, src, so, pos, pos + n, len, tgtCntr, cmplCntr, flags)
-        }
+      // while the connection is busy: wait (making progress) until what waits for it is written,
+      // then try again; a send that may not wait (in a header handler) takes the ring instead
+      while (!net.putDirect(c.taskId, tgt, last ? flags | F_LAST : 0, tgtAddr, pos, len, last ? tgtCntr : 0, last ? cmplCntr : 0, data, base + pos, n)) {
+        if (c.waitUntil(this.netDrained, WaitCall.SEND) !== S.SUCCESS) { this.putRing(tgt, tgtAddr, src, so, pos, pos + n, len, tgtCntr, cmplCntr, flags); break }
       }
       pos += n
     } while (pos < len)
@@ -301,7 +295,7 @@ export class RemoteOps {
       at += n
     }
     if (last < 0) this.putPackets(tgt, 0, null, 0, 0, tgtCntr, cmplCntr, F_ACK)
-    // (the data is in the ring toward the network: the staging copy may go)
+    // (the data is in the ring toward the network, written, or queued: the staging copy may go)
     if (staged !== 0) c.mem.free(staged)
     if (orgCntr !== 0) c.bumpLocal(orgCntr)
     if (shdlr !== null) c.runSendHandler(shdlr, sinfo, tgt, ErrClass.PUT_ERR)

@@ -13,6 +13,7 @@
  *     framesDropped, writes, reads, emptyReads
  */
 import { readSync, writeSync } from 'node:fs'
+import { copyBuf } from '../copy.js'
 import { BACKPRESSURE, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
@@ -29,6 +30,8 @@ export const PEER_BYE = 2
 export const PEER_ERROR = 4
 export const PEER_MALFORMED = 8
 
+/** The body of a goodbye. */
+const NO_BYTES = new Uint8Array(0)
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
 const FULL_BACKOFF_MS = 0.005
 
@@ -155,9 +158,9 @@ export class StreamPath implements FramePath {
     }
     this.frameHeader(b, end, len, kind, dst)
     const d = end + FRAME_HEADER_BYTES
-    // (small frames byte by byte: a view of the source would be an allocation per frame)
+    // (small frames byte by byte: their sources' offsets and lengths vary too much for a cached view)
     if (len <= 256) for (let k = 0; k < len; k++) b[d + k] = u8[off + k]!
-    else b.set(u8.subarray(off, off + len), d)
+    else copyBuf(b, d, u8, off, len, false)
     this.w[we] = end + need
     this.st[S_FRAMES_SENT]!++
     return 0
@@ -175,28 +178,11 @@ export class StreamPath implements FramePath {
     this.w[ws] = 0
     this.w[we] = hl
     this.st[S_FRAMES_SENT]!++
-    let n = 0
-    if (this.writeOut(peer) === 0 && this.open(peer)) {
-      const fd = this.w[this.word(peer, FD)]!
-      const lim = Error.stackTraceLimit
-      Error.stackTraceLimit = 0
-      try {
-        n = writeSync(fd, data, off, len)
-        this.st[S_WRITES]!++
-        this.st[S_BYTES_SENT]! += n
-        if (n > 0) this.movedCount++
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code
-        if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') { this.fail(peer, e as NodeJS.ErrnoException); return true }
-        this.fullUntil[peer] = performance.now() + FULL_BACKOFF_MS
-      } finally {
-        Error.stackTraceLimit = lim
-      }
-    }
-    if (n < len) {
+    const n = this.writeOut(peer) === 0 && this.open(peer) ? this.writeFrom(peer, data, off, len) : 0
+    if (n < len && this.open(peer)) {
       // (what the connection did not take waits in the queue, behind what is left of the header)
       const end = this.w[we]!
-      b.set(data.subarray(off + n, off + len), end)
+      copyBuf(b, end, data, off + n, len - n, false)
       this.w[we] = end + len - n
     }
     return true
@@ -228,19 +214,30 @@ export class StreamPath implements FramePath {
     const end = this.w[we]!
     if (start === end) return 0
     if (!this.open(p)) { this.w[ws] = 0; this.w[we] = 0; return 0 }
+    start += this.writeFrom(p, this.tx[p]!, start, end - start)
+    if (start === end) { this.w[ws] = 0; this.w[we] = 0; return 0 }
+    this.w[ws] = start
+    return end - start
+  }
+
+  /**
+   * One write of `len` bytes of `u8` from `off` to peer `p`'s connection; returns the bytes it
+   * took (0 while its socket is full: then it is left alone for FULL_BACKOFF_MS, or on an error,
+   * which marks the peer).
+   */
+  private writeFrom (p: number, u8: Uint8Array, off: number, len: number): number {
     if (this.fullUntil[p] !== 0) {
-      if (performance.now() < this.fullUntil[p]!) return end - start
+      if (performance.now() < this.fullUntil[p]!) return 0
       this.fullUntil[p] = 0
     }
-    const fd = this.w[this.word(p, FD)]!
+    let n = 0
     const lim = Error.stackTraceLimit
     Error.stackTraceLimit = 0
     try {
-      const n = writeSync(fd, this.tx[p]!, start, end - start)
+      n = writeSync(this.w[this.word(p, FD)]!, u8, off, len)
       this.st[S_WRITES]!++
       this.st[S_BYTES_SENT]! += n
       if (n > 0) this.movedCount++
-      start += n
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') this.fail(p, e as NodeJS.ErrnoException)
@@ -248,9 +245,7 @@ export class StreamPath implements FramePath {
     } finally {
       Error.stackTraceLimit = lim
     }
-    if (start === end) { this.w[ws] = 0; this.w[we] = 0; return 0 }
-    this.w[ws] = start
-    return end - start
+    return n
   }
 
   private fail (p: number, e: NodeJS.ErrnoException): void {
@@ -362,15 +357,12 @@ export class StreamPath implements FramePath {
 
   /** Queues a goodbye for every open peer not sent one yet; false while a queue has no room for it. */
   bye (): boolean {
-    const none = new Uint8Array(0)
     let all = true
     for (let p = 0; p < this.peers; p++) {
       if (p === this.self || this.byeQueued[p] === 1) continue
-      if (this.queue(p, FRAME_BYE, 0, none, 0, 0) === 0) this.byeQueued[p] = 1
+      if (this.queue(p, FRAME_BYE, 0, NO_BYTES, 0, 0) === 0) this.byeQueued[p] = 1
       else all = false
     }
     return all
   }
-
-
 }
