@@ -14,7 +14,7 @@ import { InitFlag, XferType } from './constants.js'
 import type { JobConfig } from './config.js'
 import { T_STATE, TaskState, WaitCall, taskWord } from './job/control.js'
 import { NET_DROPPED, type JobSpec } from './job/spec.js'
-import type { RingReader, OutRing } from './transport/ring.js'
+import type { OutRing } from './transport/ring.js'
 import { RemoteOps } from './net/remote-ops.js'
 import { logger } from './log.js'
 import { LapiStatus as S } from './status.js'
@@ -63,10 +63,6 @@ export class Context implements RemoteHost {
   readonly mem: BufferManager
   readonly log: Logger
   readonly ranges: HandlerRanges
-  /** The rings of the inbox the dispatcher reads: one per task of this process, then the network's. */
-  readonly polled: RingReader[]
-  /** The task whose ring `polled[i]` is (-1: the network ring, whose producer is the agent). */
-  readonly polledTask: Int32Array
   /** The way to each task, index = task id: a ring of its inbox, or the stand-in toward the network. */
   readonly outbox: OutRing[]
   /** 1 for the tasks of this process (shared memory), 0 for those reached over the network. */
@@ -128,8 +124,6 @@ export class Context implements RemoteHost {
     this.net = s.net
     const rings = new Rings(s)
     this.rings = rings
-    this.polled = rings.polled
-    this.polledTask = rings.polledTask
     this.outbox = rings.outbox
     this.checks = new Checks(s)
     this.table = new HandlerTable(spec.config.locAddrTblSz)
@@ -385,9 +379,6 @@ export class Context implements RemoteHost {
   /** Publishes the TAILs the dispatcher held back (Rings.tailsHeld): every LAPI step of the task does. */
   flushTails (): void { this.rings.flushTails() }
 
-  /** True when a packet waits in the inbox. */
-  inboxPending (): boolean { return this.dispatcher.inboxPending() }
-
   /**
    * Whether a dispatcher round would find something to do: a packet waiting in the inbox, or
    * queued work. A step in LAPI: it publishes the TAILs held back first.
@@ -399,9 +390,6 @@ export class Context implements RemoteHost {
     if (this.napMs > 0) this.idler.nap(this.napMs)
     return false
   }
-
-  /** Active messages of this task that have not landed at their targets yet (the fence waits for 0). */
-  outstanding (): number { return this.rings.outstanding() }
 
   /** Dispatcher statistics: packets dropped as malformed, duplicates dropped, messages completed. */
   stats (): DispatcherStats {
@@ -521,15 +509,6 @@ export class Context implements RemoteHost {
    */
   setLibraryShortHandler (slot: number, fn: short_hndlr_t | null): number { return this.table.setLibraryShortHandler(slot, fn) }
 
-  /** The in-place receiver at table index `index` (any int: a packet says it), or null. */
-  shortHandlerAt (index: number): short_hndlr_t | null { return this.table.shortHandlerAt(index) }
-
-  /** The handler at a table index, or null. */
-  handlerAt (index: number): HandlerFn | null { return this.table.handlerAt(index) }
-
-  /** The table index a function is registered at (any range), or -1. */
-  indexOfHandler (fn: HandlerFn): number { return this.table.indexOfHandler(fn) }
-
   // ───────────────────────────── recovery ─────────────────────────────
 
   /** LAPI_Purge_totask: local; later sends to `dest` return LAPI_ERR_TGT_PURGED until resumed. */
@@ -547,15 +526,6 @@ export class Context implements RemoteHost {
   }
 
   // ───────────────────────────── handlers the parts run (sync/user-code.ts) ─────────────────────────────
-
-  /**
-   * Reports an asynchronous error (`code`, class `cls`, about a message from or an operation with
-   * task `src`; `what` failed, with `cause` when it threw) to the err_hndlr given at init (see
-   * sync/user-code.ts).
-   */
-  reportError (code: number, cls: number, src: number, cause?: unknown, what = 'a handler'): void {
-    this.user.reportError(code, cls, src, cause, what)
-  }
 
   /** @internal */
   runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void { this.user.runSendHandler(h, sinfo, tgt, cls) }

@@ -5,10 +5,9 @@
  * suppression are exercised. Off (`on` 0) unless the job's settings ask to duplicate or hold back.
  */
 import { ringDoorbell } from '../job/control.js'
-import { BARE_HEADER_BYTES, BODY_PACKET, PACKET_HEADER_BYTES, P_LEN, SHORT_HEADER_BYTES } from '../transport/packet.js'
+import { packetBodyBytes } from '../transport/packet.js'
 import { SLOT_STAMP_BYTES, type OutRing } from '../transport/ring.js'
 import type { ContextState } from '../core/state.js'
-import { BARE_WORD0, SHORT_WORD0, S_LENS } from './wire.js'
 
 /** Rounds a held packet may wait in the test transport before it must go. */
 const MAX_HOLD_ROUNDS = 8
@@ -92,11 +91,7 @@ export class ChaosTransport {
     const w = this.outbox[tgt]!
     const off = w.reserve()
     if (off < 0) return false
-    const d = b.dv
-    const w0 = d.getUint32(0, true)
-    const len = w0 === SHORT_WORD0 || w0 === BARE_WORD0
-      ? (w0 === SHORT_WORD0 ? SHORT_HEADER_BYTES : BARE_HEADER_BYTES) + (d.getUint32(S_LENS, true) & 0xffff)
-      : BODY_PACKET + PACKET_HEADER_BYTES + d.getUint32(BODY_PACKET + P_LEN, true)
+    const len = packetBodyBytes(b.dv, 0)
     w.u8.set(len === b.bytes.length ? b.bytes : b.bytes.subarray(0, len), off)
     w.publish()
     ringDoorbell(this.ctl, tgt)

@@ -190,7 +190,7 @@ export class Reassembly {
     if (!m.headSeen) {
       // before its HEAD: keep the bytes until the landing buffer is known
       if (m.stash === null) { m.stash = new Uint8Array(msgLen); m.stashed = [] }
-      m.stash.set(u8.subarray(off + PACKET_HEADER_BYTES, off + PACKET_HEADER_BYTES + len), pos)
+      copyBuf(m.stash, pos, u8, off + PACKET_HEADER_BYTES, len, false)
       m.stashed!.push(pos, len)
       return
     }
