@@ -10,7 +10,7 @@ import {
 } from './constants.js'
 import { Bundle, Endpoint, Token, type am_handler } from './objects.js'
 import { amInit, amTerminate, currentRuntime } from './runtime.js'
-import { MAX_LONG, MAX_MEDIUM, MAX_SEG_LENGTH, tagOk, type AmSeg, type en_t } from './types.js'
+import { MAX_LONG, MAX_MEDIUM, MAX_SEG_LENGTH, T_REQUEST, T_RETURNED, tagOk, type AmSeg, type en_t } from './types.js'
 import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
 import { CAT_LONG, CAT_MEDIUM, CAT_SHORT } from './wire.js'
 
@@ -58,8 +58,9 @@ const OK = AmStatus.OK
 const runtime = currentRuntime
 
 function isRef (r: unknown): r is Ref<unknown> { return r !== null && r !== undefined && typeof r === 'object' }
+/** A token whose handler runs now (as `Token.live` checks, without throwing). */
 function liveToken (t: unknown): t is Token {
-  return t instanceof Token && t.state >= 2 && t.state <= 4
+  return t instanceof Token && t.state >= T_REQUEST && t.state <= T_RETURNED
 }
 
 // ── initialization, bundles, endpoints ──
@@ -202,31 +203,31 @@ export function AM_Poll (eb: eb_t): number {
 export function AM_GetSourceEndpoint (token: Token, name: Ref<en_t>): number {
   if (runtime() === null) return NOT_INIT
   if (!liveToken(token) || !isRef(name)) return BAD_ARG
-  name.value = token.srcTask * 65536 + token.srcId; return OK
+  name.value = token.sourceName; return OK
 }
 /** AM_GetDestEndpoint: the endpoint that received the message. */
 export function AM_GetDestEndpoint (token: Token, ep: Ref<ep_t | null>): number {
   if (runtime() === null) return NOT_INIT
   if (!liveToken(token) || !isRef(ep)) return BAD_ARG
-  ep.value = token.ep; return OK
+  ep.value = token.destEndpoint; return OK
 }
 /** AM_GetMsgTag: the tag the message carried. */
 export function AM_GetMsgTag (token: Token, tag: Ref<tag_t>): number {
   if (runtime() === null) return NOT_INIT
   if (!liveToken(token) || !isRef(tag)) return BAD_ARG
-  tag.value = (BigInt(token.tagHi) << 32n) | BigInt(token.tagLo); return OK
+  tag.value = token.messageTag; return OK
 }
 /** AMX_GetSourceId: the sender's index in the receiver's translation table (-1 when not mapped). */
 export function AMX_GetSourceId (token: Token, id: Ref<number>): number {
   if (runtime() === null) return NOT_INIT
   if (!liveToken(token) || !isRef(id)) return BAD_ARG
-  id.value = token.peer; return OK
+  id.value = token.sourceId; return OK
 }
 /** AMX_GetTokenInfo: handler index, category (0 Short, 1 Medium, 2 Long) and whether it is a request. */
 export function AMX_GetTokenInfo (token: Token, handler: Ref<number>, category: Ref<number>, isReq: Ref<boolean>): number {
   if (runtime() === null) return NOT_INIT
   if (!liveToken(token) || !isRef(handler) || !isRef(category) || !isRef(isReq)) return BAD_ARG
-  handler.value = token.handler; category.value = token.kind & 3; isReq.value = (token.kind & 12) === 4; return OK
+  handler.value = token.handlerIndex; category.value = token.category; isReq.value = token.isRequest; return OK
 }
 
 // ── limits ──

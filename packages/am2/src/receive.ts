@@ -365,5 +365,4 @@ export class Receiver extends Invoker {
     for (let i = 0; i < nargs; i++) a[i] = dv.getInt32(b + O_ARGS + 4 * i, true)
     return t
   }
-
 }

@@ -28,6 +28,11 @@ const MAX_ENDPOINTS = 65535
 /** Live bundles per task (AMUDP: 255). */
 const MAX_BUNDLES = 255
 
+/** An index of `ep`'s translation table (mapped or not). */
+function isTransIndex (ep: Endpoint, i: unknown): i is number {
+  return typeof i === 'number' && Number.isInteger(i) && i >= 0 && i < ep.numTrans
+}
+
 /** The bundles and endpoints of this task. */
 export class Registry extends Tokens {
   readonly bundles = new Set<Bundle>()
@@ -133,7 +138,7 @@ export class Registry extends Tokens {
 
   map (ep: Endpoint, index: unknown, name: unknown, tag: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= ep.numTrans) return S.ERR_BAD_ARG
+    if (!isTransIndex(ep, index)) return S.ERR_BAD_ARG
     if (!isNameOk(name) || !tagOk(tag)) return S.ERR_BAD_ARG
     if (ep.depth !== 0 || ep.trName[index] !== -1) return S.ERR_RESOURCE
     ep.trName[index] = name
@@ -157,7 +162,7 @@ export class Registry extends Tokens {
 
   unmap (ep: Endpoint, index: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= ep.numTrans) return S.ERR_BAD_ARG
+    if (!isTransIndex(ep, index)) return S.ERR_BAD_ARG
     if (ep.depth !== 0 || ep.trName[index] === -1) return S.ERR_RESOURCE
     const name = ep.trName[index]!
     ep.trName[index] = -1
@@ -188,7 +193,7 @@ export class Registry extends Tokens {
 
   translationInUse (ep: Endpoint, i: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
-    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= ep.numTrans) return S.ERR_BAD_ARG
+    if (!isTransIndex(ep, i)) return S.ERR_BAD_ARG
     return ep.trName[i] === -1 ? S.ERR_RESOURCE : S.OK
   }
 

@@ -7,7 +7,7 @@
  * without LAPI. What may be sent (the checks, flow control) is decided above, in request.ts and
  * poll.ts.
  */
-import { WaitCall, type Lapi } from '@amlapi/lapi'
+import { Query, WaitCall, type Lapi } from '@amlapi/lapi'
 import { AmStatus } from './constants.js'
 import * as copy from './copy.js'
 import type { Endpoint, Token } from './objects.js'
@@ -37,8 +37,8 @@ export class Sender extends Receiver {
 
   constructor (lapi: Lapi) {
     super(lapi)
-    this.maxUhdr = lapi.query(2 /* MAX_UHDR_SZ */)
-    this.maxPkt = lapi.query(10 /* MAX_PKT_SZ */)
+    this.maxUhdr = lapi.query(Query.MAX_UHDR_SZ)
+    this.maxPkt = lapi.query(Query.MAX_PKT_SZ)
     this.sendU8 = new Uint8Array(this.maxUhdr)
     this.sendDv = new DataView(this.sendU8.buffer)
     this.orgCond = () => Atomics.load(this.orgI32, 0) >= this.orgExpected
@@ -48,7 +48,6 @@ export class Sender extends Receiver {
   packedLimit (nargs: number): number {
     return this.maxUhdr - headerBytes(nargs)
   }
-
 
   /**
    * Writes the header and sends: packed into the LAPI user header when it fits, else as LAPI data;

@@ -10,7 +10,7 @@
  * that task's contribution to the call in between), so two counters suffice.
  */
 import { WaitCall, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
-import { AmStatus } from './constants.js'
+import { AM_SEQ, AmStatus } from './constants.js'
 import type { Bundle, Endpoint } from './objects.js'
 import { amInit, currentRuntime, type Runtime } from './runtime.js'
 import { MAX_DEPTH } from './wire.js'
@@ -154,7 +154,7 @@ export function spmdStartup (eb: Ref<Bundle | null> | null | undefined, ep: Ref<
   amInit()
   const rt = currentRuntime()!
   const b: Ref<Bundle | null> = { value: null }
-  let rc = rt.allocateBundle(0, b)
+  let rc = rt.allocateBundle(AM_SEQ, b)
   if (rc !== 0) return rc
   const e: Ref<Endpoint | null> = { value: null }
   rc = rt.allocateEndpoint(b.value!, e, null)
