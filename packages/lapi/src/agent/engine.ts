@@ -326,7 +326,7 @@ export class NetEngine {
   /** A task that may have read the connections is about to sleep: the agent reads them meanwhile. */
   beforeSleep (): void {
     // what this thread left to go with later sends goes now
-    if (this.pendingOut) this.send(true)
+    if (this.path.queued() > 0) this.send(true)
     if (Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) return
     Atomics.store(this.w, W_GIVEBACK, 1)
     ringAgent(this.ctl)
