@@ -26,11 +26,14 @@ const POLL_BATCH = 64
 export class Poller extends Sender {
   private emptyPolls = 0
 
-  /** Runs the LAPI dispatcher once on behalf of bundle `b` (its replies may run from it). */
-  private progressFor (b: Bundle): void {
+  /**
+   * Runs the LAPI dispatcher once on behalf of bundle `b` (its replies may run from it);
+   * `incidental` for a request's own poll.
+   */
+  private progressFor (b: Bundle, incidental: boolean): void {
     const outer = this.direct
     this.direct = b
-    try { this.lapi.progress() } finally { this.direct = outer }
+    try { this.lapi.progress(incidental) } finally { this.direct = outer }
     this.rethrowDirect()
   }
 
@@ -61,7 +64,7 @@ export class Poller extends Sender {
       return 0
     }
     this.directRuns = 0
-    this.progressFor(b)
+    this.progressFor(b, false)
     const n = this.runQueued(b) + this.directRuns
     if (n === 0 && (++this.emptyPolls & 255) === 0) this.checkPeers(b)
     return n
@@ -69,7 +72,7 @@ export class Poller extends Sender {
 
   /** A poll made by a Request (the network, and handlers unless nested too deep). */
   protected pollBundle (b: Bundle): void {
-    this.progressFor(b)
+    this.progressFor(b, true)
     if (this.nest < MAX_NEST) this.runQueued(b)
   }
 

@@ -373,8 +373,9 @@ export class Context implements RemoteHost {
   /**
    * One round of the dispatcher: drains every ring of the inbox (at most one ring's worth of
    * packets from each, so one sender cannot starve the others). Returns the packets handled.
+   * `now` false: a poll on the side of a send (the network is read at most once per read gap).
    */
-  progress (): number { return this.dispatcher.progress() }
+  progress (now = true): number { return this.dispatcher.progress(now) }
 
   /** Publishes the TAILs the dispatcher held back (Rings.tailsHeld): every LAPI step of the task does. */
   flushTails (): void { this.rings.flushTails() }

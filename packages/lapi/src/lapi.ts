@@ -383,8 +383,13 @@ export class Lapi {
    */
   get pending (): boolean { return this.ctx.workPending() }
 
-  /** Runs the dispatcher once without the LAPI_Probe checks; returns the packets handled (0 inside a header handler). */
-  progress (): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress() }
+  /**
+   * Runs the dispatcher once without the LAPI_Probe checks; returns the packets handled (0 inside
+   * a header handler). `incidental`: a poll a layered library makes on the side of a send (AM-2's
+   * request): its sockets are read at most once per 50 µs and a burst's sends may wait for the
+   * next write, as an empty read costs more than a small send.
+   */
+  progress (incidental = false): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress(!incidental) }
 
   /** Runs the dispatcher once (LAPI_Probe). */
   probe (): void { this.c.probe() }

@@ -66,12 +66,15 @@ export const OWNER_TASKS = 1
 const ACK_ROUNDS = 4
 /** How long a waiting task gives the agent its CPU to hand the connections over, ms. */
 const HANDOVER_WAIT_MS = 0.2
-/** A send within this long of its thread's last write waits for the next write (`flushOut`), ms. */
-const COALESCE_MS = 0.008
+/**
+ * A send within this long of its thread's last write, with nothing taken in since, waits for the
+ * next write (`flushOut`), ms.
+ */
+const COALESCE_MS = 0.05
 /** … unless this many bytes wait. */
 const COALESCE_BYTES = 16 << 10
-/** A thread that polls without waiting reads the connections at most once per this long, ms. */
-const READ_GAP_MS = 0.004
+/** A thread's incidental polls (inside a send) read the connections at most once per this long, ms. */
+const READ_GAP_MS = 0.05
 /** Body bytes of an answer without payload (an acknowledgement, an Rmw's old value). */
 const ANSWER_BYTES = BODY_PACKET + PACKET_HEADER_BYTES
 /** Holder id of the agent (tasks use their task id + 1). */
@@ -221,6 +224,11 @@ export class NetEngine {
       // (one request at a time: the agent clears WANT when it hands the connections over)
       if (Atomics.compareExchange(this.w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
       if (waiting) Atomics.wait(this.w, W_OWNER, owner, HANDOVER_WAIT_MS)
+    } else if (!waiting && owner === OWNER_TASKS && Atomics.load(this.w, W_TXPEND) === 0 && performance.now() - this.lastRead < READ_GAP_MS) {
+      // (a poll on the side of a send, within the read gap: the send framed and wrote, or held,
+      // what it had; nothing else is due)
+      Atomics.add(this.w, W_POLLS, 1)
+      return 0
     }
     if (!this.tryLock()) return 0
     Atomics.store(this.w, W_TXPEND, 0)
@@ -251,23 +259,27 @@ export class NetEngine {
   }
 
   /**
-   * Writes what is queued: at once when `now`, else only once this thread's last write is
-   * COALESCE_MS old or COALESCE_BYTES wait. A send that follows another closely waits for the
-   * ones after it (a burst goes in few writes, not one system call per message); a wait, a sleep,
-   * the agent, or the next poll after COALESCE_MS writes it (docs/transports.md, "Coalescing").
+   * Writes what is queued: at once when `now`, when this thread took frames in since its last
+   * write (an answer: a ping-pong's sends never wait), or once that write is COALESCE_MS old or
+   * COALESCE_BYTES wait. A send that follows another closely waits for the ones after it (a burst
+   * goes in few writes, not one system call per message); a wait, an explicit poll, a sleep, the
+   * agent, or the next send after COALESCE_MS writes it (docs/transports.md, "Coalescing").
    */
   private flushOut (now: boolean): void {
     const q = this.path.queued()
     if (q === 0) return
-    if (!now && performance.now() - this.lastWrite < COALESCE_MS && q < COALESCE_BYTES) return
+    if (!now && this.framesIn === this.framesAtWrite && performance.now() - this.lastWrite < COALESCE_MS && q < COALESCE_BYTES) return
     this.path.flush()
     // (the window counts from the end of the write: a system call as long as it must not close it)
     this.lastWrite = performance.now()
+    this.framesAtWrite = this.framesIn
   }
 
-  /** When this thread's last write ended, and when it last read without waiting (performance.now ms). */
+  /** When this thread's last write ended, and when it last read in an incidental poll (performance.now ms). */
   private lastWrite = -1
   private lastRead = -1
+  /** `framesIn` at this thread's last write. */
+  private framesAtWrite = 0
 
   /**
    * A chunk of a large Put of task `src` (docs/transports.md, "Large Puts"): one T_NET_PUT frame
@@ -326,7 +338,7 @@ export class NetEngine {
   /** A task that may have read the connections is about to sleep: the agent reads them meanwhile. */
   beforeSleep (): void {
     // what this thread left to go with later sends goes now
-    if (this.path.queued() > 0) this.send(true)
+    if (this.pendingOut) this.send(true)
     if (Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) return
     Atomics.store(this.w, W_GIVEBACK, 1)
     ringAgent(this.ctl)
@@ -352,8 +364,8 @@ export class NetEngine {
   private work (reading: boolean, urgent: boolean): number {
     this.sendOut()
     Atomics.store(this.w, W_BLOCKED, 0)
-    // (a thread that polls between sends reads at most once per READ_GAP_MS: an empty read is an
-    // exception, and a poll right after one finds nothing new either; a waiting one always reads)
+    // (a poll made by a send reads at most once per READ_GAP_MS: an empty read is an exception
+    // that costs more than a small send; a wait or an explicit poll always reads)
     if (reading && !urgent) {
       const t = performance.now()
       if (t - this.lastRead < READ_GAP_MS) reading = false

@@ -74,14 +74,14 @@ export class Dispatcher implements Progress {
    * Takes in every packet waiting in the inbox: header handlers, data landing, queueing of
    * completions; it may itself send (CTS, PULLED) and bump counters. Returns the packets handled.
    */
-  poll (): number {
+  poll (now = false): number {
     // A completion handler run inline from here may call LAPI, which polls again: the packet being
     // handled is still in its slot, so a nested round must not touch the rings.
     if (this.polling) return 0
     if (this.chaotic) this.chaos.flush(false)
     const net = this.net
     if (net !== null) {
-      if (this.netFresh === 0) net.poll()
+      if (this.netFresh === 0) net.poll(now)
       this.netFresh = 0
     }
     this.polling = 1
@@ -144,10 +144,12 @@ export class Dispatcher implements Progress {
 
   /**
    * A full dispatcher round: packets in, then (unless a send is blocked) the queued CTS actions and
-   * completion handlers. Returns the number of things done.
+   * completion handlers. Returns the number of things done. `now`: an explicit poll or a wait's
+   * round, which reads the network and writes what waits at once; otherwise (the poll a send
+   * makes on the side) the network is read at most once per the engine's read gap.
    */
-  progress (): number {
-    let n = this.poll()
+  progress (now = true): number {
+    let n = this.poll(now)
     const c = this.c
     if (c.sendBlocked > 0 || c.inHeaderHandler) return n
     if (this.ctsQueue.length > 0) n += this.rndv.runCts()

@@ -233,7 +233,7 @@ export class Outgoing {
     s.sendBlocked++
     try {
       for (;;) {
-        d.poll()
+        d.poll(true)
         const off = w.reserve()
         if (off >= 0) return off
         const st = Atomics.load(this.ctl, taskWord(tgt, T_STATE))

@@ -59,11 +59,12 @@ export interface DispatcherStats {
 export interface Progress {
   /**
    * A full dispatcher round: packets in, then (unless a send is blocked) the queued CTS actions and
-   * completion handlers. Returns the number of things done.
+   * completion handlers. Returns the number of things done. `now` (the default): the network is
+   * read and what waits written at once; false on the side of a send.
    */
-  progress (): number
+  progress (now?: boolean): number
   /** Takes in the packets waiting in the inbox only (what a send blocked on a full ring runs). */
-  poll (): number
+  poll (now?: boolean): number
   /** True when a packet waits in the inbox. */
   inboxPending (): boolean
   /** Work queued or held that needs more dispatcher rounds (a waiting task must not sleep). */
