@@ -85,12 +85,25 @@ const ST_PACKETS_OUT = 0
 const ST_PACKETS_IN = 1
 const ST_ACKS = 2
 
+/** What a doorbell is rung for: anything (BELL_ANY), or acknowledgements, which no counter wait is waiting for (BELL_ACK). */
+const BELL_ANY = 1
+const BELL_ACK = 2
+
+/** Rings task `t`'s doorbell for `kind` (BELL_ANY wins when both are owed). */
+function ring (ctl: Int32Array, t: number, kind: number): void {
+  if ((kind & BELL_ANY) !== 0) ringDoorbell(ctl, t)
+  // (word -1 is no counter: a task asleep in a counter wait stays asleep, any other is woken)
+  else ringCounter(ctl, t, -1, 0)
+}
+
 /** Bytes before the records of the control queue. */
 const CQ_HEADER = 8
 
 /** A local task's ends, as an engine sees them. */
 interface LocalTask {
   id: number
+  /** Its index among this process's tasks. */
+  at: number
   out: RingReader
   netIn: RingWriter
   u8: Uint8Array
@@ -157,6 +170,7 @@ export class NetEngine {
       const seg = spec.segments[t]!
       this.tasks.push({
         id: t,
+        at: t - spec.firstTask,
         out: new RingReader(spec.netOut[t]!, spec.netRing, 0),
         netIn: new RingWriter(spec.inboxes[t]!, spec.ring, spec.localTasks),
         u8: new Uint8Array(seg),
@@ -165,6 +179,8 @@ export class NetEngine {
         state: new Int32Array(spec.netState[t]!),
       })
     }
+    this.owedBell = new Uint8Array(spec.localTasks)
+    this.owedCounter = new Int32Array(spec.localTasks).fill(-1)
     this.scratch = new Uint8Array(spec.ring.slotBytes)
     this.sdv = new DataView(this.scratch.buffer)
     this.cq = new Uint8Array(net.control)
@@ -326,11 +342,13 @@ export class NetEngine {
   agentRound (first: () => void): boolean {
     if (!this.tryLock()) { Atomics.store(this.w, W_TXPEND, 1); return false }
     Atomics.store(this.w, W_TXPEND, 0)
+    this.owing = true
     try {
       first()
       this.work(false, true)
     } finally {
       this.release()
+      this.payBells()
     }
     return true
   }
@@ -378,6 +396,10 @@ export class NetEngine {
     return n
   }
 
+  /** Whether doorbells are owed rather than rung (the agent's rounds), and what is owed: per local task, a bell, and a counter word (-1 none). */
+  private owing = false
+  private readonly owedBell: Uint8Array
+  private readonly owedCounter: Int32Array
   /** Rounds acknowledgements have waited for a frame to ride on. */
   private ackRounds = 0
   /** Frames this thread handed in. */
@@ -430,7 +452,7 @@ export class NetEngine {
       if (k > 0) {
         r.publishTail()
         // the sender may be waiting for room
-        ringDoorbell(this.ctl, t.id)
+        this.bell(t)
         sent += k
       }
     }
@@ -530,7 +552,7 @@ export class NetEngine {
         Atomics.add(t.state, NET_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
         const c = dv.getUint32(p + N_ORG_CNTR, true)
         if (c !== 0) this.bumpCounter(t, c)
-        else ringDoorbell(this.ctl, t.id)
+        else this.bell(t, BELL_ACK)
         return true
       }
       case T_NET_DONE: return this.drop(t)
@@ -589,7 +611,7 @@ export class NetEngine {
     if (at < 0) { Atomics.store(this.w, W_BLOCKED, 1); return false }
     copySeg(w.u8, at, u8, off, len)
     w.publish()
-    ringDoorbell(this.ctl, t.id)
+    this.bell(t)
     return true
   }
 
@@ -602,7 +624,33 @@ export class NetEngine {
     if (c === 0) return
     if ((c & 3) !== 0 || c + 4 > this.segSize) { this.drop(t); return }
     const w = c >>> 2
-    ringCounter(this.ctl, t.id, w, Atomics.add(t.i32, w, 1) + 1)
+    const v = Atomics.add(t.i32, w, 1) + 1
+    if (!this.owing) { ringCounter(this.ctl, t.id, w, v); return }
+    // (one counter per task is remembered; a second one's owed ring is paid now)
+    const prev = this.owedCounter[t.at]!
+    if (prev >= 0 && prev !== w) ringCounter(this.ctl, t.id, prev, Atomics.load(t.i32, prev))
+    this.owedCounter[t.at] = w
+  }
+
+  /**
+   * Rings task `t`'s doorbell: at once, or, in the agent's rounds (`owing`), once the round has let
+   * the lock go. On a CPU the woken task shares with the agent it would otherwise run at once, find
+   * the lock taken or its packet not yet there, and sleep again: two wakes instead of one.
+   */
+  private bell (t: LocalTask, kind = BELL_ANY): void {
+    if (this.owing) this.owedBell[t.at]! |= kind
+    else ring(this.ctl, t.id, kind)
+  }
+
+  /** Rings what the round owes (see `bell`). */
+  private payBells (): void {
+    this.owing = false
+    for (const t of this.tasks) {
+      const w = this.owedCounter[t.at]!
+      if (w >= 0) { this.owedCounter[t.at] = -1; ringCounter(this.ctl, t.id, w, Atomics.load(t.i32, w)) }
+      const b = this.owedBell[t.at]!
+      if (b !== 0) { this.owedBell[t.at] = 0; ring(this.ctl, t.id, b) }
+    }
   }
 
   private onPut (t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array, peer: number): boolean {
@@ -676,7 +724,7 @@ export class NetEngine {
     Atomics.add(t.state, NET_LANDED_AT + src, 1)
     const c = dv.getUint32(p + N_ORG_CNTR, true)
     if (c !== 0) this.bumpCounter(t, c)
-    else ringDoorbell(this.ctl, t.id)
+    else this.bell(t)
     return true
   }
 
@@ -722,7 +770,7 @@ export class NetEngine {
       d.setInt32(p + N_VAL0 + 4, vdv.getInt32(vat + 4, true), true)
     }
     w.publish()
-    ringDoorbell(this.ctl, t.id)
+    this.bell(t)
     return true
   }
 

@@ -14,7 +14,7 @@ import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'
 import type { Addr, Ref } from '../types.js'
-import { SPIN_BATCH, type Idler } from './idle.js'
+import type { Idler } from './idle.js'
 
 export class Counters {
   private readonly s: ContextState
@@ -129,7 +129,7 @@ export class Counters {
     this.absorbWord = idx
     try {
       for (;;) {
-        for (let k = 0; k < SPIN_BATCH; k++) {
+        for (let k = 0, n = this.idler.spinBatch; k < n; k++) {
           if (this.reached(i32, idx, val)) return this.absorbed
           if (d.inboxPending() || d.busy) d.progress()
         }

@@ -41,6 +41,11 @@ export class Idler {
 
   /** The spin budget of the next wait, ms: `spinUs` to begin with, adapted by `adaptSpin`. */
   spinMs: number
+  /**
+   * Rounds a wait runs between two calls of `idle`: SPIN_BATCH, or 1 where waits do not spin (a
+   * crowded host), so that they go to sleep after one look rather than after a batch of rounds.
+   */
+  readonly spinBatch: number
   /** The configured budget (`spinUs`) and the most it may grow to (`spinMaxUs`; equal: no adaptation), ms. */
   private readonly spinBaseMs: number
   private readonly spinMaxMs: number
@@ -72,6 +77,7 @@ export class Idler {
     // (in a job of several processes with more tasks than CPUs a spin only keeps the agent and the
     // other processes off the CPU they need: waits sleep at once, and the agent wakes them)
     this.spinBaseMs = spec.processes > 1 && s.crowded ? 0 : cfg.spinUs / 1000
+    this.spinBatch = this.spinBaseMs > 0 ? SPIN_BATCH : 1
     this.spinMs = this.spinBaseMs
     this.spinMaxMs = cfg.spinUs > 0 && !s.crowded ? Math.max(cfg.spinUs, cfg.spinMaxUs) / 1000 : this.spinBaseMs
   }

@@ -8,7 +8,7 @@ import { LapiStatus as S } from '../status.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'
-import { SPIN_BATCH, type Idler } from './idle.js'
+import type { Idler } from './idle.js'
 
 export class Waits {
   private readonly s: ContextState
@@ -41,7 +41,7 @@ export class Waits {
       for (;;) {
         d.progress()
         if (cond()) return S.SUCCESS
-        for (let k = 0; k < SPIN_BATCH; k++) {
+        for (let k = 0, n = idler.spinBatch; k < n; k++) {
           if (d.inboxPending() || d.busy) d.progress()
           if (cond()) return S.SUCCESS
         }
