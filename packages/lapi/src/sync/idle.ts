@@ -218,7 +218,11 @@ export class Idler {
     const seen = Atomics.load(ctl, this.myDoorbell)
     this.enterAsyncSleep()
     try {
-      if (this.mustSleep(kind, i32, idx, val)) await this.sleepAsync(seen)
+      if (this.mustSleep(kind, i32, idx, val)) {
+        // (as a blocking sleep does: what waits goes out, and the agent reads the connections)
+        if (this.net !== null) this.net.beforeSleep()
+        await this.sleepAsync(seen)
+      }
     } finally {
       this.leaveAsyncSleep()
     }
