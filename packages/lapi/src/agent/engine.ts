@@ -347,8 +347,7 @@ export class NetEngine {
       first()
       this.work(false, true)
     } finally {
-      this.release()
-      this.payBells()
+      try { this.release() } finally { this.payBells() }
     }
     return true
   }
