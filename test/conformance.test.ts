@@ -61,6 +61,7 @@ const PROGRAMS: Program[] = [
   { file: 'lapi/errors.mjs', tasks: 2, ok: 'errors ok' },
   { file: 'lapi/handlers.mjs', tasks: 3, ok: 'handlers ok' },
   { file: 'lapi/busy.mjs', tasks: 2, ok: (r) => { expect(r.stdout).toContain('put/get/rmw to a busy task done'); expect(r.stdout).toContain('target released') } },
+  { file: 'lapi/burst.mjs', tasks: 2, ok: (r) => { expect(r.stdout).toContain('burst arrived while the sender was busy'); expect(r.stdout).toContain('burst ok') } },
   { file: 'lapi/idiomatic.mjs', tasks: 3, ok: 'idiomatic ok' },
   { file: 'lapi/counter-args.mjs', tasks: 3, ok: 'counter-args ok' },
   { file: 'lapi/ring.mjs', tasks: 4, args: ['30'], ok: 'ring ok' },
