@@ -104,8 +104,11 @@ export interface FramePath {
   readonly moved: number
   /** Whether `peer`'s queue has room now for a frame of `len` body bytes (after writing what it can, if `write`). */
   room (peer: number, len: number, write: boolean): boolean
-  /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue is full (nothing queued). */
-  queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number
+  /**
+   * Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue is full (nothing
+   * queued). `dv`, when given, views the same bytes as `u8` at the same offsets (a faster copy).
+   */
+  queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv?: DataView | null): number
   /**
    * Sends a frame whose body is `headLen` bytes of `head` then `len` bytes of `data` from `off`,
    * writing `data` straight from where it is as far as the connection takes it (the rest is

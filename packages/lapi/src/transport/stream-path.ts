@@ -92,6 +92,7 @@ export class StreamPath implements FramePath {
   private readonly st: Float64Array
   private readonly rx: Uint8Array[]
   private readonly tx: Uint8Array[]
+  private readonly txv: DataView[]
   private readonly rxv: DataView[]
   private readonly cap: number
   readonly peers: number
@@ -112,6 +113,7 @@ export class StreamPath implements FramePath {
     this.st = new Float64Array(s.stats)
     this.rx = s.rx.map((b) => new Uint8Array(b))
     this.tx = s.tx.map((b) => new Uint8Array(b))
+    this.txv = s.tx.map((b) => new DataView(b))
     this.rxv = s.rx.map((b) => new DataView(b))
     this.cap = s.rx[0]?.byteLength ?? 0
     this.peers = s.rx.length
@@ -143,7 +145,7 @@ export class StreamPath implements FramePath {
   }
 
   /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue has no room even after writing (nothing queued then). */
-  queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): number {
+  queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null = null): number {
     if (!this.open(peer)) return 0
     const need = FRAME_HEADER_BYTES + len
     const b = this.tx[peer]!
@@ -158,9 +160,15 @@ export class StreamPath implements FramePath {
     }
     this.frameHeader(b, end, len, kind, dst)
     const d = end + FRAME_HEADER_BYTES
-    // (small frames byte by byte: their sources' offsets and lengths vary too much for a cached view)
-    if (len <= 256) for (let k = 0; k < len; k++) b[d + k] = u8[off + k]!
-    else copyBuf(b, d, u8, off, len, false)
+    // (small frames word by word through DataViews, which need no alignment, where the caller has
+    // one, else byte by byte: their offsets and lengths vary too much for a cached subarray view)
+    if (len <= 256) {
+      let k = 0
+      if (dv !== null) { const tv = this.txv[peer]!; for (; k + 4 <= len; k += 4) tv.setInt32(d + k, dv.getInt32(off + k, true), true) }
+      for (; k < len; k++) b[d + k] = u8[off + k]!
+    } else {
+      copyBuf(b, d, u8, off, len, false)
+    }
     this.w[we] = end + need
     this.st[S_FRAMES_SENT]!++
     return 0
