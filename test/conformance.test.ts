@@ -55,6 +55,7 @@ const PROGRAMS: Program[] = [
   { file: 'lapi/env.mjs', tasks: 3, env: { EXPECT_TASKS: '3' }, ok: 'env ok' },
   { file: 'lapi/putget.mjs', tasks: 4, ok: 'putget ok' },
   { file: 'lapi/bulk.mjs', tasks: 3, config: { segmentSize: 16 * MiB }, ok: 'bulk ok' },
+  { file: 'lapi/bulk-asleep.mjs', tasks: 2, config: { segmentSize: 16 * MiB, spinUs: 0 }, ok: 'bulk-asleep ok' },
   { file: 'lapi/rmw.mjs', tasks: 4, ok: 'rmw ok' },
   { file: 'lapi/vector.mjs', tasks: 3, ok: 'vector ok' },
   { file: 'lapi/xfer.mjs', tasks: 3, ok: 'xfer ok' },

@@ -32,6 +32,8 @@ const FINISH_MS = 5000
 const LOSS_DRAIN_MS = 5000
 /** Milliseconds without a task's poll after which the agent reads the connections again. */
 export const IDLE_TICKS = 2
+/** Bytes of a read by the event loop that filled its buffer (Node reads a stream 64 KiB at a time). */
+const FULL_READ = 64 << 10
 
 export interface AgentOptions {
   spec: Omit<JobSpec, 'taskId'>
@@ -99,8 +101,13 @@ export class Agent {
   /** The transport's events: what the event loop read, and lost peers. */
   onBytes (peer: number, chunk: Buffer): void {
     this.inbound.push(peer, chunk)
+    // (a read that filled the event loop's buffer: more is waiting, a bulk stream)
+    if (chunk.length >= FULL_READ) this.drain = true
     this.round()
   }
+
+  /** Whether the next round reads the connections itself after what the event loop read (see onBytes). */
+  private drain = false
 
   /** Starts serving (after the transport is connected). */
   start (): void {
@@ -189,7 +196,9 @@ export class Agent {
   private round (): void {
     const done = this.engine.agentRound(() => {
       const path = this.engine.path
-      this.ingestAll(path)
+      // (the bytes the event loop read go in first: a read of our own comes after them)
+      const read = this.ingestAll(path) && this.drain
+      this.drain = false
       this.engine.takeControl((peer, body) => this.controlBody(peer, body))
       const oc = this.outControl
       for (let i = 0; i < oc.length; i += 2) {
@@ -198,6 +207,7 @@ export class Agent {
         path.queue(oc[i] as number, FRAME_CONTROL, 0, b, 4, b.length - 4)
       }
       oc.length = 0
+      return read
     })
     if (done) {
       if (this.inbound.length > 0) {

@@ -351,16 +351,17 @@ export class NetEngine {
 
   /**
    * The agent's round: `first` (what its event loop read, its control messages), then the engine's
-   * work, without reading the connections itself (its event loop does); false when the lock was
-   * taken (what waits to be sent is then sent by the holder: TXPEND).
+   * work, reading the connections itself only when `first` says so (its event loop reads them; a
+   * bulk stream is drained faster by a read straight into the receive buffer); false when the
+   * lock was taken (what waits to be sent is then sent by the holder: TXPEND).
    */
-  agentRound (first: () => void): boolean {
+  agentRound (first: () => boolean): boolean {
     if (!this.tryLock()) { Atomics.store(this.w, W_TXPEND, 1); return false }
     Atomics.store(this.w, W_TXPEND, 0)
     this.owing = true
     try {
-      first()
-      this.work(false, true)
+      const read = first()
+      this.work(read, true)
     } finally {
       try { this.release() } finally { this.payBells() }
     }
