@@ -24,7 +24,7 @@ import { placement, type JobSpec } from '../job/spec.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, peerFlags } from '../transport/stream-path.js'
-import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_GIVEBACK, W_OWNER, W_POLLS, W_WANT } from './engine.js'
+import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_GIVEBACK, W_LOCK, W_OWNER, W_POLLS, W_WANT } from './engine.js'
 
 /** Longest a process's goodbye waits for what it has queued to be written, ms. */
 const FINISH_MS = 5000
@@ -32,6 +32,11 @@ const FINISH_MS = 5000
 const LOSS_DRAIN_MS = 5000
 /** Milliseconds without a task's poll after which the agent reads the connections again. */
 export const IDLE_TICKS = 2
+/**
+ * How long the agent, whose round found the lock taken by a task while its event loop reads the
+ * connections, gives that task the CPU before it tries again, ms (see `retry`).
+ */
+const LOCK_WAIT_MS = 0.03
 /** Bytes of a read by the event loop that filled its buffer (Node reads a stream 64 KiB at a time). */
 const FULL_READ = 64 << 10
 
@@ -223,11 +228,18 @@ export class Agent {
   /**
    * A round found the lock taken. While the tasks read the connections the holder is a polling task
    * (and does what is pending, TXPEND): try again in a millisecond rather than at once, as a loop of
-   * tries would take a CPU from the tasks that spin on it; while this event loop reads, at once.
+   * tries would take a CPU from the tasks that spin on it. While this event loop reads, the holder
+   * is a task that sends: give it the CPU for a moment (a wait on the lock word), then try again.
+   * On a CPU shared with that task a loop of tries kept it from finishing for a whole time slice:
+   * 2–4 ms round trips, hundreds of thousands of tries a second.
    */
   private retry (): void {
-    this.later(Atomics.load(this.w, W_OWNER) === OWNER_TASKS ? 1 : 0)
+    if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) { this.later(1); return }
+    const holder = Atomics.load(this.w, W_LOCK)
+    if (holder !== 0) Atomics.wait(this.w, W_LOCK, holder, LOCK_WAIT_MS)
+    this.later(0)
   }
+
 
   /**
    * Hands the chunks the event loop read to the frame path, in order, until one does not fit (its
