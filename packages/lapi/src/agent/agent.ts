@@ -37,6 +37,8 @@ export const IDLE_TICKS = 2
  * connections, gives that task the CPU before it tries again, ms (see `retry`).
  */
 const LOCK_WAIT_MS = 0.03
+/** Longest sleep of the agent between two rounds, ms: acknowledgements nobody else sends go then. */
+const ACK_CHECK_MS = 5
 /** Bytes of a read by the event loop that filled its buffer (Node reads a stream 64 KiB at a time). */
 const FULL_READ = 64 << 10
 
@@ -161,7 +163,9 @@ export class Agent {
         await new Promise<void>((resolve) => { if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
         continue
       }
-      const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen)
+      // (at most ACK_CHECK_MS: a task that took messages in and then left LAPI for its own code
+      // leaves their acknowledgements to this thread, and nothing may ring it)
+      const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen, ACK_CHECK_MS)
       if (r.async) await r.value
       Atomics.store(ctl, W_AGENT_SLEEPING, 0)
       this.wakes++
