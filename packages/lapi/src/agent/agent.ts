@@ -163,9 +163,10 @@ export class Agent {
         await new Promise<void>((resolve) => { if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
         continue
       }
-      // (at most ACK_CHECK_MS: a task that took messages in and then left LAPI for its own code
-      // leaves their acknowledgements to this thread, and nothing may ring it)
-      const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen, ACK_CHECK_MS)
+      // (while this thread reads the connections, at most ACK_CHECK_MS: a task that took messages
+      // in and then left LAPI for its own code leaves their acknowledgements to this thread, and
+      // nothing may ring it; while the tasks read them, the watch's idle test covers that)
+      const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen, Atomics.load(this.w, W_OWNER) === OWNER_AGENT ? ACK_CHECK_MS : Infinity)
       if (r.async) await r.value
       Atomics.store(ctl, W_AGENT_SLEEPING, 0)
       this.wakes++
@@ -306,6 +307,9 @@ export class Agent {
     if (!ok) { this.later(); return }
     this.o.log.trace('connections taken back')
     if (this.watch !== null) { clearInterval(this.watch); this.watch = null }
+    // (the loop may sleep without a bound: from now on it must look every ACK_CHECK_MS)
+    Atomics.add(this.ctl, W_AGENT_BELL, 1)
+    Atomics.notify(this.ctl, W_AGENT_BELL)
     this.o.transport.agentReads(true)
     this.round()
     this.checkPeers()
