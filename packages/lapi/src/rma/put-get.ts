@@ -13,23 +13,18 @@ import { ErrClass } from '../constants.js'
 import { counterOk } from '../args.js'
 import { WORD_COPY, copyBuf, copyShared, copyWords } from '../copy.js'
 import { ringCounter } from '../job/control.js'
-import type { RemoteOps } from '../net/remote-ops.js'
 import { LapiStatus as S } from '../status.js'
 import type { Checks } from '../core/checks.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
-import type { SegmentViews } from '../core/types.js'
+import type { RemoteOps } from '../net/remote-ops.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
+import { RmaPart } from './part.js'
+import type { SegmentViews } from '../core/types.js'
 import type { Addr, compl_hndlr_t, LocalBuf, scompl_hndlr_t } from '../types.js'
 
-export class PutGet {
-  private readonly s: ContextState
-  private readonly rings: Rings
-  private readonly checks: Checks
-  private readonly counters: Counters
-  private readonly user: UserCode
-  private readonly remote: RemoteOps
+export class PutGet extends RmaPart {
   private readonly taskId: number
   private readonly numTasks: number
   private readonly segmentSize: number
@@ -40,12 +35,7 @@ export class PutGet {
   private readonly local: Uint8Array
 
   constructor (s: ContextState, rings: Rings, checks: Checks, counters: Counters, user: UserCode, remote: RemoteOps) {
-    this.s = s
-    this.rings = rings
-    this.checks = checks
-    this.counters = counters
-    this.user = user
-    this.remote = remote
+    super(s, rings, checks, counters, user, remote)
     this.taskId = s.taskId
     this.numTasks = s.numTasks
     this.segmentSize = s.segmentSize

@@ -5,32 +5,12 @@
  * (net/remote-ops.ts), and the old value comes back as an answer.
  */
 import { ErrClass, RmwOp } from '../constants.js'
-import type { RemoteOps } from '../net/remote-ops.js'
 import { rmw32, rmw64 } from '../rmw.js'
 import { LapiStatus as S } from '../status.js'
-import type { Checks } from '../core/checks.js'
-import type { Rings } from '../core/rings.js'
-import type { ContextState } from '../core/state.js'
-import type { Counters } from '../sync/counters.js'
-import type { UserCode } from '../sync/user-code.js'
+import { RmaPart } from './part.js'
 import type { Addr, Ref, scompl_hndlr_t } from '../types.js'
 
-export class ReadModifyWrite {
-  private readonly s: ContextState
-  private readonly rings: Rings
-  private readonly checks: Checks
-  private readonly counters: Counters
-  private readonly user: UserCode
-  private readonly remote: RemoteOps
-
-  constructor (s: ContextState, rings: Rings, checks: Checks, counters: Counters, user: UserCode, remote: RemoteOps) {
-    this.s = s
-    this.rings = rings
-    this.checks = checks
-    this.counters = counters
-    this.user = user
-    this.remote = remote
-  }
+export class ReadModifyWrite extends RmaPart {
 
   /**
    * LAPI_Rmw on a 32-bit word: `inVal[0]` is the operand (COMPARE_AND_SWAP: `inVal[0]` compare,

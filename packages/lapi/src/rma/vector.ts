@@ -6,30 +6,18 @@
  */
 import { ErrClass, VecType } from '../constants.js'
 import { copy } from '../copy.js'
-import type { RemoteOps } from '../net/remote-ops.js'
 import { LapiStatus as S } from '../status.js'
-import type { Checks } from '../core/checks.js'
-import type { Rings } from '../core/rings.js'
-import type { ContextState } from '../core/state.js'
-import type { Counters } from '../sync/counters.js'
-import type { UserCode } from '../sync/user-code.js'
+import { RmaPart } from './part.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, scompl_hndlr_t } from '../types.js'
 
-export class VectorTransfers {
-  private readonly s: ContextState
-  private readonly rings: Rings
-  private readonly checks: Checks
-  private readonly counters: Counters
-  private readonly user: UserCode
-  private readonly remote: RemoteOps
+export class VectorTransfers extends RmaPart {
 
-  constructor (s: ContextState, rings: Rings, checks: Checks, counters: Counters, user: UserCode, remote: RemoteOps) {
-    this.s = s
-    this.rings = rings
-    this.checks = checks
-    this.counters = counters
-    this.user = user
-    this.remote = remote
+  /** What Putv and Getv check first (a step in LAPI): 0, or the code to return. */
+  private begin (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null): number {
+    if (this.s.inHeaderHandler) return S.ERR_POLLING_NET
+    this.rings.flushTails()
+    const rc = this.checks.checkTarget(tgt)
+    return rc !== 0 ? rc : this.checks.checkVecPair(tgtVec, orgVec)
   }
 
   /** LAPI_Putv: gathers the origin vector and scatters into the target vector (addresses in `tgt`). */
@@ -37,11 +25,7 @@ export class VectorTransfers {
     shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
     const s = this.s
     const k = this.checks
-    if (s.inHeaderHandler) return S.ERR_POLLING_NET
-    this.rings.flushTails()
-    let rc = k.checkTarget(tgt)
-    if (rc !== 0) return rc
-    rc = k.checkVecPair(tgtVec, orgVec)
+    const rc = this.begin(tgt, tgtVec, orgVec)
     if (rc !== 0) return rc
     if (!k.isCounterOpt(tgtCntr) || !k.isCounterOpt(orgCntr) || !k.isCounterOpt(cmplCntr)) return S.ERR_CNTR_NULL
     if (s.local[tgt] === 0) return this.remote.putv(tgt, tgtVec!, orgVec!, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
@@ -58,11 +42,7 @@ export class VectorTransfers {
     chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
     const s = this.s
     const k = this.checks
-    if (s.inHeaderHandler) return S.ERR_POLLING_NET
-    this.rings.flushTails()
-    let rc = k.checkTarget(tgt)
-    if (rc !== 0) return rc
-    rc = k.checkVecPair(tgtVec, orgVec)
+    const rc = this.begin(tgt, tgtVec, orgVec)
     if (rc !== 0) return rc
     if (!k.isCounterOpt(tgtCntr) || !k.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
     if (s.local[tgt] === 0) return this.remote.getv(tgt, tgtVec!, orgVec!, tgtCntr, orgCntr, chndlr, cinfo)
