@@ -342,11 +342,19 @@ export class Agent {
     }
   }
 
-  /** Whether bytes from peer `p` still wait to be taken in (in the frame path, or read by the event loop). */
+  /**
+   * Whether what peer `p` sent may still wait to be taken in: bytes in the frame path or read by
+   * the event loop, or control messages a task took off the network and queued for this thread
+   * (a peer's last `release` and `state` come just before its goodbye: judged first, its end
+   * would mark its tasks gone before this process saw them pass the barrier). While a task holds
+   * the lock nothing can be told: the answer is yes.
+   */
   private unread (p: number): boolean {
     if (this.engine.path.unparsed(p) > 0) return true
     for (let k = 0; k < this.inbound.length; k += 2) if (this.inbound[k] === p) return true
-    return false
+    let queued = true
+    this.engine.locked(() => { queued = this.engine.controlQueued })
+    return queued
   }
 
 

@@ -592,6 +592,9 @@ export class NetEngine {
     return true
   }
 
+  /** Whether control messages tasks queued wait for the agent (under the lock). */
+  get controlQueued (): boolean { return this.cqw[1] !== this.cqw[0] }
+
   /** The agent takes the control messages tasks queued (under the lock), oldest first. */
   takeControl (f: (peer: number, body: Uint8Array) => void): void {
     const q = this.cq
