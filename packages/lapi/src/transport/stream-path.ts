@@ -188,7 +188,10 @@ export class StreamPath implements FramePath {
     this.w[we] = hl
     this.st[S_FRAMES_SENT]!++
     // (header and data in one writev: a header written alone would go as a segment of its own)
-    const n = this.writeTwo(peer, b, hl, data, off, len)
+    const wrote = this.writeFrom(peer, data, off, len, b, hl)
+    // (what the socket took of the header leaves the queue; what it did not take of the data follows)
+    if (wrote >= hl) { this.w[ws] = 0; this.w[we] = 0 } else this.w[ws] = wrote
+    const n = wrote > hl ? wrote - hl : 0
     if (n < len && this.open(peer)) {
       // (what the connection did not take waits in the queue, behind what is left of the header)
       const end = this.w[we]!
@@ -200,40 +203,6 @@ export class StreamPath implements FramePath {
 
   /** The two parts of a direct frame's writev: the array is kept, its two views are made per frame (one chunk of up to 64 KiB). */
   private readonly two: Uint8Array[] = [EMPTY, EMPTY]
-
-  /**
-   * Writes the queue's `hl` bytes (the frame's header, from offset 0) and then `len` bytes of
-   * `data` from `off`, in one system call. Returns the data bytes taken; the queue keeps what is
-   * left of the header (both only when the socket took nothing or failed).
-   */
-  private writeTwo (p: number, b: Uint8Array, hl: number, data: Uint8Array, off: number, len: number): number {
-    if (this.fullUntil[p] !== 0) {
-      if (performance.now() < this.fullUntil[p]!) return 0
-      this.fullUntil[p] = 0
-    }
-    const two = this.two
-    two[0] = b.subarray(0, hl)
-    two[1] = data.subarray(off, off + len)
-    let n = 0
-    const lim = Error.stackTraceLimit
-    Error.stackTraceLimit = 0
-    try {
-      n = writevSync(this.w[this.word(p, FD)]!, two)
-      this.st[S_WRITES]!++
-      this.st[S_BYTES_SENT]! += n
-      if (n > 0) this.movedCount++
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code
-      if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') this.fail(p, e as NodeJS.ErrnoException)
-      else this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
-    } finally {
-      Error.stackTraceLimit = lim
-      two[0] = EMPTY; two[1] = EMPTY
-    }
-    if (n >= hl) { this.w[this.word(p, TX_START)] = 0; this.w[this.word(p, TX_END)] = 0; return n - hl }
-    this.w[this.word(p, TX_START)] = n
-    return 0
-  }
 
   private frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
     b[at] = len & 0xff; b[at + 1] = (len >>> 8) & 0xff; b[at + 2] = (len >>> 16) & 0xff; b[at + 3] = len >>> 24
@@ -268,11 +237,11 @@ export class StreamPath implements FramePath {
   }
 
   /**
-   * One write of `len` bytes of `u8` from `off` to peer `p`'s connection; returns the bytes it
-   * took (0 while its socket is full: then it is left alone for FULL_BACKOFF_MS, or on an error,
-   * which marks the peer).
+   * One write of `len` bytes of `u8` from `off` to peer `p`'s connection, after the first `hl`
+   * bytes of `head` when there is one (a writev); returns the bytes it took (0 while its socket is
+   * full: then it is left alone for FULL_BACKOFF_MS, or on an error, which marks the peer).
    */
-  private writeFrom (p: number, u8: Uint8Array, off: number, len: number): number {
+  private writeFrom (p: number, u8: Uint8Array, off: number, len: number, head: Uint8Array | null = null, hl = 0): number {
     if (this.fullUntil[p] !== 0) {
       if (performance.now() < this.fullUntil[p]!) return 0
       this.fullUntil[p] = 0
@@ -280,8 +249,15 @@ export class StreamPath implements FramePath {
     let n = 0
     const lim = Error.stackTraceLimit
     Error.stackTraceLimit = 0
+    const two = this.two
     try {
-      n = writeSync(this.w[this.word(p, FD)]!, u8, off, len)
+      const fd = this.w[this.word(p, FD)]!
+      if (head === null) n = writeSync(fd, u8, off, len)
+      else {
+        two[0] = head.subarray(0, hl)
+        two[1] = u8.subarray(off, off + len)
+        n = writevSync(fd, two)
+      }
       this.st[S_WRITES]!++
       this.st[S_BYTES_SENT]! += n
       if (n > 0) this.movedCount++
@@ -291,6 +267,7 @@ export class StreamPath implements FramePath {
       else this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
     } finally {
       Error.stackTraceLimit = lim
+      two[0] = EMPTY; two[1] = EMPTY
     }
     return n
   }
