@@ -39,6 +39,11 @@ export const IDLE_TICKS = 2
 const LOCK_WAIT_MS = 0.03
 /** Longest sleep of the agent between two rounds, ms: acknowledgements nobody else sends go then. */
 const ACK_CHECK_MS = 5
+/**
+ * How long acknowledgements the agent's rounds owe wait for a frame to ride on, ms: a task that
+ * answers what it was given carries them; otherwise the agent sends them then.
+ */
+const ACK_DELAY_MS = 1
 /** Bytes of a read by the event loop that filled its buffer (Node reads a stream 64 KiB at a time). */
 const FULL_READ = 64 << 10
 
@@ -73,6 +78,8 @@ export class Agent {
   /** Rank 0: arrivals per generation. */
   private readonly arrivals = new Map<number, number>()
   private watch: NodeJS.Timeout | null = null
+  /** The round that sends the acknowledgements owed (ACK_DELAY_MS after a round left some). */
+  private ackTimer: NodeJS.Timeout | null = null
   private lastPolls = 0
   private idleTicks = 0
   private readonly gone: boolean[]
@@ -127,6 +134,7 @@ export class Agent {
   stop (): void {
     this.running = false
     if (this.watch !== null) { clearInterval(this.watch); this.watch = null }
+    if (this.ackTimer !== null) { clearTimeout(this.ackTimer); this.ackTimer = null }
     Atomics.add(this.ctl, W_AGENT_BELL, 1)
     Atomics.notify(this.ctl, W_AGENT_BELL)
   }
@@ -139,6 +147,8 @@ export class Agent {
     const end = performance.now() + FINISH_MS
     let bye = false
     for (;;) {
+      // (what this process owes its peers' fences goes before its goodbye)
+      this.engine.acksDue = true
       this.round()
       if (!bye) this.engine.locked(() => { bye = this.engine.path.bye() })
       let left = 1
@@ -220,6 +230,7 @@ export class Agent {
       return read
     })
     if (done) {
+      if (this.ackTimer === null && this.running && this.engine.acksOwed) this.ackTimer = setTimeout(this.ackDue, ACK_DELAY_MS)
       if (this.inbound.length > 0) {
         for (let p = 0; p < this.procs; p++) this.o.transport.resumePeer(p)
         this.later()
@@ -228,6 +239,13 @@ export class Agent {
     } else {
       this.retry()
     }
+  }
+
+  /** ACK_DELAY_MS after a round that left acknowledgements owed: a round that sends them. */
+  private readonly ackDue = (): void => {
+    this.ackTimer = null
+    this.engine.acksDue = true
+    this.round()
   }
 
   /**

@@ -26,7 +26,7 @@
 import { RmwOp } from '../constants.js'
 import { rmw32, rmw64 } from '../rmw.js'
 import { copySeg } from '../copy.js'
-import { ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
+import { counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
 import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
@@ -391,8 +391,10 @@ export class NetEngine {
 
   /**
    * One round under the lock: out, in, acknowledgements, out again. Acknowledgements go with other
-   * frames (a task's next send carries them: `kick`), or once they have waited ACK_ROUNDS rounds,
-   * or at once in the agent's rounds (no task is there to send anything).
+   * frames (a task's next send carries them: `kick`), or once they have waited ACK_ROUNDS rounds
+   * of a task, or in an agent's round that `acksDue` asks for: one whose Puts woke their target
+   * task leaves them a moment to ride on that task's answer (sent at once, each would wake the
+   * other process's agent too).
    */
   private work (reading: boolean, urgent: boolean): number {
     this.sendOut()
@@ -406,7 +408,7 @@ export class NetEngine {
     }
     const n = this.path.poll(reading, this.frame)
     this.framesIn += n
-    this.acks(this.onControl !== null || this.path.queued() > 0 || ++this.ackRounds >= ACK_ROUNDS)
+    this.acks(this.path.queued() > 0 || (this.onControl !== null ? this.acksDue : ++this.ackRounds >= ACK_ROUNDS))
     this.flushOut(urgent)
     return n
   }
@@ -426,10 +428,24 @@ export class NetEngine {
    */
   get moved (): number { return this.framesIn + this.path.moved }
 
+  /**
+   * The agent's round sends the acknowledgements that wait, whatever else it has to send (set by
+   * the agent ACK_DELAY_MS after a round left some, and by a Put whose target nobody woke: no
+   * answer is coming to carry them).
+   */
+  acksDue = false
+
+  /** Whether acknowledgements wait to be sent (a task's landed messages not yet acknowledged). */
+  get acksOwed (): boolean {
+    for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) return true
+    return false
+  }
+
   /** Sends the acknowledgements that wait, when `now`. */
   private acks (now: boolean): void {
     if (!now) return
     this.ackRounds = 0
+    this.acksDue = false
     for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) this.sendAcks(t)
   }
 
@@ -638,16 +654,19 @@ export class NetEngine {
     return addr + len <= this.segSize && (addr !== 0 || len === 0)
   }
 
-  private bumpCounter (t: LocalTask, c: number): void {
-    if (c === 0) return
-    if ((c & 3) !== 0 || c + 4 > this.segSize) { this.drop(t); return }
+  /** Bumps counter `c` of task `t`; returns whether that wakes the task (asleep in a wait the bump ends). */
+  private bumpCounter (t: LocalTask, c: number): boolean {
+    if (c === 0) return false
+    if ((c & 3) !== 0 || c + 4 > this.segSize) { this.drop(t); return false }
     const w = c >>> 2
     const v = Atomics.add(t.i32, w, 1) + 1
-    if (!this.owing) { ringCounter(this.ctl, t.id, w, v); return }
+    const wakes = counterWakes(this.ctl, t.id, w, v)
+    if (!this.owing) { ringCounter(this.ctl, t.id, w, v); return wakes }
     // (one counter per task is remembered; a second one's owed ring is paid now)
     const prev = this.owedCounter[t.at]!
     if (prev >= 0 && prev !== w) ringCounter(this.ctl, t.id, prev, Atomics.load(t.i32, prev))
     this.owedCounter[t.at] = w
+    return wakes
   }
 
   /**
@@ -684,15 +703,17 @@ export class NetEngine {
     this.st[ST_PACKETS_IN]!++
     if (plen > 0) copySeg(t.u8, at, u8, p + PACKET_HEADER_BYTES, plen)
     if (!last) return true
-    this.bumpCounter(t, dv.getUint32(p + N_TGT_CNTR, true))
+    const woke = this.bumpCounter(t, dv.getUint32(p + N_TGT_CNTR, true))
     // acknowledged for the origin's fence (F_ACK), with its completion counter
     if ((flags & F_ACK) === 0) return true
     if (cmpl !== 0) this.ack(t.id, src, 1, cmpl)
     else {
       // (no counter to move at the origin: counted with the next batch of acknowledgements, which
-      // rides on the next frame toward it)
+      // rides on the next frame toward it; in the agent's round, sent at its end unless the Put
+      // woke its target, whose answer is likely to carry it — see `acksDue`)
       Atomics.add(t.state, netLandedFrom(this.n, src), 1)
       Atomics.store(t.state, NET_DIRTY, 1)
+      if (!woke) this.acksDue = true
     }
     return true
   }
