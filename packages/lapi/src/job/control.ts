@@ -156,25 +156,25 @@ export function ringDoorbell (ctl: Int32Array, t: number): void {
 export function ringCounter (ctl: Int32Array, t: number, word: number, value: number): void {
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + T_SLEEPING)
+  if (sl === 0) return
   if (sl === REMOTE) { ringRemote(ctl); return }
-  if (!counterWakes(ctl, t, word, value)) return
+  if (sl === 1 && !waitEnds(ctl, base, word, value)) return
   Atomics.add(ctl, base + T_DOORBELL, 1)
   Atomics.notify(ctl, base + T_DOORBELL)
 }
 
-/**
- * Whether ringCounter(ctl, t, word, value) would wake task `t` of this process now: it sleeps, and
- * not in a counter wait for another word or a value not reached yet.
- */
+/** Whether a blocking wait of the task at `base` ends when counter `word` reaches `value` (any wait but a counter wait on another word or for more). */
+function waitEnds (ctl: Int32Array, base: number, word: number, value: number): boolean {
+  const w = Atomics.load(ctl, base + T_WAIT_WORD)
+  return w === 0 || (w === word && value >= Atomics.load(ctl, base + T_WAIT_VAL))
+}
+
+/** Whether ringCounter(ctl, t, word, value) would wake task `t` of this process now. */
 export function counterWakes (ctl: Int32Array, t: number, word: number, value: number): boolean {
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + T_SLEEPING)
   if (sl === 0 || sl === REMOTE) return false
-  if (sl === 1) {
-    const w = Atomics.load(ctl, base + T_WAIT_WORD)
-    if (w !== 0 && (w !== word || value < Atomics.load(ctl, base + T_WAIT_VAL))) return false
-  }
-  return true
+  return sl !== 1 || waitEnds(ctl, base, word, value)
 }
 
 /** Marks the job aborted because of task `t` and wakes every sleeper. Idempotent. */
