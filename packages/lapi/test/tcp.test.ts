@@ -28,8 +28,8 @@ function node (rank: number, size: number, key: Uint8Array, polled: boolean): No
   return { t, s, path: new StreamPath(s, rank), frames: [], lost: [] }
 }
 
-function events (n: Node): { onBytes: (peer: number, chunk: Uint8Array) => void, onPeerLost: (peer: number, reason: string) => void } {
-  return { onBytes: (peer, chunk) => { n.path.ingest(peer, chunk) }, onPeerLost: (peer, reason) => { n.lost.push({ peer, reason }) } }
+function events (n: Node): { onBytes: (peer: number, chunk: Uint8Array, len: number) => void, onPeerLost: (peer: number, reason: string) => void } {
+  return { onBytes: (peer, chunk, len) => { n.path.ingest(peer, chunk, len) }, onPeerLost: (peer, reason) => { n.lost.push({ peer, reason }) } }
 }
 
 /** Takes every frame `n` has (reading the descriptors itself when `reading`). */

@@ -68,8 +68,8 @@ export class Agent {
   private readonly gatherF64: Uint8Array
   private readonly gatherI64: Uint8Array
   private running = false
-  /** Chunks the event loop read, waiting for the lock: peer, bytes, … */
-  private readonly inbound: Array<number | Buffer> = []
+  /** Chunks the event loop read, waiting for the lock: peer, bytes, length, … */
+  private readonly inbound: Array<number | Uint8Array> = []
   /** Control messages waiting for the lock: peer, encoded message (with its length prefix), … */
   private readonly outControl: Array<number | Buffer> = []
   private roundQueued = false
@@ -113,11 +113,15 @@ export class Agent {
   }
 
   /** The transport's events: what the event loop read, and lost peers. */
-  onBytes (peer: number, chunk: Buffer): void {
-    this.inbound.push(peer, chunk)
+  onBytes (peer: number, chunk: Uint8Array, len: number): void {
+    const inb = this.inbound
+    inb.push(peer, chunk, len)
     // (a read that filled the event loop's buffer: more is waiting, a bulk stream)
-    if (chunk.length >= FULL_READ) this.drain = true
+    if (len >= FULL_READ) this.drain = true
     this.round()
+    // (what waits for the lock or for room is copied out of the transport's buffer, which the next
+    // read reuses; a Buffer's slice would be a view of it)
+    for (let k = 1; k < inb.length; k += 3) if (inb[k] === chunk) inb[k] = Uint8Array.prototype.slice.call(chunk, 0, len)
   }
 
   /** Whether the next round reads the connections itself after what the event loop read (see onBytes). */
@@ -271,11 +275,12 @@ export class Agent {
   private ingestAll (path: NetEngine['path']): boolean {
     const inb = this.inbound
     let k = 0
-    for (; k < inb.length; k += 2) {
+    for (; k < inb.length; k += 3) {
       const peer = inb[k] as number
-      if (!path.ingest(peer, inb[k + 1] as Buffer)) { this.o.transport.pausePeer(peer); break }
+      if (!path.ingest(peer, inb[k + 1] as Uint8Array, inb[k + 2] as number)) { this.o.transport.pausePeer(peer); break }
     }
-    if (k > 0) inb.splice(0, k)
+    if (k === inb.length) inb.length = 0
+    else if (k > 0) inb.splice(0, k)
     return inb.length === 0
   }
 
@@ -369,7 +374,7 @@ export class Agent {
    */
   private unread (p: number): boolean {
     if (this.engine.path.unparsed(p) > 0) return true
-    for (let k = 0; k < this.inbound.length; k += 2) if (this.inbound[k] === p) return true
+    for (let k = 0; k < this.inbound.length; k += 3) if (this.inbound[k] === p) return true
     let queued = true
     this.engine.locked(() => { queued = this.engine.controlQueued })
     return queued

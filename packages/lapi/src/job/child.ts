@@ -95,7 +95,7 @@ async function main (): Promise<number> {
   const agent = new Agent({ spec, rank, transport, log, onAbort: abort })
   transport.useShared(spec.net!.stream)
   await transport.connect(job.table, {
-    onBytes: (peer, chunk) => agent.onBytes(peer, chunk as Buffer),
+    onBytes: (peer, chunk, len) => agent.onBytes(peer, chunk, len),
     onPeerLost: (peer, reason, normal) => agent.onPeerLost(peer, reason, normal),
   })
   agent.start()

@@ -72,8 +72,12 @@ export interface TransportStats {
 
 /** What the agent hands a transport. */
 export interface TransportEvents {
-  /** Bytes the agent's event loop read from `peer` while it reads (`Transport.agentReads(true)`): for the frame path. */
-  onBytes (peer: number, chunk: Uint8Array): void
+  /**
+   * The first `len` bytes of `chunk`, which the agent's event loop read from `peer` while it reads
+   * (`Transport.agentReads(true)`), for the frame path. `chunk` may be the transport's own read
+   * buffer: valid during the call only (what must wait is copied).
+   */
+  onBytes (peer: number, chunk: Uint8Array, len: number): void
   /** Peer `peer` is gone (once per peer): `reason` in words; `normal` after its goodbye. */
   onPeerLost (peer: number, reason: string, normal: boolean): void
 }
@@ -126,7 +130,7 @@ export interface FramePath {
    */
   poll (reading: boolean, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number
   /** Bytes (or a datagram) the agent's event loop read from `peer` while it reads: kept for `poll`; false when there is no room now. */
-  ingest (peer: number, chunk: Uint8Array): boolean
+  ingest (peer: number, chunk: Uint8Array, len: number): boolean
   /** Bytes received from `peer` and not yet handed over as frames (a lost peer is judged once they are). */
   unparsed (peer: number): number
   /** Queues a goodbye for every peer (before a normal close); false while a queue has no room for one (call again). */

@@ -295,15 +295,15 @@ export class StreamPath implements FramePath {
   }
 
   /** Bytes the agent read itself (its event loop) from peer `p`: kept for `poll` to parse. Returns false when there is no room (the agent stops reading). */
-  ingest (p: number, chunk: Uint8Array): boolean {
+  ingest (p: number, chunk: Uint8Array, len: number): boolean {
     const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
     const b = this.rx[p]!
     let start = this.w[rs]!; let end = this.w[re]!
-    if (end + chunk.length > this.cap && start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
-    if (end + chunk.length > this.cap) return false
-    b.set(chunk, end)
-    this.w[re] = end + chunk.length
-    this.st[S_BYTES_RECEIVED]! += chunk.length
+    if (end + len > this.cap && start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
+    if (end + len > this.cap) return false
+    copyBuf(b, end, chunk, 0, len, false)
+    this.w[re] = end + len
+    this.st[S_BYTES_RECEIVED]! += len
     return true
   }
 

@@ -38,11 +38,23 @@ class Peer {
 }
 
 /**
- * The libuv handle under a net.Socket: its descriptor, read switch and read callback (no public
- * API has them). Node calls `onread` with the handle as `this` and, for bytes read, an
- * ArrayBuffer of exactly those bytes; for an end of stream or an error, with none.
+ * The libuv handle under a net.Socket: its descriptor, read switch, read callback, read buffer
+ * and count of bytes read (no public API has them; `net.Socket`'s `onread` option uses the last
+ * three). With a buffer of its own (`useUserBuffer`) the handle reads into it and calls `onread`
+ * with the handle as `this` and no arguments that say how much came: `bytesRead` has grown by it
+ * (an end of stream or an error leaves it as it was).
  */
-interface StreamHandle { fd: number, readStart (): number, readStop (): number, onread: (this: StreamHandle, ab?: ArrayBuffer) => unknown }
+interface StreamHandle {
+  fd: number
+  readStart (): number
+  readStop (): number
+  onread: (this: StreamHandle, ab?: ArrayBuffer) => unknown
+  useUserBuffer (buf: Uint8Array): void
+  readonly bytesRead: number
+}
+
+/** The event loop's read buffer of each connection, bytes. */
+const READ_BUFFER = 64 << 10
 function handleOf (s: Socket): StreamHandle | null {
   const h = (s as unknown as { _handle?: StreamHandle | null })._handle
   return h !== undefined && h !== null && typeof h.fd === 'number' ? h : null
@@ -178,22 +190,29 @@ export class TcpTransport implements Transport {
     const h = handleOf(sock)
     if (h === null) { sock.destroy(); return }
     p.sock = sock
-    // (the bytes the event loop reads go to the agent from the handle's read callback: Node's
-    // stream would wrap each read in a Buffer, push it through the readable stream and emit it,
-    // about a third of what the agent spends on a small message; the end of the stream and errors
-    // still go to the stream, and so does anything the stream holds from before)
+    // (the event loop reads into a buffer of the connection's own and hands the bytes to the agent
+    // from the handle's read callback: Node's stream would allocate a buffer for each read, wrap
+    // it, push it through the readable stream and emit it, about a third of what the agent spends
+    // on a small message; the end of the stream and errors still go to the stream)
     const streamRead = h.onread
     const events = this.events
-    h.onread = function (this: StreamHandle, ab?: ArrayBuffer) {
-      if (ab !== undefined && ab.byteLength > 0 && !p.lost) { events?.onBytes(r, Buffer.from(ab)); return }
-      return streamRead.call(this, ab)
+    const buf = Buffer.allocUnsafeSlow(READ_BUFFER)
+    h.useUserBuffer(buf)
+    let seen = h.bytesRead
+    h.onread = function (this: StreamHandle) {
+      const n = this.bytesRead - seen
+      if (n <= 0) return streamRead.call(this)
+      seen += n
+      // (after the peer is lost, or the connection closed, what comes is dropped)
+      if (!p.lost) events?.onBytes(r, buf, n)
+      return undefined
     }
-    sock.on('data', (chunk: Buffer) => this.events?.onBytes(r, chunk))
+    sock.on('data', (chunk: Buffer) => this.events?.onBytes(r, chunk, chunk.length))
     sock.on('error', (e) => { p.error ??= e.message })
     sock.on('close', () => this.lost(r, p.error !== null ? `connection lost (${p.error})` : 'connection closed without goodbye', false))
     if (!this.reading) h.readStop()
     setPeerFd(this.shared!, r, h.fd)
-    if (rest.length > 0) this.events?.onBytes(r, rest)
+    if (rest.length > 0) this.events?.onBytes(r, rest, rest.length)
     this.connectedCount++
     this.onConnected?.()
   }
