@@ -24,7 +24,7 @@ import { placement, type JobSpec } from '../job/spec.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, peerFlags } from '../transport/stream-path.js'
-import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_GIVEBACK, W_LOCK, W_OWNER, W_POLLS, W_WANT } from './engine.js'
+import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_POLLS, W_WANT } from './engine.js'
 
 /** Longest a process's goodbye waits for what it has queued to be written, ms. */
 const FINISH_MS = 5000
@@ -263,7 +263,12 @@ export class Agent {
   private retry (): void {
     if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) { this.later(1); return }
     const holder = Atomics.load(this.w, W_LOCK)
-    if (holder !== 0) Atomics.wait(this.w, W_LOCK, holder, LOCK_WAIT_MS)
+    if (holder !== 0) {
+      // (the holder wakes this thread when it lets go: W_LOCK_WAITER)
+      Atomics.store(this.w, W_LOCK_WAITER, 1)
+      Atomics.wait(this.w, W_LOCK, holder, LOCK_WAIT_MS)
+      Atomics.store(this.w, W_LOCK_WAITER, 0)
+    }
     this.later(0)
   }
 

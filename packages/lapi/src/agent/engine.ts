@@ -60,6 +60,8 @@ export const W_CTRL = 6
 export const W_BLOCKED = 7
 /** 1 when a task that read the connections stops polling (it goes to sleep): the agent reads them again. */
 export const W_GIVEBACK = 8
+/** 1 while the agent waits on W_LOCK for a task to let the lock go (the task wakes it when it does). */
+export const W_LOCK_WAITER = 9
 export const OWNER_AGENT = 0
 export const OWNER_TASKS = 1
 /** Engine rounds acknowledgements wait for another frame to ride on before they go by themselves. */
@@ -213,6 +215,8 @@ export class NetEngine {
   /** Lets the lock go; takes it back while packets wait that their sender could not send (TXPEND). */
   private unlock (): boolean {
     Atomics.store(this.w, W_LOCK, 0)
+    // (the agent may be giving this thread its CPU until it lets go: wake it now, not after its bound)
+    if (Atomics.load(this.w, W_LOCK_WAITER) !== 0) Atomics.notify(this.w, W_LOCK)
     if (Atomics.load(this.w, W_TXPEND) === 0) return false
     return this.tryLock()
   }
