@@ -19,7 +19,6 @@ import { BACKPRESSURE, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKE
 export const PEER_BASE = 32
 export const PEER_WORDS = 8
 const FD = 0
-const EMPTY = new Uint8Array(0)
 const FLAGS = 1
 const ERRNO = 2
 const RX_START = 3
@@ -31,7 +30,7 @@ export const PEER_BYE = 2
 export const PEER_ERROR = 4
 export const PEER_MALFORMED = 8
 
-/** The body of a goodbye. */
+/** The body of a goodbye, and what the writev array holds between writes (no view of a frame kept). */
 const NO_BYTES = new Uint8Array(0)
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
 const FULL_BACKOFF_MS = 0.005
@@ -202,7 +201,7 @@ export class StreamPath implements FramePath {
   }
 
   /** The two parts of a direct frame's writev: the array is kept, its two views are made per frame (one chunk of up to 64 KiB). */
-  private readonly two: Uint8Array[] = [EMPTY, EMPTY]
+  private readonly two: Uint8Array[] = [NO_BYTES, NO_BYTES]
 
   private frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
     b[at] = len & 0xff; b[at + 1] = (len >>> 8) & 0xff; b[at + 2] = (len >>> 16) & 0xff; b[at + 3] = len >>> 24
@@ -267,7 +266,7 @@ export class StreamPath implements FramePath {
       else this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
     } finally {
       Error.stackTraceLimit = lim
-      two[0] = EMPTY; two[1] = EMPTY
+      two[0] = NO_BYTES; two[1] = NO_BYTES
     }
     return n
   }
