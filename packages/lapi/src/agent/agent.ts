@@ -272,7 +272,6 @@ export class Agent {
     this.later(0)
   }
 
-
   /**
    * Hands the chunks the event loop read to the frame path, in order, until one does not fit (its
    * peer is paused until room is made). Under the lock. Returns whether all went in.
@@ -384,7 +383,6 @@ export class Agent {
     this.engine.locked(() => { queued = this.engine.controlQueued })
     return queued
   }
-
 
   /** A control message's body a task took off the network. */
   private controlBody (peer: number, body: Uint8Array): void {

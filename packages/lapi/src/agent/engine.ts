@@ -658,19 +658,21 @@ export class NetEngine {
     return addr + len <= this.segSize && (addr !== 0 || len === 0)
   }
 
-  /** Bumps counter `c` of task `t`; returns whether that wakes the task (asleep in a wait the bump ends). */
+  /**
+   * Bumps counter `c` of task `t`. In the agent's rounds (`owing`) returns whether its owed ring
+   * will wake the task (asleep in a wait the bump ends); elsewhere false (it rings at once).
+   */
   private bumpCounter (t: LocalTask, c: number): boolean {
     if (c === 0) return false
     if ((c & 3) !== 0 || c + 4 > this.segSize) { this.drop(t); return false }
     const w = c >>> 2
     const v = Atomics.add(t.i32, w, 1) + 1
-    const wakes = counterWakes(this.ctl, t.id, w, v)
-    if (!this.owing) { ringCounter(this.ctl, t.id, w, v); return wakes }
+    if (!this.owing) { ringCounter(this.ctl, t.id, w, v); return false }
     // (one counter per task is remembered; a second one's owed ring is paid now)
     const prev = this.owedCounter[t.at]!
     if (prev >= 0 && prev !== w) ringCounter(this.ctl, t.id, prev, Atomics.load(t.i32, prev))
     this.owedCounter[t.at] = w
-    return wakes
+    return counterWakes(this.ctl, t.id, w, v)
   }
 
   /**
@@ -717,7 +719,7 @@ export class NetEngine {
       // woke its target, whose answer is likely to carry it — see `acksDue`)
       Atomics.add(t.state, netLandedFrom(this.n, src), 1)
       Atomics.store(t.state, NET_DIRTY, 1)
-      if (!woke) this.acksDue = true
+      if (this.owing && !woke) this.acksDue = true
     }
     return true
   }

@@ -17,11 +17,11 @@ import { LapiStatus as S } from '../status.js'
 import type { Checks } from '../core/checks.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
+import type { SegmentViews } from '../core/types.js'
 import type { RemoteOps } from '../net/remote-ops.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
 import { RmaPart } from './part.js'
-import type { SegmentViews } from '../core/types.js'
 import type { Addr, compl_hndlr_t, LocalBuf, scompl_hndlr_t } from '../types.js'
 
 export class PutGet extends RmaPart {

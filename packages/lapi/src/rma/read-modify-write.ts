@@ -11,7 +11,6 @@ import { RmaPart } from './part.js'
 import type { Addr, Ref, scompl_hndlr_t } from '../types.js'
 
 export class ReadModifyWrite extends RmaPart {
-
   /**
    * LAPI_Rmw on a 32-bit word: `inVal[0]` is the operand (COMPARE_AND_SWAP: `inVal[0]` compare,
    * `inVal[1]` new value). `prev` gets the old value, or TRUE/FALSE for COMPARE_AND_SWAP.

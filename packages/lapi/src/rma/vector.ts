@@ -11,7 +11,6 @@ import { RmaPart } from './part.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, scompl_hndlr_t } from '../types.js'
 
 export class VectorTransfers extends RmaPart {
-
   /** What Putv and Getv check first (a step in LAPI): 0, or the code to return. */
   private begin (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null): number {
     if (this.s.inHeaderHandler) return S.ERR_POLLING_NET

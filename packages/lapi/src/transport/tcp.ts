@@ -207,6 +207,7 @@ export class TcpTransport implements Transport {
       if (!p.lost) events?.onBytes(r, buf, n)
       return undefined
     }
+    // (no bytes reach the stream now; a listener keeps it flowing, so that it sees the end)
     sock.on('data', (chunk: Buffer) => this.events?.onBytes(r, chunk, chunk.length))
     sock.on('error', (e) => { p.error ??= e.message })
     sock.on('close', () => this.lost(r, p.error !== null ? `connection lost (${p.error})` : 'connection closed without goodbye', false))
@@ -233,10 +234,8 @@ export class TcpTransport implements Transport {
       const h = handleOf(s)
       if (h === null) continue
       if (on && !p.paused) { h.readStart(); continue }
+      // (every read goes to the agent from the handle's callback, so the stream holds nothing to hand on first)
       h.readStop()
-      // what the stream read but has not emitted yet goes out now, before anyone else reads, so the
-      // bytes keep their order (read() emits each chunk it returns as 'data', which is onBytes)
-      while (s.read() !== null) { /* emitted */ }
     }
   }
 
