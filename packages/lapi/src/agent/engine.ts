@@ -221,6 +221,14 @@ export class NetEngine {
     return this.tryLock()
   }
 
+  /**
+   * Clears TXPEND under the lock (the holder sends everything that waits): a store only when it is
+   * set — one set after the look is seen when the lock is let go (`unlock`).
+   */
+  private clearTxpend (): void {
+    if (this.w[W_TXPEND] !== 0) Atomics.store(this.w, W_TXPEND, 0)
+  }
+
   /** Lets the lock go after sending what others left while it was held (TXPEND), as often as that happens. */
   private release (): void {
     while (this.unlock()) {
@@ -251,7 +259,7 @@ export class NetEngine {
       return 0
     }
     if (!this.tryLock()) return 0
-    Atomics.store(this.w, W_TXPEND, 0)
+    this.clearTxpend()
     const n = this.work(Atomics.load(this.w, W_OWNER) === OWNER_TASKS, waiting)
     this.release()
     Atomics.add(this.w, W_POLLS, 1)
@@ -269,9 +277,13 @@ export class NetEngine {
    * held back too, see `flushOut`); when another thread holds the lock it does that instead (TXPEND).
    */
   private send (now: boolean): void {
-    Atomics.store(this.w, W_TXPEND, 1)
-    if (!this.tryLock()) return
-    Atomics.store(this.w, W_TXPEND, 0)
+    // (TXPEND is set only when the lock is taken, and the lock tried again after it: a holder that
+    // let go before it looked at TXPEND is not there any more)
+    if (!this.tryLock()) {
+      Atomics.store(this.w, W_TXPEND, 1)
+      if (!this.tryLock()) return
+    }
+    this.clearTxpend()
     // (acknowledgements ride on packets; a send with none writes nothing for them)
     if (this.sendOut() > 0) this.acks(true)
     this.flushOut(now)
@@ -402,7 +414,8 @@ export class NetEngine {
    */
   private work (reading: boolean, urgent: boolean): number {
     this.sendOut()
-    Atomics.store(this.w, W_BLOCKED, 0)
+    // (set only under the lock: this thread's look is exact)
+    if (this.w[W_BLOCKED] !== 0) Atomics.store(this.w, W_BLOCKED, 0)
     // (a poll made by a send reads at most once per READ_GAP_MS: an empty read is an exception
     // that costs more than a small send; a wait or an explicit poll always reads)
     if (reading && !urgent) {
@@ -681,6 +694,8 @@ export class NetEngine {
    * the lock taken or its packet not yet there, and sleep again: two wakes instead of one.
    */
   private bell (t: LocalTask, kind = BELL_ANY): void {
+    // (a task's own thread is awake: the round it runs goes on to what it handed itself)
+    if (t.id + 1 === this.me) return
     if (this.owing) this.owedBell[t.at]! |= kind
     else ring(this.ctl, t.id, kind)
   }

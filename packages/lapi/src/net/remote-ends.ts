@@ -77,6 +77,8 @@ export class RemoteSource {
 
   markLanded (n: number): void {
     Atomics.add(this.state, this.word, n)
-    Atomics.store(this.state, NET_DIRTY, 1)
+    // (a store only when it is clear: the acknowledger clears it before it reads the counts, so a
+    // look that still sees it set is followed by a read that sees this message)
+    if (this.state[NET_DIRTY] === 0) Atomics.store(this.state, NET_DIRTY, 1)
   }
 }
