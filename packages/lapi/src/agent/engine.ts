@@ -18,8 +18,8 @@
  *
  * Lock protocol (words of the process's network block, `NetShared`): LOCK is taken with a
  * compare-and-swap and never waited for; a thread that finds it taken sets TXPEND (when it has
- * packets to send) and leaves — the holder looks at TXPEND again after it lets go, and takes the
- * lock back if it is set. So no packet waits for a thread that is not coming back. OWNER says who
+ * packets to send), tries once more, and leaves — the holder looks at TXPEND again after it lets
+ * go, and takes the lock back if it is set. So no packet waits for a thread that is not coming back. OWNER says who
  * reads the connections: the agent's event loop (OWNER_AGENT) or the threads that poll
  * (OWNER_TASKS); a task that polls while the agent reads asks for them (WANT) once.
  */
