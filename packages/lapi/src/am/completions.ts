@@ -67,8 +67,9 @@ export class Completions {
       this.finish(src, tgtCntr, cmplCntr)
       return
     }
-    this.inbox[src]!.markLanded(1)
-    if (src !== this.draining) ringDoorbell(this.ctl, src)
+    // (a source in another process is told by the acknowledgement, which goes with the engine's
+    // next frames whatever rings now)
+    if (this.inbox[src]!.markLanded(1) && src !== this.draining) ringDoorbell(this.ctl, src)
     if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }
     if (inline && this.c.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
       this.depth++

@@ -75,10 +75,15 @@ export class RemoteSource {
     this.word = netLandedFrom(numTasks, src)
   }
 
-  markLanded (n: number): void {
+  /**
+   * Counts `n` messages of the source landed, for the engine to acknowledge; false: no doorbell to
+   * ring (the news goes with the acknowledgement, which a doorbell would not send sooner).
+   */
+  markLanded (n: number): boolean {
     Atomics.add(this.state, this.word, n)
     // (a store only when it is clear: the acknowledger clears it before it reads the counts, so a
     // look that still sees it set is followed by a read that sees this message)
     if (this.state[NET_DIRTY] === 0) Atomics.store(this.state, NET_DIRTY, 1)
+    return false
   }
 }

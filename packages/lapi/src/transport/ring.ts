@@ -409,6 +409,9 @@ export class RingReader extends RingEnd {
     return true
   }
 
-  /** A message of this ring's sender is complete here (the sender's fence waits for these). */
-  markLanded (n: number): void { Atomics.add(this.i32, this.landed, n) }
+  /**
+   * A message of this ring's sender is complete here (the sender's fence waits for these); true:
+   * its doorbell is to be rung.
+   */
+  markLanded (n: number): boolean { Atomics.add(this.i32, this.landed, n); return true }
 }
