@@ -23,6 +23,7 @@
  * reads the connections: the agent's event loop (OWNER_AGENT) or the threads that poll
  * (OWNER_TASKS); a task that polls while the agent reads asks for them (WANT) once.
  */
+import { performance } from 'node:perf_hooks'
 import { RmwOp } from '../constants.js'
 import { rmw32, rmw64 } from '../rmw.js'
 import { copySeg } from '../copy.js'
@@ -132,8 +133,8 @@ export class NetEngine {
   private readonly frameRoom: number
   private readonly scratch: Uint8Array
   private readonly sdv: DataView
-  /** DataViews of frame bodies, by buffer (one per receive buffer). */
-  private readonly views = new Map<ArrayBufferLike, DataView>()
+  /** DataViews of frame bodies, by the receive buffer's view (the buffers of all peers are views of one memory). */
+  private readonly views = new Map<Uint8Array, DataView>()
   private readonly frame = (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): boolean => this.onFrame(peer, kind, dst, u8, off, len)
   /** The agent's handler of control messages; null in a task (it leaves them to the agent). */
   private readonly onControl: ((peer: number, m: unknown) => void) | null
@@ -544,12 +545,21 @@ export class NetEngine {
     if (this.path.queue(this.procOf[to]!, FRAME_PACKET, to, this.scratch, 0, off + PACKET_HEADER_BYTES + len, this.sdv) === BACKPRESSURE) this.path.dropped()
   }
 
-  /** A DataView of a receive buffer (one per buffer, kept: frame bodies are read at their offsets in it). */
+  /**
+   * A DataView of a receive buffer (one per buffer, kept: frame bodies are read at their offsets in
+   * it), by the buffer's view (`u8.buffer` is a call into the runtime); the last one at hand.
+   */
   private dvOf (u8: Uint8Array): DataView {
-    let v = this.views.get(u8.buffer)
-    if (v === undefined) { v = new DataView(u8.buffer, u8.byteOffset, u8.byteLength); this.views.set(u8.buffer, v) }
+    if (u8 === this.lastU8) return this.lastDv!
+    let v = this.views.get(u8)
+    if (v === undefined) { v = new DataView(u8.buffer, u8.byteOffset, u8.byteLength); this.views.set(u8, v) }
+    this.lastU8 = u8
+    this.lastDv = v
     return v
   }
+
+  private lastU8: Uint8Array | null = null
+  private lastDv: DataView | null = null
 
   // ───────────────────────────── in ─────────────────────────────
 

@@ -9,7 +9,7 @@ import { totalmem } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { controlLayout, createControl } from './control.js'
-import { createStreamShared, streamBufferBytes, type StreamShared } from '../transport/stream-path.js'
+import { createStreamShared, streamBufferBytes, streamMemoryBytes, type StreamShared } from '../transport/stream-path.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 
@@ -177,7 +177,9 @@ export function processMemory (numTasks: number, config: JobConfig, localTasks: 
   const netOut = procs > 1 ? Math.ceil((RING_HEADER_BYTES + ring.slots * (ring.slotBytes + 64)) / page) * page : 0
   const rings = inbox + netOut
   const thread = WORKER_BYTES + PER_PEER_BYTES * numTasks
-  const bytes = localTasks * (config.segmentSize + rings + thread) + controlLayout(numTasks).byteLength
+  // (the frame path's buffers and the agent's control queue, once per process)
+  const frames = procs > 1 ? streamMemoryBytes(procs, streamBufferBytes(numTasks)) + 2 * streamBufferBytes(numTasks) : 0
+  const bytes = localTasks * (config.segmentSize + rings + thread) + controlLayout(numTasks).byteLength + frames
   return { bytes, segment: config.segmentSize, rings, thread }
 }
 

@@ -5,6 +5,7 @@
  * take (`adaptSpin`). Also the promise form (a waitAsync on the doorbell, the event loop stays
  * free), the accounting of such sleeps, and the check that ends a wait when the job is aborted.
  */
+import { performance } from 'node:perf_hooks'
 import type { NetEngine } from '../agent/engine.js'
 import {
   W_ABORT, W_ABORT_TASK, W_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall,

@@ -1,8 +1,10 @@
 /**
  * The data path of a stream transport (tcp), usable from any thread of the process: each peer's
- * connection is a file descriptor that every thread may read and write (`fs.readSync` /
- * `fs.writeSync`, non-blocking: EAGAIN means nothing yet), with the bytes received and not yet
- * parsed, and those queued and not yet written, in shared memory. Whoever holds the process's
+ * connection is a file descriptor that every thread may read and write (non-blocking: EAGAIN
+ * means nothing yet; through WASI's fd_read and fd_write, which report it as a number:
+ * transport/fd-io.ts), with the bytes received and not yet parsed, and those queued and not yet
+ * written, in one shared WebAssembly memory (after its first page, the I/O vector's: rx[p] then
+ * tx[p] for each peer p). Whoever holds the process's
  * network lock (agent/engine.ts) moves them; the agent, while it reads in its event loop instead
  * (no task polls), hands its chunks to `ingest`. Frames are as transport/contract.ts lays them out.
  *
@@ -12,8 +14,10 @@
  *   stats (Float64, written under the lock): framesSent, framesReceived, bytesSent, bytesReceived,
  *     framesDropped, writes, reads, emptyReads
  */
+import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
 import { copyBuf } from '../copy.js'
+import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, sharedMemory, type FdEnd, type WasmMemory } from './fd-io.js'
 import { BACKPRESSURE, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
@@ -48,8 +52,11 @@ const S_EMPTY_READS = 7
 export interface StreamShared {
   words: SharedArrayBuffer
   stats: SharedArrayBuffer
-  rx: SharedArrayBuffer[]
-  tx: SharedArrayBuffer[]
+  /** The receive and send buffers (`cap` bytes each, per peer), after the I/O vector's page. */
+  mem: WasmMemory
+  pages: number
+  cap: number
+  procs: number
 }
 
 /** Bytes of each peer's receive and send buffers for a job of `numTasks` tasks (room for the largest control message: the all-gather tables). */
@@ -57,15 +64,23 @@ export function streamBufferBytes (numTasks: number): number {
   return (256 << 10) + 64 * numTasks
 }
 
+/** Bytes of the memory of a stream data path: the I/O vector's page, then a receive and a send buffer per peer, in whole pages. */
+export function streamMemoryBytes (procs: number, bufBytes: number): number {
+  const page = 64 << 10
+  return Math.ceil((IO_SCRATCH_BYTES + 2 * procs * bufBytes) / page) * page
+}
+
 export function createStreamShared (procs: number, bufBytes: number): StreamShared {
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
   for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
-  const rx: SharedArrayBuffer[] = []
-  const tx: SharedArrayBuffer[] = []
-  for (let p = 0; p < procs; p++) { rx.push(new SharedArrayBuffer(bufBytes)); tx.push(new SharedArrayBuffer(bufBytes)) }
-  return { words, stats: new SharedArrayBuffer(8 * 8), rx, tx }
+  const pages = streamMemoryBytes(procs, bufBytes) / (64 << 10)
+  const mem = sharedMemory(pages)
+  return { words, stats: new SharedArrayBuffer(8 * 8), mem, pages, cap: bufBytes, procs }
 }
+
+/** Where peer `p`'s receive buffer starts in the memory (its send buffer follows it). */
+function rxAt (s: StreamShared, p: number): number { return IO_SCRATCH_BYTES + 2 * p * s.cap }
 
 /** Sets the descriptor of peer `p`'s connection (the agent, once the handshake is done). */
 export function setPeerFd (s: StreamShared, p: number, fd: number): void {
@@ -107,16 +122,35 @@ export class StreamPath implements FramePath {
   private readonly fullUntil: Float64Array
   /** Writes and reads that moved bytes, by this thread (see `moved`). */
   private movedCount = 0
+  /** Where each peer's buffers start in the memory. */
+  private readonly rxAt: Int32Array
+  private readonly txAt: Int32Array
+  /** This thread's WASI reads and writes (null: Node's fs calls, where WASI could not be had). */
+  private io: FdIo | null
+  /** Per peer, its descriptor's WASI end (made when first used, again if the descriptor changes). */
+  private readonly ends: Array<FdEnd | null>
 
   constructor (s: StreamShared, self: number) {
     this.w = new Int32Array(s.words)
     this.st = new Float64Array(s.stats)
-    this.rx = s.rx.map((b) => new Uint8Array(b))
-    this.tx = s.tx.map((b) => new Uint8Array(b))
-    this.txv = s.tx.map((b) => new DataView(b))
-    this.rxv = s.rx.map((b) => new DataView(b))
-    this.cap = s.rx[0]?.byteLength ?? 0
-    this.peers = s.rx.length
+    const buf = s.mem.buffer
+    this.cap = s.cap
+    this.peers = s.procs
+    this.rxAt = new Int32Array(s.procs)
+    this.txAt = new Int32Array(s.procs)
+    this.rx = []; this.tx = []; this.rxv = []; this.txv = []
+    for (let p = 0; p < s.procs; p++) {
+      this.rxAt[p] = rxAt(s, p)
+      this.txAt[p] = rxAt(s, p) + s.cap
+      this.rx.push(new Uint8Array(buf, this.rxAt[p], s.cap))
+      this.tx.push(new Uint8Array(buf, this.txAt[p], s.cap))
+      this.rxv.push(new DataView(buf, this.rxAt[p], s.cap))
+      this.txv.push(new DataView(buf, this.txAt[p], s.cap))
+    }
+    this.ends = new Array<FdEnd | null>(s.procs).fill(null)
+    let io: FdIo | null = null
+    try { io = new FdIo(s.mem, s.pages) } catch { io = null }
+    this.io = io
     this.self = self
     this.byeQueued = new Uint8Array(this.peers)
     this.fullUntil = new Float64Array(this.peers)
@@ -126,6 +160,22 @@ export class StreamPath implements FramePath {
   get moved (): number { return this.movedCount }
 
   private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
+
+  /** The WASI end of peer `p`'s descriptor `fd`, or null when this thread uses Node's fs calls. */
+  private end (p: number, fd: number): FdEnd | null {
+    const e = this.ends[p]!
+    if (e !== null && e.fd === fd) return e
+    if (this.io === null) return null
+    try {
+      const n = this.io.end(fd)
+      this.ends[p] = n
+      return n
+    } catch {
+      // (no WASI in this Node: the fs calls, with their exceptions, for good)
+      this.io = null
+      return null
+    }
+  }
 
   /** Whether peer `p` can be written to and read from. */
   private open (p: number): boolean {
@@ -245,12 +295,26 @@ export class StreamPath implements FramePath {
       if (performance.now() < this.fullUntil[p]!) return 0
       this.fullUntil[p] = 0
     }
+    const fd = this.w[this.word(p, FD)]!
+    // (the send queue goes by WASI; a direct frame's data, outside the memory, by Node's writev)
+    const e = head === null && u8 === this.tx[p] ? this.end(p, fd) : null
+    if (e !== null) {
+      const r = e.write(this.txAt[p]! + off, len)
+      if (r >= 0) {
+        this.st[S_WRITES]!++
+        this.st[S_BYTES_SENT]! += r
+        if (r > 0) this.movedCount++
+        return r
+      }
+      if (r === IO_AGAIN) this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
+      else this.failed(p, -2 - r)
+      return 0
+    }
     let n = 0
     const lim = Error.stackTraceLimit
     Error.stackTraceLimit = 0
     const two = this.two
     try {
-      const fd = this.w[this.word(p, FD)]!
       if (head === null) n = writeSync(fd, u8, off, len)
       else {
         two[0] = head.subarray(0, hl)
@@ -273,6 +337,12 @@ export class StreamPath implements FramePath {
 
   private fail (p: number, e: NodeJS.ErrnoException): void {
     this.w[this.word(p, ERRNO)] = typeof e.errno === 'number' ? e.errno : -1
+    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+  }
+
+  /** A WASI read or write of peer `p` failed with WASI error `errno` (ERRNO holds 1000 + it). */
+  private failed (p: number, errno: number): void {
+    this.w[this.word(p, ERRNO)] = 1000 + errno
     Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
   }
 
@@ -318,6 +388,19 @@ export class StreamPath implements FramePath {
     if (start > 0 && (start === end || end > this.cap - (this.cap >> 2))) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
     if (end === this.cap) return
     const fd = this.w[this.word(p, FD)]!
+    const e = this.end(p, fd)
+    if (e !== null) {
+      const r = e.read(this.rxAt[p]! + end, this.cap - end)
+      if (r > 0) {
+        this.movedCount++
+        this.st[S_READS]!++
+        this.st[S_BYTES_RECEIVED]! += r
+        this.w[re] = end + r
+      } else if (r === 0) Atomics.or(this.w, this.word(p, FLAGS), PEER_EOF)
+      else if (r === IO_AGAIN) this.st[S_EMPTY_READS]!++
+      else this.failed(p, -2 - r)
+      return
+    }
     let got = 0
     // (an empty read is an EAGAIN exception: its stack trace is most of its cost)
     const lim = Error.stackTraceLimit
