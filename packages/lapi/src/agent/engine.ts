@@ -426,7 +426,7 @@ export class NetEngine {
     }
     const n = this.path.poll(reading, this.frame)
     this.framesIn += n
-    this.acks(this.path.queued() > 0 || (this.onControl !== null ? this.acksDue : ++this.ackRounds >= ACK_ROUNDS))
+    this.acks(this.path.queued() > 0 || (this.onControl !== null ? this.acksDue : this.ackRound()))
     this.flushOut(urgent)
     return n
   }
@@ -452,6 +452,18 @@ export class NetEngine {
    * answer is coming to carry them).
    */
   acksDue = false
+
+  /**
+   * A task's round without frames to send: whether the acknowledgements owed have waited
+   * ACK_ROUNDS rounds. The count starts when some are owed (a plain look at DIRTY: one read late
+   * only makes them wait a round more), so that a Put performed in a wait's round leaves its
+   * acknowledgement to the answer that follows, not to a write of its own.
+   */
+  private ackRound (): boolean {
+    for (const t of this.tasks) if (t.state[NET_DIRTY] !== 0) return ++this.ackRounds >= ACK_ROUNDS
+    this.ackRounds = 0
+    return false
+  }
 
   /** Whether acknowledgements wait to be sent (a task's landed messages not yet acknowledged). */
   get acksOwed (): boolean {
