@@ -45,9 +45,14 @@ export class Flow extends Registry {
 
   /** Looks for peers that left the job with requests of the bundle's endpoints outstanding. */
   checkPeers (b: Bundle): void {
-    for (const ep of b.endpoints) {
+    // (index loops: this runs too seldom to be optimized, and an array's iterator would be allocated)
+    const eps = b.endpoints
+    for (let i = 0; i < eps.length; i++) {
+      const ep = eps[i]!
       if (ep.outstanding === 0) continue
-      for (const p of ep.peerList) {
+      const peers = ep.peerList
+      for (let k = 0; k < peers.length; k++) {
+        const p = peers[k]!
         if (p.outstanding > 0 && p.task !== this.taskId && !this.lapi.taskAlive(p.task)) this.failPeer(ep, p)
       }
     }

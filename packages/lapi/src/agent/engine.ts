@@ -682,7 +682,15 @@ export class NetEngine {
     const w = t.netIn
     const at = w.reserve()
     if (at < 0) { Atomics.store(this.w, W_BLOCKED, 1); return false }
-    copySeg(w.u8, at, u8, off, len)
+    if (len <= 256) {
+      // (a small packet word by word through DataViews: the receive buffer's offsets vary too much
+      // for cached views, and a view made per packet is an allocation)
+      const d = w.dv
+      const s = this.dvOf(u8)
+      let k = 0
+      for (; k + 4 <= len; k += 4) d.setInt32(at + k, s.getInt32(off + k, true), true)
+      for (; k < len; k++) w.u8[at + k] = u8[off + k]!
+    } else copySeg(w.u8, at, u8, off, len)
     w.publish()
     this.bell(t)
     return true
