@@ -18,9 +18,14 @@ afterEach(async () => { await Promise.all(open.splice(0).map((t) => t.close())) 
 
 interface Node { t: TcpTransport, s: StreamShared, path: StreamPath, frames: Array<{ peer: number, kind: number, dst: number, body: string }>, lost: Array<{ peer: number, reason: string }> }
 
-/** Process `rank` of `size`: its transport, frame path and what it received. The event loop reads unless `polled`. */
-function node (rank: number, size: number, key: Uint8Array, polled: boolean): Node {
-  const s = createStreamShared(size, 64 << 10)
+/**
+ * Process `rank` of `size`: its transport, frame path and what it received. The event loop reads
+ * unless `polled`. `wasi` false: the buffers in a plain SharedArrayBuffer and Node's fs calls, as
+ * where the engine refuses a shared WebAssembly memory.
+ */
+function node (rank: number, size: number, key: Uint8Array, polled: boolean, wasi = true): Node {
+  let s = createStreamShared(size, 64 << 10)
+  if (!wasi) s = { ...s, mem: { buffer: new SharedArrayBuffer(s.mem.buffer.byteLength) }, wasm: false }
   const t = new TcpTransport({ rank, size, key, log })
   t.useShared(s)
   t.agentReads(!polled)
@@ -85,57 +90,60 @@ async function withRawPeer (polled: boolean): Promise<{ n0: Node, s: Socket }> {
 }
 
 describe('tcp transport', () => {
-  it('carries frames between every pair, in order, read by the event loop or by polling threads', async () => {
-    const key = makeKey()
-    const ns = [node(0, 3, key, true), node(1, 3, key, false), node(2, 3, key, false)]
-    const table = await Promise.all(ns.map((n) => n.t.listen()))
-    await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
-    for (let i = 0; i < 100; i++) {
-      const b = Buffer.from(`m${i}`)
-      ns[2]!.path.queue(0, FRAME_PACKET, 7, b, 0, b.length)
-      ns[0]!.path.queue(1, FRAME_CONTROL, 0, b, 0, b.length)
-    }
-    ns[2]!.path.flush(); ns[0]!.path.flush()
-    await until(() => { take(ns[0]!, true); take(ns[1]!, false); return ns[0]!.frames.length === 100 && ns[1]!.frames.length === 100 })
-    expect(ns[0]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
-    expect(ns[0]!.frames.every((f) => f.peer === 2 && f.kind === FRAME_PACKET && f.dst === 7)).toBe(true)
-    expect(ns[1]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
-    expect(ns[1]!.frames.every((f) => f.peer === 0 && f.kind === FRAME_CONTROL)).toBe(true)
-    expect(streamStats(ns[2]!.s).framesSent).toBe(100)
-    expect(streamStats(ns[0]!.s).framesReceived).toBe(100)
-    // (one write carried the 100 frames)
-    expect(streamStats(ns[2]!.s).writes).toBe(1)
-  })
+  for (const wasi of [true, false]) {
+    const io = wasi ? 'WASI' : 'fs calls'
+    it(`carries frames between every pair, in order, read by the event loop or by polling threads (${io})`, async () => {
+      const key = makeKey()
+      const ns = [node(0, 3, key, true, wasi), node(1, 3, key, false, wasi), node(2, 3, key, false, wasi)]
+      const table = await Promise.all(ns.map((n) => n.t.listen()))
+      await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
+      for (let i = 0; i < 100; i++) {
+        const b = Buffer.from(`m${i}`)
+        ns[2]!.path.queue(0, FRAME_PACKET, 7, b, 0, b.length)
+        ns[0]!.path.queue(1, FRAME_CONTROL, 0, b, 0, b.length)
+      }
+      ns[2]!.path.flush(); ns[0]!.path.flush()
+      await until(() => { take(ns[0]!, true); take(ns[1]!, false); return ns[0]!.frames.length === 100 && ns[1]!.frames.length === 100 })
+      expect(ns[0]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
+      expect(ns[0]!.frames.every((f) => f.peer === 2 && f.kind === FRAME_PACKET && f.dst === 7)).toBe(true)
+      expect(ns[1]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
+      expect(ns[1]!.frames.every((f) => f.peer === 0 && f.kind === FRAME_CONTROL)).toBe(true)
+      expect(streamStats(ns[2]!.s).framesSent).toBe(100)
+      expect(streamStats(ns[0]!.s).framesReceived).toBe(100)
+      // (one write carried the 100 frames)
+      expect(streamStats(ns[2]!.s).writes).toBe(1)
+    })
 
-  it('writes a frame straight from its data only behind nothing queued, and keeps every byte in order', async () => {
-    const key = makeKey()
-    const ns = [node(0, 2, key, true), node(1, 2, key, true)]
-    const table = await Promise.all(ns.map((n) => n.t.listen()))
-    await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
-    const p1 = ns[1]!.path
-    const head = Buffer.from('H:')
-    const data = Buffer.alloc(40_000)
-    for (let i = 0; i < data.length; i++) data[i] = 97 + (i % 26)
-    const sent: string[] = []
-    // a queued frame first: the direct one must not pass it
-    const q = Buffer.from('queued')
-    p1.queue(0, FRAME_PACKET, 3, q, 0, q.length); sent.push('queued')
-    expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, 5, 1000)).toBe(false)
-    p1.flush()
-    // more than the socket takes at once: the rest waits in the queue, behind the frame's start
-    for (let k = 0; k < 60; k++) {
-      await until(() => { p1.flush(); take(ns[0]!, true); return p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, k, 30_000) })
-      sent.push('H:' + data.toString('latin1', k, k + 30_000))
-    }
-    // a frame larger than the queue never goes straight
-    expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, Buffer.alloc(70_000), 0, 70_000)).toBe(false)
-    await until(() => { p1.flush(); take(ns[0]!, true); return ns[0]!.frames.length === sent.length })
-    expect(ns[0]!.frames.map((f) => f.body)).toEqual(sent)
-    expect(ns[0]!.frames.every((f) => f.dst === 3 && f.kind === FRAME_PACKET)).toBe(true)
-    // room: what a full queue has for another frame, before and after writing
-    expect(p1.room(0, 100, false)).toBe(true)
-    expect(p1.room(0, 64 << 10, false)).toBe(false)
-  })
+    it(`writes a frame straight from its data only behind nothing queued, and keeps every byte in order (${io})`, async () => {
+      const key = makeKey()
+      const ns = [node(0, 2, key, true, wasi), node(1, 2, key, true, wasi)]
+      const table = await Promise.all(ns.map((n) => n.t.listen()))
+      await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
+      const p1 = ns[1]!.path
+      const head = Buffer.from('H:')
+      const data = Buffer.alloc(40_000)
+      for (let i = 0; i < data.length; i++) data[i] = 97 + (i % 26)
+      const sent: string[] = []
+      // a queued frame first: the direct one must not pass it
+      const q = Buffer.from('queued')
+      p1.queue(0, FRAME_PACKET, 3, q, 0, q.length); sent.push('queued')
+      expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, 5, 1000)).toBe(false)
+      p1.flush()
+      // more than the socket takes at once: the rest waits in the queue, behind the frame's start
+      for (let k = 0; k < 60; k++) {
+        await until(() => { p1.flush(); take(ns[0]!, true); return p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, k, 30_000) })
+        sent.push('H:' + data.toString('latin1', k, k + 30_000))
+      }
+      // a frame larger than the queue never goes straight
+      expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, Buffer.alloc(70_000), 0, 70_000)).toBe(false)
+      await until(() => { p1.flush(); take(ns[0]!, true); return ns[0]!.frames.length === sent.length })
+      expect(ns[0]!.frames.map((f) => f.body)).toEqual(sent)
+      expect(ns[0]!.frames.every((f) => f.dst === 3 && f.kind === FRAME_PACKET)).toBe(true)
+      // room: what a full queue has for another frame, before and after writing
+      expect(p1.room(0, 100, false)).toBe(true)
+      expect(p1.room(0, 64 << 10, false)).toBe(false)
+    })
+  }
 
   it('refuses a process with a wrong key, and one that speaks garbage, and still lets the job in', async () => {
     const key = makeKey()

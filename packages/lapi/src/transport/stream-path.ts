@@ -52,8 +52,12 @@ const S_EMPTY_READS = 7
 export interface StreamShared {
   words: SharedArrayBuffer
   stats: SharedArrayBuffer
-  /** The receive and send buffers (`cap` bytes each, per peer), after the I/O vector's page. */
+  /**
+   * The receive and send buffers (`cap` bytes each, per peer), after the I/O vector's page: a
+   * shared WebAssembly memory, or (`wasm` false, where the engine refuses one) a plain buffer.
+   */
   mem: WasmMemory
+  wasm: boolean
   pages: number
   cap: number
   procs: number
@@ -74,9 +78,13 @@ export function createStreamShared (procs: number, bufBytes: number): StreamShar
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
   for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
-  const pages = streamMemoryBytes(procs, bufBytes) / (64 << 10)
-  const mem = sharedMemory(pages)
-  return { words, stats: new SharedArrayBuffer(8 * 8), mem, pages, cap: bufBytes, procs }
+  const bytes = streamMemoryBytes(procs, bufBytes)
+  const pages = bytes / (64 << 10)
+  let mem: WasmMemory
+  let wasm = true
+  // (an address-space limit such as ulimit -v may refuse a shared WebAssembly memory: then the fs calls)
+  try { mem = sharedMemory(pages) } catch { mem = { buffer: new SharedArrayBuffer(bytes) }; wasm = false }
+  return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, procs }
 }
 
 /** Where peer `p`'s receive buffer starts in the memory (its send buffer follows it). */
@@ -149,7 +157,7 @@ export class StreamPath implements FramePath {
     }
     this.ends = new Array<FdEnd | null>(s.procs).fill(null)
     let io: FdIo | null = null
-    try { io = new FdIo(s.mem, s.pages) } catch { io = null }
+    if (s.wasm) try { io = new FdIo(s.mem, s.pages) } catch { io = null }
     this.io = io
     this.self = self
     this.byeQueued = new Uint8Array(this.peers)
