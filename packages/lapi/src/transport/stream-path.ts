@@ -9,7 +9,7 @@
  * (no task polls), hands its chunks to `ingest`. Frames are as transport/contract.ts lays them out.
  *
  *   shared words (Int32, NetShared): per peer p at PEER_BASE + PEER_WORDS·p:
- *     +0 FD (-1: none)   +1 FLAGS (EOF 1, BYE 2, ERROR 4, MALFORMED 8)   +2 ERRNO (of ERROR)
+ *     +0 FD (-1: none)   +1 FLAGS (EOF 1, BYE 2, ERROR 4, MALFORMED 8)   +2 ERRNO (of ERROR: Node's errno, or 1000 + WASI's)
  *     +3 RX_START  +4 RX_END   (unparsed bytes in rx[p])   +5 TX_START  +6 TX_END   (unwritten bytes in tx[p])
  *   stats (Float64, written under the lock): framesSent, framesReceived, bytesSent, bytesReceived,
  *     framesDropped, writes, reads, emptyReads
