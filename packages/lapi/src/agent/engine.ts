@@ -19,9 +19,9 @@
  * Lock protocol (words of the process's network block, `NetShared`): LOCK is taken with a
  * compare-and-swap and never waited for; a thread that finds it taken sets TXPEND (when it has
  * packets to send), tries once more, and leaves — the holder looks at TXPEND again after it lets
- * go, and takes the lock back if it is set. So no packet waits for a thread that is not coming back. OWNER says who
- * reads the connections: the agent's event loop (OWNER_AGENT) or the threads that poll
- * (OWNER_TASKS); a task that polls while the agent reads asks for them (WANT) once.
+ * go, and takes the lock back if it is set. So no packet waits for a thread that is not coming
+ * back. OWNER says who reads the connections: the agent's event loop (OWNER_AGENT) or the threads
+ * that poll (OWNER_TASKS); a task that polls while the agent reads asks for them (WANT) once.
  */
 import { performance } from 'node:perf_hooks'
 import { RmwOp } from '../constants.js'
@@ -417,8 +417,8 @@ export class NetEngine {
     this.sendOut()
     // (set only under the lock: this thread's look is exact)
     if (this.w[W_BLOCKED] !== 0) Atomics.store(this.w, W_BLOCKED, 0)
-    // (a poll made by a send reads at most once per READ_GAP_MS: an empty read is an exception
-    // that costs more than a small send; a wait or an explicit poll always reads)
+    // (a poll made by a send reads at most once per READ_GAP_MS: a read per request would be a
+    // system call per request, mostly finding nothing; a wait or an explicit poll always reads)
     if (reading && !urgent) {
       const t = performance.now()
       if (t - this.lastRead < READ_GAP_MS) reading = false

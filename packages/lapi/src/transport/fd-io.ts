@@ -10,20 +10,7 @@
  */
 import { createRequire } from 'node:module'
 import type { WASI } from 'node:wasi'
-
-/** The parts of the WebAssembly API used here (the TypeScript libraries this project builds with do not declare it). */
-export interface WasmMemory { readonly buffer: SharedArrayBuffer }
-interface WasmApi {
-  Memory: new (d: { initial: number, maximum: number, shared: boolean }) => WasmMemory
-  Module: new (bytes: Uint8Array) => object
-  Instance: new (module: object, imports: object) => object
-}
-const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly
-
-/** A shared WebAssembly memory of `pages` pages of 64 KiB, which cannot grow (its buffer stays the same). */
-export function sharedMemory (pages: number): WasmMemory {
-  return new Wasm.Memory({ initial: pages, maximum: pages, shared: true })
-}
+import { Wasm, type WasmMemory } from './wasm.js'
 
 /** Bytes at the start of the memory for the I/O vector and the count: one page. */
 export const IO_SCRATCH_BYTES = 64 << 10
@@ -99,7 +86,7 @@ export class FdEnd {
     this.fd = fd
     this.dv = new DataView(mem.buffer, 0, IO_SCRATCH_BYTES)
     const wasi = new (wasiOf())({ version: 'preview1', stdin: fd, stdout: fd, stderr: 2 })
-    wasi.initialize(new Wasm.Instance(mod, { env: { memory: mem } }))
+    wasi.initialize(new Wasm!.Instance(mod, { env: { memory: mem } }))
     const calls = wasi.wasiImport as Record<string, WasiCall>
     this.fdRead = calls.fd_read!
     this.fdWrite = calls.fd_write!
@@ -128,7 +115,7 @@ export class FdIo {
 
   constructor (mem: WasmMemory, pages: number) {
     this.mem = mem
-    this.mod = new Wasm.Module(moduleBytes(pages))
+    this.mod = new Wasm!.Module(moduleBytes(pages))
   }
 
   end (fd: number): FdEnd { return new FdEnd(fd, this.mem, this.mod) }

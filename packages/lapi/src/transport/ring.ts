@@ -33,6 +33,7 @@
  * each slot back as soon as its packet is handled (a handler further on may send into the same
  * ring); a ring whose writer is in the same thread never holds TAIL back.
  */
+import { WASM_PAGE, sharedMemory } from './wasm.js'
 
 export const RING_HEAD = 0
 export const RING_TAIL = 32
@@ -72,19 +73,8 @@ export function ringGeometry (localTasks: number, slots: number, packetBytes: nu
   return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: localTasks + 1 }
 }
 
-/** What a shared WebAssembly.Memory offers here (the project's `lib` setting does not declare the API). */
-declare const WebAssembly: {
-  Memory: new (desc: { initial: number, maximum: number, shared: boolean }) => { buffer: SharedArrayBuffer }
-} | undefined
-
-/** Bytes per page of a WebAssembly.Memory. */
-const WASM_PAGE = 65536
-
 /** A page-aligned shared buffer of `pages` pages: the buffer of a shared WebAssembly.Memory. */
-function sharedMemory (pages: number): SharedArrayBuffer {
-  if (typeof WebAssembly === 'undefined') throw new Error('no WebAssembly')
-  return new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true }).buffer
-}
+function sharedBuffer (pages: number): SharedArrayBuffer { return sharedMemory(pages).buffer }
 
 /**
  * A SharedArrayBuffer of at least `bytes` bytes that starts on a page boundary: the buffer of a
@@ -96,7 +86,7 @@ function sharedMemory (pages: number): SharedArrayBuffer {
  * SharedArrayBuffer of `bytes` where the engine has no shared WebAssembly memory or refuses one
  * (an address-space limit, say). `memory` is for tests.
  */
-export function pageAlignedShared (bytes: number, memory: (pages: number) => SharedArrayBuffer = sharedMemory): SharedArrayBuffer {
+export function pageAlignedShared (bytes: number, memory: (pages: number) => SharedArrayBuffer = sharedBuffer): SharedArrayBuffer {
   let b: SharedArrayBuffer
   try {
     b = memory(Math.max(1, Math.ceil(bytes / WASM_PAGE)))

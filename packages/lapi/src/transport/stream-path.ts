@@ -17,7 +17,8 @@
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
 import { copyBuf } from '../copy.js'
-import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, sharedMemory, type FdEnd, type WasmMemory } from './fd-io.js'
+import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd } from './fd-io.js'
+import { sharedMemory, type WasmMemory } from './wasm.js'
 import { BACKPRESSURE, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
