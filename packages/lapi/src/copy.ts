@@ -20,6 +20,17 @@ export const SMALL_COPY = 16
 export const WORD_COPY = 256
 
 /**
+ * A copy of at most WORD_COPY bytes whose offsets vary too much for a cached view (frames in a
+ * stream's buffers): four bytes at a time through DataViews, which need no alignment, where the
+ * source has one (`sv` over the same bytes as `s8`), then byte by byte. Makes no view.
+ */
+export function copySmall (dv: DataView, d8: Uint8Array, d: number, sv: DataView | null, s8: Uint8Array, so: number, n: number): void {
+  let k = 0
+  if (sv !== null) for (; k + 4 <= n; k += 4) dv.setInt32(d + k, sv.getInt32(so + k, true), true)
+  for (; k < n; k++) d8[d + k] = s8[so + k]!
+}
+
+/**
  * memmove of `n` bytes between two segment views (the same view when the task is the same, else
  * views of different SharedArrayBuffers).
  */

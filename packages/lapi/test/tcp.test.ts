@@ -112,6 +112,8 @@ describe('tcp transport', () => {
       expect(streamStats(ns[0]!.s).framesReceived).toBe(100)
       // (one write carried the 100 frames)
       expect(streamStats(ns[2]!.s).writes).toBe(1)
+      // (the calls went the way the case says: WASI where the memory is a shared wasm one)
+      expect(ns.map((n) => n.path.wasi)).toEqual([wasi, wasi, wasi])
     })
 
     it(`writes a frame straight from its data only behind nothing queued, and keeps every byte in order (${io})`, async () => {
@@ -142,6 +144,7 @@ describe('tcp transport', () => {
       // room: what a full queue has for another frame, before and after writing
       expect(p1.room(0, 100, false)).toBe(true)
       expect(p1.room(0, 64 << 10, false)).toBe(false)
+      expect(p1.wasi).toBe(wasi)
     })
   }
 

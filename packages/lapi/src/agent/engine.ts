@@ -26,7 +26,7 @@
 import { performance } from 'node:perf_hooks'
 import { RmwOp } from '../constants.js'
 import { rmw32, rmw64 } from '../rmw.js'
-import { copySeg } from '../copy.js'
+import { WORD_COPY, copySeg, copySmall } from '../copy.js'
 import { counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
 import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type FramePath } from '../transport/contract.js'
@@ -682,15 +682,9 @@ export class NetEngine {
     const w = t.netIn
     const at = w.reserve()
     if (at < 0) { Atomics.store(this.w, W_BLOCKED, 1); return false }
-    if (len <= 256) {
-      // (a small packet word by word through DataViews: the receive buffer's offsets vary too much
-      // for cached views, and a view made per packet is an allocation)
-      const d = w.dv
-      const s = this.dvOf(u8)
-      let k = 0
-      for (; k + 4 <= len; k += 4) d.setInt32(at + k, s.getInt32(off + k, true), true)
-      for (; k < len; k++) w.u8[at + k] = u8[off + k]!
-    } else copySeg(w.u8, at, u8, off, len)
+    // (a cached view of the receive buffer would miss at every offset: a view made per packet)
+    if (len <= WORD_COPY) copySmall(w.dv, w.u8, at, this.dvOf(u8), u8, off, len)
+    else copySeg(w.u8, at, u8, off, len)
     w.publish()
     this.bell(t)
     return true

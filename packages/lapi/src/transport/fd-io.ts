@@ -10,10 +10,10 @@
  */
 import { createRequire } from 'node:module'
 import type { WASI } from 'node:wasi'
-import { Wasm, type WasmMemory } from './wasm.js'
+import { WASM_PAGE, Wasm, type WasmMemory } from './wasm.js'
 
 /** Bytes at the start of the memory for the I/O vector and the count: one page. */
-export const IO_SCRATCH_BYTES = 64 << 10
+export const IO_SCRATCH_BYTES = WASM_PAGE
 /** `read`/`write` result: nothing now (EAGAIN, or a signal interrupted the call). */
 export const IO_AGAIN = -1
 
@@ -108,7 +108,7 @@ export class FdEnd {
   }
 }
 
-/** Makes the FdEnds of one thread over memory `mem` of `pages` pages (null when WASI cannot be had: see `fdIo`). */
+/** Makes the FdEnds of one thread over memory `mem` of `pages` pages (the constructor and `end` throw where WASI cannot be had). */
 export class FdIo {
   private readonly mem: WasmMemory
   private readonly mod: object

@@ -16,9 +16,9 @@
  */
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
-import { copyBuf } from '../copy.js'
+import { WORD_COPY, copyBuf, copySmall } from '../copy.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd } from './fd-io.js'
-import { sharedMemory, type WasmMemory } from './wasm.js'
+import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
 import { BACKPRESSURE, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
@@ -37,6 +37,8 @@ export const PEER_MALFORMED = 8
 
 /** The body of a goodbye, and what the writev array holds between writes (no view of a frame kept). */
 const NO_BYTES = new Uint8Array(0)
+/** `readFd`/`writeFd` result after an error, which marked the peer (FLAGS ERROR, ERRNO). */
+const IO_FAILED = -2
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
 const FULL_BACKOFF_MS = 0.005
 
@@ -71,8 +73,7 @@ export function streamBufferBytes (numTasks: number): number {
 
 /** Bytes of the memory of a stream data path: the I/O vector's page, then a receive and a send buffer per peer, in whole pages. */
 export function streamMemoryBytes (procs: number, bufBytes: number): number {
-  const page = 64 << 10
-  return Math.ceil((IO_SCRATCH_BYTES + 2 * procs * bufBytes) / page) * page
+  return Math.ceil((IO_SCRATCH_BYTES + 2 * procs * bufBytes) / WASM_PAGE) * WASM_PAGE
 }
 
 export function createStreamShared (procs: number, bufBytes: number): StreamShared {
@@ -80,7 +81,7 @@ export function createStreamShared (procs: number, bufBytes: number): StreamShar
   const w = new Int32Array(words)
   for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
   const bytes = streamMemoryBytes(procs, bufBytes)
-  const pages = bytes / (64 << 10)
+  const pages = bytes / WASM_PAGE
   let mem: WasmMemory
   let wasm = true
   // (an address-space limit such as ulimit -v may refuse a shared WebAssembly memory: then the fs calls)
@@ -168,6 +169,9 @@ export class StreamPath implements FramePath {
   /** How often this thread moved bytes (a write or read that moved some): grows while the path makes progress. */
   get moved (): number { return this.movedCount }
 
+  /** Whether this thread reads and writes the send queue and receive buffers through WASI (false: Node's fs calls). */
+  get wasi (): boolean { return this.io !== null }
+
   private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
   /** The WASI end of peer `p`'s descriptor `fd`, or null when this thread uses Node's fs calls. */
@@ -219,15 +223,8 @@ export class StreamPath implements FramePath {
     }
     this.frameHeader(b, end, len, kind, dst)
     const d = end + FRAME_HEADER_BYTES
-    // (small frames word by word through DataViews, which need no alignment, where the caller has
-    // one, else byte by byte: their offsets and lengths vary too much for a cached subarray view)
-    if (len <= 256) {
-      let k = 0
-      if (dv !== null) { const tv = this.txv[peer]!; for (; k + 4 <= len; k += 4) tv.setInt32(d + k, dv.getInt32(off + k, true), true) }
-      for (; k < len; k++) b[d + k] = u8[off + k]!
-    } else {
-      copyBuf(b, d, u8, off, len, false)
-    }
+    if (len <= WORD_COPY) copySmall(this.txv[peer]!, b, d, dv, u8, off, len)
+    else copyBuf(b, d, u8, off, len, false)
     this.w[we] = end + need
     this.st[S_FRAMES_SENT]!++
     return 0
@@ -304,55 +301,74 @@ export class StreamPath implements FramePath {
       if (performance.now() < this.fullUntil[p]!) return 0
       this.fullUntil[p] = 0
     }
+    const n = this.writeFd(p, u8, off, len, head, hl)
+    if (n === IO_AGAIN) this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
+    if (n < 0) return 0
+    this.st[S_WRITES]!++
+    this.st[S_BYTES_SENT]! += n
+    if (n > 0) this.movedCount++
+    return n
+  }
+
+  /**
+   * The system call of `writeFrom`: the send queue through WASI, a direct frame (its data lies
+   * outside the memory) or any write where WASI cannot be had through Node's fs calls. Returns the
+   * bytes written, IO_AGAIN, or IO_FAILED (the peer is marked).
+   */
+  private writeFd (p: number, u8: Uint8Array, off: number, len: number, head: Uint8Array | null, hl: number): number {
     const fd = this.w[this.word(p, FD)]!
-    // (the send queue goes by WASI; a direct frame's data, outside the memory, by Node's writev)
     const e = head === null && u8 === this.tx[p] ? this.end(p, fd) : null
-    if (e !== null) {
-      const r = e.write(this.txAt[p]! + off, len)
-      if (r >= 0) {
-        this.st[S_WRITES]!++
-        this.st[S_BYTES_SENT]! += r
-        if (r > 0) this.movedCount++
-        return r
-      }
-      if (r === IO_AGAIN) this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
-      else this.failed(p, -2 - r)
-      return 0
-    }
-    let n = 0
+    if (e !== null) return this.wasiResult(p, e.write(this.txAt[p]! + off, len))
     const lim = Error.stackTraceLimit
     Error.stackTraceLimit = 0
     const two = this.two
     try {
-      if (head === null) n = writeSync(fd, u8, off, len)
-      else {
-        two[0] = head.subarray(0, hl)
-        two[1] = u8.subarray(off, off + len)
-        n = writevSync(fd, two)
-      }
-      this.st[S_WRITES]!++
-      this.st[S_BYTES_SENT]! += n
-      if (n > 0) this.movedCount++
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code
-      if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') this.fail(p, e as NodeJS.ErrnoException)
-      else this.fullUntil[p] = performance.now() + FULL_BACKOFF_MS
+      if (head === null) return writeSync(fd, u8, off, len)
+      two[0] = head.subarray(0, hl)
+      two[1] = u8.subarray(off, off + len)
+      return writevSync(fd, two)
+    } catch (x) {
+      return this.fsError(p, x)
     } finally {
       Error.stackTraceLimit = lim
       two[0] = NO_BYTES; two[1] = NO_BYTES
     }
-    return n
   }
 
-  private fail (p: number, e: NodeJS.ErrnoException): void {
-    this.w[this.word(p, ERRNO)] = typeof e.errno === 'number' ? e.errno : -1
-    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+  /** The system call of `readIn`: at most `len` bytes into rx[p] at `at`, as `writeFd` says; 0 is the end of the stream. */
+  private readFd (p: number, at: number, len: number): number {
+    const fd = this.w[this.word(p, FD)]!
+    const e = this.end(p, fd)
+    if (e !== null) return this.wasiResult(p, e.read(this.rxAt[p]! + at, len))
+    // (an empty read is an EAGAIN exception: its stack trace is most of its cost)
+    const lim = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    try {
+      return readSync(fd, this.rx[p]!, at, len, null)
+    } catch (x) {
+      return this.fsError(p, x)
+    } finally {
+      Error.stackTraceLimit = lim
+    }
   }
 
-  /** A WASI read or write of peer `p` failed with WASI error `errno` (ERRNO holds 1000 + it). */
-  private failed (p: number, errno: number): void {
-    this.w[this.word(p, ERRNO)] = 1000 + errno
+  /** A WASI call's result as `readFd`/`writeFd` give it (an error marks the peer; ERRNO holds 1000 + WASI's errno). */
+  private wasiResult (p: number, r: number): number {
+    return r >= IO_AGAIN ? r : this.fail(p, 1000 + (-2 - r))
+  }
+
+  /** An fs call's exception as `readFd`/`writeFd` give it: IO_AGAIN for EAGAIN, else the peer is marked. */
+  private fsError (p: number, x: unknown): number {
+    const e = x as NodeJS.ErrnoException
+    if (e.code === 'EAGAIN' || e.code === 'EWOULDBLOCK') return IO_AGAIN
+    return this.fail(p, typeof e.errno === 'number' ? e.errno : -1)
+  }
+
+  /** Marks peer `p` failed (ERROR, with `errno`); returns IO_FAILED. */
+  private fail (p: number, errno: number): number {
+    this.w[this.word(p, ERRNO)] = errno
     Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+    return IO_FAILED
   }
 
   // ─────────────────────────────── in ───────────────────────────────
@@ -396,35 +412,10 @@ export class StreamPath implements FramePath {
     let start = this.w[rs]!; let end = this.w[re]!
     if (start > 0 && (start === end || end > this.cap - (this.cap >> 2))) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
     if (end === this.cap) return
-    const fd = this.w[this.word(p, FD)]!
-    const e = this.end(p, fd)
-    if (e !== null) {
-      const r = e.read(this.rxAt[p]! + end, this.cap - end)
-      if (r > 0) {
-        this.movedCount++
-        this.st[S_READS]!++
-        this.st[S_BYTES_RECEIVED]! += r
-        this.w[re] = end + r
-      } else if (r === 0) Atomics.or(this.w, this.word(p, FLAGS), PEER_EOF)
-      else if (r === IO_AGAIN) this.st[S_EMPTY_READS]!++
-      else this.failed(p, -2 - r)
-      return
-    }
-    let got = 0
-    // (an empty read is an EAGAIN exception: its stack trace is most of its cost)
-    const lim = Error.stackTraceLimit
-    Error.stackTraceLimit = 0
-    try {
-      got = readSync(fd, b, end, this.cap - end, null)
-      if (got === 0) Atomics.or(this.w, this.word(p, FLAGS), PEER_EOF)
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code
-      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') this.st[S_EMPTY_READS]!++
-      else this.fail(p, e as NodeJS.ErrnoException)
-    } finally {
-      Error.stackTraceLimit = lim
-    }
-    if (got > 0) {
+    const got = this.readFd(p, end, this.cap - end)
+    if (got === 0) Atomics.or(this.w, this.word(p, FLAGS), PEER_EOF)
+    else if (got === IO_AGAIN) this.st[S_EMPTY_READS]!++
+    else if (got > 0) {
       this.movedCount++
       this.st[S_READS]!++
       this.st[S_BYTES_RECEIVED]! += got
