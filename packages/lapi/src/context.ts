@@ -80,9 +80,9 @@ export class Context implements RemoteHost {
   /** One step of every blocking wait: spin budget and sleeps (sync/idle.ts). @internal */
   readonly idler: Idler
   /**
-   * How long a poll that found nothing naps on the doorbell (Idler.nap), ms: on a crowded host of
-   * several processes (more tasks than CPUs), where a spinning poll only takes the CPU that the
-   * agent and the other processes need; 0 elsewhere.
+   * How long a poll that found nothing naps on the doorbell (Idler.nap), ms: on a crowded host
+   * (more tasks than CPUs), where a spinning poll only takes the CPU that the other tasks, the
+   * agent and the other processes need to bring it something; 0 elsewhere.
    */
   private readonly napMs: number
 
@@ -130,7 +130,7 @@ export class Context implements RemoteHost {
     this.ranges = this.table.ranges
     this.remote = new RemoteOps(this)
     this.idler = new Idler(s, rings)
-    this.napMs = s.crowded && s.net !== null ? POLL_NAP_MS : 0
+    this.napMs = s.crowded ? POLL_NAP_MS : 0
     this.counters = new Counters(s, rings, this.checks, this.idler, this.remote)
     this.user = new UserCode(s, this.counters, info?.err_hndlr ?? null)
     this.am = new ActiveMessages(s, rings, this.checks, this.table, this.counters, this.user, this.idler, this.remote)
@@ -400,7 +400,7 @@ export class Context implements RemoteHost {
     const idler = this.idler
     return { packetsDropped: a.dropped + (net !== null ? Atomics.load(net, NET_DROPPED) : 0), duplicatesDropped: a.duplicates, messagesReceived: am.done.recvCompleted, messagesSent: a.sendCompleted,
       receivedInPlace: am.receiver.inPlaceCompleted, sleeps: idler.sleeps, spinUs: idler.spinMs * 1000,
-      spinGrown: idler.spinGrown }
+      spinGrown: idler.spinGrown, connectionSleeps: idler.connectionSleeps }
   }
 
   /** LAPI_Probe. */

@@ -5,11 +5,12 @@
  * frames dropped and counted, a stream that cannot be followed marked, a goodbye seen.
  */
 import { connect, type Socket } from 'node:net'
+import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import { logger } from '@amlapi/lapi'
 import {
-  FRAME_CONTROL, FRAME_PACKET, PEER_BYE, PEER_EOF, PEER_MALFORMED, StreamPath, TcpTransport, createStreamShared, encodeMessage, makeKey,
-  peerFlags, proof, readMessages, streamStats, type PeerAddress, type StreamShared,
+  FRAME_CONTROL, FRAME_PACKET, PEER_BYE, PEER_EOF, PEER_MALFORMED, SLEEP_FAILED, SLEEP_READY, SLEEP_TIMEOUT, StreamPath, TcpTransport,
+  createStreamShared, encodeMessage, makeKey, peerFlags, proof, readMessages, setPeerFd, streamStats, type PeerAddress, type StreamShared,
 } from '@amlapi/lapi/transport'
 
 const log = logger('test')
@@ -147,6 +148,66 @@ describe('tcp transport', () => {
       expect(p1.wasi).toBe(wasi)
     })
   }
+
+  it('sleeps in the kernel on the connections until a peer sends, ends, or the time passes (WASI)', async () => {
+    const key = makeKey()
+    const ns = [node(0, 2, key, true), node(1, 2, key, true)]
+    const table = await Promise.all(ns.map((n) => n.t.listen()))
+    await Promise.all(ns.map((n) => n.t.connect(table, events(n))))
+    // (a sleep blocks its thread: process 0's sleeps run in a worker, as a task's would, while
+    // this thread's event loop lets process 1 send and close)
+    const src = `
+      const { workerData, parentPort } = require('node:worker_threads')
+      import('@amlapi/lapi/transport').then(({ StreamPath }) => {
+        const path = new StreamPath(workerData.s, 0)
+        const sleep = (ms) => { const t = performance.now(); const r = path.sleep(ms); return { r, ms: performance.now() - t } }
+        parentPort.postMessage(sleep(40))
+        parentPort.postMessage(sleep(10000))
+        path.poll(true, () => true)
+        parentPort.postMessage(sleep(10000))
+      })`
+    const got: Array<{ r: number, ms: number }> = []
+    const worker = new Worker(src, { eval: true, workerData: { s: ns[0]!.s } })
+    const failed = new Promise<never>((_, reject) => worker.on('error', reject))
+    const next = async (k: number): Promise<{ r: number, ms: number }> => {
+      await Promise.race([failed, until(() => got.length > k, 15_000)])
+      return got[k]!
+    }
+    worker.on('message', (m: { r: number, ms: number }) => got.push(m))
+    try {
+      // nothing comes: the time passes
+      const idle = await next(0)
+      expect(idle.r).toBe(SLEEP_TIMEOUT)
+      expect(idle.ms).toBeGreaterThanOrEqual(35)
+      // a frame 100 ms into the sleep ends it
+      await new Promise((r) => setTimeout(r, 100))
+      const b = Buffer.from('wake')
+      ns[1]!.path.queue(0, FRAME_PACKET, 0, b, 0, b.length); ns[1]!.path.flush()
+      const woken = await next(1)
+      expect(woken.r).toBe(SLEEP_READY)
+      expect(woken.ms).toBeLessThan(5000)
+      // the peer's end ends it too
+      await new Promise((r) => setTimeout(r, 50))
+      // (not awaited: the close waits for process 0's end, which the worker does not read)
+      const closed = ns[1]!.t.close()
+      expect((await next(2)).r).toBe(SLEEP_READY)
+      void closed
+    } finally {
+      await worker.terminate()
+    }
+  })
+
+  it('does not sleep on the connections where it cannot watch them all, nor without WASI', () => {
+    const s = createStreamShared(5, 64 << 10)
+    // (four open peers: one more than a WASI instance is given descriptors)
+    for (let p = 1; p < 5; p++) setPeerFd(s, p, 0)
+    expect(new StreamPath(s, 0).sleep(1000)).toBe(SLEEP_FAILED)
+    const none = createStreamShared(2, 64 << 10)
+    expect(new StreamPath(none, 0).sleep(1000)).toBe(SLEEP_FAILED)
+    const fs = { ...none, mem: { buffer: new SharedArrayBuffer(none.mem.buffer.byteLength) }, wasm: false }
+    setPeerFd(fs, 1, 0)
+    expect(new StreamPath(fs, 0).sleep(1000)).toBe(SLEEP_FAILED)
+  })
 
   it('refuses a process with a wrong key, and one that speaks garbage, and still lets the job in', async () => {
     const key = makeKey()

@@ -18,13 +18,13 @@
  */
 import type { Logger } from 'pino'
 import {
-  T_EXIT_GEN, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, ringDoorbell, taskWord,
+  T_EXIT_GEN, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, ringDoorbell, taskWord,
 } from '../job/control.js'
 import { placement, type JobSpec } from '../job/spec.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, peerFlags } from '../transport/stream-path.js'
-import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_POLLS, W_WANT } from './engine.js'
+import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_POLLS, W_WANT } from './engine.js'
 
 /** Longest a process's goodbye waits for what it has queued to be written, ms. */
 const FINISH_MS = 5000
@@ -181,7 +181,13 @@ export class Agent {
       // in and then left LAPI for its own code leaves their acknowledgements to this thread, and
       // nothing may ring it; while the tasks read them, the watch's idle test covers that)
       const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen, Atomics.load(this.w, W_OWNER) === OWNER_AGENT ? ACK_CHECK_MS : Infinity)
-      if (r.async) await r.value
+      if (r.async) {
+        // (nothing to do for `seen`: a task may sleep where this thread's rings cannot reach it)
+        Atomics.store(ctl, W_AGENT_QUIET_BELL, seen)
+        Atomics.store(ctl, W_AGENT_QUIET, 1)
+        await r.value
+        Atomics.store(ctl, W_AGENT_QUIET, 0)
+      }
       Atomics.store(ctl, W_AGENT_SLEEPING, 0)
       this.wakes++
     }
@@ -328,9 +334,15 @@ export class Agent {
     this.takeBack()
   }
 
-  /** Reads the connections in this event loop again (no task polls). */
+  /** Reads the connections in this event loop again (no task polls, none sleeps on them). */
   private takeBack (): void {
-    const ok = this.engine.locked(() => { Atomics.store(this.w, W_OWNER, OWNER_AGENT) })
+    let asleep = false
+    const ok = this.engine.locked(() => {
+      // (a task asleep in the kernel on the connections is waiting in LAPI: they stay its)
+      asleep = Atomics.load(this.w, W_FDSLEEP) !== 0
+      if (!asleep) Atomics.store(this.w, W_OWNER, OWNER_AGENT)
+    })
+    if (asleep) { this.idleTicks = 0; this.checkPeers(); return }
     if (!ok) { this.later(); return }
     this.o.log.trace('connections taken back')
     if (this.watch !== null) { clearInterval(this.watch); this.watch = null }

@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks'
 import { RmwOp } from '../constants.js'
 import { rmw32, rmw64 } from '../rmw.js'
 import { WORD_COPY, copySeg, copySmall } from '../copy.js'
-import { counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
+import { agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
 import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
@@ -63,6 +63,8 @@ export const W_BLOCKED = 7
 export const W_GIVEBACK = 8
 /** 1 while the agent waits on W_LOCK for a task to let the lock go (the task wakes it when it does). */
 export const W_LOCK_WAITER = 9
+/** 1 while the process's only task sleeps in the kernel on the connections (`sleepBegin`): the agent leaves them to it. */
+export const W_FDSLEEP = 10
 export const OWNER_AGENT = 0
 export const OWNER_TASKS = 1
 /** Engine rounds acknowledgements wait for another frame to ride on before they go by themselves. */
@@ -147,9 +149,13 @@ export class NetEngine {
    */
   private readonly asks: boolean
 
+  /** Whether this thread may sleep in the kernel on the connections: the only task of its process (`sleepBegin`). */
+  private readonly fdSleeps: boolean
+
   /** `holder`: this thread's lock id (task id + 1, or AGENT_ID); `asks`: see the field. */
   constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, m: unknown) => void) | null, asks = true) {
     this.asks = asks && onControl === null
+    this.fdSleeps = onControl === null && spec.localTasks === 1
     const net = spec.net!
     this.ctl = new Int32Array(spec.control)
     this.w = new Int32Array(net.stream.words)
@@ -393,6 +399,39 @@ export class NetEngine {
     Atomics.store(this.w, W_GIVEBACK, 1)
     ringAgent(this.ctl)
   }
+
+  /**
+   * A waiting task is about to sleep (docs/transports.md, "Who polls, who sleeps"): whether it may
+   * sleep in the kernel on the connections (`sleep`, then `sleepEnd`) rather than on its doorbell.
+   * It may where it is its process's only task (no other task of it rings its doorbell), reads
+   * the connections (else it asks for them, for its next sleep), the agent sleeps with nothing to
+   * do (`agentQuiet`: its rings could not reach this sleep), and nothing waits to be sent or
+   * handed to the agent: then a message that comes wakes this task, and nothing else has to.
+   * The caller re-checks its condition after a true answer.
+   */
+  sleepBegin (): boolean {
+    if (!this.fdSleeps) return false
+    const w = this.w
+    if (Atomics.load(w, W_OWNER) !== OWNER_TASKS) {
+      if (Atomics.compareExchange(w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
+      return false
+    }
+    if (!agentQuiet(this.ctl) || !this.tryLock()) return false
+    this.clearTxpend()
+    this.sendOut()
+    this.acks(true)
+    const ok = this.path.flush() === 0 && Atomics.load(w, W_CTRL) === 0 && w[W_BLOCKED] === 0 && !this.ringsPending()
+    // (set under the lock: the agent takes the connections back only under it, seeing this)
+    if (ok) Atomics.store(w, W_FDSLEEP, 1)
+    this.release()
+    return ok
+  }
+
+  /** Sleeps in the kernel until a peer sends or `ms` pass (after `sleepBegin`): SLEEP_READY, SLEEP_TIMEOUT or SLEEP_FAILED (FramePath.sleep). */
+  sleep (ms: number): number { return this.path.sleep(ms) }
+
+  /** The sleep that `sleepBegin` allowed is over. */
+  sleepEnd (): void { Atomics.store(this.w, W_FDSLEEP, 0) }
 
   /** A task took packets from its network ring: frames that waited for the room may go on (the agent's, when it reads). */
   roomFreed (): void {

@@ -50,6 +50,12 @@ export interface DispatcherStats {
   spinUs: number
   /** Times a short sleep made the spin budget grow. */
   spinGrown: number
+  /**
+   * Sleeps of blocking waits and of polls' naps that this task spent in the kernel on its
+   * process's connections rather than on its doorbell (jobs of several processes, one task each:
+   * docs/transports.md, "Sleeping on the connections").
+   */
+  connectionSleeps: number
 }
 
 /**

@@ -13,7 +13,10 @@
  *   │ 5 AGENT_SLEEPING 1 while the agent waits for its doorbell                  │
  *   │ 6 BAR_LOCAL  barrier generation whose local arrivals are complete and      │
  *   │              handed to the agent (jobs of several processes)                │
- *   │ 7..15        reserved                                                       │
+ *   │ 7 AGENT_QUIET 1 while the agent sleeps having found nothing to do for the  │
+ *   │              doorbell value in AGENT_QUIET_BELL (see agentQuiet)           │
+ *   │ 8 AGENT_QUIET_BELL                                                         │
+ *   │ 9..15        reserved                                                       │
  *   ├──────────── per task t, 16 words (one 64-byte line) at TASK_BASE + 16 t ─────┤
  *   │ +0 DOORBELL  bumped + notified by whoever puts work in t's inbox or changes   │
  *   │              one of t's counters from outside                               │
@@ -46,6 +49,8 @@ export const W_BAR_GEN = 3
 export const W_AGENT_BELL = 4
 export const W_AGENT_SLEEPING = 5
 export const W_BAR_LOCAL = 6
+export const W_AGENT_QUIET = 7
+export const W_AGENT_QUIET_BELL = 8
 export const TASK_BASE = 16
 export const TASK_WORDS = 16
 export const T_DOORBELL = 0
@@ -123,6 +128,16 @@ export function ringAgent (ctl: Int32Array): void {
     Atomics.add(ctl, W_AGENT_BELL, 1)
     Atomics.notify(ctl, W_AGENT_BELL)
   }
+}
+
+/**
+ * Whether the agent sleeps with nothing to do: it went to sleep finding no work for its doorbell's
+ * value, and nobody rang it since. What it does then without a ring (its timers) rings no task
+ * but for an abort, so a task that sleeps where the agent's ring cannot reach it (in the kernel, on
+ * the connections) misses nothing it waits for.
+ */
+export function agentQuiet (ctl: Int32Array): boolean {
+  return Atomics.load(ctl, W_AGENT_QUIET) === 1 && Atomics.load(ctl, W_AGENT_QUIET_BELL) === Atomics.load(ctl, W_AGENT_BELL)
 }
 
 /**

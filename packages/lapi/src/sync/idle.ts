@@ -11,12 +11,20 @@ import {
   W_ABORT, W_ABORT_TASK, W_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall,
 } from '../job/control.js'
 import { JobAbortedError } from '../errors.js'
+import { SLEEP_FAILED, SLEEP_READY } from '../transport/contract.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'
 
 /** Longest single Atomics.wait, ms: a sleeper re-checks the abort flag at least this often. */
 export const SLEEP_SLICE_MS = 500
+/**
+ * Longest single sleep in the kernel on the connections, ms: what reaches a task only through its
+ * doorbell while it sleeps there (an abort the launcher sent) waits at most this long.
+ */
+export const FD_SLEEP_MS = 50
+/** `mustSleep`'s kind for a nap: only the inbox and queued work keep it awake. */
+const NAP = -1
 /** Rounds of a wait loop between two looks at the clock. */
 export const SPIN_BATCH = 64
 
@@ -53,6 +61,8 @@ export class Idler {
   /** Times a blocking wait slept, and times the budget grew (DispatcherStats). */
   sleeps = 0
   spinGrown = 0
+  /** Sleeps (of waits and naps) spent in the kernel on the connections rather than on the doorbell. */
+  connectionSleeps = 0
   /** Waits that slept although the budget had grown, since it last grew from `spinUs` (0 or 1). */
   private spinMissed = 0
   /** The condition of the running waitUntil (WAIT_COND), null otherwise. */
@@ -128,9 +138,7 @@ export class Idler {
     let woke = 'none'
     if (this.mustSleep(kind, i32, idx, val)) {
       this.sleeps++
-      // (while this task sleeps nobody may be reading the network for it: the agent does)
-      if (this.net !== null) this.net.beforeSleep()
-      woke = Atomics.wait(ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
+      woke = this.sleep(seen, SLEEP_SLICE_MS, kind, i32, idx, val)
     }
     Atomics.sub(ctl, this.mySleeping, 1)
     const after = performance.now()
@@ -140,10 +148,10 @@ export class Idler {
   }
 
   /**
-   * A poll that found nothing on a crowded host (several processes, more tasks than CPUs): coming
-   * back at once would only keep the agent and the other processes off the CPU they need to bring
-   * something, so it sleeps on the doorbell for at most `ms` — any packet or counter update for
-   * this task ends the nap at once.
+   * A poll that found nothing on a crowded host (more tasks than CPUs): coming back at once would
+   * only keep the other tasks, the agent and the other processes off the CPU they need to bring
+   * something, so it sleeps for at most `ms` (`sleep`) — any packet or counter update for this
+   * task ends the nap at once.
    */
   nap (ms: number): void {
     this.checkAbort()
@@ -151,12 +159,37 @@ export class Idler {
     this.recordWait(WAIT_COND, WaitCall.POLL, null, 0, 0)
     const seen = Atomics.load(ctl, this.myDoorbell)
     Atomics.add(ctl, this.mySleeping, 1)
-    const d = this.dispatcher!
-    if (!d.inboxPending() && !d.busy) {
-      if (this.net !== null) this.net.beforeSleep()
-      Atomics.wait(ctl, this.myDoorbell, seen, ms)
-    }
+    if (this.mustSleep(NAP, null, 0, 0)) this.sleep(seen, ms, NAP, null, 0, 0)
     Atomics.sub(ctl, this.mySleeping, 1)
+  }
+
+  /**
+   * The sleep of `idle` and `nap` (the task announced itself in SLEEPING and found it must sleep):
+   * until the doorbell moves from `seen` or `ms` pass. In the kernel on the connections where the
+   * network engine allows it (NetEngine.sleepBegin: a message that comes wakes this task itself,
+   * not the agent first), re-checking the condition once that sleep is set up; else on the
+   * doorbell, the connections left to the agent. Returns as Atomics.wait does.
+   */
+  private sleep (seen: number, ms: number, kind: number, i32: Int32Array | null, idx: number, val: number): string {
+    const net = this.net
+    if (net === null) return Atomics.wait(this.ctl, this.myDoorbell, seen, ms)
+    if (net.sleepBegin()) {
+      let r = SLEEP_FAILED
+      try {
+        // (what came while the sleep was set up ends the wait here: as a doorbell that moved)
+        if (!this.mustSleep(kind, i32, idx, val)) return 'not-equal'
+        r = net.sleep(Math.min(ms, FD_SLEEP_MS))
+      } finally {
+        net.sleepEnd()
+      }
+      if (r !== SLEEP_FAILED) {
+        this.connectionSleeps++
+        return r === SLEEP_READY ? 'ok' : 'timed-out'
+      }
+    }
+    // (while this task sleeps on its doorbell nobody may be reading the network for it: the agent does)
+    net.beforeSleep()
+    return Atomics.wait(this.ctl, this.myDoorbell, seen, ms)
   }
 
   /**
@@ -256,6 +289,7 @@ export class Idler {
     const d = this.dispatcher!
     if (d.inboxPending() || d.busy) return false
     switch (kind) {
+      case NAP: return true
       case WAIT_COUNTER: return Atomics.load(i32!, idx) < val
       case WAIT_BARRIER: return Atomics.load(this.ctl, W_BAR_GEN) === val
       case WAIT_RING: return this.rings.outbox[val]!.pending() >= this.ringSlots

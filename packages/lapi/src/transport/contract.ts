@@ -102,6 +102,11 @@ export interface Transport {
 }
 
 /** Any thread's face of a transport: frames, moved under the process's network lock. */
+/** `FramePath.sleep`: something came (bytes, or a peer's end); the time passed; this path cannot sleep so. */
+export const SLEEP_READY = 1
+export const SLEEP_TIMEOUT = 0
+export const SLEEP_FAILED = -1
+
 export interface FramePath {
   readonly peers: number
   /** How often this thread's writes and reads moved bytes: grows while the path makes progress. */
@@ -137,4 +142,10 @@ export interface FramePath {
   bye (): boolean
   /** Counts a frame dropped above the path. */
   dropped (): void
+  /**
+   * Sleeps in the kernel until a peer has sent something (or `ms` pass): SLEEP_READY, SLEEP_TIMEOUT,
+   * or SLEEP_FAILED where this path cannot (the caller sleeps on its doorbell instead). Called
+   * outside the lock, by a process's only task, while it alone reads the connections.
+   */
+  sleep (ms: number): number
 }

@@ -6,10 +6,12 @@
  * descriptor as its stdin and stdout) make the same system calls and return the error code. They
  * move bytes of the WebAssembly memory the instance was given: the frame path keeps its receive
  * and send buffers in one shared memory, whose first page holds the I/O vector and the count
- * (used under the network lock only).
+ * (used under the network lock only), then the subscriptions and events of the one thread that may
+ * sleep on the descriptors (`FdPoll`, outside the lock).
  */
 import { createRequire } from 'node:module'
 import type { WASI } from 'node:wasi'
+import { SLEEP_FAILED, SLEEP_READY, SLEEP_TIMEOUT } from './contract.js'
 import { WASM_PAGE, Wasm, type WasmMemory } from './wasm.js'
 
 /** Bytes at the start of the memory for the I/O vector and the count: one page. */
@@ -108,6 +110,72 @@ export class FdEnd {
   }
 }
 
+/** The most descriptors one FdPoll watches: a WASI instance is given three (its stdin, stdout and stderr). */
+export const POLL_MAX_FDS = 3
+/** Where FdPoll's subscriptions (48 bytes each, the clock's last) and events (32 bytes each) lie in the I/O page. */
+const POLL_SUBS = 4096
+const SUB_BYTES = 48
+const POLL_EVENTS = POLL_SUBS + SUB_BYTES * (POLL_MAX_FDS + 1)
+const EVENT_BYTES = 32
+const POLL_NEVENTS = POLL_EVENTS + EVENT_BYTES * (POLL_MAX_FDS + 1)
+const WASI_EVENT_FD_READ = 1
+const WASI_CLOCK_MONOTONIC = 1
+
+type PollCall = (subs: number, events: number, n: number, nevents: number) => number
+
+/**
+ * A sleep in the kernel until one of up to POLL_MAX_FDS descriptors has bytes to read (or an end)
+ * or a time passes: WASI's `poll_oneoff`, which Node's WASI serves with a libuv loop of its own
+ * (an epoll set made and closed per call, 12–15 µs here). Its subscriptions lie at a fixed place
+ * of the I/O page, so only one thread of a process may use an FdPoll (the process's only task).
+ */
+export class FdPoll {
+  readonly fds: Int32Array
+  private readonly dv: DataView
+  private readonly poll: PollCall
+  private readonly subs: number
+
+  constructor (fds: Int32Array, mem: WasmMemory, mod: object) {
+    const n = fds.length
+    if (n < 1 || n > POLL_MAX_FDS) throw new RangeError(`FdPoll watches 1 to ${POLL_MAX_FDS} descriptors, not ${n}`)
+    this.fds = fds.slice()
+    this.dv = new DataView(mem.buffer, 0, IO_SCRATCH_BYTES)
+    const wasi = new (wasiOf())({ version: 'preview1', stdin: fds[0]!, stdout: fds[n > 1 ? 1 : 0]!, stderr: fds[n > 2 ? 2 : 0]! })
+    wasi.initialize(new Wasm!.Instance(mod, { env: { memory: mem } }))
+    this.poll = (wasi.wasiImport as Record<string, PollCall>).poll_oneoff!
+    this.subs = n + 1
+    const dv = this.dv
+    for (let k = POLL_SUBS; k < POLL_NEVENTS + 4; k++) dv.setUint8(k, 0)
+    // (userdata k + 1 for descriptor k, which is WASI descriptor k; then the clock, userdata 0)
+    for (let k = 0; k < n; k++) {
+      const at = POLL_SUBS + SUB_BYTES * k
+      dv.setUint32(at, k + 1, true)
+      dv.setUint8(at + 8, WASI_EVENT_FD_READ)
+      dv.setUint32(at + 16, k, true)
+    }
+    dv.setUint32(POLL_SUBS + SUB_BYTES * n + 16, WASI_CLOCK_MONOTONIC, true)
+  }
+
+  /** Sleeps until a descriptor has something to read or `ms` pass: SLEEP_READY, SLEEP_TIMEOUT or SLEEP_FAILED. */
+  wait (ms: number): number {
+    const dv = this.dv
+    const clock = POLL_SUBS + SUB_BYTES * (this.subs - 1)
+    const ns = Math.max(0, Math.floor(ms * 1e6))
+    dv.setUint32(clock + 24, ns % 0x100000000, true)
+    dv.setUint32(clock + 28, Math.floor(ns / 0x100000000), true)
+    if (this.poll(POLL_SUBS, POLL_EVENTS, this.subs, POLL_NEVENTS) !== 0) return SLEEP_FAILED
+    const got = dv.getUint32(POLL_NEVENTS, true)
+    let r = SLEEP_TIMEOUT
+    for (let k = 0; k < got; k++) {
+      const at = POLL_EVENTS + EVENT_BYTES * k
+      if (dv.getUint32(at, true) === 0) continue
+      if (dv.getUint16(at + 8, true) !== 0) return SLEEP_FAILED
+      r = SLEEP_READY
+    }
+    return r
+  }
+}
+
 /** Makes the FdEnds of one thread over memory `mem` of `pages` pages (the constructor and `end` throw where WASI cannot be had). */
 export class FdIo {
   private readonly mem: WasmMemory
@@ -119,4 +187,7 @@ export class FdIo {
   }
 
   end (fd: number): FdEnd { return new FdEnd(fd, this.mem, this.mod) }
+
+  /** An FdPoll over `fds` (throws where WASI cannot be had). */
+  poller (fds: Int32Array): FdPoll { return new FdPoll(fds, this.mem, this.mod) }
 }

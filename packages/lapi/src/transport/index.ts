@@ -7,6 +7,6 @@ export { RingReader, RingWriter, createInbox, isPageAligned, pageAlignedShared, 
 export * from './packet.js'
 export * from './contract.js'
 export { TcpTransport, type TcpOptions } from './tcp.js'
-export { StreamPath, createStreamShared, peerFlags, streamStats, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, type StreamShared } from './stream-path.js'
+export { StreamPath, createStreamShared, peerFlags, setPeerFd, streamStats, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, type StreamShared } from './stream-path.js'
 export { makeKey, makeNonce, parseKey, proof, sameProof, KEY_BYTES, MIN_KEY_BYTES } from './auth.js'
 export { encodeMessage, decodeBody, readMessages, MAX_MESSAGE_BYTES } from './messages.js'

@@ -17,9 +17,9 @@
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
 import { WORD_COPY, copyBuf, copySmall } from '../copy.js'
-import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd } from './fd-io.js'
+import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, POLL_MAX_FDS, type FdEnd, type FdPoll } from './fd-io.js'
 import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
-import { BACKPRESSURE, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
+import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
 export const PEER_WORDS = 8
@@ -139,6 +139,9 @@ export class StreamPath implements FramePath {
   private io: FdIo | null
   /** Per peer, its descriptor's WASI end (made when first used, again if the descriptor changes). */
   private readonly ends: Array<FdEnd | null>
+  /** The open peers' descriptors as `sleep` last found them, and its FdPoll over them (null: none yet, or it failed). */
+  private readonly sleepFds = new Int32Array(POLL_MAX_FDS)
+  private poller: FdPoll | null = null
 
   constructor (s: StreamShared, self: number) {
     this.w = new Int32Array(s.words)
@@ -193,6 +196,30 @@ export class StreamPath implements FramePath {
   /** Whether peer `p` can be written to and read from. */
   private open (p: number): boolean {
     return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
+  }
+
+  /**
+   * Sleeps in the kernel until a peer's connection has bytes (or its end) to read, or `ms` pass:
+   * SLEEP_READY, SLEEP_TIMEOUT, or SLEEP_FAILED when this thread cannot (no WASI, no open peer, more
+   * than POLL_MAX_FDS of them, the call failed). Outside the lock, by the process's only task.
+   */
+  sleep (ms: number): number {
+    if (this.io === null) return SLEEP_FAILED
+    const fds = this.sleepFds
+    let k = 0
+    let same = this.poller !== null
+    for (let p = 0; p < this.peers; p++) {
+      if (!this.open(p)) continue
+      if (k === POLL_MAX_FDS) return SLEEP_FAILED
+      const fd = this.w[this.word(p, FD)]!
+      if (fd !== fds[k]) same = false
+      fds[k++] = fd
+    }
+    if (k === 0) return SLEEP_FAILED
+    if (!same || this.poller!.fds.length !== k) {
+      try { this.poller = this.io.poller(fds.subarray(0, k)) } catch { this.poller = null; return SLEEP_FAILED }
+    }
+    return this.poller!.wait(ms)
   }
 
   // ─────────────────────────────── out ───────────────────────────────
