@@ -56,6 +56,26 @@ describe('tasks in several processes', () => {
     }
   })
 
+  it('a wait past its spin budget sleeps on the connections where its task is its process\'s only one, else on its doorbell', async () => {
+    const sleeps = async (tasks: number, procs: number): Promise<Array<[number, number]>> => {
+      const r = await runFixture('lapi/late-put.mjs', tasks, { procs, timeoutMs: 30_000 })
+      if (r.exitCode !== 0) throw new Error(r.stderr)
+      const got = [...r.stdout.matchAll(/late-put (\d+) (\d+) (\d+)/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3])])
+      got.sort((a, b) => a[0]! - b[0]!)
+      expect(got.map((g) => g[0])).toEqual(Array.from({ length: tasks }, (_, t) => t))
+      return got.map((g) => [g[1]!, g[2]!])
+    }
+    // (each of the 5 rounds keeps the waiting tasks waiting for about 20 ms: they sleep)
+    const alone = await sleeps(2, 2)
+    expect(alone[1]![0]).toBeGreaterThan(0)
+    expect(alone[1]![1]).toBeGreaterThan(0)
+    // tasks 1 and 2 share process 1: their doorbells ring for each other, so they sleep on them
+    const shared = await sleeps(3, 2)
+    expect(shared.slice(1).every(([slept, onConnections]) => slept > 0 && onConnections === 0)).toBe(true)
+    // one process: no connections at all
+    expect((await sleeps(2, 1)).every(([, onConnections]) => onConnections === 0)).toBe(true)
+  })
+
   for (const procs of [2, 3]) {
     describe(`losses end the job promptly with the task named (3 tasks, ${procs} processes)`, () => {
       it('a task that throws', async () => {

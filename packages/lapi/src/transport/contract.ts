@@ -101,12 +101,12 @@ export interface Transport {
   stats (): TransportStats
 }
 
-/** Any thread's face of a transport: frames, moved under the process's network lock. */
 /** `FramePath.sleep`: something came (bytes, or a peer's end); the time passed; this path cannot sleep so. */
 export const SLEEP_READY = 1
 export const SLEEP_TIMEOUT = 0
 export const SLEEP_FAILED = -1
 
+/** Any thread's face of a transport: frames, moved under the process's network lock. */
 export interface FramePath {
   readonly peers: number
   /** How often this thread's writes and reads moved bytes: grows while the path makes progress. */

@@ -139,7 +139,7 @@ export class StreamPath implements FramePath {
   private io: FdIo | null
   /** Per peer, its descriptor's WASI end (made when first used, again if the descriptor changes). */
   private readonly ends: Array<FdEnd | null>
-  /** The open peers' descriptors as `sleep` last found them, and its FdPoll over them (null: none yet, or it failed). */
+  /** The open peers' descriptors as `sleep` finds them, and its FdPoll (over the ones it last slept on; null: none yet, or it failed). */
   private readonly sleepFds = new Int32Array(POLL_MAX_FDS)
   private poller: FdPoll | null = null
 
@@ -207,19 +207,20 @@ export class StreamPath implements FramePath {
     if (this.io === null) return SLEEP_FAILED
     const fds = this.sleepFds
     let k = 0
-    let same = this.poller !== null
     for (let p = 0; p < this.peers; p++) {
       if (!this.open(p)) continue
       if (k === POLL_MAX_FDS) return SLEEP_FAILED
-      const fd = this.w[this.word(p, FD)]!
-      if (fd !== fds[k]) same = false
-      fds[k++] = fd
+      fds[k++] = this.w[this.word(p, FD)]!
     }
     if (k === 0) return SLEEP_FAILED
-    if (!same || this.poller!.fds.length !== k) {
-      try { this.poller = this.io.poller(fds.subarray(0, k)) } catch { this.poller = null; return SLEEP_FAILED }
+    let poller = this.poller
+    let same = poller !== null && poller.fds.length === k
+    for (let i = 0; same && i < k; i++) same = poller!.fds[i] === fds[i]
+    if (!same) {
+      try { poller = this.io.poller(fds.subarray(0, k)) } catch { this.poller = null; return SLEEP_FAILED }
+      this.poller = poller
     }
-    return this.poller!.wait(ms)
+    return poller!.wait(ms)
   }
 
   // ─────────────────────────────── out ───────────────────────────────
