@@ -185,6 +185,8 @@ export class Agent {
         // (nothing to do for `seen`: a task may sleep where this thread's rings cannot reach it)
         Atomics.store(ctl, W_AGENT_QUIET_BELL, seen)
         Atomics.store(ctl, W_AGENT_QUIET, 1)
+        // (a task about to sleep may be waiting for this)
+        Atomics.notify(ctl, W_AGENT_QUIET)
         await r.value
         Atomics.store(ctl, W_AGENT_QUIET, 0)
       }

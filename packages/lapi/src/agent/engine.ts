@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks'
 import { RmwOp } from '../constants.js'
 import { rmw32, rmw64 } from '../rmw.js'
 import { WORD_COPY, copySeg, copySmall } from '../copy.js'
-import { agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
+import { W_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
 import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
@@ -404,19 +404,28 @@ export class NetEngine {
    * A waiting task is about to sleep (docs/transports.md, "Who polls, who sleeps"): whether it may
    * sleep in the kernel on the connections (`sleep`, then `sleepEnd`) rather than on its doorbell.
    * It may where it is its process's only task (no other task of it rings its doorbell), reads
-   * the connections (else it asks for them, for its next sleep), the agent sleeps with nothing to
-   * do (`agentQuiet`: its rings could not reach this sleep), and nothing waits to be sent or
-   * handed to the agent: then a message that comes wakes this task, and nothing else has to.
+   * the connections (else it asks for them and waits up to HANDOVER_WAIT_MS for them), the agent
+   * sleeps with nothing to do (`agentQuiet`: its rings could not reach this sleep; else it waits up
+   * to HANDOVER_WAIT_MS for that), and nothing waits to be sent or handed to the agent: then a
+   * message that comes wakes this task, and nothing else has to.
    * The caller re-checks its condition after a true answer.
    */
   sleepBegin (): boolean {
     if (!this.fdSleeps) return false
     const w = this.w
     if (Atomics.load(w, W_OWNER) !== OWNER_TASKS) {
+      // (asks for them and gives the agent the CPU for a moment to hand them over, as a waiting
+      // poll does: on a crowded host the agent would otherwise take them back before the next sleep)
       if (Atomics.compareExchange(w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
-      return false
+      Atomics.wait(w, W_OWNER, OWNER_AGENT, HANDOVER_WAIT_MS)
+      if (Atomics.load(w, W_OWNER) !== OWNER_TASKS) return false
     }
-    if (!agentQuiet(this.ctl) || !this.tryLock()) return false
+    if (!agentQuiet(this.ctl)) {
+      // (the agent is at work, a hand-over or a round: it says when it is done)
+      Atomics.wait(this.ctl, W_AGENT_QUIET, 0, HANDOVER_WAIT_MS)
+      if (!agentQuiet(this.ctl)) return false
+    }
+    if (!this.tryLock()) return false
     this.clearTxpend()
     this.sendOut()
     this.acks(true)
