@@ -185,12 +185,17 @@ describe('tcp transport', () => {
       ns[1]!.path.queue(0, FRAME_PACKET, 0, b, 0, b.length); ns[1]!.path.flush()
       const woken = await next(1)
       expect(woken.r).toBe(SLEEP_READY)
+      // (it slept until the frame came, about 100 ms after it began, not less)
+      expect(woken.ms).toBeGreaterThanOrEqual(50)
       expect(woken.ms).toBeLessThan(5000)
       // the peer's end ends it too
       await new Promise((r) => setTimeout(r, 50))
       // (not awaited: the close waits for process 0's end, which the worker does not read)
       const closed = ns[1]!.t.close()
-      expect((await next(2)).r).toBe(SLEEP_READY)
+      const ended = await next(2)
+      expect(ended.r).toBe(SLEEP_READY)
+      // (the frame was taken in before this sleep: the end, 50 ms later, woke it)
+      expect(ended.ms).toBeGreaterThanOrEqual(25)
       void closed
     } finally {
       await worker.terminate()

@@ -730,7 +730,8 @@ export class NetEngine {
     const w = t.netIn
     const at = w.reserve()
     if (at < 0) { Atomics.store(this.w, W_BLOCKED, 1); return false }
-    // (a cached view of the receive buffer would miss at every offset: a view made per packet)
+    // (small packets word by word through the DataViews of the whole ring and receive buffer: a
+    // view of the packet itself would be made, and allocated, per packet)
     if (len <= WORD_COPY) copySmall(w.dv, w.u8, at, this.dvOf(u8), u8, off, len)
     else copySeg(w.u8, at, u8, off, len)
     w.publish()

@@ -77,6 +77,13 @@ function wasiOf (): typeof WASI {
 
 type WasiCall = (fd: number, iovs: number, iovsLen: number, result: number) => number
 
+/** The WASI calls of an instance over memory `mem` whose WASI descriptors 0, 1 and 2 are the given ones. */
+function wasiCalls (mem: WasmMemory, mod: object, stdin: number, stdout: number, stderr: number): Record<string, unknown> {
+  const wasi = new (wasiOf())({ version: 'preview1', stdin, stdout, stderr })
+  wasi.initialize(new Wasm!.Instance(mod, { env: { memory: mem } }))
+  return wasi.wasiImport
+}
+
 /** One descriptor's reads and writes of the memory's bytes. */
 export class FdEnd {
   readonly fd: number
@@ -87,9 +94,7 @@ export class FdEnd {
   constructor (fd: number, mem: WasmMemory, mod: object) {
     this.fd = fd
     this.dv = new DataView(mem.buffer, 0, IO_SCRATCH_BYTES)
-    const wasi = new (wasiOf())({ version: 'preview1', stdin: fd, stdout: fd, stderr: 2 })
-    wasi.initialize(new Wasm!.Instance(mod, { env: { memory: mem } }))
-    const calls = wasi.wasiImport as Record<string, WasiCall>
+    const calls = wasiCalls(mem, mod, fd, fd, 2) as Record<string, WasiCall>
     this.fdRead = calls.fd_read!
     this.fdWrite = calls.fd_write!
   }
@@ -140,9 +145,7 @@ export class FdPoll {
     if (n < 1 || n > POLL_MAX_FDS) throw new RangeError(`FdPoll watches 1 to ${POLL_MAX_FDS} descriptors, not ${n}`)
     this.fds = fds.slice()
     this.dv = new DataView(mem.buffer, 0, IO_SCRATCH_BYTES)
-    const wasi = new (wasiOf())({ version: 'preview1', stdin: fds[0]!, stdout: fds[n > 1 ? 1 : 0]!, stderr: fds[n > 2 ? 2 : 0]! })
-    wasi.initialize(new Wasm!.Instance(mod, { env: { memory: mem } }))
-    this.poll = (wasi.wasiImport as Record<string, PollCall>).poll_oneoff!
+    this.poll = (wasiCalls(mem, mod, fds[0]!, fds[n > 1 ? 1 : 0]!, fds[n > 2 ? 2 : 0]!) as Record<string, PollCall>).poll_oneoff!
     this.subs = n + 1
     const dv = this.dv
     for (let k = POLL_SUBS; k < POLL_NEVENTS + 4; k++) dv.setUint8(k, 0)
