@@ -10,7 +10,7 @@ import type { JobConfig } from '@amlapi/lapi'
 import { runFixture, type FixtureRun } from './helpers/job.js'
 
 /** The network transports between processes. */
-const TRANSPORTS = ['tcp'] as const
+const TRANSPORTS = ['tcp', 'udp'] as const
 
 interface Program {
   /** Under test/fixtures/, or ../../examples/… */

@@ -24,7 +24,7 @@ import { placement, type JobSpec } from '../job/spec.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, peerFlags } from '../transport/stream-path.js'
-import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_POLLS, W_WANT } from './engine.js'
+import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_WANT } from './engine.js'
 
 /** Longest a process's goodbye waits for what it has queued to be written, ms. */
 const FINISH_MS = 5000
@@ -44,6 +44,8 @@ const ACK_CHECK_MS = 5
  * answers what it was given carries them; otherwise the agent sends them then.
  */
 const ACK_DELAY_MS = 1
+/** A path timer already set to fire at most this much later than asked stays (ms): no re-arming per round. */
+const PATH_TIMER_SLACK_MS = 0.5
 /** Bytes of a read by the event loop that filled its buffer (Node reads a stream 64 KiB at a time). */
 const FULL_READ = 64 << 10
 
@@ -132,6 +134,7 @@ export class Agent {
     if (this.running) return
     this.running = true
     void this.loop()
+    this.timers()
   }
 
   /** Stops the loop (the transport is closed by its owner). */
@@ -139,6 +142,7 @@ export class Agent {
     this.running = false
     if (this.watch !== null) { clearInterval(this.watch); this.watch = null }
     if (this.ackTimer !== null) { clearTimeout(this.ackTimer); this.ackTimer = null }
+    if (this.pathTimer !== null) { clearTimeout(this.pathTimer); this.pathTimer = null }
     Atomics.add(this.ctl, W_AGENT_BELL, 1)
     Atomics.notify(this.ctl, W_AGENT_BELL)
   }
@@ -156,8 +160,9 @@ export class Agent {
       this.round()
       if (!bye) this.engine.locked(() => { bye = this.engine.path.bye() })
       let left = 1
-      this.engine.locked(() => { left = this.engine.path.flush() })
-      if ((bye && left === 0 && !this.engine.pendingOut) || performance.now() > end) return
+      let settled = false
+      this.engine.locked(() => { left = this.engine.path.flush(); settled = this.engine.path.settle() })
+      if ((bye && left === 0 && settled && !this.engine.pendingOut) || performance.now() > end) return
       await new Promise((resolve) => setTimeout(resolve, 1))
     }
   }
@@ -197,7 +202,7 @@ export class Agent {
 
   private hasWork (): boolean {
     const w = this.w
-    if (Atomics.load(w, W_CTRL) !== 0 || Atomics.load(w, W_BLOCKED) !== 0) return true
+    if (Atomics.load(w, W_CTRL) !== 0 || Atomics.load(w, W_BLOCKED) !== 0 || Atomics.load(w, W_PARKED) !== 0) return true
     if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) return true
     if (Atomics.load(w, W_GIVEBACK) !== 0) return true
     const bar = Atomics.load(this.ctl, W_BAR_LOCAL)
@@ -241,6 +246,7 @@ export class Agent {
       oc.length = 0
       return read
     })
+    this.timers()
     if (done) {
       if (this.ackTimer === null && this.running && this.engine.acksOwed) this.ackTimer = setTimeout(this.ackDue, ACK_DELAY_MS)
       if (this.inbound.length > 0) {
@@ -251,6 +257,33 @@ export class Agent {
     } else {
       this.retry()
     }
+  }
+
+  /**
+   * Arms the frame path's timers (a datagram path's retransmissions, delayed acknowledgements,
+   * keepalives and peer timeout): a round when they are due, which runs them (its poll does). A
+   * timer that fires by then stays.
+   */
+  private timers (): void {
+    const ms = this.engine.path.due()
+    if (ms < 0 || !this.running) return
+    const at = performance.now() + ms
+    if (this.pathTimer !== null) {
+      if (this.pathDueAt <= at + PATH_TIMER_SLACK_MS) return
+      clearTimeout(this.pathTimer)
+    }
+    this.pathDueAt = at
+    this.pathTimer = setTimeout(this.pathDue, ms < 1 ? 1 : ms)
+  }
+
+  private pathTimer: NodeJS.Timeout | null = null
+  private pathDueAt = Infinity
+  private readonly pathDue = (): void => {
+    this.pathTimer = null
+    this.pathDueAt = Infinity
+    if (!this.running) return
+    this.round()
+    this.checkPeers()
   }
 
   /** ACK_DELAY_MS after a round that left acknowledgements owed: a round that sends them. */
@@ -377,7 +410,7 @@ export class Agent {
       // (after its goodbye a peer's end is normal, even when a last write of ours found it closed)
       const normal = (f & PEER_BYE) !== 0 && (f & PEER_MALFORMED) === 0
       const reason = (f & PEER_MALFORMED) !== 0 ? 'it sent a malformed stream' : normal ? 'closed'
-        : reported !== undefined ? reported : (f & PEER_ERROR) !== 0 ? 'connection lost' : 'connection closed without goodbye'
+        : reported !== undefined ? reported : (f & PEER_ERROR) !== 0 ? (this.o.transport.lossReason?.(p) ?? 'connection lost') : 'connection closed without goodbye'
       this.o.transport.lost(p, reason, normal)
       this.peerLost(p, reason, normal)
     }

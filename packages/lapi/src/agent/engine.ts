@@ -38,6 +38,7 @@ import {
 } from '../transport/packet.js'
 import { RingReader, RingWriter } from '../transport/ring.js'
 import { StreamPath } from '../transport/stream-path.js'
+import { DatagramPath, isDatagramShared } from '../transport/datagram-path.js'
 
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
@@ -65,6 +66,8 @@ export const W_GIVEBACK = 8
 export const W_LOCK_WAITER = 9
 /** 1 while the process's only task sleeps in the kernel on the connections (`sleepBegin`): the agent leaves them to it. */
 export const W_FDSLEEP = 10
+/** Get answers set aside for room toward their origin (`park`): the agent keeps rounds coming while there are. */
+export const W_PARKED = 11
 export const OWNER_AGENT = 0
 export const OWNER_TASKS = 1
 /** Engine rounds acknowledgements wait for another frame to ride on before they go by themselves. */
@@ -100,6 +103,12 @@ function ring (ctl: Int32Array, t: number, kind: number): void {
   // (word -1 is no counter: a task asleep in a counter wait stays asleep, any other is woken)
   else ringCounter(ctl, t, -1, 0)
 }
+
+/** The list of Get answers set aside (`park`): its count, then its records. */
+const GQ_COUNT = 0
+const GQ_HEADER = 1
+const GQ_WORDS = 11
+export const GQ_SLOTS = 64
 
 /** Bytes before the records of the control queue. */
 const CQ_HEADER = 8
@@ -160,7 +169,7 @@ export class NetEngine {
     this.ctl = new Int32Array(spec.control)
     this.w = new Int32Array(net.stream.words)
     this.st = new Float64Array(net.stats)
-    this.path = new StreamPath(net.stream, rank)
+    this.path = isDatagramShared(net.stream) ? new DatagramPath(net.stream, rank) : new StreamPath(net.stream, rank)
     this.me = holder
     this.rank = rank
     this.onControl = onControl
@@ -192,6 +201,7 @@ export class NetEngine {
     this.owedCounter = new Int32Array(spec.localTasks).fill(-1)
     this.scratch = new Uint8Array(spec.ring.slotBytes)
     this.sdv = new DataView(this.scratch.buffer)
+    this.gq = new Int32Array(net.gets)
     this.cq = new Uint8Array(net.control)
     this.cqw = new Int32Array(net.control, 0, 2)
     this.cqv = new DataView(net.control)
@@ -199,6 +209,7 @@ export class NetEngine {
   }
 
   private readonly cq: Uint8Array
+  private readonly gq: Int32Array
   private readonly cqw: Int32Array
   private readonly cqv: DataView
 
@@ -429,7 +440,7 @@ export class NetEngine {
     this.clearTxpend()
     this.sendOut()
     this.acks(true)
-    const ok = this.path.flush() === 0 && Atomics.load(w, W_CTRL) === 0 && w[W_BLOCKED] === 0 && !this.ringsPending()
+    const ok = this.path.flush() === 0 && Atomics.load(w, W_CTRL) === 0 && w[W_BLOCKED] === 0 && w[W_PARKED] === 0 && !this.ringsPending()
     // (set under the lock: the agent takes the connections back only under it, seeing this)
     if (ok) Atomics.store(w, W_FDSLEEP, 1)
     this.release()
@@ -463,6 +474,7 @@ export class NetEngine {
    */
   private work (reading: boolean, urgent: boolean): number {
     this.sendOut()
+    if (this.w[W_PARKED] !== 0) this.answerParked()
     // (set only under the lock: this thread's look is exact)
     if (this.w[W_BLOCKED] !== 0) Atomics.store(this.w, W_BLOCKED, 0)
     // (a poll made by a send reads at most once per READ_GAP_MS: a read per request would be a
@@ -825,12 +837,27 @@ export class NetEngine {
     const orgAddr = dv.getUint32(p + N_ORG_ADDR, true)
     const orgCntr = dv.getUint32(p + N_ORG_CNTR, true)
     const tgtCntr = dv.getUint32(p + N_TGT_CNTR, true)
-    let pos = dv.getUint32(p + P_OFFSET, true)
+    const pos = dv.getUint32(p + P_OFFSET, true)
     if (!this.inSeg(addr, len) || pos > len) return this.drop(t)
+    // (behind answers to the same origin set aside before: after them)
+    const at = this.w[W_PARKED] !== 0 && this.parkedFor(peer) ? pos : this.answer(t, peer, src, addr, len, id, flags, orgAddr, orgCntr, pos)
+    if (at === len) { this.getAnswered(t, tgtCntr); return true }
+    // (no room toward the origin for the rest: set aside, so that the frames behind it — the
+    // origin's own answers among them — are not held up; a full list keeps it in the stream)
+    if (this.park(t.at, peer, src, addr, len, id, flags, orgAddr, orgCntr, tgtCntr, at)) return true
+    dv.setUint32(p + P_OFFSET, at, true)
+    return false
+  }
+
+  /**
+   * Sends T_NET_GETR packets of task `t`'s Get answer from `pos` on, as far as the send queue toward
+   * the origin has room (an answer is never dropped); returns how far it got.
+   */
+  private answer (t: LocalTask, peer: number, src: number, addr: number, len: number, id: number, flags: number, orgAddr: number, orgCntr: number, pos: number): number {
     const room = this.bodyRoom - BODY_PACKET - PACKET_HEADER_BYTES
     do {
       const n = len - pos < room ? len - pos : room
-      if (!this.path.room(peer, ANSWER_BYTES + n, true)) { dv.setUint32(p + P_OFFSET, pos, true); return false }
+      if (!this.path.room(peer, ANSWER_BYTES + n, true)) return pos
       const last = pos + n >= len
       const o = this.begin(T_NET_GETR, last ? flags | F_LAST : 0, t.id, n, id, pos, len)
       this.sdv.setUint32(o + N_ORG_ADDR, orgAddr, true)
@@ -839,10 +866,59 @@ export class NetEngine {
       this.sendScratch(src, o, n)
       pos += n
     } while (pos < len)
+    return pos
+  }
+
+  private getAnswered (t: LocalTask, tgtCntr: number): void {
     this.st[ST_PACKETS_IN]!++
     // (LAPI: the target counter of a Get moves once the data has been taken from the segment)
     this.bumpCounter(t, tgtCntr)
+  }
+
+  /**
+   * Sets a Get answer aside (the `gets` list of NetShared: GQ_SLOTS records of GQ_WORDS words,
+   * oldest first): false when the list is full. LAPI does not order a Get with the operations
+   * after it unless a fence says so; the answers to one origin keep their order among themselves.
+   */
+  private park (at: number, peer: number, src: number, addr: number, len: number, id: number, flags: number, orgAddr: number, orgCntr: number, tgtCntr: number, pos: number): boolean {
+    const g = this.gq
+    const n = g[GQ_COUNT]!
+    if (n === GQ_SLOTS) return false
+    const r = GQ_HEADER + GQ_WORDS * n
+    g[r] = at; g[r + 1] = peer; g[r + 2] = src; g[r + 3] = addr; g[r + 4] = len; g[r + 5] = id
+    g[r + 6] = flags; g[r + 7] = orgAddr; g[r + 8] = orgCntr; g[r + 9] = tgtCntr; g[r + 10] = pos
+    g[GQ_COUNT] = n + 1
+    Atomics.store(this.w, W_PARKED, n + 1)
     return true
+  }
+
+  /** Whether a Get answer to process `peer` is set aside. */
+  private parkedFor (peer: number): boolean {
+    const g = this.gq
+    for (let k = 0, n = g[GQ_COUNT]!; k < n; k++) if (g[GQ_HEADER + GQ_WORDS * k + 1] === peer) return true
+    return false
+  }
+
+  /** Goes on with the Get answers set aside, oldest first (one origin's in order), as far as there is room. */
+  private answerParked (): void {
+    const g = this.gq
+    let n = g[GQ_COUNT]!
+    if (n === 0) return
+    let blocked = 0
+    for (let k = 0; k < n;) {
+      const r = GQ_HEADER + GQ_WORDS * k
+      const peer = g[r + 1]!
+      if ((blocked & (1 << (peer & 31))) !== 0) { k++; continue }
+      const t = this.tasks[g[r]!]!
+      const len = g[r + 4]!
+      const pos = this.answer(t, peer, g[r + 2]!, g[r + 3]!, len, g[r + 5]!, g[r + 6]!, g[r + 7]!, g[r + 8]!, g[r + 10]!)
+      if (pos < len) { g[r + 10] = pos; blocked |= 1 << (peer & 31); k++; continue }
+      this.getAnswered(t, g[r + 9]!)
+      g.copyWithin(r, r + GQ_WORDS, GQ_HEADER + GQ_WORDS * n)
+      n--
+    }
+    g[GQ_COUNT] = n
+    Atomics.store(this.w, W_PARKED, n)
   }
 
   private onGetReply (t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array): boolean {

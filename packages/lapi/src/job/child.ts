@@ -10,6 +10,9 @@ import { makeNonce, parseKey, proof, sameProof } from '../transport/auth.js'
 import type { PeerAddress } from '../transport/contract.js'
 import { encodeMessage, field, readMessages } from '../transport/messages.js'
 import { TcpTransport } from '../transport/tcp.js'
+import { UdpTransport } from '../transport/udp.js'
+import type { DatagramShared } from '../transport/datagram-path.js'
+import { netSettings } from './net-settings.js'
 import type { JobConfig } from '../config.js'
 import { describeError } from '../errors.js'
 import { logger } from '../log.js'
@@ -43,7 +46,11 @@ async function main (): Promise<number> {
   const host = rv.slice(0, colon)
   const port = Number(rv.slice(colon + 1))
   const log = logger('lapi:agent', { rank })
-  const transport = new TcpTransport({ rank, size, key, bind: process.env['AMLAPI_BIND'] ?? host, log: logger('lapi:tcp', { rank }) })
+  const bind = process.env['AMLAPI_BIND'] ?? host
+  const net = netSettings(process.env)
+  const transport = net.transport === 'udp'
+    ? new UdpTransport({ rank, size, key, bind, log: logger('lapi:udp', { rank }), mac: net.mac, faults: net.faults, peerTimeoutMs: net.peerTimeoutMs, ...(net.maxDatagram !== undefined ? { maxDatagram: net.maxDatagram } : {}) })
+    : new TcpTransport({ rank, size, key, bind, log: logger('lapi:tcp', { rank }) })
   // Ctrl-C reaches every process of the terminal's group: the launcher decides what it means
   process.on('SIGINT', () => { /* the launcher aborts the job */ })
 
@@ -91,9 +98,15 @@ async function main (): Promise<number> {
 
   notJoined = null
   checkJobFits(job.numTasks, job.config, size, [rank])
-  const spec = createJob(job.numTasks, job.config, { procs: size, rank })
+  const spec = createJob(job.numTasks, job.config, {
+    procs: size,
+    rank,
+    ...(transport instanceof UdpTransport ? { datagram: transport.geometry() } : {}),
+    ...(net.faults !== null ? { faults: net.faults } : {}),
+  })
   const agent = new Agent({ spec, rank, transport, log, onAbort: abort })
-  transport.useShared(spec.net!.stream)
+  if (transport instanceof UdpTransport) transport.useShared(spec.net!.stream as DatagramShared)
+  else transport.useShared(spec.net!.stream)
   await transport.connect(job.table, {
     onBytes: (peer, chunk, len) => agent.onBytes(peer, chunk, len),
     onPeerLost: (peer, reason, normal) => agent.onPeerLost(peer, reason, normal),

@@ -50,10 +50,18 @@ export interface RunJobOptions {
    * ⌊p·N/P⌋ … ⌊(p+1)·N/P⌋−1, which share memory; tasks of different processes talk over `transport`.
    */
   procs?: number
-  /** The network transport between processes: 'tcp' (the default when `procs` > 1). */
-  transport?: 'tcp'
+  /** The network transport between processes: 'tcp' (the default when `procs` > 1) or 'udp' (AMLAPI_TRANSPORT). */
+  transport?: 'tcp' | 'udp'
   /** The local address the job's sockets bind to (default 127.0.0.1). */
   bind?: string
+  /**
+   * Seeded fault injection on the network path, for tests: "drop=0.05,dup=0.01,reorder=0.25,
+   * corrupt=0.001,delay=0,seed=7" (AMLAPI_FAULTS; docs/transports.md, "Faults"). On tcp only
+   * `corrupt` applies, and a corrupt frame ends the job.
+   */
+  faults?: string
+  /** udp: every datagram carries a MAC, against an attacker who reads the traffic (AMLAPI_UDP_MAC=1). */
+  mac?: boolean
 }
 
 /** What a process of a job of several processes adds to runTasks (job/child.ts). */

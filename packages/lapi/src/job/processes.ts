@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url'
 import { makeKey, makeNonce, proof, sameProof } from '../transport/auth.js'
 import { encodeMessage, field, readMessages } from '../transport/messages.js'
 import type { PeerAddress } from '../transport/contract.js'
+import { netSettings } from './net-settings.js'
 import { resolveConfig } from '../config.js'
 import { logger } from '../log.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type RunJobOptions } from './options.js'
@@ -142,6 +143,12 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   const killAll = (): void => { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL') }
   process.once('exit', killAll)
   const childScript = fileURLToPath(new URL('./child.js', import.meta.url))
+  // (the processes read their network settings from the environment, as a process of `lapirun --join` does)
+  const netEnv: Record<string, string> = {}
+  if (opts.transport !== undefined) netEnv['AMLAPI_TRANSPORT'] = opts.transport
+  if (opts.faults !== undefined) netEnv['AMLAPI_FAULTS'] = opts.faults
+  if (opts.mac !== undefined) netEnv['AMLAPI_UDP_MAC'] = opts.mac ? '1' : '0'
+  netSettings({ ...(opts.env ?? process.env), ...netEnv })
   const exits: Array<Promise<void>> = []
   const streams: Array<Promise<void>> = []
   for (let r = 0; r < P; r++) {
@@ -152,6 +159,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
         AMLAPI_SIZE: String(P),
         AMLAPI_RENDEZVOUS: `${bind}:${port}`,
         AMLAPI_JOB_KEY: key.toString('hex'),
+        ...netEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

@@ -17,6 +17,7 @@ import { T_SLEEPING, T_STATE, TaskState, abortJob, describeTask, taskWord, ringD
 import { failureOf } from './failure.js'
 import { DATA_KEY, SPEC_KEY, checkJobFits, createJob, type JobSpec } from './spec.js'
 import { isPageAligned } from '../transport/ring.js'
+import { parseFaults } from '../transport/faults.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type ProcessHooks, type RunJobOptions } from './options.js'
 
 export { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type ProcessHooks, type RunJobOptions }
@@ -33,7 +34,8 @@ const REPORT_TASKS = 32
 export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   const procs = opts.procs ?? 1
   if (!Number.isInteger(procs) || procs < 1 || procs > opts.numTasks) throw new RangeError(`procs must be an integer from 1 to the number of tasks (${opts.numTasks}), not ${procs}`)
-  if (opts.transport !== undefined && opts.transport !== 'tcp') throw new RangeError(`unknown transport ${String(opts.transport)}`)
+  if (opts.transport !== undefined && opts.transport !== 'tcp' && opts.transport !== 'udp') throw new RangeError(`unknown transport ${String(opts.transport)}`)
+  if (opts.faults !== undefined) parseFaults(opts.faults)
   if (procs > 1) {
     const { runProcesses } = await import('./processes.js')
     return await runProcesses(opts)

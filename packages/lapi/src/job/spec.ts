@@ -10,6 +10,8 @@ import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { controlLayout, createControl } from './control.js'
 import { createStreamShared, streamBufferBytes, streamMemoryBytes, type StreamShared } from '../transport/stream-path.js'
+import { createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
+import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 
@@ -36,6 +38,8 @@ export interface NetShared {
    * then records of [peer u32][length u32][body], taken and consumed under the network lock.
    */
   control: SharedArrayBuffer
+  /** Get answers that wait for room toward their origin, set aside (agent/engine.ts, `park`). */
+  gets: SharedArrayBuffer
 }
 
 /** The `data` the agent passed to `runJob` (undefined in a job not started by runJob or without it). */
@@ -112,7 +116,14 @@ export function processOf (numTasks: number, procs: number, t: number): number {
 }
 
 /** The tasks of this process when it is one of several (`procs`, `rank`); all of them otherwise. */
-export interface ProcessPart { procs: number, rank: number }
+export interface ProcessPart {
+  procs: number
+  rank: number
+  /** The `udp` transport's datagram path (absent: a stream transport, tcp). */
+  datagram?: DatagramOptions
+  /** Fault injection (a stream path takes `corrupt` only; a datagram path has them in `datagram`). */
+  faults?: FaultSpec
+}
 
 /** Creates the shared memory of a job of `numTasks` tasks for the tasks of this process. */
 export function createJob (numTasks: number, config: JobConfig, part: ProcessPart = { procs: 1, rank: 0 }): Omit<JobSpec, 'taskId'> {
@@ -149,8 +160,20 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
     netOut,
     netState,
     netRing,
-    net: part.procs > 1 ? { stream: createStreamShared(part.procs, streamBufferBytes(numTasks)), stats: new SharedArrayBuffer(64), control: controlQueue(numTasks) } : null,
+    net: part.procs > 1 ? { stream: netShared(numTasks, part), stats: new SharedArrayBuffer(64), control: controlQueue(numTasks), gets: parkedGets() } : null,
   }
+}
+
+/** The frame path's shared memory: a datagram path's for udp, a stream path's for tcp. */
+function netShared (numTasks: number, part: ProcessPart): StreamShared {
+  const buf = streamBufferBytes(numTasks)
+  if (part.datagram !== undefined) return createDatagramShared(part.procs, buf, part.rank, part.datagram)
+  return createStreamShared(part.procs, buf, part.faults !== undefined && part.faults.corrupt > 0 ? { p: part.faults.corrupt, seed: faultState(part.faults.seed, part.rank) } : null)
+}
+
+/** The list of Get answers set aside (agent/engine.ts, `park`): a count, then 64 records of 11 words. */
+function parkedGets (): SharedArrayBuffer {
+  return new SharedArrayBuffer(4 * (1 + 64 * 11))
 }
 
 /** The queue of control messages tasks hand the agent (agent/engine.ts), its positions at the start. */

@@ -1,7 +1,7 @@
 /**
  * `lapirun`: starts a LAPI job on this host.
  *
- *   lapirun -n N [--procs P] [--transport shm|tcp] [--bind ADDR] [--segment-size BYTES] [--spin-us US]
+ *   lapirun -n N [--procs P] [--transport shm|tcp|udp] [--bind ADDR] [--faults SPEC] [--mac] [--segment-size BYTES] [--spin-us US]
  *           [--spin-max-us US] [--jit tuned|default] [--label] [--timeout SECONDS] [--] program.mjs [args…]
  *
  * Exits 0 when every task finished normally; otherwise prints which task failed and why and exits
@@ -13,6 +13,7 @@ import { MAX_TASKS } from '../job/spec.js'
 import { runJob } from '../job/run-job.js'
 import type { JitMode } from '../job/jit.js'
 import { logger } from '../log.js'
+import { parseFaults } from '../transport/faults.js'
 
 const USAGE = `usage: lapirun -n N [options] [--] program.mjs [args...]
 
@@ -25,9 +26,13 @@ options:
   -n, --tasks N          number of tasks (default 1); as many as the memory allows:
                          lapirun says at start when the job does not fit
   --procs P              processes to spread the tasks over, 1..N (default 1)
-  --transport NAME       between processes: tcp (the default with --procs > 1);
-                         shm: one process only
+  --transport NAME       between processes: tcp (the default with --procs > 1) or udp;
+                         shm: one process only (env AMLAPI_TRANSPORT)
   --bind ADDR            local address the job's sockets bind to (default 127.0.0.1)
+  --faults SPEC          seeded fault injection, for tests (env AMLAPI_FAULTS), e.g.
+                         drop=0.05,dup=0.01,reorder=0.25,corrupt=0.001,delay=100,seed=7:
+                         probabilities per datagram, delay in µs; on tcp only corrupt
+  --mac                  udp: every datagram carries a MAC (env AMLAPI_UDP_MAC=1)
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
   --spin-us US           how long waits spin before sleeping, µs (env AMLAPI_SPIN_US)
   --spin-max-us US       longest spin the adaptive budget grows to, µs (env AMLAPI_SPIN_MAX_US)
@@ -42,7 +47,7 @@ Logs: AMLAPI_LOG_LEVEL=debug (or info, warn, error) writes JSON lines to stderr.
 
 /** The options lapirun takes: name → whether it takes a value. Short forms map to these. */
 const OPTIONS: Readonly<Record<string, boolean>> = {
-  tasks: true, np: true, procs: true, transport: true, bind: true, 'segment-size': true, 'spin-us': true,
+  tasks: true, np: true, procs: true, transport: true, bind: true, faults: true, mac: false, 'segment-size': true, 'spin-us': true,
   'spin-max-us': true, jit: true, timeout: true, label: false, help: false,
 }
 const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help' }
@@ -118,6 +123,7 @@ export async function main (argv: string[]): Promise<number> {
   let timeoutMs: number | undefined
   let procs = 1
   let bind: string | undefined
+  const net: { transport?: 'tcp' | 'udp', faults?: string, mac?: boolean } = {}
   try {
     p = parse(argv)
     const v = p.values
@@ -127,10 +133,17 @@ export async function main (argv: string[]): Promise<number> {
     n = wholeNumber(str('tasks') ?? str('np') ?? '1', 1, MAX_TASKS, '-n (the number of tasks)')
     const procsText = str('procs')
     procs = procsText === undefined ? 1 : wholeNumber(procsText, 1, n, `--procs (processes, at most the ${n} task${n === 1 ? '' : 's'} of -n)`)
-    const transport = str('transport') ?? (procs > 1 ? 'tcp' : 'shm')
-    if (!['shm', 'udp', 'tcp'].includes(transport)) throw new UsageError(`--transport must be shm or tcp, not '${transport}'`)
-    if (transport === 'shm' && procs > 1) throw new UsageError(`--transport shm joins the tasks of one process only; --procs ${procs} needs tcp`)
-    if (transport === 'udp') throw new UsageError('--transport udp is not in this build yet; use tcp')
+    const envTransport = (process.env['AMLAPI_TRANSPORT'] ?? '').trim()
+    const transport = str('transport') ?? (procs > 1 ? (envTransport !== '' ? envTransport : 'tcp') : 'shm')
+    if (!['shm', 'udp', 'tcp'].includes(transport)) throw new UsageError(`--transport must be shm, tcp or udp, not '${transport}'`)
+    if (transport === 'shm' && procs > 1) throw new UsageError(`--transport shm joins the tasks of one process only; --procs ${procs} needs tcp or udp`)
+    if (transport !== 'shm') net.transport = transport as 'tcp' | 'udp'
+    const faults = str('faults')
+    if (faults !== undefined) {
+      try { parseFaults(faults) } catch (e) { throw new UsageError(`--faults: ${(e as Error).message}`) }
+      net.faults = faults
+    }
+    if (v.has('mac')) net.mac = true
     bind = str('bind')
     if (bind !== undefined && bind.trim() === '') throw new UsageError('--bind needs an address, such as 127.0.0.1')
     const seg = str('segment-size')
@@ -173,7 +186,7 @@ export async function main (argv: string[]): Promise<number> {
   try {
     const r = await runJob({
       program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...(procs > 1 ? net : {}),
     })
     return interrupted ? 130 : r.exitCode
   } catch (e) {

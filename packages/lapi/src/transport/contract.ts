@@ -99,6 +99,8 @@ export interface Transport {
   /** Notes why peer `peer` is gone, as the frame path found it (end of stream, an error, a malformed stream); the transport reports it once. */
   lost (peer: number, reason: string, normal: boolean): void
   stats (): TransportStats
+  /** Why peer `peer` was lost as the transport's data path saw it (silence, a closed port), or null. */
+  lossReason? (peer: number): string | null
 }
 
 /** `FramePath.sleep`: something came (bytes, or a peer's end); the time passed; this path cannot sleep so. */
@@ -148,4 +150,13 @@ export interface FramePath {
    * outside the lock, by a process's only task, while it alone reads the connections.
    */
   sleep (ms: number): number
+  /** Runs the path's timers (retransmissions, delayed acknowledgements, keepalives, the peer timeout). */
+  tick (): void
+  /** Milliseconds until `tick` is due (0: now), or -1 when nothing is timed. */
+  due (): number
+  /**
+   * Before a normal close, after the goodbye was queued: sends what is owed to the peers now; true
+   * once nothing sent waits to be acknowledged and every peer said goodbye or is gone.
+   */
+  settle (): boolean
 }

@@ -23,7 +23,9 @@ const WASI_AGAIN = 6
 const WASI_INTR = 27
 /** Where the I/O vector (buffer, length) and the count of bytes moved lie in the memory. */
 const IOV = 0
-const COUNT = 8
+const COUNT = 16
+/** Bytes of the I/O page before which its users (the I/O vectors, the count) lie: a caller's scratch may follow. */
+export const IO_RESERVED = 64
 
 function leb (n: number): number[] {
   const b: number[] = []
@@ -104,6 +106,18 @@ export class FdEnd {
 
   /** Writes `len` bytes of the memory from `off`: the bytes written, IO_AGAIN, or -(2 + WASI errno). */
   write (off: number, len: number): number { return this.call(this.fdWrite, 1, off, len) }
+
+  /** Writes `len1` bytes of the memory from `off1` then `len2` from `off2` in one call (one datagram): as `write`. */
+  write2 (off1: number, len1: number, off2: number, len2: number): number {
+    const dv = this.dv
+    dv.setUint32(IOV, off1, true)
+    dv.setUint32(IOV + 4, len1, true)
+    dv.setUint32(IOV + 8, off2, true)
+    dv.setUint32(IOV + 12, len2, true)
+    const rc = this.fdWrite(1, IOV, 2, COUNT)
+    if (rc === 0) return dv.getUint32(COUNT, true)
+    return rc === WASI_AGAIN || rc === WASI_INTR ? IO_AGAIN : -2 - rc
+  }
 
   private call (f: WasiCall, wfd: number, off: number, len: number): number {
     const dv = this.dv

@@ -17,39 +17,40 @@
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
 import { WORD_COPY, copyBuf, copySmall } from '../copy.js'
+import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, POLL_MAX_FDS, type FdEnd, type FdPoll } from './fd-io.js'
 import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
 export const PEER_WORDS = 8
-const FD = 0
-const FLAGS = 1
-const ERRNO = 2
-const RX_START = 3
-const RX_END = 4
-const TX_START = 5
-const TX_END = 6
+export const FD = 0
+export const FLAGS = 1
+export const ERRNO = 2
+export const RX_START = 3
+export const RX_END = 4
+export const TX_START = 5
+export const TX_END = 6
 export const PEER_EOF = 1
 export const PEER_BYE = 2
 export const PEER_ERROR = 4
 export const PEER_MALFORMED = 8
 
 /** The body of a goodbye, and what the writev array holds between writes (no view of a frame kept). */
-const NO_BYTES = new Uint8Array(0)
+export const NO_BYTES = new Uint8Array(0)
 /** `readFd`/`writeFd` result after an error, which marked the peer (FLAGS ERROR, ERRNO). */
 const IO_FAILED = -2
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
 const FULL_BACKOFF_MS = 0.005
 
-const S_FRAMES_SENT = 0
-const S_FRAMES_RECEIVED = 1
-const S_BYTES_SENT = 2
-const S_BYTES_RECEIVED = 3
-const S_FRAMES_DROPPED = 4
-const S_WRITES = 5
-const S_READS = 6
-const S_EMPTY_READS = 7
+export const S_FRAMES_SENT = 0
+export const S_FRAMES_RECEIVED = 1
+export const S_BYTES_SENT = 2
+export const S_BYTES_RECEIVED = 3
+export const S_FRAMES_DROPPED = 4
+export const S_WRITES = 5
+export const S_READS = 6
+export const S_EMPTY_READS = 7
 
 /** The shared memory of a stream data path (structured-clonable: it travels to the task threads in their job spec). */
 export interface StreamShared {
@@ -64,6 +65,8 @@ export interface StreamShared {
   pages: number
   cap: number
   procs: number
+  /** Fault injection (`--faults corrupt=P`): the probability that a frame goes out corrupt, and the generator's state (Int32). */
+  corrupt: { p: number, rng: SharedArrayBuffer } | null
 }
 
 /** Bytes of each peer's receive and send buffers for a job of `numTasks` tasks (room for the largest control message: the all-gather tables). */
@@ -76,7 +79,7 @@ export function streamMemoryBytes (procs: number, bufBytes: number): number {
   return Math.ceil((IO_SCRATCH_BYTES + 2 * procs * bufBytes) / WASM_PAGE) * WASM_PAGE
 }
 
-export function createStreamShared (procs: number, bufBytes: number): StreamShared {
+export function createStreamShared (procs: number, bufBytes: number, corrupt: { p: number, seed: number } | null = null): StreamShared {
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
   for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
@@ -86,7 +89,9 @@ export function createStreamShared (procs: number, bufBytes: number): StreamShar
   let wasm = true
   // (an address-space limit such as ulimit -v may refuse a shared WebAssembly memory: then the fs calls)
   try { mem = sharedMemory(pages) } catch { mem = { buffer: new SharedArrayBuffer(bytes) }; wasm = false }
-  return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, procs }
+  let c: StreamShared['corrupt'] = null
+  if (corrupt !== null) { c = { p: corrupt.p, rng: new SharedArrayBuffer(4) }; new Int32Array(c.rng)[0] = corrupt.seed }
+  return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, procs, corrupt: c }
 }
 
 /** Where peer `p`'s receive buffer starts in the memory (its send buffer follows it). */
@@ -113,15 +118,15 @@ export function streamStats (s: StreamShared): Pick<TransportStats, 'framesSent'
 
 /** One thread's handle on a stream data path. Every method runs under the process's network lock. */
 export class StreamPath implements FramePath {
-  private readonly w: Int32Array
-  private readonly st: Float64Array
-  private readonly rx: Uint8Array[]
-  private readonly tx: Uint8Array[]
-  private readonly txv: DataView[]
-  private readonly rxv: DataView[]
-  private readonly cap: number
+  protected readonly w: Int32Array
+  protected readonly st: Float64Array
+  protected readonly rx: Uint8Array[]
+  protected readonly tx: Uint8Array[]
+  protected readonly txv: DataView[]
+  protected readonly rxv: DataView[]
+  protected readonly cap: number
   readonly peers: number
-  private readonly self: number
+  protected readonly self: number
   /** Peers this thread queued a goodbye for. */
   private readonly byeQueued: Uint8Array
   /**
@@ -131,19 +136,25 @@ export class StreamPath implements FramePath {
    */
   private readonly fullUntil: Float64Array
   /** Writes and reads that moved bytes, by this thread (see `moved`). */
-  private movedCount = 0
+  protected movedCount = 0
   /** Where each peer's buffers start in the memory. */
-  private readonly rxAt: Int32Array
-  private readonly txAt: Int32Array
+  protected readonly rxAt: Int32Array
+  protected readonly txAt: Int32Array
   /** This thread's WASI reads and writes (null: Node's fs calls, where WASI could not be had). */
-  private io: FdIo | null
+  protected io: FdIo | null
   /** Per peer, its descriptor's WASI end (made when first used, again if the descriptor changes). */
   private readonly ends: Array<FdEnd | null>
   /** The open peers' descriptors as `sleep` finds them, and its FdPoll (over the ones it last slept on; null: none yet, or it failed). */
   private readonly sleepFds = new Int32Array(POLL_MAX_FDS)
   private poller: FdPoll | null = null
 
+  /** The fault injector's corruption probability per frame (0: none), and its generator. */
+  private readonly corrupt: number
+  private readonly rng: Int32Array | null
+
   constructor (s: StreamShared, self: number) {
+    this.corrupt = s.corrupt?.p ?? 0
+    this.rng = s.corrupt !== null ? new Int32Array(s.corrupt.rng) : null
     this.w = new Int32Array(s.words)
     this.st = new Float64Array(s.stats)
     const buf = s.mem.buffer
@@ -175,7 +186,7 @@ export class StreamPath implements FramePath {
   /** Whether this thread reads and writes the send queue and receive buffers through WASI (false: Node's fs calls). */
   get wasi (): boolean { return this.io !== null }
 
-  private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
+  protected word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
   /** The WASI end of peer `p`'s descriptor `fd`, or null when this thread uses Node's fs calls. */
   private end (p: number, fd: number): FdEnd | null {
@@ -194,7 +205,7 @@ export class StreamPath implements FramePath {
   }
 
   /** Whether peer `p` can be written to and read from. */
-  private open (p: number): boolean {
+  protected open (p: number): boolean {
     return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
   }
 
@@ -235,21 +246,28 @@ export class StreamPath implements FramePath {
     return this.w[we]! - this.w[ws]! + need <= this.cap
   }
 
+  /** Moves peer `p`'s queued bytes to the front of its send buffer; returns where they end. */
+  protected compactTx (p: number): number {
+    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+    const start = this.w[ws]!; let end = this.w[we]!
+    if (start > 0) { this.tx[p]!.copyWithin(0, start, end); end -= start; this.w[ws] = 0; this.w[we] = end }
+    return end
+  }
+
   /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue has no room even after writing (nothing queued then). */
   queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null = null): number {
     if (!this.open(peer)) return 0
     const need = FRAME_HEADER_BYTES + len
     const b = this.tx[peer]!
-    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    const we = this.word(peer, TX_END)
     let end = this.w[we]!
     if (end + need > this.cap) {
       this.writeOut(peer)
-      let start = this.w[ws]!
-      end = this.w[we]!
-      if (start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[ws] = 0; this.w[we] = end }
+      end = this.compactTx(peer)
       if (end + need > this.cap) return BACKPRESSURE
     }
     this.frameHeader(b, end, len, kind, dst)
+    if (this.corrupt !== 0 && nextRandom(this.rng!, 0) < this.corrupt) b[end + 4] = FRAME_VERSION ^ 0x80
     const d = end + FRAME_HEADER_BYTES
     if (len <= WORD_COPY) copySmall(this.txv[peer]!, b, d, dv, u8, off, len)
     else copyBuf(b, d, u8, off, len, false)
@@ -287,7 +305,7 @@ export class StreamPath implements FramePath {
   /** The two parts of a direct frame's writev: the array is kept, its two views are made per frame (one chunk of up to 64 KiB). */
   private readonly two: Uint8Array[] = [NO_BYTES, NO_BYTES]
 
-  private frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
+  protected frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
     b[at] = len & 0xff; b[at + 1] = (len >>> 8) & 0xff; b[at + 2] = (len >>> 16) & 0xff; b[at + 3] = len >>> 24
     b[at + 4] = FRAME_VERSION; b[at + 5] = kind; b[at + 6] = 0; b[at + 7] = 0
     b[at + 8] = dst & 0xff; b[at + 9] = (dst >>> 8) & 0xff; b[at + 10] = (dst >>> 16) & 0xff; b[at + 11] = dst >>> 24
@@ -307,7 +325,7 @@ export class StreamPath implements FramePath {
     return n
   }
 
-  private writeOut (p: number): number {
+  protected writeOut (p: number): number {
     const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
     let start = this.w[ws]!
     const end = this.w[we]!
@@ -393,7 +411,7 @@ export class StreamPath implements FramePath {
   }
 
   /** Marks peer `p` failed (ERROR, with `errno`); returns IO_FAILED. */
-  private fail (p: number, errno: number): number {
+  protected fail (p: number, errno: number): number {
     this.w[this.word(p, ERRNO)] = errno
     Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
     return IO_FAILED
@@ -434,7 +452,7 @@ export class StreamPath implements FramePath {
     return this.w[this.word(p, RX_END)]! - this.w[this.word(p, RX_START)]!
   }
 
-  private readIn (p: number): void {
+  protected readIn (p: number): void {
     const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
     const b = this.rx[p]!
     let start = this.w[rs]!; let end = this.w[re]!
@@ -451,7 +469,7 @@ export class StreamPath implements FramePath {
     }
   }
 
-  private parse (p: number, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
+  protected parse (p: number, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
     const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
     const b = this.rx[p]!
     const dv = this.rxv[p]!
@@ -470,10 +488,17 @@ export class StreamPath implements FramePath {
       if (end - at < FRAME_HEADER_BYTES + len) break
       const ver = b[at + 4]!
       const kind = b[at + 5]!
-      if (ver !== FRAME_VERSION || (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE)) {
+      if (ver !== FRAME_VERSION) {
+        // (a stream that delivers a corrupt frame cannot be trusted past it: the connection ends, named)
+        this.st[S_FRAMES_DROPPED]!++
+        Atomics.or(this.w, this.word(p, FLAGS), PEER_MALFORMED)
+        at = end
+        break
+      }
+      if (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE) {
         this.st[S_FRAMES_DROPPED]!++
       } else if (kind === FRAME_BYE) {
-        Atomics.or(this.w, this.word(p, FLAGS), PEER_BYE)
+        this.onBye(p)
       } else {
         if (!onFrame(p, kind, dv.getUint32(at + 8, true), b, at + FRAME_HEADER_BYTES, len)) break
         this.st[S_FRAMES_RECEIVED]!++
@@ -485,6 +510,15 @@ export class StreamPath implements FramePath {
     if (at === end) { this.w[rs] = 0; this.w[re] = 0 }
     return n
   }
+
+  /** A stream path has no timers: TCP keeps its own. */
+  tick (): void {}
+  due (): number { return -1 }
+  /** Nothing to settle before a close: a written byte is TCP's to deliver. */
+  settle (): boolean { return true }
+
+  /** Peer `p` said goodbye (its stream ends after it). */
+  protected onBye (p: number): void { Atomics.or(this.w, this.word(p, FLAGS), PEER_BYE) }
 
   /** Counts a frame dropped above the path (a packet the engine refused as malformed). */
   dropped (): void { this.st[S_FRAMES_DROPPED]!++ }

@@ -1,0 +1,47 @@
+/**
+ * The network settings of one process of a job, from its environment: what `lapirun` passes its
+ * processes, and what a process started by another launcher (`lapirun --join`) is given.
+ *
+ *   AMLAPI_TRANSPORT         tcp (default) or udp
+ *   AMLAPI_FAULTS            seeded fault injection (transport/faults.ts)
+ *   AMLAPI_UDP_MAC           1: every datagram carries a MAC (udp)
+ *   AMLAPI_PEER_TIMEOUT_MS   a peer silent this long is lost (udp; default 5000)
+ *   AMLAPI_UDP_DATAGRAM      the largest datagram, bytes (udp; default from the interface's MTU)
+ */
+import { parseFaults, type FaultSpec } from '../transport/faults.js'
+import { PEER_TIMEOUT_MS } from '../transport/datagram-path.js'
+
+export type NetTransport = 'tcp' | 'udp'
+
+export interface NetSettings {
+  transport: NetTransport
+  faults: FaultSpec | null
+  mac: boolean
+  peerTimeoutMs: number
+  maxDatagram?: number
+}
+
+function whole (env: NodeJS.ProcessEnv, name: string, lo: number, hi: number): number | undefined {
+  const t = env[name]
+  if (t === undefined || t.trim() === '') return undefined
+  const n = Number(t)
+  if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`${name}=${t}: a whole number from ${lo} to ${hi}`)
+  return n
+}
+
+/** The settings in `env`; throws RangeError naming the variable that is wrong. */
+export function netSettings (env: NodeJS.ProcessEnv): NetSettings {
+  const t = (env['AMLAPI_TRANSPORT'] ?? '').trim() || 'tcp'
+  if (t !== 'tcp' && t !== 'udp') throw new RangeError(`AMLAPI_TRANSPORT=${t}: tcp or udp`)
+  const mac = (env['AMLAPI_UDP_MAC'] ?? '').trim()
+  if (mac !== '' && mac !== '0' && mac !== '1') throw new RangeError(`AMLAPI_UDP_MAC=${mac}: 0 or 1`)
+  const s: NetSettings = {
+    transport: t,
+    faults: parseFaults(env['AMLAPI_FAULTS'] ?? ''),
+    mac: mac === '1',
+    peerTimeoutMs: whole(env, 'AMLAPI_PEER_TIMEOUT_MS', 100, 3_600_000) ?? PEER_TIMEOUT_MS,
+  }
+  const d = whole(env, 'AMLAPI_UDP_DATAGRAM', 576, 65507)
+  if (d !== undefined) s.maxDatagram = d
+  return s
+}

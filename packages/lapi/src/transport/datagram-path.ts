@@ -1,0 +1,990 @@
+/**
+ * The data path of the `udp` transport (docs/transports.md, "UDP"), usable from any thread of the
+ * process under its network lock, like the stream path it extends (transport/stream-path.ts):
+ * frames are queued into each peer's send buffer and parsed out of its receive buffer exactly as
+ * there. What carries the bytes between the two buffers is LAPI's own reliability over datagrams:
+ *
+ *   - each peer's send buffer is a byte stream cut into datagrams of at most the peer's size (so a
+ *     large frame is fragmented and several small ones ride in one datagram), numbered per peer;
+ *   - a datagram stays in the buffer until the peer acknowledges it: cumulatively (the next number
+ *     it expects) and selectively (a bitmap of the 32 after that), in the header of every datagram
+ *     going back, or in an acknowledgement of its own when no data goes back soon;
+ *   - one that is not acknowledged is sent again after a timeout estimated from measured round
+ *     trips (RFC 6298's estimator, with a floor and doubling backoff), or at once when the bitmap
+ *     shows three later ones arrived;
+ *   - the receiver keeps datagrams that come early in a window of WINDOW slots and passes them on
+ *     in order; duplicates are dropped; its cumulative acknowledgement moves only as its receive
+ *     buffer takes the bytes, so a fast sender waits for a slow receiver (flow control);
+ *   - every datagram names its sender and carries the pair's session value (from the job key and
+ *     the handshake: transport/udp.ts) and a checksum, optionally a MAC: anything else is dropped
+ *     and counted, never passed up;
+ *   - a peer silent for the peer timeout, or whose port is closed (ICMP), is lost.
+ *
+ * One socket receives from every peer (its descriptor: word G_RECV_FD); one connected socket per
+ * peer sends to it (the stream path's per-peer descriptor word), so any thread writes a datagram
+ * with WASI's fd_write (two I/O vectors: the header, then the payload straight from the send
+ * buffer) and reads one with fd_read.
+ *
+ * Datagram (little-endian):
+ *
+ *   offset size field
+ *   0      1    version (UDP_VERSION)
+ *   1      1    type: DG_DATA, or DG_ACK (no payload)
+ *   2      1    flags: DG_MAC (a MAC follows the header)
+ *   3      1    reserved, 0
+ *   4      2    sender's rank
+ *   6      2    payload bytes
+ *   8      8    session value of the pair
+ *   16     4    sequence number (DATA; 0 in an ACK)
+ *   20     4    acknowledgement: the next sequence number expected from the receiver
+ *   24     4    selective acknowledgements: bit i = number ack + 1 + i arrived
+ *   28     2    the sender's window (slots)
+ *   30     2    reserved, 0
+ *   32     4    checksum (computed with this field and the MAC zero)
+ *   36     4    reserved, 0
+ *   40     16   MAC (with DG_MAC): HMAC-SHA-256 of the datagram with this field zero, first 16 bytes
+ *   40|56  …    payload
+ */
+import { createHmac } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
+import { readSync, writeSync, writevSync } from 'node:fs'
+import { copyBuf } from '../copy.js'
+import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
+import { faultState, nextRandom, type FaultSpec } from './faults.js'
+import { FRAME_HEADER_BYTES, SLEEP_FAILED } from './contract.js'
+import {
+  FD, FLAGS, ERRNO, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS,
+  S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, StreamPath, streamMemoryBytes, type StreamShared,
+} from './stream-path.js'
+import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
+
+export const UDP_VERSION = 1
+export const DG_DATA = 1
+export const DG_ACK = 2
+export const DG_MAC = 1
+export const DG_HEADER_BYTES = 40
+export const DG_MAC_BYTES = 16
+const H_SRC = 4
+const H_LEN = 6
+const H_SESSION = 8
+const H_SEQ = 16
+const H_ACK = 20
+const H_SACK = 24
+const H_WIN = 28
+const H_SUM = 32
+const H_MAC = 40
+
+/** Most datagrams a peer may have unacknowledged (the selective bitmap's width); a window is a power of 2 up to it. */
+export const MAX_WINDOW = 32
+/** Bounds of the retransmission timeout, ms, and its value before the first round trip is measured. */
+export const RTO_MIN_MS = 5
+export const RTO_MAX_MS = 1000
+export const RTO_INITIAL_MS = 20
+/** How long an acknowledgement waits for data going back before it goes alone, ms. */
+export const ACK_DELAY_MS = 0.5
+/** A peer that has not been sent anything for this long is sent an acknowledgement (a keepalive), ms. */
+export const KEEPALIVE_MS = 500
+/** Default of the peer timeout: a peer silent this long is lost, ms (AMLAPI_PEER_TIMEOUT_MS). */
+export const PEER_TIMEOUT_MS = 5000
+/** Unacknowledged datagrams received after which an acknowledgement goes at once (a one-way stream's sender keeps going). */
+const ACK_EVERY = 4
+/** How long a closing process that has everything acknowledged still answers peers that did not say goodbye, ms. */
+const LINGER_MS = 4 * RTO_MIN_MS
+/** Datagrams one poll reads at most (the rest wait for the next). */
+const READ_BUDGET = 64
+/** How long a datagram the `reorder` fault holds back waits, ms (later ones overtake it). */
+const REORDER_HOLD_MS = 0.3
+/** Slots of the fault injector's delay line. */
+const DELAY_SLOTS = 32
+
+/** Why a peer was lost (word U_LOST; docs/transports.md). */
+export const LOST_SILENT = 1
+export const LOST_REFUSED = 2
+
+// ── global words (udp Int32) ──
+const G_RECV_FD = 0
+const G_RNG = 1
+const G_WORDS = 8
+// ── per peer words (udp Int32, from G_WORDS + UW·p) ──
+const UW = 16
+const U_READY = 0
+const U_SND_NXT = 1
+const U_SND_UNA = 2
+const U_SENT = 3
+const U_RCV_NXT = 4
+const U_RMASK = 5
+const U_ACK_OWED = 6
+const U_ACK_NOW = 7
+const U_PEER_WIN = 8
+const U_PEER_MAX = 9
+const U_LOST = 10
+const U_SESSION_LO = 11
+const U_SESSION_HI = 12
+const U_HEARD = 13
+// ── global times (Float64): the next time a tick is due ──
+const T_DUE = 0
+const T_GLOBAL = 4
+// ── per peer times (Float64, from T_GLOBAL + TW·p) ──
+const TW = 8
+const T_SRTT = 0
+const T_RTTVAR = 1
+const T_RTO = 2
+const T_HEARD = 3
+const T_SENT = 4
+const T_ACK_OWED = 5
+const T_TXBASE = 6
+// in-flight table (Float64, per peer WINDOW entries of FL_DOUBLES): stream position, length, when sent
+const FL_DOUBLES = 3
+// and (Int32, per peer WINDOW entries of FI_WORDS): times sent, selectively acknowledged
+const FI_WORDS = 2
+
+// statistics (Float64, `udpStats`)
+const D_SENT = 0
+const D_RECEIVED = 1
+const D_RETRANSMITS = 2
+const D_FAST_RETRANSMITS = 3
+const D_DUPLICATES = 4
+const D_OUT_OF_ORDER = 5
+const D_ACKS = 6
+const D_KEEPALIVES = 7
+const D_BAD_LENGTH = 8
+const D_BAD_VERSION = 9
+const D_BAD_TYPE = 10
+const D_UNKNOWN_SENDER = 11
+const D_BAD_SESSION = 12
+const D_BAD_CHECKSUM = 13
+const D_BAD_MAC = 14
+const D_OUTSIDE_WINDOW = 15
+const D_SEND_ERRORS = 16
+const D_FAULT_DROPS = 17
+const D_FAULT_DUPS = 18
+const D_FAULT_REORDERS = 19
+const D_FAULT_CORRUPTS = 20
+const D_FAULT_DELAYS = 21
+const D_COUNT = 22
+
+/** The datagram counters of a `udp` transport (every field only grows). */
+export interface DatagramStats {
+  datagramsSent: number
+  datagramsReceived: number
+  retransmits: number
+  fastRetransmits: number
+  duplicates: number
+  outOfOrder: number
+  acksSent: number
+  keepalives: number
+  /** Datagrams dropped, by cause: none of them ran a handler or changed memory. */
+  badLength: number
+  badVersion: number
+  badType: number
+  unknownSender: number
+  badSession: number
+  badChecksum: number
+  badMac: number
+  outsideWindow: number
+  sendErrors: number
+  /** What the fault injector did (`--faults`). */
+  faultDrops: number
+  faultDups: number
+  faultReorders: number
+  faultCorrupts: number
+  faultDelays: number
+}
+const STAT_NAMES: Array<keyof DatagramStats> = [
+  'datagramsSent', 'datagramsReceived', 'retransmits', 'fastRetransmits', 'duplicates', 'outOfOrder', 'acksSent', 'keepalives',
+  'badLength', 'badVersion', 'badType', 'unknownSender', 'badSession', 'badChecksum', 'badMac', 'outsideWindow', 'sendErrors',
+  'faultDrops', 'faultDups', 'faultReorders', 'faultCorrupts', 'faultDelays',
+]
+
+/** What a process's datagram path is made with (UdpTransport.geometry, and the job's settings). */
+export interface DatagramOptions {
+  /** The largest datagram this process receives, bytes (its peers send at most this). */
+  maxDatagram: number
+  /** Datagrams a peer may send beyond what this process acknowledged (a power of 2, ≤ MAX_WINDOW). */
+  window: number
+  /** Whether every datagram carries a MAC. */
+  mac: boolean
+  faults: FaultSpec | null
+  peerTimeoutMs: number
+}
+
+/** The shared memory of a datagram path: the stream path's, and the reliability's state. */
+export interface DatagramShared extends StreamShared {
+  kind: 'datagram'
+  rank: number
+  opts: DatagramOptions
+  udp: SharedArrayBuffer
+  times: SharedArrayBuffer
+  flight: SharedArrayBuffer
+  flightI: SharedArrayBuffer
+  /** Bytes of each peer's early datagram in each window slot (-1 none). */
+  slotLens: SharedArrayBuffer
+  /** Per peer: the MAC key (32 bytes). */
+  keys: SharedArrayBuffer
+  udpStats: SharedArrayBuffer
+  /** The fault injector's delay line: release times, and (peer, length) per slot. */
+  delayT: SharedArrayBuffer
+  delayI: SharedArrayBuffer
+  /** Where, in the memory, the receive staging buffer, the fault scratch, the delay line and the window slots lie. */
+  stagingAt: number
+  scratchAt: number
+  delayAt: number
+  slotsAt: number
+  slotBytes: number
+}
+
+/** Where the header of the datagram being sent lies in the I/O page. */
+const SEND_HDR = 256
+const up8 = (n: number): number => (n + 7) & ~7
+
+/** The shared memory of a datagram path for `procs` processes (receive and send buffers of `bufBytes` each). */
+export function createDatagramShared (procs: number, bufBytes: number, rank: number, opts: DatagramOptions): DatagramShared {
+  const W = opts.window
+  if (W < 1 || W > MAX_WINDOW || (W & (W - 1)) !== 0) throw new RangeError(`udp window must be a power of 2 up to ${MAX_WINDOW}, not ${W}`)
+  const md = up8(opts.maxDatagram)
+  const slotBytes = up8(opts.maxDatagram - DG_HEADER_BYTES)
+  const stagingAt = streamMemoryBytes(procs, bufBytes)
+  const scratchAt = stagingAt + md
+  const delayAt = scratchAt + md
+  const slotsAt = delayAt + (opts.faults !== null ? DELAY_SLOTS * md : 0)
+  const bytes = Math.ceil((slotsAt + procs * W * slotBytes) / WASM_PAGE) * WASM_PAGE
+  const pages = bytes / WASM_PAGE
+  let mem: WasmMemory
+  let wasm = true
+  try { mem = sharedMemory(pages) } catch { mem = { buffer: new SharedArrayBuffer(bytes) }; wasm = false }
+  const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
+  const w = new Int32Array(words)
+  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
+  const udp = new SharedArrayBuffer(4 * (G_WORDS + UW * procs))
+  const u = new Int32Array(udp)
+  u[G_RECV_FD] = -1
+  if (opts.faults !== null) u[G_RNG] = faultState(opts.faults.seed, rank)
+  const times = new SharedArrayBuffer(8 * (T_GLOBAL + TW * procs))
+  const t = new Float64Array(times)
+  t[T_DUE] = Infinity
+  for (let p = 0; p < procs; p++) t[T_GLOBAL + TW * p + T_RTO] = RTO_INITIAL_MS
+  const slotLens = new SharedArrayBuffer(4 * procs * W)
+  new Int32Array(slotLens).fill(-1)
+  return {
+    words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, procs, corrupt: null,
+    kind: 'datagram', rank, opts, udp, times,
+    flight: new SharedArrayBuffer(8 * procs * W * FL_DOUBLES),
+    flightI: new SharedArrayBuffer(4 * procs * W * FI_WORDS),
+    slotLens,
+    keys: new SharedArrayBuffer(32 * procs),
+    udpStats: new SharedArrayBuffer(8 * D_COUNT),
+    delayT: new SharedArrayBuffer(8 * DELAY_SLOTS),
+    delayI: new SharedArrayBuffer(4 * 2 * DELAY_SLOTS),
+    stagingAt, scratchAt, delayAt, slotsAt, slotBytes,
+  }
+}
+
+/** Sets the receiving socket's descriptor (the agent, before any peer is ready). */
+export function setReceiveFd (s: DatagramShared, fd: number): void {
+  Atomics.store(new Int32Array(s.udp), G_RECV_FD, fd)
+}
+
+/**
+ * Peer `p`'s handshake is done (the agent): its sending socket `fd`, the pair's session value
+ * (8 bytes) and MAC key (32), the largest datagram it takes and its window. From now on its
+ * datagrams are taken and it is sent to.
+ */
+export function setDatagramPeer (s: DatagramShared, p: number, fd: number, session: Uint8Array, macKey: Uint8Array, peerMax: number, peerWindow: number): void {
+  const u = new Int32Array(s.udp)
+  const b = G_WORDS + UW * p
+  const dv = new DataView(session.buffer, session.byteOffset, 8)
+  u[b + U_SESSION_LO] = dv.getInt32(0, true)
+  u[b + U_SESSION_HI] = dv.getInt32(4, true)
+  u[b + U_PEER_MAX] = peerMax
+  u[b + U_PEER_WIN] = Math.min(peerWindow, s.opts.window)
+  new Uint8Array(s.keys, 32 * p, 32).set(macKey.subarray(0, 32))
+  const t = new Float64Array(s.times)
+  const now = performance.now()
+  t[T_GLOBAL + TW * p + T_HEARD] = now
+  t[T_GLOBAL + TW * p + T_SENT] = now
+  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FD, fd)
+  Atomics.store(u, b + U_READY, 1)
+}
+
+/** Why peer `p` was lost, in words (null: it was not, as far as the datagram path knows). */
+export function datagramLoss (s: DatagramShared, p: number): string | null {
+  const why = Atomics.load(new Int32Array(s.udp), G_WORDS + UW * p + U_LOST)
+  if (why === LOST_SILENT) return `no datagram from it for ${s.opts.peerTimeoutMs / 1000} s (the peer timeout)`
+  if (why === LOST_REFUSED) return 'its port is closed (the network refused a datagram to it)'
+  return null
+}
+
+/** The datagram counters of a path, from any thread. */
+export function datagramStats (s: DatagramShared): DatagramStats {
+  const f = new Float64Array(s.udpStats)
+  const r = {} as DatagramStats
+  STAT_NAMES.forEach((k, i) => { r[k] = f[i]! })
+  return r
+}
+
+/** One thread's handle on a datagram path. Every method runs under the process's network lock. */
+export class DatagramPath extends StreamPath {
+  private readonly u: Int32Array
+  private readonly t: Float64Array
+  private readonly fl: Float64Array
+  private readonly fi: Int32Array
+  private readonly sl: Int32Array
+  private readonly ds: Float64Array
+  private readonly dT: Float64Array
+  private readonly dI: Int32Array
+  private readonly mu8: Uint8Array
+  private readonly mdv: DataView
+  private readonly W: number
+  private readonly hl: number
+  private readonly maxDatagram: number
+  private readonly mac: boolean
+  private readonly faults: FaultSpec | null
+  private readonly peerTimeout: number
+  private readonly sd: DatagramShared
+  private readonly macKeys: Array<Buffer | null>
+  private recvEnd: FdEnd | null = null
+  private readonly sendEnds: Array<FdEnd | null>
+  private recvPoller: FdPoll | null = null
+  /** The checksum's two running sums (see `sum`). */
+  private sa = 0
+  private sb = 0
+
+  constructor (s: DatagramShared, self: number) {
+    super(s, self)
+    this.sd = s
+    this.u = new Int32Array(s.udp)
+    this.t = new Float64Array(s.times)
+    this.fl = new Float64Array(s.flight)
+    this.fi = new Int32Array(s.flightI)
+    this.sl = new Int32Array(s.slotLens)
+    this.ds = new Float64Array(s.udpStats)
+    this.dT = new Float64Array(s.delayT)
+    this.dI = new Int32Array(s.delayI)
+    this.mu8 = new Uint8Array(s.mem.buffer)
+    this.mdv = new DataView(s.mem.buffer)
+    this.W = s.opts.window
+    this.mac = s.opts.mac
+    this.hl = DG_HEADER_BYTES + (this.mac ? DG_MAC_BYTES : 0)
+    this.maxDatagram = s.opts.maxDatagram
+    this.faults = s.opts.faults
+    this.peerTimeout = s.opts.peerTimeoutMs
+    this.macKeys = new Array<Buffer | null>(s.procs).fill(null)
+    this.sendEnds = new Array<FdEnd | null>(s.procs).fill(null)
+  }
+
+  private uw (p: number, f: number): number { return G_WORDS + UW * p + f }
+  private tw (p: number, f: number): number { return T_GLOBAL + TW * p + f }
+
+  /** Whether peer `p` is connected and not lost (its datagrams are taken and it is sent acknowledgements). */
+  private live (p: number): boolean {
+    return p !== this.self && this.u[this.uw(p, U_READY)] === 1 && (this.w[this.word(p, FLAGS)]! & PEER_ERROR) === 0
+  }
+
+  // ─────────────────────────────── out ───────────────────────────────
+
+  /** Bytes queued and not yet sent once (what is sent and not yet acknowledged is not counted: the timers resend it). */
+  override queued (): number {
+    let n = 0
+    for (let p = 0; p < this.peers; p++) if (p !== this.self) n += this.w[this.word(p, TX_END)]! - this.u[this.uw(p, U_SENT)]!
+    return n
+  }
+
+  /** Sends what the windows allow; returns the bytes not yet acknowledged (sent or not). */
+  override flush (): number {
+    let left = 0
+    for (let p = 0; p < this.peers; p++) if (p !== this.self) left += this.writeOut(p)
+    return left
+  }
+
+  protected override writeOut (p: number): number {
+    if (!this.live(p)) return 0
+    const sent = this.u[this.uw(p, U_SENT)]!
+    const end = this.w[this.word(p, TX_END)]!
+    if (sent < end) this.sendNew(p, sent, end)
+    return this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]!
+  }
+
+  protected override compactTx (p: number): number {
+    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+    const start = this.w[ws]!; let end = this.w[we]!
+    if (start > 0) {
+      this.tx[p]!.copyWithin(0, start, end)
+      end -= start
+      this.w[ws] = 0; this.w[we] = end
+      this.u[this.uw(p, U_SENT)]! -= start
+      this.t[this.tw(p, T_TXBASE)]! += start
+    }
+    return end
+  }
+
+  /** A frame whose body is `head` then `data`, queued (copied) after what waits: false when it does not fit. */
+  override sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean {
+    if (!this.open(peer)) return true
+    const need = FRAME_HEADER_BYTES + headLen + len
+    if (need > this.cap) return false
+    const we = this.word(peer, TX_END)
+    let end = this.w[we]!
+    if (end + need > this.cap) {
+      this.writeOut(peer)
+      end = this.compactTx(peer)
+      if (end + need > this.cap) return false
+    }
+    const b = this.tx[peer]!
+    this.frameHeader(b, end, headLen + len, kind, dst)
+    for (let k = 0; k < headLen; k++) b[end + FRAME_HEADER_BYTES + k] = head[k]!
+    copyBuf(b, end + FRAME_HEADER_BYTES + headLen, data, off, len, false)
+    this.w[we] = end + need
+    this.st[S_FRAMES_SENT]!++
+    this.writeOut(peer)
+    return true
+  }
+
+  /** Sends the bytes [sent, end) of peer `p`'s send buffer as new datagrams, as far as its window allows. */
+  private sendNew (p: number, sent: number, end: number): void {
+    const W = this.W
+    const win = this.u[this.uw(p, U_PEER_WIN)]!
+    const max = this.u[this.uw(p, U_PEER_MAX)]! - this.hl
+    const una = this.u[this.uw(p, U_SND_UNA)]!
+    let s = this.u[this.uw(p, U_SND_NXT)]!
+    if (((s - una) | 0) >= win) return
+    const now = performance.now()
+    const base = this.t[this.tw(p, T_TXBASE)]!
+    const f0 = p * W
+    let any = false
+    while (sent < end && ((s - una) | 0) < win) {
+      const len = end - sent < max ? end - sent : max
+      const r = this.emit(p, DG_DATA, s, this.txAt[p]! + sent, len, now)
+      if (r === 0) break
+      if (r < 0) return
+      const e = f0 + (s & (W - 1))
+      this.fl[e * FL_DOUBLES] = base + sent
+      this.fl[e * FL_DOUBLES + 1] = len
+      this.fl[e * FL_DOUBLES + 2] = now
+      this.fi[e * FI_WORDS] = 1
+      this.fi[e * FI_WORDS + 1] = 0
+      sent += len
+      s = (s + 1) | 0
+      any = true
+    }
+    this.u[this.uw(p, U_SENT)] = sent
+    this.u[this.uw(p, U_SND_NXT)] = s
+    if (any) this.dueBy(now + this.t[this.tw(p, T_RTO)]!)
+  }
+
+  /** The next tick is due by `at` (ms) at the latest. */
+  private dueBy (at: number): void {
+    if (at < this.t[T_DUE]!) this.t[T_DUE] = at
+  }
+
+  /**
+   * Sends one datagram to peer `p`: its header (type, sequence number `seq`, the acknowledgements
+   * owed to `p`), then `len` payload bytes of the memory from `at`. Returns 1 (sent, or lost on the
+   * way: the timers see to it), 0 (the socket is full: not sent) or -1 (the peer is lost).
+   */
+  private emit (p: number, type: number, seq: number, at: number, len: number, now: number): number {
+    const d = this.mdv
+    const h = SEND_HDR
+    const u = this.u
+    d.setUint32(h, UDP_VERSION | (type << 8) | ((this.mac ? DG_MAC : 0) << 16), true)
+    d.setUint32(h + H_SRC, this.self | (len << 16), true)
+    d.setInt32(h + H_SESSION, u[this.uw(p, U_SESSION_LO)]!, true)
+    d.setInt32(h + H_SESSION + 4, u[this.uw(p, U_SESSION_HI)]!, true)
+    d.setInt32(h + H_SEQ, seq, true)
+    d.setInt32(h + H_ACK, u[this.uw(p, U_RCV_NXT)]!, true)
+    d.setInt32(h + H_SACK, u[this.uw(p, U_RMASK)]! >>> 1, true)
+    d.setUint32(h + H_WIN, this.W, true)
+    d.setUint32(h + H_SUM, 0, true)
+    d.setUint32(h + H_SUM + 4, 0, true)
+    const hl = this.hl
+    if (this.mac) for (let k = 0; k < DG_MAC_BYTES; k++) this.mu8[h + H_MAC + k] = 0
+    this.sa = 1; this.sb = 0
+    this.sum(h, hl)
+    if (len > 0) this.sum(at, len)
+    d.setUint32(h + H_SUM, this.sumValue(), true)
+    if (this.mac) this.sign(p, h, hl, at, len)
+    u[this.uw(p, U_ACK_OWED)] = 0
+    u[this.uw(p, U_ACK_NOW)] = 0
+    this.t[this.tw(p, T_SENT)] = now
+    this.ds[D_SENT]!++
+    if (this.faults !== null) return this.faulty(p, h, hl, at, len, now)
+    return this.write(p, h, hl, at, len)
+  }
+
+  /** Writes header and payload as one datagram to peer `p` (see `emit` for the result). */
+  private write (p: number, h: number, hl: number, at: number, len: number): number {
+    const fd = this.w[this.word(p, FD)]!
+    let e: FdEnd | null = this.sendEnds[p]!
+    if (e === null || e.fd !== fd) e = this.sendEnds[p] = this.makeEnd(fd)
+    let r: number
+    if (e !== null) {
+      r = len > 0 ? e.write2(h, hl, at, len) : e.write(h, hl)
+      if (r === IO_AGAIN) return 0
+      if (r < 0) return this.sendError(p, -2 - r === 14)
+    } else {
+      const lim = Error.stackTraceLimit
+      Error.stackTraceLimit = 0
+      try {
+        r = len > 0 ? writevSync(fd, [this.mu8.subarray(h, h + hl), this.mu8.subarray(at, at + len)]) : writeSync(fd, this.mu8, h, hl)
+      } catch (x) {
+        const c = (x as NodeJS.ErrnoException).code
+        if (c === 'EAGAIN' || c === 'EWOULDBLOCK') return 0
+        return this.sendError(p, c === 'ECONNREFUSED')
+      } finally {
+        Error.stackTraceLimit = lim
+      }
+    }
+    this.st[S_WRITES]!++
+    this.st[S_BYTES_SENT]! += hl + len
+    this.movedCount++
+    return 1
+  }
+
+  /** A write failed: a closed port (ICMP) loses the peer; anything else is counted, and the timers resend. */
+  private sendError (p: number, refused: boolean): number {
+    if (!refused) { this.ds[D_SEND_ERRORS]!++; return 1 }
+    this.lose(p, LOST_REFUSED)
+    return -1
+  }
+
+  /** Marks peer `p` lost for `why` (LOST_*). */
+  private lose (p: number, why: number): void {
+    if (this.u[this.uw(p, U_LOST)] === 0) this.u[this.uw(p, U_LOST)] = why
+    this.w[this.word(p, ERRNO)] = 0
+    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+  }
+
+  private makeEnd (fd: number): FdEnd | null {
+    if (this.io === null || fd < 0) return null
+    try { return this.io.end(fd) } catch { this.io = null; return null }
+  }
+
+  /** Adds `len` bytes of the memory from `at` to the checksum (Fletcher's two sums over little-endian 32-bit words). */
+  private sum (at: number, len: number): void {
+    const d = this.mdv
+    let a = this.sa; let b = this.sb
+    const end4 = at + (len & ~3)
+    let k = at
+    for (; k < end4; k += 4) { a = (a + d.getUint32(k, true)) | 0; b = (b + a) | 0 }
+    if (k < at + len) {
+      let x = 0
+      for (let s = 0; k < at + len; k++, s += 8) x |= this.mu8[k]! << s
+      a = (a + x) | 0; b = (b + a) | 0
+    }
+    this.sa = a; this.sb = b
+  }
+
+  private sumValue (): number { return (this.sa ^ ((this.sb << 16) | (this.sb >>> 16))) >>> 0 }
+
+  /** Writes the MAC of the datagram (header at `h`, payload at `at`) into its header. */
+  private sign (p: number, h: number, hl: number, at: number, len: number): void {
+    const m = this.hmac(p, h, hl, at, len)
+    for (let k = 0; k < DG_MAC_BYTES; k++) this.mu8[h + H_MAC + k] = m[k]!
+  }
+
+  private hmac (p: number, h: number, hl: number, at: number, len: number): Buffer {
+    let key = this.macKeys[p]!
+    if (key === null) key = this.macKeys[p] = Buffer.from(new Uint8Array(this.sd.keys, 32 * p, 32))
+    const m = createHmac('sha256', key).update(this.mu8.subarray(h, h + hl))
+    if (len > 0) m.update(this.mu8.subarray(at, at + len))
+    return m.digest()
+  }
+
+  /** `emit`'s write through the fault injector (transport/faults.ts). */
+  private faulty (p: number, h: number, hl: number, at: number, len: number, now: number): number {
+    const f = this.faults!
+    if (f.drop > 0 && nextRandom(this.u, G_RNG) < f.drop) { this.ds[D_FAULT_DROPS]!++; return 1 }
+    const n = hl + len
+    const x = this.sd.scratchAt
+    this.mu8.copyWithin(x, h, h + hl)
+    if (len > 0) this.mu8.copyWithin(x + hl, at, at + len)
+    if (f.corrupt > 0 && nextRandom(this.u, G_RNG) < f.corrupt) {
+      const k = Math.floor(nextRandom(this.u, G_RNG) * n)
+      this.mu8[x + k]! ^= 1 << Math.floor(nextRandom(this.u, G_RNG) * 8)
+      this.ds[D_FAULT_CORRUPTS]!++
+    }
+    const copies = f.dup > 0 && nextRandom(this.u, G_RNG) < f.dup ? 2 : 1
+    if (copies === 2) this.ds[D_FAULT_DUPS]!++
+    let r = 1
+    for (let c = 0; c < copies; c++) {
+      let hold = 0
+      if (f.reorder > 0 && nextRandom(this.u, G_RNG) < f.reorder) { hold = REORDER_HOLD_MS; this.ds[D_FAULT_REORDERS]!++ }
+      if (f.delay > 0) { hold += nextRandom(this.u, G_RNG) * f.delay / 1000; this.ds[D_FAULT_DELAYS]!++ }
+      if (hold > 0 && this.hold(p, x, n, now + hold)) continue
+      r = this.write(p, x, n, 0, 0)
+    }
+    return r
+  }
+
+  /** Puts a datagram into the delay line until `until` (ms); false when the line is full. */
+  private hold (p: number, x: number, n: number, until: number): boolean {
+    const md = up8(this.maxDatagram)
+    for (let i = 0; i < DELAY_SLOTS; i++) {
+      if (this.dI[2 * i + 1] !== 0) continue
+      this.mu8.copyWithin(this.sd.delayAt + i * md, x, x + n)
+      this.dI[2 * i] = p
+      this.dI[2 * i + 1] = n
+      this.dT[i] = until
+      this.dueBy(until)
+      return true
+    }
+    return false
+  }
+
+  /** Sends what the delay line holds that is due by `now`; returns the earliest release still held (Infinity: none). */
+  private release (now: number): number {
+    const md = up8(this.maxDatagram)
+    let next = Infinity
+    for (let i = 0; i < DELAY_SLOTS; i++) {
+      const n = this.dI[2 * i + 1]!
+      if (n === 0) continue
+      const p = this.dI[2 * i]!
+      if (this.dT[i]! <= now || !this.live(p)) {
+        this.dI[2 * i + 1] = 0
+        if (this.live(p)) this.write(p, this.sd.delayAt + i * md, n, 0, 0)
+      } else if (this.dT[i]! < next) next = this.dT[i]!
+    }
+    return next
+  }
+
+  // ─────────────────────────────── in ───────────────────────────────
+
+  override poll (reading: boolean, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
+    if (reading) this.readAll()
+    let n = 0
+    for (let p = 0; p < this.peers; p++) {
+      if (p === this.self) continue
+      if ((this.u[this.uw(p, U_RMASK)]! & 1) !== 0) this.drain(p)
+      n += this.parse(p, onFrame)
+      if ((this.u[this.uw(p, U_RMASK)]! & 1) !== 0) this.drain(p)
+    }
+    const now = performance.now()
+    this.acksOut(now)
+    if (now >= this.t[T_DUE]!) this.tick(now)
+    return n
+  }
+
+  /** Reads the datagrams waiting at the receiving socket (at most READ_BUDGET). */
+  private readAll (): void {
+    const fd = this.u[G_RECV_FD]!
+    if (fd < 0) return
+    let e = this.recvEnd
+    if (e === null || e.fd !== fd) e = this.recvEnd = this.makeEnd(fd)
+    const at = this.sd.stagingAt
+    let now = -1
+    for (let k = 0; k < READ_BUDGET; k++) {
+      let r: number
+      if (e !== null) {
+        r = e.read(at, this.maxDatagram)
+      } else {
+        const lim = Error.stackTraceLimit
+        Error.stackTraceLimit = 0
+        try { r = readSync(fd, this.mu8, at, this.maxDatagram, null) } catch { r = IO_AGAIN } finally { Error.stackTraceLimit = lim }
+      }
+      if (r < 0) { if (k === 0) this.st[S_EMPTY_READS]!++; return }
+      this.st[S_READS]!++
+      this.st[S_BYTES_RECEIVED]! += r
+      this.movedCount++
+      if (now < 0) now = performance.now()
+      this.onDatagram(at, r, now)
+    }
+  }
+
+  /** A datagram the agent's event loop read (`peer` is unknown: the datagram names it): taken at once. */
+  override ingest (_peer: number, chunk: Uint8Array, len: number): boolean {
+    const at = this.sd.stagingAt
+    this.st[S_BYTES_RECEIVED]! += len
+    if (len > this.maxDatagram) { this.ds[D_BAD_LENGTH]!++; return true }
+    copyBuf(this.mu8, at, chunk, 0, len, false)
+    this.onDatagram(at, len, performance.now())
+    return true
+  }
+
+  /** Checks and takes the datagram of `n` bytes at `at` of the memory. */
+  private onDatagram (at: number, n: number, now: number): void {
+    const d = this.mdv
+    const ds = this.ds
+    if (n < DG_HEADER_BYTES) { ds[D_BAD_LENGTH]!++; return }
+    const w0 = d.getUint32(at, true)
+    if ((w0 & 0xff) !== UDP_VERSION) { ds[D_BAD_VERSION]!++; return }
+    const type = (w0 >>> 8) & 0xff
+    if (type !== DG_DATA && type !== DG_ACK) { ds[D_BAD_TYPE]!++; return }
+    const src = d.getUint16(at + H_SRC, true)
+    if (src >= this.peers || src === this.self || this.u[this.uw(src, U_READY)] !== 1 || (this.w[this.word(src, FLAGS)]! & PEER_ERROR) !== 0) { ds[D_UNKNOWN_SENDER]!++; return }
+    if (d.getInt32(at + H_SESSION, true) !== this.u[this.uw(src, U_SESSION_LO)] || d.getInt32(at + H_SESSION + 4, true) !== this.u[this.uw(src, U_SESSION_HI)]) { ds[D_BAD_SESSION]!++; return }
+    const mac = ((w0 >>> 16) & DG_MAC) !== 0
+    if (mac !== this.mac) { ds[D_BAD_MAC]!++; return }
+    const hl = this.hl
+    const len = d.getUint16(at + H_LEN, true)
+    if (hl + len !== n || (type === DG_ACK && len !== 0)) { ds[D_BAD_LENGTH]!++; return }
+    const sum = d.getUint32(at + H_SUM, true)
+    d.setUint32(at + H_SUM, 0, true)
+    if (mac) {
+      for (let k = 0; k < DG_MAC_BYTES; k++) { this.mu8[this.sd.scratchAt + k] = this.mu8[at + H_MAC + k]!; this.mu8[at + H_MAC + k] = 0 }
+    }
+    this.sa = 1; this.sb = 0
+    this.sum(at, n)
+    if (this.sumValue() !== sum) { ds[D_BAD_CHECKSUM]!++; return }
+    if (mac) {
+      d.setUint32(at + H_SUM, sum, true)
+      const m = this.hmac(src, at, hl, at + hl, len)
+      for (let k = 0; k < DG_MAC_BYTES; k++) if (m[k] !== this.mu8[this.sd.scratchAt + k]) { ds[D_BAD_MAC]!++; return }
+    }
+    ds[D_RECEIVED]!++
+    this.t[this.tw(src, T_HEARD)] = now
+    this.u[this.uw(src, U_HEARD)]!++
+    this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true), now)
+    if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), at + hl, len, now)
+  }
+
+  /** The acknowledgements of a datagram from peer `p`: the next number it expects (`ack`) and the bitmap after it. */
+  private onAck (p: number, ack: number, sack: number, now: number): void {
+    const W = this.W
+    const u = this.u
+    const una = u[this.uw(p, U_SND_UNA)]!
+    const nxt = u[this.uw(p, U_SND_NXT)]!
+    const adv = (ack - una) | 0
+    const out = (nxt - una) | 0
+    // (an acknowledgement older than one seen, or of what was never sent: only its news is ignored)
+    if (adv < 0 || adv > out) return
+    const f0 = p * W
+    if (adv > 0) {
+      let sample = -1
+      let e = 0
+      for (let s = una; s !== ack; s = (s + 1) | 0) {
+        e = f0 + (s & (W - 1))
+        // (Karn: a round trip is measured only on a datagram sent once)
+        if (this.fi[e * FI_WORDS] === 1) sample = now - this.fl[e * FL_DOUBLES + 2]!
+        this.fi[e * FI_WORDS + 1] = 0
+      }
+      const endPos = this.fl[e * FL_DOUBLES]! + this.fl[e * FL_DOUBLES + 1]!
+      const base = this.t[this.tw(p, T_TXBASE)]!
+      const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+      this.w[ws] = endPos - base
+      u[this.uw(p, U_SND_UNA)] = ack
+      if (this.w[ws] === this.w[we] && u[this.uw(p, U_SENT)] === this.w[we]) {
+        // everything acknowledged: the buffer starts over
+        this.t[this.tw(p, T_TXBASE)] = base + this.w[we]!
+        this.w[ws] = 0; this.w[we] = 0; u[this.uw(p, U_SENT)] = 0
+      }
+      if (sample >= 0) this.measured(p, sample)
+    }
+    if (sack === 0 || adv === out) return
+    // selective: mark, and resend at once a hole with three arrived after it
+    const left = out - adv
+    let high = -1
+    for (let i = 0, m = sack; m !== 0 && i + 1 < left; i++, m >>>= 1) {
+      if ((m & 1) === 0) continue
+      this.fi[(f0 + ((ack + 1 + i) & (W - 1))) * FI_WORDS + 1] = 1
+      high = i + 1
+    }
+    const gap = Math.max(this.t[this.tw(p, T_SRTT)]!, 0.1)
+    for (let i = 0; i + 3 <= high; i++) {
+      const s = (ack + i) | 0
+      const e = f0 + (s & (W - 1))
+      if (this.fi[e * FI_WORDS + 1] === 1 || now - this.fl[e * FL_DOUBLES + 2]! < gap) continue
+      if (this.resend(p, s, e, now) < 0) return
+      this.ds[D_FAST_RETRANSMITS]!++
+    }
+  }
+
+  /** A round trip of `r` ms measured to peer `p` (RFC 6298). */
+  private measured (p: number, r: number): void {
+    const t = this.t
+    const srtt = t[this.tw(p, T_SRTT)]!
+    let var_ = t[this.tw(p, T_RTTVAR)]!
+    let s: number
+    if (srtt === 0) { s = r; var_ = r / 2 } else { var_ = 0.75 * var_ + 0.25 * Math.abs(srtt - r); s = 0.875 * srtt + 0.125 * r }
+    t[this.tw(p, T_SRTT)] = s
+    t[this.tw(p, T_RTTVAR)] = var_
+    const rto = s + 4 * var_
+    t[this.tw(p, T_RTO)] = rto < RTO_MIN_MS ? RTO_MIN_MS : rto > RTO_MAX_MS ? RTO_MAX_MS : rto
+  }
+
+  /** Sends datagram `s` to peer `p` again (`e`: its in-flight entry); `emit`'s result. */
+  private resend (p: number, s: number, e: number, now: number): number {
+    const at = this.fl[e * FL_DOUBLES]! - this.t[this.tw(p, T_TXBASE)]!
+    const r = this.emit(p, DG_DATA, s, this.txAt[p]! + at, this.fl[e * FL_DOUBLES + 1]!, now)
+    if (r <= 0) return r
+    this.fi[e * FI_WORDS]!++
+    this.fl[e * FL_DOUBLES + 2] = now
+    this.ds[D_RETRANSMITS]!++
+    return r
+  }
+
+  /** A data datagram `seq` from peer `p`, its payload `len` bytes at `at`. */
+  private onData (p: number, seq: number, at: number, len: number, now: number): void {
+    const u = this.u
+    const d = (seq - u[this.uw(p, U_RCV_NXT)]!) | 0
+    if (d < 0) { this.ds[D_DUPLICATES]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
+    if (d >= this.W) { this.ds[D_OUTSIDE_WINDOW]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
+    const bit = 1 << d
+    const mask = u[this.uw(p, U_RMASK)]!
+    if ((mask & bit) !== 0) { this.ds[D_DUPLICATES]!++; return }
+    if (d === 0 && this.append(p, at, len)) {
+      u[this.uw(p, U_RCV_NXT)] = (seq + 1) | 0
+      u[this.uw(p, U_RMASK)] = mask >>> 1
+      if ((mask & 2) !== 0) this.drain(p)
+    } else {
+      const e = p * this.W + (seq & (this.W - 1))
+      this.mu8.copyWithin(this.sd.slotsAt + e * this.sd.slotBytes, at, at + len)
+      this.sl[e] = len
+      u[this.uw(p, U_RMASK)] = mask | bit
+      if (d > 0) { this.ds[D_OUT_OF_ORDER]!++; u[this.uw(p, U_ACK_NOW)] = 1 }
+    }
+    if (u[this.uw(p, U_ACK_OWED)]!++ === 0) this.t[this.tw(p, T_ACK_OWED)] = now
+  }
+
+  /** Appends `len` bytes of the memory at `at` to peer `p`'s receive buffer; false when it has no room. */
+  private append (p: number, at: number, len: number): boolean {
+    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    let start = this.w[rs]!; let end = this.w[re]!
+    if (end + len > this.cap && start > 0) {
+      this.rx[p]!.copyWithin(0, start, end)
+      end -= start; start = 0
+      this.w[rs] = 0; this.w[re] = end
+    }
+    if (end + len > this.cap) return false
+    this.mu8.copyWithin(this.rxAt[p]! + end, at, at + len)
+    this.w[re] = end + len
+    return true
+  }
+
+  /** Passes peer `p`'s datagrams that waited in the window on to its receive buffer, in order, as far as it has room. */
+  private drain (p: number): void {
+    const u = this.u
+    let mask = u[this.uw(p, U_RMASK)]!
+    let nxt = u[this.uw(p, U_RCV_NXT)]!
+    let moved = false
+    while ((mask & 1) !== 0) {
+      const e = p * this.W + (nxt & (this.W - 1))
+      const at = this.sd.slotsAt + e * this.sd.slotBytes
+      if (!this.append(p, at, this.sl[e]!)) break
+      this.sl[e] = -1
+      nxt = (nxt + 1) | 0
+      mask >>>= 1
+      moved = true
+    }
+    u[this.uw(p, U_RMASK)] = mask
+    u[this.uw(p, U_RCV_NXT)] = nxt
+    // (the window moved: the sender may be waiting for that)
+    if (moved) u[this.uw(p, U_ACK_NOW)] = 1
+  }
+
+  /** Sends the acknowledgements that cannot wait: after a hole, a duplicate or a moved window, or ACK_EVERY datagrams. */
+  private acksOut (now: number): void {
+    for (let p = 0; p < this.peers; p++) {
+      if (p === this.self) continue
+      const u = this.u
+      if (u[this.uw(p, U_ACK_NOW)] === 0 && u[this.uw(p, U_ACK_OWED)]! < ACK_EVERY) {
+        if (u[this.uw(p, U_ACK_OWED)] !== 0) this.dueBy(this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS)
+        continue
+      }
+      if (!this.live(p)) continue
+      this.emit(p, DG_ACK, 0, 0, 0, now)
+      this.ds[D_ACKS]!++
+    }
+  }
+
+  /**
+   * The timers (under the lock, by whoever polls, and by the agent at `due`): datagrams not
+   * acknowledged in time are sent again, acknowledgements that waited long enough go alone, a
+   * peer not sent anything for KEEPALIVE_MS is sent an acknowledgement, a peer silent for the
+   * peer timeout is lost, and the delay line releases what is due.
+   */
+  override tick (now = performance.now()): void {
+    let next = Infinity
+    const W = this.W
+    for (let p = 0; p < this.peers; p++) {
+      if (!this.live(p)) continue
+      const heard = this.t[this.tw(p, T_HEARD)]!
+      if (now - heard > this.peerTimeout) { this.lose(p, LOST_SILENT); continue }
+      if (heard + this.peerTimeout < next) next = heard + this.peerTimeout
+      const una = this.u[this.uw(p, U_SND_UNA)]!
+      const nxt = this.u[this.uw(p, U_SND_NXT)]!
+      const rto = this.t[this.tw(p, T_RTO)]!
+      let lost = false
+      for (let s = una; s !== nxt; s = (s + 1) | 0) {
+        const e = p * W + (s & (W - 1))
+        if (this.fi[e * FI_WORDS + 1] === 1) continue
+        const tries = this.fi[e * FI_WORDS]!
+        const wait = rto * (1 << (tries < 7 ? tries - 1 : 6))
+        let at = this.fl[e * FL_DOUBLES + 2]! + wait
+        if (at <= now) {
+          if (this.resend(p, s, e, now) < 0) { lost = true; break }
+          at = now + 2 * wait
+        }
+        if (at < next) next = at
+      }
+      if (lost) continue
+      if (this.u[this.uw(p, U_ACK_OWED)] !== 0) {
+        const at = this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS
+        if (at <= now) { this.emit(p, DG_ACK, 0, 0, 0, now); this.ds[D_ACKS]!++ } else if (at < next) next = at
+      }
+      const ka = this.t[this.tw(p, T_SENT)]! + KEEPALIVE_MS
+      if (ka <= now) {
+        this.emit(p, DG_ACK, 0, 0, 0, now)
+        this.ds[D_KEEPALIVES]!++
+        if (now + KEEPALIVE_MS < next) next = now + KEEPALIVE_MS
+      } else if (ka < next) next = ka
+    }
+    if (this.faults !== null) { const r = this.release(now); if (r < next) next = r }
+    this.t[T_DUE] = next
+  }
+
+  /** Milliseconds until the timers are due (0: now), or -1 when nothing is timed. */
+  override due (): number {
+    const at = this.t[T_DUE]!
+    if (at === Infinity) return -1
+    const ms = at - performance.now()
+    return ms > 0 ? ms : 0
+  }
+
+  /**
+   * Before a normal close: sends the acknowledgements owed now; true once everything this process
+   * sent was acknowledged and every peer said goodbye (or is lost).
+   */
+  override settle (): boolean {
+    const now = performance.now()
+    let acked = true
+    let byes = true
+    for (let p = 0; p < this.peers; p++) {
+      if (!this.live(p)) continue
+      if (this.u[this.uw(p, U_ACK_OWED)] !== 0 || this.u[this.uw(p, U_ACK_NOW)] !== 0) { this.emit(p, DG_ACK, 0, 0, 0, now); this.ds[D_ACKS]!++ }
+      if (this.writeOut(p) > 0) acked = false
+      if ((this.w[this.word(p, FLAGS)]! & PEER_BYE) === 0) byes = false
+    }
+    if (now >= this.t[T_DUE]!) this.tick(now)
+    if (!acked) { this.settledAt = -1; return false }
+    // (a peer still at work may resend what our acknowledgement of it missed: answered a while longer)
+    if (byes) return true
+    if (this.settledAt < 0) this.settledAt = now
+    return now - this.settledAt >= LINGER_MS
+  }
+
+  /** When `settle` first found everything acknowledged (-1: not yet). */
+  private settledAt = -1
+
+  /** A peer's goodbye: its stream ends here (it is judged gone, normally); its datagrams are still acknowledged. */
+  protected override onBye (p: number): void { Atomics.or(this.w, this.word(p, FLAGS), PEER_BYE | PEER_EOF) }
+
+  /** Sleeps in the kernel until a datagram comes to the receiving socket, or `ms` pass (at most until the timers are due). */
+  override sleep (ms: number): number {
+    if (this.io === null) return SLEEP_FAILED
+    const fd = this.u[G_RECV_FD]!
+    if (fd < 0) return SLEEP_FAILED
+    let poller = this.recvPoller
+    if (poller === null || poller.fds[0] !== fd) {
+      try { poller = this.recvPoller = this.io.poller(Int32Array.of(fd)) } catch { this.recvPoller = null; return SLEEP_FAILED }
+    }
+    const due = this.due()
+    return poller.wait(due >= 0 && due < ms ? due : ms)
+  }
+}
+
+/** Whether `s` is a datagram path's shared memory. */
+export function isDatagramShared (s: StreamShared): s is DatagramShared {
+  return (s as Partial<DatagramShared>).kind === 'datagram'
+}
+
+// (the I/O page holds the I/O vectors below SEND_HDR, and FdPoll's records above it: a header fits between)
+if (SEND_HDR < IO_RESERVED || SEND_HDR + DG_HEADER_BYTES + DG_MAC_BYTES > 4096 || IO_SCRATCH_BYTES < 4096) throw new Error('datagram header does not fit the I/O page')
