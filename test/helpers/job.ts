@@ -27,8 +27,8 @@ function collect (): { stream: PassThrough; text: () => string } {
 /** Runs `fixtures/<rel>` as `numTasks` tasks; the job is failed after `timeoutMs` (default 30 s). */
 export async function runFixture (rel: string, numTasks: number, opts: {
   args?: string[]; config?: Partial<JobConfig>; label?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv
-  /** Processes to split the tasks over (default 1), and their transport. */
-  procs?: number; transport?: 'tcp'
+  /** Processes to split the tasks over (default 1), and their transport (with its fault injection and MAC). */
+  procs?: number; transport?: 'tcp' | 'udp'; faults?: string; mac?: boolean
 } = {}): Promise<FixtureRun> {
   const out = collect(); const err = collect()
   const r = await runJob({
@@ -43,6 +43,8 @@ export async function runFixture (rel: string, numTasks: number, opts: {
     ...(opts.env !== undefined ? { env: opts.env } : {}),
     ...(opts.procs !== undefined ? { procs: opts.procs } : {}),
     ...(opts.transport !== undefined ? { transport: opts.transport } : {}),
+    ...(opts.faults !== undefined ? { faults: opts.faults } : {}),
+    ...(opts.mac !== undefined ? { mac: opts.mac } : {}),
   })
   return { ...r, stdout: out.text(), stderr: err.text() }
 }

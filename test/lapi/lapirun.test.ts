@@ -63,16 +63,21 @@ describe('lapirun', () => {
     expect(r.stderr).not.toContain('grace period over')
   })
 
-  it('--transport shm with --procs > 1, --procs beyond -n, and udp (not built yet) are usage errors', async () => {
+  it('--transport shm with --procs > 1, --procs beyond -n, an unknown transport and bad --faults are usage errors', async () => {
     const r = await run([LAPIRUN, '-n', '4', '--procs', '2', '--transport', 'shm', FIXTURES + 'lapi/info.mjs'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/--transport shm joins the tasks of one process only/)
     const p = await run([LAPIRUN, '-n', '2', '--procs', '3', FIXTURES + 'lapi/info.mjs'])
     expect(p.code).toBe(2)
     expect(p.stderr).toMatch(/--procs .* must be a whole number from 1 to 2/)
-    const u = await run([LAPIRUN, '-n', '2', '--transport', 'udp', FIXTURES + 'lapi/info.mjs'])
+    const u = await run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'sctp', FIXTURES + 'lapi/info.mjs'])
     expect(u.code).toBe(2)
-    expect(u.stderr).toMatch(/udp is not in this build yet/)
+    expect(u.stderr).toMatch(/--transport must be shm, tcp or udp, not 'sctp'/)
+    for (const [spec, why] of [['drop=2', /drop is a probability from 0 to 1/], ['loss=0.1', /unknown key 'loss'/], ['seed=x', /needs a number/]] as const) {
+      const f = await run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'udp', '--faults', spec, FIXTURES + 'lapi/info.mjs'])
+      expect(f.code).toBe(2)
+      expect(f.stderr).toMatch(why)
+    }
   })
 
   it('a job that does not fit in memory fails at start, saying what it needs', async () => {

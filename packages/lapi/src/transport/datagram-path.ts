@@ -77,11 +77,11 @@ const H_MAC = 40
 /** Most datagrams a peer may have unacknowledged (the selective bitmap's width); a window is a power of 2 up to it. */
 export const MAX_WINDOW = 32
 /** Bounds of the retransmission timeout, ms, and its value before the first round trip is measured. */
-export const RTO_MIN_MS = 5
-export const RTO_MAX_MS = 1000
+export const RTO_MIN_MS = 2
+export const RTO_MAX_MS = 500
 export const RTO_INITIAL_MS = 20
 /** How long an acknowledgement waits for data going back before it goes alone, ms. */
-export const ACK_DELAY_MS = 0.5
+export const ACK_DELAY_MS = 0.25
 /** A peer that has not been sent anything for this long is sent an acknowledgement (a keepalive), ms. */
 export const KEEPALIVE_MS = 500
 /** Default of the peer timeout: a peer silent this long is lost, ms (AMLAPI_PEER_TIMEOUT_MS). */
@@ -752,8 +752,8 @@ export class DatagramPath extends StreamPath {
       let e = 0
       for (let s = una; s !== ack; s = (s + 1) | 0) {
         e = f0 + (s & (W - 1))
-        // (Karn: a round trip is measured only on a datagram sent once)
-        if (this.fi[e * FI_WORDS] === 1) sample = now - this.fl[e * FL_DOUBLES + 2]!
+        // (Karn: a round trip is measured only on a datagram sent once, when first acknowledged)
+        if (this.fi[e * FI_WORDS] === 1 && this.fi[e * FI_WORDS + 1] === 0) sample = now - this.fl[e * FL_DOUBLES + 2]!
         this.fi[e * FI_WORDS + 1] = 0
       }
       const endPos = this.fl[e * FL_DOUBLES]! + this.fl[e * FL_DOUBLES + 1]!
@@ -772,11 +772,15 @@ export class DatagramPath extends StreamPath {
     // selective: mark, and resend at once a hole with three arrived after it
     const left = out - adv
     let high = -1
+    let sample = -1
     for (let i = 0, m = sack; m !== 0 && i + 1 < left; i++, m >>>= 1) {
       if ((m & 1) === 0) continue
-      this.fi[(f0 + ((ack + 1 + i) & (W - 1))) * FI_WORDS + 1] = 1
+      const e = f0 + ((ack + 1 + i) & (W - 1))
+      if (this.fi[e * FI_WORDS + 1] === 0 && this.fi[e * FI_WORDS] === 1) sample = now - this.fl[e * FL_DOUBLES + 2]!
+      this.fi[e * FI_WORDS + 1] = 1
       high = i + 1
     }
+    if (sample >= 0) this.measured(p, sample)
     const gap = Math.max(this.t[this.tw(p, T_SRTT)]!, 0.1)
     for (let i = 0; i + 3 <= high; i++) {
       const s = (ack + i) | 0
@@ -907,11 +911,12 @@ export class DatagramPath extends StreamPath {
         const e = p * W + (s & (W - 1))
         if (this.fi[e * FI_WORDS + 1] === 1) continue
         const tries = this.fi[e * FI_WORDS]!
-        const wait = rto * (1 << (tries < 7 ? tries - 1 : 6))
+        const backed = rto * (1 << (tries < 7 ? tries - 1 : 6))
+        const wait = backed < RTO_MAX_MS ? backed : RTO_MAX_MS
         let at = this.fl[e * FL_DOUBLES + 2]! + wait
         if (at <= now) {
           if (this.resend(p, s, e, now) < 0) { lost = true; break }
-          at = now + 2 * wait
+          at = now + (2 * wait < RTO_MAX_MS ? 2 * wait : RTO_MAX_MS)
         }
         if (at < next) next = at
       }

@@ -95,6 +95,7 @@ export class TcpTransport implements Transport {
       server.listen(0, host, () => {
         const a = server.address()
         if (a === null || typeof a === 'string') { reject(new Error('tcp: no listening address')); return }
+        this.o.log.debug({ port: a.port }, 'tcp: listening')
         resolve({ host, port: a.port })
       })
     })
@@ -151,6 +152,9 @@ export class TcpTransport implements Transport {
     }, (why) => { sock.destroy(); fail(new Error(`tcp: process ${r} sent ${why}`)) })
   }
 
+  /** Connections accepted whose handshake is not done (a close ends them: a silent stranger must not hold the process). */
+  private readonly pending = new Set<Socket>()
+
   /** A connection from a higher rank: challenge it. */
   private accept (sock: Socket): void {
     const { rank, size, key, log } = this.o
@@ -165,8 +169,9 @@ export class TcpTransport implements Transport {
       sock.destroy()
     }
     const timer = setTimeout(() => refuse('no handshake in time'), CONNECT_TIMEOUT_MS)
+    this.pending.add(sock)
     sock.on('error', () => { /* reported through close */ })
-    sock.once('close', () => { clearTimeout(timer); if (!done) refuse('closed during the handshake') })
+    sock.once('close', () => { clearTimeout(timer); this.pending.delete(sock); if (!done) refuse('closed during the handshake') })
     sock.write(encodeMessage({ t: 'challenge', n: challenge }))
     const reader = readMessages(sock, (m) => {
       if (done) return
@@ -179,6 +184,7 @@ export class TcpTransport implements Transport {
       if (this.peers[r]!.sock !== null) { refuse(`process ${r} is connected already`); return }
       done = true
       clearTimeout(timer)
+      this.pending.delete(sock)
       sock.write(encodeMessage({ t: 'welcome', rank, p: proof(key, 'tcp-accept', challenge, n, rank, r) }))
       this.attach(r, sock, reader.stop())
     }, (why) => refuse(why))
@@ -272,6 +278,7 @@ export class TcpTransport implements Transport {
       }))
     }
     this.server?.close()
+    for (const s of this.pending) s.destroy()
     return Promise.all(waits).then(() => undefined)
   }
 }

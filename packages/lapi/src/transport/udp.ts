@@ -175,7 +175,7 @@ export class UdpTransport implements Transport {
     this.hs.on('message', (m, from) => this.onHandshake(m, `${from.address}:${from.port}`))
     this.rx.on('message', (m) => { if (!this.closed) this.events?.onBytes(-1, m, m.length) })
     const a = this.hs.address()
-    this.o.log.debug({ max, win, recvBuffer: buf }, 'udp: sockets bound')
+    this.o.log.debug({ handshakePort: this.hs.address().port, dataPort: this.rxPort, max, win, recvBuffer: buf }, 'udp: sockets bound')
     return { host: this.bind, port: a.port }
   }
 
@@ -188,14 +188,6 @@ export class UdpTransport implements Transport {
   /** Where the descriptors go: the datagram path's shared memory (before `connect`). */
   useShared (s: DatagramShared): void {
     this.shared = s
-    if (process.env['AMLAPI_UDP_DEBUG'] === '1') setInterval(() => {
-      const u = new Int32Array(s.udp); const w = new Int32Array(s.words); const t = new Float64Array(s.times)
-      for (let p = 0; p < s.procs; p++) {
-        if (p === this.o.rank) continue
-        const b = 8 + 16 * p; const pw = 32 + 8 * p
-        process.stderr.write(`[${this.o.rank}->${p}] ready=${u[b]} nxt=${u[b+1]} una=${u[b+2]} sent=${u[b+3]} rcvnxt=${u[b+4]} rmask=${(u[b+5]!>>>0).toString(2)} owed=${u[b+6]} now=${u[b+7]} pwin=${u[b+8]} pmax=${u[b+9]} flags=${w[pw+1]} rx=${w[pw+3]}-${w[pw+4]} tx=${w[pw+5]}-${w[pw+6]} rto=${t[4+8*p+2]} due=${t[0]! - performance.now()} stats=${JSON.stringify(datagramStats(s))}\n`)
-      }
-    }, 2000).unref()
     setReceiveFd(s, handleOf(this.rx!)!.fd)
     if (!this.reading) handleOf(this.rx!)?.recvStop()
   }
