@@ -9,6 +9,7 @@ import type { Lapi } from './lapi.js'
 export type { Context } from './context.js'
 export { DoneIds, IdTable } from './id-table.js'
 export { tuneJit, jitFlags, jitApplied, JIT_INLINING, type JitMode } from './job/jit.js'
+export { placementFromEnv, type EnvPlacement } from './job/join.js'
 
 /** The context behind a `Lapi` (its dispatcher, rings, statistics; for tests and layered libraries' internals). */
 export function contextOf (lapi: Lapi): Context {

@@ -4,23 +4,16 @@
  * starts P processes (job/child.ts), each told only its rank, the rendezvous address and the key
  * (AMLAPI_RANK, AMLAPI_SIZE, AMLAPI_RENDEZVOUS, AMLAPI_JOB_KEY, as `lapirun --join` reads them).
  *
- * Rendezvous protocol (length-prefixed msgpackr, transport/messages.ts), per process:
- *   launcher → {t:'challenge', n}            process → {t:'hello', rank, n, p: proof(key,'join',…)}
- *   launcher → {t:'welcome', p: proof(key,'rendezvous',…)}   process → {t:'addr', host, port}
- *   launcher → {t:'job', table, numTasks, program, args, config, label, graceMs, data}  (once all are in)
- *   process → {t:'fail', task, reason} (its first failure)    launcher → {t:'abort', task, reason} (to the others)
- *   process → {t:'done', codes}                                  (its tasks' exit codes, then it exits)
+ * The rendezvous (job/rendezvous.ts) runs here.
  *
  * The job ends when every process has exited. A process that exits without 'done' (killed,
  * crashed) is a failure naming its tasks; after the first failure the others get 'abort', and a
  * process still running `graceMs` + PROCESS_GRACE_MS later is killed, so none is left behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { makeKey, makeNonce, proof, sameProof } from '../transport/auth.js'
-import { encodeMessage, field, readMessages } from '../transport/messages.js'
-import type { PeerAddress } from '../transport/contract.js'
+import { makeKey } from '../transport/auth.js'
+import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { netSettings } from './net-settings.js'
 import { resolveConfig } from '../config.js'
 import { logger } from '../log.js'
@@ -55,88 +48,36 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
 
   const codes: Array<number | undefined> = new Array<number | undefined>(n).fill(undefined)
   let failure: { task: number, reason: string } | undefined
-  const socks: Array<Socket | null> = new Array<Socket | null>(P).fill(null)
-  const addrs: Array<PeerAddress | null> = new Array<PeerAddress | null>(P).fill(null)
   const done: boolean[] = new Array<boolean>(P).fill(false)
   const children: ChildProcess[] = []
   let killTimer: NodeJS.Timeout | undefined
+  let rv: Rendezvous | null = null
 
-  const send = (r: number, m: unknown): void => {
-    const s = socks[r]
-    if (s !== null && !s.destroyed) s.write(encodeMessage(m))
-  }
   const fail = (task: number, reason: string): void => {
     if (failure !== undefined) return
     failure = { task, reason }
     log.debug({ task, reason }, 'aborting the job')
-    for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason })
+    rv?.abort(task, reason)
     killTimer = setTimeout(() => {
       for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
     }, graceMs + PROCESS_GRACE_MS)
   }
 
-  // the rendezvous
-  const server = createServer((sock) => {
-    const challenge = makeNonce()
-    let rank = -1
-    sock.on('error', () => { /* its process's exit says what happened */ })
-    sock.write(encodeMessage({ t: 'challenge', n: challenge }))
-    readMessages(sock, (m) => {
-      const t = field(m, 't')
-      if (rank < 0) {
-        const r = field(m, 'rank'); const nc = field(m, 'n')
-        if (t !== 'hello' || typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P || !(nc instanceof Uint8Array) ||
-          !sameProof(field(m, 'p'), proof(key, 'join', challenge, nc, r)) || socks[r] !== null) {
-          log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}` }, 'rendezvous: refused a process that did not prove the job key')
-          sock.destroy()
-          return
-        }
-        rank = r
-        socks[r] = sock
-        sock.write(encodeMessage({ t: 'welcome', p: proof(key, 'rendezvous', challenge, nc, r) }))
-        return
-      }
-      switch (t) {
-        case 'addr': {
-          const host = field(m, 'host'); const port = field(m, 'port')
-          if (typeof host !== 'string' || typeof port !== 'number') { sock.destroy(); return }
-          addrs[rank] = { host, port }
-          if (addrs.every((a) => a !== null)) {
-            for (let r = 0; r < P; r++) {
-              send(r, {
-                t: 'job', table: addrs, numTasks: n, program: url.href, args: opts.args ?? [], config, label: opts.label === true,
-                graceMs, data: opts.data, timeoutMs: opts.timeoutMs,
-              })
-            }
-          }
-          break
-        }
-        case 'fail': {
-          const task = field(m, 'task'); const reason = field(m, 'reason')
-          fail(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'failed')
-          break
-        }
-        case 'done': {
-          const c = field(m, 'codes')
-          const { first, count } = placement(n, P, rank)
-          if (Array.isArray(c)) for (let i = 0; i < count; i++) codes[first + i] = typeof c[i] === 'number' ? c[i] as number : undefined
-          done[rank] = true
-          break
-        }
-        default: break
-      }
-    }, () => sock.destroy())
+  rv = await serveRendezvous({
+    key, procs: P, host: bind, port: 0, log,
+    job: { numTasks: n, program: url.href, args: opts.args ?? [], config, label: opts.label === true, graceMs, data: opts.data, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) },
+    onFail: fail,
+    onDone: (rank, c) => {
+      const { first, count } = placement(n, P, rank)
+      if (Array.isArray(c)) for (let i = 0; i < count; i++) codes[first + i] = typeof c[i] === 'number' ? c[i] as number : undefined
+      done[rank] = true
+    },
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, bind, () => resolve())
-  })
-  const a = server.address()
-  const port = typeof a === 'object' && a !== null ? a.port : 0
+  const port = rv.port
   log.debug({ program: fileURLToPath(url), numTasks: n, procs: P, rendezvous: `${bind}:${port}` }, 'job starting')
 
   const startTimer = setTimeout(() => {
-    if (!addrs.every((x) => x !== null)) fail(-1, `the processes did not all start within ${START_TIMEOUT_MS / 1000} s`)
+    if (rv?.complete !== true) fail(-1, `the processes did not all start within ${START_TIMEOUT_MS / 1000} s`)
   }, START_TIMEOUT_MS)
 
   // none is left behind, even when this process ends before the job does (a second Ctrl-C)
@@ -195,8 +136,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   if (killTimer !== undefined) clearTimeout(killTimer)
   opts.signal?.removeEventListener('abort', onAbort)
   process.off('exit', killAll)
-  for (const s of socks) s?.destroy()
-  server.close()
+  rv.close()
 
   let exitCode = 0
   const f = failure as { task: number, reason: string } | undefined

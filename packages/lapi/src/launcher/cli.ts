@@ -2,6 +2,7 @@
  * `lapirun`: starts a LAPI job on this host.
  *
  *   lapirun -n N [--procs P] [--transport shm|tcp|udp] [--bind ADDR] [--faults SPEC] [--mac] [--segment-size BYTES] [--spin-us US]
+ *   lapirun --join [--tasks-per-proc K] [--transport tcp|udp] [--bind ADDR] [--faults SPEC] [--mac] … program.mjs [args…]
  *           [--spin-max-us US] [--jit tuned|default] [--label] [--timeout SECONDS] [--] program.mjs [args…]
  *
  * Exits 0 when every task finished normally; otherwise prints which task failed and why and exits
@@ -11,11 +12,13 @@
 import { parseSize } from '../config.js'
 import { MAX_TASKS } from '../job/spec.js'
 import { runJob } from '../job/run-job.js'
+import { JoinError, joinJob } from '../job/join.js'
 import type { JitMode } from '../job/jit.js'
 import { logger } from '../log.js'
 import { parseFaults } from '../transport/faults.js'
 
 const USAGE = `usage: lapirun -n N [options] [--] program.mjs [args...]
+       lapirun --join [--tasks-per-proc K] [options] [--] program.mjs [args...]
 
 Runs program.mjs as N LAPI tasks (task ids 0..N-1), one worker thread each, in P
 processes on this host: process p holds tasks floor(p*N/P) .. floor((p+1)*N/P)-1.
@@ -33,6 +36,12 @@ options:
                          drop=0.05,dup=0.01,reorder=0.25,corrupt=0.001,delay=100,seed=7:
                          probabilities per datagram, delay in µs; on tcp only corrupt
   --mac                  udp: every datagram carries a MAC (env AMLAPI_UDP_MAC=1)
+  --join                 this process is one of P processes another launcher started
+                         (a script, ip netns exec, by hand): rank and size from
+                         AMLAPI_RANK/AMLAPI_SIZE (or PMI_*, OMPI_COMM_WORLD_*, SLURM_*),
+                         the rendezvous from AMLAPI_RENDEZVOUS=host:port (process 0
+                         listens there), the key from AMLAPI_JOB_KEY (hex, >= 128 bits)
+  --tasks-per-proc K     with --join: tasks of each process (default 1)
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
   --spin-us US           how long waits spin before sleeping, µs (env AMLAPI_SPIN_US)
   --spin-max-us US       longest spin the adaptive budget grows to, µs (env AMLAPI_SPIN_MAX_US)
@@ -47,7 +56,7 @@ Logs: AMLAPI_LOG_LEVEL=debug (or info, warn, error) writes JSON lines to stderr.
 
 /** The options lapirun takes: name → whether it takes a value. Short forms map to these. */
 const OPTIONS: Readonly<Record<string, boolean>> = {
-  tasks: true, np: true, procs: true, transport: true, bind: true, faults: true, mac: false, 'segment-size': true, 'spin-us': true,
+  tasks: true, np: true, procs: true, transport: true, bind: true, faults: true, mac: false, join: false, 'tasks-per-proc': true, 'segment-size': true, 'spin-us': true,
   'spin-max-us': true, jit: true, timeout: true, label: false, help: false,
 }
 const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help' }
@@ -124,17 +133,27 @@ export async function main (argv: string[]): Promise<number> {
   let procs = 1
   let bind: string | undefined
   const net: { transport?: 'tcp' | 'udp', faults?: string, mac?: boolean } = {}
+  /** With --join: the tasks per process (0: not joining). */
+  let join = 0
   try {
     p = parse(argv)
     const v = p.values
     if (v.has('help')) { process.stdout.write(USAGE); return 0 }
     if (p.program === undefined) throw new UsageError('no program given')
     const str = (k: string): string | undefined => v.get(k) as string | undefined
-    n = wholeNumber(str('tasks') ?? str('np') ?? '1', 1, MAX_TASKS, '-n (the number of tasks)')
+    if (v.has('join')) {
+      if (v.has('tasks') || v.has('np') || v.has('procs')) throw new UsageError('--join takes no -n or --procs: the job has P·K tasks, P from the launcher, K from --tasks-per-proc')
+      if (str('transport') === 'shm') throw new UsageError('--join needs a network transport: tcp or udp')
+      join = wholeNumber(str('tasks-per-proc') ?? '1', 1, MAX_TASKS, '--tasks-per-proc')
+      n = join
+    } else {
+      if (v.has('tasks-per-proc')) throw new UsageError('--tasks-per-proc goes with --join')
+      n = wholeNumber(str('tasks') ?? str('np') ?? '1', 1, MAX_TASKS, '-n (the number of tasks)')
+    }
     const procsText = str('procs')
     procs = procsText === undefined ? 1 : wholeNumber(procsText, 1, n, `--procs (processes, at most the ${n} task${n === 1 ? '' : 's'} of -n)`)
     const envTransport = (process.env['AMLAPI_TRANSPORT'] ?? '').trim()
-    const transport = str('transport') ?? (procs > 1 ? (envTransport !== '' ? envTransport : 'tcp') : 'shm')
+    const transport = str('transport') ?? (procs > 1 || join > 0 ? (envTransport !== '' ? envTransport : 'tcp') : 'shm')
     if (!['shm', 'udp', 'tcp'].includes(transport)) throw new UsageError(`--transport must be shm, tcp or udp, not '${transport}'`)
     if (transport === 'shm' && procs > 1) throw new UsageError(`--transport shm joins the tasks of one process only; --procs ${procs} needs tcp or udp`)
     if (transport !== 'shm') net.transport = transport as 'tcp' | 'udp'
@@ -183,6 +202,17 @@ export async function main (argv: string[]): Promise<number> {
   }
   process.on('SIGINT', onSig)
   process.on('SIGTERM', onSig)
+  if (join > 0) {
+    try {
+      return await joinJob({
+        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...net,
+      })
+    } catch (e) {
+      process.stderr.write(`lapirun: ${(e as Error).message}\n`)
+      return e instanceof JoinError ? 2 : 1
+    }
+  }
   try {
     const r = await runJob({
       program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs,

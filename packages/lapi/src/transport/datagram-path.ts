@@ -306,6 +306,12 @@ export function setDatagramPeer (s: DatagramShared, p: number, fd: number, sessi
   Atomics.store(u, b + U_READY, 1)
 }
 
+/** Marks peer `p` lost for `why` (LOST_*), from any thread (the agent, when the kernel refused a datagram to it). */
+export function markLost (s: DatagramShared, p: number, why: number): void {
+  Atomics.compareExchange(new Int32Array(s.udp), G_WORDS + UW * p + U_LOST, 0, why)
+  Atomics.or(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FLAGS, PEER_ERROR)
+}
+
 /** Why peer `p` was lost, in words (null: it was not, as far as the datagram path knows). */
 export function datagramLoss (s: DatagramShared, p: number): string | null {
   const why = Atomics.load(new Int32Array(s.udp), G_WORDS + UW * p + U_LOST)

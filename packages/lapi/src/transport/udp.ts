@@ -32,7 +32,7 @@ import type { FaultSpec } from './faults.js'
 import { decodeBody } from './messages.js'
 import { Packr } from 'msgpackr/pack'
 import {
-  DG_HEADER_BYTES, DG_MAC_BYTES, MAX_WINDOW, datagramLoss, datagramStats, setDatagramPeer, setReceiveFd, type DatagramOptions, type DatagramShared, type DatagramStats,
+  DG_HEADER_BYTES, DG_MAC_BYTES, LOST_REFUSED, MAX_WINDOW, datagramLoss, markLost, datagramStats, setDatagramPeer, setReceiveFd, type DatagramOptions, type DatagramShared, type DatagramStats,
 } from './datagram-path.js'
 import { streamStats } from './stream-path.js'
 
@@ -319,6 +319,14 @@ export class UdpTransport implements Transport {
     void this.socket(0).then((sock) => {
       if (this.closed) { sock.close(); return }
       s.sock = sock
+      // (the kernel reports a datagram refused by a closed port — ICMP — as an error of this
+      // socket, which Node's event loop reads and emits: that peer's process is gone)
+      sock.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'ECONNREFUSED' && s.ready && this.shared !== null && !this.closed) {
+          markLost(this.shared, r, LOST_REFUSED)
+          this.lost(r, datagramLoss(this.shared, r) ?? 'its port is closed', false)
+        }
+      })
       sock.connect(s.port, this.table[r]!.host, () => then())
     }, (e: Error) => this.o.log.warn({ peer: r, err: e.message }, 'udp: no socket for a peer'))
   }

@@ -1,0 +1,200 @@
+/**
+ * One process of a job of several: joins the rendezvous with the job key, connects to the other
+ * processes through the transport, and runs its tasks (runTasks) with the agent (agent/agent.ts)
+ * serving their network traffic. Started by `lapirun --procs` (job/child.ts) or, one per process
+ * of another launcher's job, by `lapirun --join` (job/join.ts). Its network settings come from
+ * its environment (job/net-settings.ts).
+ */
+import { createSocket } from 'node:dgram'
+import { connect, isIPv6, type Socket } from 'node:net'
+import { Agent } from '../agent/agent.js'
+import { makeNonce, proof, sameProof } from '../transport/auth.js'
+import type { PeerAddress } from '../transport/contract.js'
+import { encodeMessage, field, readMessages } from '../transport/messages.js'
+import { TcpTransport } from '../transport/tcp.js'
+import { UdpTransport } from '../transport/udp.js'
+import type { DatagramShared } from '../transport/datagram-path.js'
+import { netSettings } from './net-settings.js'
+import type { JobConfig } from '../config.js'
+import { logger } from '../log.js'
+import { failureLine, runTasks, type RunJobOptions } from './run-job.js'
+import { checkJobFits, createJob } from './spec.js'
+
+/** The job as the rendezvous describes it. */
+interface JobMessage {
+  table: PeerAddress[]
+  numTasks: number
+  program: string
+  args: string[]
+  config: JobConfig
+  label: boolean
+  graceMs: number
+  data: unknown
+  timeoutMs?: number
+}
+
+export interface MemberOptions {
+  rank: number
+  size: number
+  /** The rendezvous, host:port. */
+  rendezvous: string
+  key: Uint8Array
+  /** Where the network settings come from (AMLAPI_TRANSPORT, AMLAPI_BIND, …). */
+  env: NodeJS.ProcessEnv
+  /**
+   * `lapirun --join`: no launcher watches this process. The rendezvous may not be up yet (it is
+   * tried again until START_TIMEOUT_MS), its end after the start is no abort (the transport tells
+   * lost processes), and a failure is reported here, on stderr.
+   */
+  join: boolean
+}
+
+/** How long a process of `lapirun --join` keeps trying to reach the rendezvous, ms. */
+const START_TIMEOUT_MS = 30_000
+
+/** Runs this process's part of the job; resolves with its exit code. */
+export async function runMember (o: MemberOptions): Promise<number> {
+  const { rank, size, key } = o
+  const rv = o.rendezvous
+  const colon = rv.lastIndexOf(':')
+  const host = rv.slice(0, colon).replace(/^\[(.*)\]$/, '$1')
+  const port = Number(rv.slice(colon + 1))
+  const log = logger('lapi:agent', { rank })
+  const bind = o.env['AMLAPI_BIND'] ?? (o.join ? await localAddressToward(host) : host)
+  const net = netSettings(o.env)
+  const transport = net.transport === 'udp'
+    ? new UdpTransport({ rank, size, key, bind, log: logger('lapi:udp', { rank }), mac: net.mac, faults: net.faults, peerTimeoutMs: net.peerTimeoutMs, ...(net.maxDatagram !== undefined ? { maxDatagram: net.maxDatagram } : {}) })
+    : new TcpTransport({ rank, size, key, bind, log: logger('lapi:tcp', { rank }) })
+  // Ctrl-C reaches every process of the terminal's group: the launcher decides what it means
+
+  const sock = o.join ? await reach(host, port) : connect({ host, port })
+  sock.setNoDelay(true)
+  const nonce = makeNonce()
+  let failFn: ((task: number, reason: string) => void) | null = null
+  let pendingAbort: { task: number, reason: string } | null = null
+  let finished = false
+  let started = false
+  // (before the job is known, an abort or a lost launcher ends this process's wait for it)
+  let notJoined: ((e: Error) => void) | null = null
+  const abort = (task: number, reason: string): void => {
+    if (finished) return
+    if (failFn !== null) failFn(task, reason)
+    else {
+      pendingAbort ??= { task, reason }
+      notJoined?.(new Error(reason))
+    }
+  }
+  // (under a launcher, which decides what it means; under --join, the job is interrupted)
+  const onSignal = (): void => { if (o.join) abort(-1, 'the job was interrupted') }
+  process.on('SIGINT', onSignal)
+  if (o.join) process.on('SIGTERM', onSignal)
+  const job = await new Promise<JobMessage>((resolve, reject) => {
+    notJoined = reject
+    let joined = false
+    let challenge: Uint8Array | null = null
+    sock.once('error', (e) => reject(new Error(`cannot reach the rendezvous at ${rv}: ${e.message}`)))
+    readMessages(sock, (m) => {
+      const t = field(m, 't')
+      if (t === 'challenge' && !joined) {
+        const n = field(m, 'n')
+        if (!(n instanceof Uint8Array)) { reject(new Error('the rendezvous sent a malformed challenge')); return }
+        challenge = n
+        sock.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'join', n, nonce, rank) }))
+      } else if (t === 'welcome' && !joined && challenge !== null) {
+        if (!sameProof(field(m, 'p'), proof(key, 'rendezvous', challenge, nonce, rank))) { sock.destroy(); reject(new Error('the rendezvous did not prove the job key')); return }
+        joined = true
+        void transport.listen().then((a) => sock.write(encodeMessage({ t: 'addr', host: a.host, port: a.port })), reject)
+      } else if (t === 'job' && joined) {
+        resolve(m as JobMessage)
+      } else if (t === 'refused' && !joined) {
+        const why = field(m, 'why')
+        reject(new Error(`the rendezvous refused this process: ${typeof why === 'string' ? why : 'no reason given'}`))
+      } else if (t === 'abort') {
+        const task = field(m, 'task'); const reason = field(m, 'reason')
+        abort(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'aborted')
+      }
+    }, (why) => reject(new Error(`the rendezvous sent ${why}`)))
+    sock.once('close', () => { if (!o.join || !started) abort(-1, o.join ? 'the rendezvous (process 0) is gone' : 'the launcher is gone') })
+  })
+  started = true
+
+  notJoined = null
+  checkJobFits(job.numTasks, job.config, size, [rank])
+  const spec = createJob(job.numTasks, job.config, {
+    procs: size,
+    rank,
+    ...(transport instanceof UdpTransport ? { datagram: transport.geometry() } : {}),
+    ...(net.faults !== null ? { faults: net.faults } : {}),
+  })
+  const agent = new Agent({ spec, rank, transport, log, onAbort: abort })
+  if (transport instanceof UdpTransport) transport.useShared(spec.net!.stream as DatagramShared)
+  else transport.useShared(spec.net!.stream)
+  await transport.connect(job.table, {
+    onBytes: (peer, chunk, len) => agent.onBytes(peer, chunk, len),
+    onPeerLost: (peer, reason, normal) => agent.onPeerLost(peer, reason, normal),
+  })
+  agent.start()
+  log.debug({ tasks: `${spec.firstTask}-${spec.firstTask + spec.localTasks - 1}` }, 'process joined the job')
+
+  const opts: RunJobOptions = {
+    program: new URL(job.program),
+    numTasks: job.numTasks,
+    args: job.args,
+    label: job.label,
+    graceMs: job.graceMs,
+    data: job.data,
+    // (under --join no launcher times the job: each process does)
+    ...(o.join && typeof job.timeoutMs === 'number' ? { timeoutMs: job.timeoutMs } : {}),
+  }
+  const result = await runTasks(opts, spec, {
+    bind: (fail) => {
+      failFn = fail
+      if (pendingAbort !== null) fail(pendingAbort.task, pendingAbort.reason)
+    },
+    onFail: (task, reason) => {
+      sock.write(encodeMessage({ t: 'fail', task, reason }))
+      agent.abort(task, reason)
+    },
+    onTaskEnded: (task, failed) => agent.taskEnded(task, failed),
+  })
+  finished = true
+  if (o.join && result.failure !== undefined) process.stderr.write(failureLine(result.failure))
+  const codes = result.taskExitCodes.slice(spec.firstTask, spec.firstTask + spec.localTasks)
+  await agent.finish()
+  agent.stop()
+  await transport.close()
+  log.debug({ stats: transport.stats(), agent: agent.stats() }, 'process leaves the job')
+  await new Promise<void>((resolve) => { if (sock.destroyed) resolve(); else sock.end(encodeMessage({ t: 'done', codes }), resolve) })
+  return result.exitCode
+}
+
+/** Connects to the rendezvous, trying again while nothing listens there yet (up to START_TIMEOUT_MS). */
+async function reach (host: string, port: number): Promise<Socket> {
+  const end = performance.now() + START_TIMEOUT_MS
+  for (let wait = 20; ; wait = Math.min(2 * wait, 500)) {
+    const s = connect({ host, port })
+    const ok = await new Promise<boolean>((resolve) => {
+      s.once('connect', () => resolve(true))
+      s.once('error', () => resolve(false))
+    })
+    if (ok) return s
+    s.destroy()
+    if (performance.now() > end) throw new Error(`cannot reach the rendezvous at ${host}:${port} within ${START_TIMEOUT_MS / 1000} s (is process 0 running, and AMLAPI_RENDEZVOUS its address?)`)
+    await new Promise((resolve) => setTimeout(resolve, wait))
+  }
+}
+
+/** The local address this host sends from toward `host` (what its routes choose): the default bind of a joining process. */
+function localAddressToward (host: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = createSocket(isIPv6(host) ? 'udp6' : 'udp4')
+    s.once('error', () => { s.close(); resolve(host) })
+    // (a connected UDP socket sends nothing: the kernel only picks the route and the source address)
+    s.connect(9, host, () => {
+      const a = s.address().address
+      s.close()
+      resolve(a)
+    })
+  })
+}
+

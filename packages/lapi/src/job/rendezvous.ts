@@ -1,0 +1,132 @@
+/**
+ * The rendezvous of a job of several processes: where they prove the job key, publish their
+ * transport's address and get the job (the address table, the program, the settings). `lapirun
+ * --procs` runs it in the launcher (job/processes.ts); under `lapirun --join` rank 0 runs it at
+ * AMLAPI_RENDEZVOUS (job/join.ts).
+ *
+ * Protocol (length-prefixed msgpackr, transport/messages.ts), per process:
+ *   rendezvous → {t:'challenge', n}            process → {t:'hello', rank, n, p: proof(key,'join',…)}
+ *   rendezvous → {t:'welcome', p: proof(key,'rendezvous',…)}   process → {t:'addr', host, port}
+ *   rendezvous → {t:'job', table, numTasks, program, args, config, label, graceMs, data, timeoutMs}  (once all are in)
+ *   process → {t:'fail', task, reason} (its first failure)    rendezvous → {t:'abort', task, reason} (to all)
+ *   process → {t:'done', codes}                                  (its tasks' exit codes, then it exits)
+ * A connection that does not prove the key is told {t:'refused', why} and closed, and a warning
+ * logged with its address.
+ */
+import { createServer, type Server, type Socket } from 'node:net'
+import type { Logger } from 'pino'
+import { makeNonce, proof, sameProof } from '../transport/auth.js'
+import type { PeerAddress } from '../transport/contract.js'
+import { encodeMessage, field, readMessages } from '../transport/messages.js'
+import type { JobConfig } from '../config.js'
+
+/** What every process is told once all have met. */
+export interface RendezvousJob {
+  numTasks: number
+  /** The program's file URL (href). */
+  program: string
+  args: string[]
+  config: JobConfig
+  label: boolean
+  graceMs: number
+  data: unknown
+  timeoutMs?: number
+}
+
+export interface RendezvousOptions {
+  key: Uint8Array
+  procs: number
+  /** Address and port to listen on (port 0: any). */
+  host: string
+  port: number
+  job: RendezvousJob
+  log: Logger
+  /** A process reported a failure (the others are sent an abort by `abort`, which the caller decides on). */
+  onFail: (task: number, reason: string) => void
+  /** Process `rank` is done, with its tasks' exit codes. */
+  onDone: (rank: number, codes: unknown) => void
+  /** Every process has published its address (the job went out). */
+  onComplete?: () => void
+}
+
+export interface Rendezvous {
+  readonly port: number
+  /** Whether every process has published its address. */
+  readonly complete: boolean
+  /** Tells every process the job is aborted. */
+  abort: (task: number, reason: string) => void
+  close: () => void
+}
+
+/** Listens; resolves once it does (rejects when it cannot: a port in use, an address not here). */
+export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous> {
+  const P = o.procs
+  const socks: Array<Socket | null> = new Array<Socket | null>(P).fill(null)
+  const addrs: Array<PeerAddress | null> = new Array<PeerAddress | null>(P).fill(null)
+  let complete = false
+  const send = (r: number, m: unknown): void => {
+    const s = socks[r]
+    if (s !== null && !s.destroyed) s.write(encodeMessage(m))
+  }
+  const server: Server = createServer((sock) => {
+    const challenge = makeNonce()
+    let rank = -1
+    sock.on('error', () => { /* its process's end says what happened */ })
+    sock.write(encodeMessage({ t: 'challenge', n: challenge }))
+    readMessages(sock, (m) => {
+      const t = field(m, 't')
+      if (rank < 0) {
+        const r = field(m, 'rank'); const nc = field(m, 'n')
+        if (t !== 'hello' || typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P || !(nc instanceof Uint8Array) ||
+          !sameProof(field(m, 'p'), proof(o.key, 'join', challenge, nc, r)) || socks[r] !== null) {
+          const why = t === 'hello' && typeof r === 'number' && r >= 0 && r < P && socks[r] !== null ? `rank ${r} is in the job already` : 'it did not prove the job key'
+          o.log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, rank: r, why }, 'rendezvous: refused a process')
+          sock.end(encodeMessage({ t: 'refused', why }))
+          setTimeout(() => sock.destroy(), 1000).unref()
+          return
+        }
+        rank = r
+        socks[r] = sock
+        sock.write(encodeMessage({ t: 'welcome', p: proof(o.key, 'rendezvous', challenge, nc, r) }))
+        return
+      }
+      switch (t) {
+        case 'addr': {
+          const host = field(m, 'host'); const port = field(m, 'port')
+          if (typeof host !== 'string' || typeof port !== 'number') { sock.destroy(); return }
+          addrs[rank] = { host, port }
+          if (!complete && addrs.every((a) => a !== null)) {
+            complete = true
+            for (let r = 0; r < P; r++) send(r, { t: 'job', table: addrs, ...o.job })
+            o.onComplete?.()
+          }
+          break
+        }
+        case 'fail': {
+          const task = field(m, 'task'); const reason = field(m, 'reason')
+          o.onFail(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'failed')
+          break
+        }
+        case 'done':
+          o.onDone(rank, field(m, 'codes'))
+          break
+        default: break
+      }
+    }, () => sock.destroy())
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(o.port, o.host, () => { server.off('error', reject); resolve() })
+  })
+  const a = server.address()
+  const port = typeof a === 'object' && a !== null ? a.port : 0
+  return {
+    port,
+    get complete () { return complete },
+    abort: (task, reason) => { for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason }) },
+    close: () => {
+      for (const s of socks) s?.destroy()
+      server.close()
+    },
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * `lapirun --join`: processes started by someone else (here: this test, as a script would) find
+ * their rank, meet at process 0's rendezvous with the job key, and run one job; strangers with a
+ * wrong key are refused; a lost process ends the others.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { placementFromEnv } from '@amlapi/lapi/internal'
+import { FIXTURES } from '../helpers/job.js'
+import { LAPIRUN, runNode } from '../helpers/run.js'
+
+/** A free loopback port (for process 0's rendezvous). */
+async function freePort (): Promise<number> {
+  return await new Promise((resolve) => {
+    const s = createServer()
+    s.listen(0, '127.0.0.1', () => { const a = s.address(); s.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0)) })
+  })
+}
+
+interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null> }
+
+/** Starts `lapirun --join` as rank `rank` of `size` with `env` added. */
+function member (rank: number, size: number, env: NodeJS.ProcessEnv, args: string[]): Proc {
+  const p = spawn(process.execPath, [LAPIRUN, '--join', ...args], { env: { ...process.env, AMLAPI_RANK: String(rank), AMLAPI_SIZE: String(size), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const r: Proc = { p, out: '', err: '', code: new Promise((resolve) => p.on('close', (c) => resolve(c))) }
+  p.stdout!.on('data', (d: Buffer) => { r.out += d.toString() })
+  p.stderr!.on('data', (d: Buffer) => { r.err += d.toString() })
+  // (no test leaves one behind)
+  setTimeout(() => p.kill('SIGKILL'), 40_000).unref()
+  return r
+}
+
+describe('lapirun --join', () => {
+  it('reads rank and size from the first launcher variables found, and warns when others disagree', () => {
+    expect(placementFromEnv({})).toEqual({ rank: 0, size: 1, source: '', warnings: [] })
+    expect(placementFromEnv({ AMLAPI_RANK: '2', AMLAPI_SIZE: '4' })).toMatchObject({ rank: 2, size: 4, source: 'AMLAPI_RANK/AMLAPI_SIZE', warnings: [] })
+    expect(placementFromEnv({ PMI_RANK: '1', PMI_SIZE: '3', OMPI_COMM_WORLD_RANK: '1', OMPI_COMM_WORLD_SIZE: '3' })).toMatchObject({ rank: 1, size: 3, source: 'PMI_RANK/PMI_SIZE', warnings: [] })
+    expect(placementFromEnv({ OMPI_COMM_WORLD_RANK: '0', OMPI_COMM_WORLD_SIZE: '2' })).toMatchObject({ rank: 0, size: 2 })
+    expect(placementFromEnv({ PMIX_RANK: '3', SLURM_NTASKS: '8' })).toMatchObject({ rank: 3, size: 8, source: 'PMIX_RANK/SLURM_NTASKS' })
+    expect(placementFromEnv({ SLURM_PROCID: '5', SLURM_NTASKS: '6' })).toMatchObject({ rank: 5, size: 6, source: 'SLURM_PROCID/SLURM_NTASKS' })
+    // a rank without its size is no source
+    expect(placementFromEnv({ PMI_RANK: '1', SLURM_PROCID: '0', SLURM_NTASKS: '2' })).toMatchObject({ rank: 0, size: 2, source: 'SLURM_PROCID/SLURM_NTASKS' })
+    const w = placementFromEnv({ AMLAPI_RANK: '0', AMLAPI_SIZE: '2', SLURM_PROCID: '1', SLURM_NTASKS: '2' })
+    expect(w).toMatchObject({ rank: 0, size: 2 })
+    expect(w.warnings).toEqual(['SLURM_PROCID/SLURM_NTASKS say rank 1 of 2, but AMLAPI_RANK/AMLAPI_SIZE (used) say rank 0 of 2'])
+    expect(() => placementFromEnv({ AMLAPI_RANK: '2', AMLAPI_SIZE: '2' })).toThrow(/AMLAPI_RANK=2 is not below AMLAPI_SIZE=2/)
+    expect(() => placementFromEnv({ AMLAPI_RANK: 'x', AMLAPI_SIZE: '2' })).toThrow(/AMLAPI_RANK=x is not a whole number/)
+  })
+
+  for (const transport of ['tcp', 'udp']) {
+    it(`two processes of two tasks each run one job over ${transport}`, async () => {
+      const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
+      const args = ['--tasks-per-proc', '2', '--transport', transport, FIXTURES + 'lapi/putget.mjs']
+      // (process 1 first: it waits for the rendezvous to come up)
+      const ps = [member(1, 2, env, args), member(0, 2, env, args)]
+      const codes = await Promise.all(ps.map((p) => p.code))
+      expect(codes, ps.map((p) => p.err).join('\n')).toEqual([0, 0])
+      expect(ps[1]!.out.match(/putget ok/g)).toHaveLength(2)
+      expect(ps[0]!.out.match(/putget ok/g)).toHaveLength(2)
+      expect((ps[0]!.out + ps[1]!.out).match(/task (\d) putget ok/g)!.map((l) => l[5]).sort()).toEqual(['0', '1', '2', '3'])
+    }, 45_000)
+  }
+
+  it('a process with a wrong key is refused at the rendezvous with a logged reason; one without a key is a usage error', async () => {
+    const port = await freePort()
+    const key = randomBytes(32).toString('hex')
+    const good = member(0, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: key, AMLAPI_LOG_LEVEL: 'warn' }, [FIXTURES + 'lapi/putget.mjs'])
+    const bad = member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }, [FIXTURES + 'lapi/putget.mjs'])
+    expect(await bad.code).toBe(1)
+    expect(bad.err).toMatch(/the rendezvous refused this process: it did not prove the job key/)
+    for (let i = 0; i < 100 && !good.err.includes('refused a process'); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(good.err).toMatch(/"why":"it did not prove the job key","msg":"rendezvous: refused a process"/)
+    good.p.kill('SIGKILL')
+    await good.code
+    const none = await runNode([LAPIRUN, '--join', FIXTURES + 'lapi/putget.mjs'], { env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: '' } })
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/a host:port rendezvous needs AMLAPI_JOB_KEY.*openssl rand -hex 32/)
+    const short = await runNode([LAPIRUN, '--join', FIXTURES + 'lapi/putget.mjs'], { env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: 'abcd' } })
+    expect(short.code).toBe(2)
+    expect(short.stderr).toMatch(/AMLAPI_JOB_KEY must have at least 128 bits/)
+  }, 45_000)
+
+  for (const transport of ['tcp', 'udp']) {
+    it(`a process killed with kill -9 ends the other, which names its task (${transport})`, async () => {
+      const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
+      const args = ['--transport', transport, FIXTURES + 'lapi/lose.mjs']
+      const ps = [member(0, 2, env, args), member(1, 2, env, args)]
+      for (let i = 0; i < 400 && !/task 1 pid (\d+)/.test(ps[1]!.out); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      const pid = Number(/task 1 pid (\d+)/.exec(ps[1]!.out)![1])
+      const t0 = performance.now()
+      process.kill(pid, 'SIGKILL')
+      expect(await ps[0]!.code).not.toBe(0)
+      expect(performance.now() - t0).toBeLessThan(8000)
+      expect(ps[0]!.err).toMatch(/task 1 failed: process 1 \(task 1\) was lost: /)
+      await ps[1]!.code
+    }, 45_000)
+  }
+})
