@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    // (the tiers have npm scripts of their own: test:netns)
+    exclude: ['test/tiers/**', '**/node_modules/**'],
     pool: 'forks',
     // One test file at a time. Multi-task tests run two to four spinning worker threads each, which
     // fill a 2-CPU machine by themselves: with two files at once, the spin-budget test (which

@@ -106,6 +106,7 @@ export class TcpTransport implements Transport {
 
   connect (table: PeerAddress[], events: TransportEvents): Promise<void> {
     this.events = events
+    for (const s of this.early.splice(0)) if (!s.destroyed) this.accept(s)
     const { rank, size } = this.o
     const want = size - 1
     return new Promise<void>((resolve, reject) => {
@@ -152,11 +153,20 @@ export class TcpTransport implements Transport {
     }, (why) => { sock.destroy(); fail(new Error(`tcp: process ${r} sent ${why}`)) })
   }
 
+  /** Connections accepted before `connect` (their handshake waits for it). */
+  private readonly early: Socket[] = []
   /** Connections accepted whose handshake is not done (a close ends them: a silent stranger must not hold the process). */
   private readonly pending = new Set<Socket>()
 
   /** A connection from a higher rank: challenge it. */
   private accept (sock: Socket): void {
+    // (a peer that got the address table first may connect before this process knows the job and
+    // has the frame path's memory: its handshake starts once `connect` is called)
+    if (this.events === null) {
+      this.early.push(sock)
+      sock.on('error', () => {})
+      return
+    }
     const { rank, size, key, log } = this.o
     sock.setNoDelay(true)
     const challenge = makeNonce()
@@ -279,6 +289,7 @@ export class TcpTransport implements Transport {
     }
     this.server?.close()
     for (const s of this.pending) s.destroy()
+    for (const s of this.early) s.destroy()
     return Promise.all(waits).then(() => undefined)
   }
 }
