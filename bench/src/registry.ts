@@ -21,4 +21,5 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'lapi.am', load: () => import('./benchmarks/lapi-am.js') },
   { name: 'am2', load: () => import('./benchmarks/am2.js') },
   { name: 'net', load: () => import('./benchmarks/net.js') },
+  { name: 'net.udp', load: () => import('./benchmarks/net-udp.js') },
 ]

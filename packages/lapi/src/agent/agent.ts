@@ -425,7 +425,8 @@ export class Agent {
    */
   private unread (p: number): boolean {
     if (this.engine.path.unparsed(p) > 0) return true
-    for (let k = 0; k < this.inbound.length; k += 3) if (this.inbound[k] === p) return true
+    // (-1: a datagram, whose sender is known once it is taken in)
+    for (let k = 0; k < this.inbound.length; k += 3) if (this.inbound[k] === p || this.inbound[k] === -1) return true
     let queued = true
     this.engine.locked(() => { queued = this.engine.controlQueued })
     return queued

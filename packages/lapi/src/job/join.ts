@@ -118,7 +118,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   let key: Uint8Array
   try { key = parseKey(keyText) } catch (e) { throw new JoinError((e as Error).message) }
   const config = resolveConfig(o.config, env)
-  checkJobFits(numTasks, config, at.size, [at.rank])
+  checkJobFits(numTasks, config, at.size, [at.rank], undefined, (o.transport ?? env['AMLAPI_TRANSPORT']) === 'udp')
   const log = logger('lapi:join', { rank: at.rank })
   let server: Awaited<ReturnType<typeof serveRendezvous>> | null = null
   let startTimer: NodeJS.Timeout | undefined

@@ -119,7 +119,7 @@ export async function runMember (o: MemberOptions): Promise<number> {
   started = true
 
   notJoined = null
-  checkJobFits(job.numTasks, job.config, size, [rank])
+  checkJobFits(job.numTasks, job.config, size, [rank], undefined, net.transport === 'udp')
   const spec = createJob(job.numTasks, job.config, {
     procs: size,
     rank,

@@ -39,7 +39,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
   const graceMs = opts.graceMs ?? ABORT_GRACE_MS
   // every process runs on this host
-  checkJobFits(n, config, P, Array.from({ length: P }, (_, r) => r))
+  checkJobFits(n, config, P, Array.from({ length: P }, (_, r) => r), undefined, (opts.transport ?? (opts.env ?? process.env)['AMLAPI_TRANSPORT']) === 'udp')
   const key = makeKey()
   const log = logger('lapi:job', { procs: P })
   const out = opts.stdout ?? process.stdout

@@ -10,7 +10,7 @@ import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
 import { controlLayout, createControl } from './control.js'
 import { createStreamShared, streamBufferBytes, streamMemoryBytes, type StreamShared } from '../transport/stream-path.js'
-import { createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
+import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
 import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
@@ -193,7 +193,7 @@ export const WORKER_BYTES = 16 * 1024 * 1024
 export const PER_PEER_BYTES = 512
 
 /** What one process holding `localTasks` tasks of a job of `numTasks` over `procs` processes needs, in bytes, and its parts per task. */
-export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number): { bytes: number, segment: number, rings: number, thread: number } {
+export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number, udp = false): { bytes: number, segment: number, rings: number, thread: number } {
   const page = 65536
   const ring = ringGeometry(localTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
   const inbox = Math.ceil(ring.rings * ring.ringBytes / page) * page
@@ -201,7 +201,9 @@ export function processMemory (numTasks: number, config: JobConfig, localTasks: 
   const rings = inbox + netOut
   const thread = WORKER_BYTES + PER_PEER_BYTES * numTasks
   // (the frame path's buffers and the agent's control queue, once per process)
-  const frames = procs > 1 ? streamMemoryBytes(procs, streamBufferBytes(numTasks)) + 2 * streamBufferBytes(numTasks) : 0
+  let frames = procs > 1 ? streamMemoryBytes(procs, streamBufferBytes(numTasks)) + 2 * streamBufferBytes(numTasks) : 0
+  // (udp: at most a window of the largest datagrams per peer, and two datagram buffers)
+  if (procs > 1 && udp) frames += (procs * MAX_WINDOW + 2) * 65536
   const bytes = localTasks * (config.segmentSize + rings + thread) + controlLayout(numTasks).byteLength + frames
   return { bytes, segment: config.segmentSize, rings, thread }
 }
@@ -226,11 +228,11 @@ const MiB = (b: number): string => `${(b / 2 ** 20).toFixed(b < 2 ** 20 ? 2 : 0)
  * need more memory than the host allows (`memoryLimit`): segments, inbox rings and task threads,
  * all of which a job may touch in full. Called before anything is started.
  */
-export function checkJobFits (numTasks: number, config: JobConfig, procs: number, ranks: number[], limit = memoryLimit()): void {
+export function checkJobFits (numTasks: number, config: JobConfig, procs: number, ranks: number[], limit = memoryLimit(), udp = false): void {
   let need = 0
-  let per = processMemory(numTasks, config, 1, procs)
+  let per = processMemory(numTasks, config, 1, procs, udp)
   for (const r of ranks) {
-    const m = processMemory(numTasks, config, placement(numTasks, procs, r).count, procs)
+    const m = processMemory(numTasks, config, placement(numTasks, procs, r).count, procs, udp)
     need += m.bytes
     per = m
   }

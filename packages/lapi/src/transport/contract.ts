@@ -12,7 +12,8 @@
  * A transport connects the job's processes (ranks 0 … P-1) pairwise and carries **frames**:
  *
  *   - **Reliable, in order per pair of processes.** Every frame sent to a peer arrives once, intact,
- *     in the order it was sent, or the peer is declared lost (`onPeerLost`). (The agent relies on
+ *     in the order it was sent, or the peer is declared lost (`onPeerLost`); tcp has it from the
+ *     stream, udp makes it (transport/datagram-path.ts). (The agent relies on
  *     the order: a Put's last packet comes after its others, a rendezvous FIN after its data.)
  *   - **Back-pressure is a return value.** `send` queues a copy and returns 0, or BACKPRESSURE when
  *     the peer's queue is over its limit (the frame is queued all the same): the agent stops taking
@@ -74,8 +75,9 @@ export interface TransportStats {
 export interface TransportEvents {
   /**
    * The first `len` bytes of `chunk`, which the agent's event loop read from `peer` while it reads
-   * (`Transport.agentReads(true)`), for the frame path. `chunk` may be the transport's own read
-   * buffer: valid during the call only (what must wait is copied).
+   * (`Transport.agentReads(true)`), for the frame path; `peer` -1: a datagram, which names its
+   * sender itself. `chunk` may be the transport's own read buffer: valid during the call only
+   * (what must wait is copied).
    */
   onBytes (peer: number, chunk: Uint8Array, len: number): void
   /** Peer `peer` is gone (once per peer): `reason` in words; `normal` after its goodbye. */
