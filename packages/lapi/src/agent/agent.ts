@@ -118,8 +118,12 @@ export class Agent {
   onBytes (peer: number, chunk: Uint8Array, len: number): void {
     const inb = this.inbound
     inb.push(peer, chunk, len)
-    // (a read that filled the event loop's buffer: more is waiting, a bulk stream)
+    // (a read that filled the event loop's buffer: more is waiting, a bulk stream. A datagram
+    // (peer -1): the others waiting are read by a round of our own, straight into the frame path,
+    // once the event loop is past its I/O — libuv reads datagrams in batches (recvmmsg) before it
+    // hands them over one by one, and what a round read earlier would overtake the batch's rest)
     if (len >= FULL_READ) this.drain = true
+    else if (peer < 0 && !this.drainNext) { this.drainNext = true; this.roundQueued = false; this.later() }
     this.round()
     // (what waits for the lock or for room is copied out of the transport's buffer, which the next
     // read reuses; a Buffer's slice would be a view of it)
@@ -128,6 +132,8 @@ export class Agent {
 
   /** Whether the next round reads the connections itself after what the event loop read (see onBytes). */
   private drain = false
+  /** Whether the round `later` runs next reads the datagrams waiting itself (see onBytes). */
+  private drainNext = false
 
   /** Starts serving (after the transport is connected). */
   start (): void {
@@ -333,7 +339,11 @@ export class Agent {
   private later (ms = 0): void {
     if (this.roundQueued) return
     this.roundQueued = true
-    const f = (): void => { this.roundQueued = false; if (this.running) this.onBell(); else if (this.inbound.length > 0) this.round() }
+    const f = (): void => {
+      this.roundQueued = false
+      if (this.drainNext) { this.drainNext = false; this.drain = Atomics.load(this.w, W_OWNER) === OWNER_AGENT }
+      if (this.running) this.onBell(); else if (this.inbound.length > 0) this.round()
+    }
     if (ms === 0) setImmediate(f)
     else setTimeout(f, ms)
   }

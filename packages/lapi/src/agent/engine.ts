@@ -377,6 +377,15 @@ export class NetEngine {
     return ok
   }
 
+  /**
+   * Whether a direct chunk of `len` payload bytes toward task `tgt` could go now (`putDirect`'s
+   * wait): nothing of this process waits to be written, and the send queue toward it has room
+   * (a datagram path's queue holds what is not acknowledged yet). A plain look, without the lock.
+   */
+  putDirectReady (tgt: number, len: number): boolean {
+    return !this.pendingOut && this.path.room(this.procOf[tgt]!, ANSWER_BYTES + len, false)
+  }
+
   /** Whether packets wait in a ring toward the network (under the lock). */
   private ringsPending (): boolean {
     for (const t of this.tasks) if (t.out.available() > 0) return true
@@ -393,9 +402,13 @@ export class NetEngine {
     if (!this.tryLock()) { Atomics.store(this.w, W_TXPEND, 1); return false }
     Atomics.store(this.w, W_TXPEND, 0)
     this.owing = true
+    const freed = this.path.freed
     try {
       const read = first()
       this.work(read, true)
+      // (room toward a peer came: a task asleep while a large Put waits for it wakes; one asleep in
+      // a counter wait does not)
+      if (this.path.freed !== freed) for (const t of this.tasks) this.bell(t, BELL_ACK)
     } finally {
       try { this.release() } finally { this.payBells() }
     }

@@ -66,8 +66,10 @@ export class RemoteOps {
   /** The id of the last Get or Rmw that waits for an answer here. */
   lastId = 0
 
-  /** Whether nothing of this process waits to be written to the network (a large Put's chunks wait for it). */
-  private readonly netDrained = (): boolean => !this.c.net!.pendingOut
+  /** Whether the next chunk of a large Put can go (nothing waits to be written, and room toward its target). */
+  private readonly netDrained = (): boolean => this.c.net!.putDirectReady(this.directTgt, this.directLen)
+  private directTgt = 0
+  private directLen = 0
 
   /** The operation `answered` asks about (one predicate, kept: a wait allocates nothing). */
   private awaited = 0
@@ -122,6 +124,7 @@ export class RemoteOps {
       // while the connection is busy: wait (making progress) until what waits for it is written,
       // then try again; a send that may not wait (in a header handler) takes the ring instead
       while (!net.putDirect(c.taskId, tgt, last ? flags | F_LAST : 0, tgtAddr, pos, len, last ? tgtCntr : 0, last ? cmplCntr : 0, data, base + pos, n)) {
+        this.directTgt = tgt; this.directLen = n
         if (c.waitUntil(this.netDrained, WaitCall.SEND) !== S.SUCCESS) { this.putRing(tgt, tgtAddr, src, so, pos, pos + n, len, tgtCntr, cmplCntr, flags); break }
       }
       pos += n

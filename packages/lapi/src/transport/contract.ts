@@ -115,6 +115,8 @@ export interface FramePath {
   readonly peers: number
   /** How often this thread's writes and reads moved bytes: grows while the path makes progress. */
   readonly moved: number
+  /** Grows whenever room came in a peer's send queue (bytes written, or acknowledged), by any thread. */
+  readonly freed: number
   /** Whether `peer`'s queue has room now for a frame of `len` body bytes (after writing what it can, if `write`). */
   room (peer: number, len: number, write: boolean): boolean
   /**
@@ -129,7 +131,7 @@ export interface FramePath {
    * otherwise, and nothing is sent.
    */
   sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean
-  /** Writes what is queued, as much as the network takes now; returns the bytes still queued. */
+  /** Writes what is queued, as much as the network takes now; returns the bytes still queued (not yet written once). */
   flush (): number
   /** Bytes queued and not yet written. */
   queued (): number

@@ -64,6 +64,8 @@ export interface StreamShared {
   wasm: boolean
   pages: number
   cap: number
+  /** Bytes of each peer's send buffer (a stream path's: `cap`; a datagram path's holds its window in flight too). */
+  txCap: number
   procs: number
   /** Fault injection (`--faults corrupt=P`): the probability that a frame goes out corrupt, and the generator's state (Int32). */
   corrupt: { p: number, rng: SharedArrayBuffer } | null
@@ -91,11 +93,11 @@ export function createStreamShared (procs: number, bufBytes: number, corrupt: { 
   try { mem = sharedMemory(pages) } catch { mem = { buffer: new SharedArrayBuffer(bytes) }; wasm = false }
   let c: StreamShared['corrupt'] = null
   if (corrupt !== null) { c = { p: corrupt.p, rng: new SharedArrayBuffer(4) }; new Int32Array(c.rng)[0] = corrupt.seed }
-  return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, procs, corrupt: c }
+  return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, txCap: bufBytes, procs, corrupt: c }
 }
 
 /** Where peer `p`'s receive buffer starts in the memory (its send buffer follows it). */
-function rxAt (s: StreamShared, p: number): number { return IO_SCRATCH_BYTES + 2 * p * s.cap }
+function rxAt (s: StreamShared, p: number): number { return IO_SCRATCH_BYTES + p * (s.cap + s.txCap) }
 
 /** Sets the descriptor of peer `p`'s connection (the agent, once the handshake is done). */
 export function setPeerFd (s: StreamShared, p: number, fd: number): void {
@@ -125,6 +127,7 @@ export class StreamPath implements FramePath {
   protected readonly txv: DataView[]
   protected readonly rxv: DataView[]
   protected readonly cap: number
+  protected readonly txCap: number
   readonly peers: number
   protected readonly self: number
   /** Peers this thread queued a goodbye for. */
@@ -159,6 +162,7 @@ export class StreamPath implements FramePath {
     this.st = new Float64Array(s.stats)
     const buf = s.mem.buffer
     this.cap = s.cap
+    this.txCap = s.txCap
     this.peers = s.procs
     this.rxAt = new Int32Array(s.procs)
     this.txAt = new Int32Array(s.procs)
@@ -167,9 +171,9 @@ export class StreamPath implements FramePath {
       this.rxAt[p] = rxAt(s, p)
       this.txAt[p] = rxAt(s, p) + s.cap
       this.rx.push(new Uint8Array(buf, this.rxAt[p], s.cap))
-      this.tx.push(new Uint8Array(buf, this.txAt[p], s.cap))
+      this.tx.push(new Uint8Array(buf, this.txAt[p], s.txCap))
       this.rxv.push(new DataView(buf, this.rxAt[p], s.cap))
-      this.txv.push(new DataView(buf, this.txAt[p], s.cap))
+      this.txv.push(new DataView(buf, this.txAt[p], s.txCap))
     }
     this.ends = new Array<FdEnd | null>(s.procs).fill(null)
     let io: FdIo | null = null
@@ -182,6 +186,9 @@ export class StreamPath implements FramePath {
 
   /** How often this thread moved bytes (a write or read that moved some): grows while the path makes progress. */
   get moved (): number { return this.movedCount }
+
+  /** Grows whenever room came in a peer's send queue, by any thread (a stream's: bytes written). */
+  get freed (): number { return this.st[S_WRITES]! }
 
   /** Whether this thread reads and writes the send queue and receive buffers through WASI (false: Node's fs calls). */
   get wasi (): boolean { return this.io !== null }
@@ -241,9 +248,9 @@ export class StreamPath implements FramePath {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
     const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
-    if (this.w[we]! - this.w[ws]! + need <= this.cap) return true
+    if (this.w[we]! - this.w[ws]! + need <= this.txCap) return true
     if (write) this.writeOut(peer)
-    return this.w[we]! - this.w[ws]! + need <= this.cap
+    return this.w[we]! - this.w[ws]! + need <= this.txCap
   }
 
   /** Moves peer `p`'s queued bytes to the front of its send buffer; returns where they end. */
@@ -261,10 +268,10 @@ export class StreamPath implements FramePath {
     const b = this.tx[peer]!
     const we = this.word(peer, TX_END)
     let end = this.w[we]!
-    if (end + need > this.cap) {
+    if (end + need > this.txCap) {
       this.writeOut(peer)
       end = this.compactTx(peer)
-      if (end + need > this.cap) return BACKPRESSURE
+      if (end + need > this.txCap) return BACKPRESSURE
     }
     this.frameHeader(b, end, len, kind, dst)
     if (this.corrupt !== 0 && nextRandom(this.rng!, 0) < this.corrupt) b[end + 4] = FRAME_VERSION ^ 0x80
@@ -279,7 +286,7 @@ export class StreamPath implements FramePath {
   sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean {
     if (!this.open(peer)) return true
     const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
-    if (this.w[we]! !== this.w[ws]! || FRAME_HEADER_BYTES + headLen + len > this.cap) return false
+    if (this.w[we]! !== this.w[ws]! || FRAME_HEADER_BYTES + headLen + len > this.txCap) return false
     // the frame's header and `head` go through the (empty) queue, the data after them
     const b = this.tx[peer]!
     const hl = FRAME_HEADER_BYTES + headLen
