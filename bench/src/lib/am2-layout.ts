@@ -18,6 +18,12 @@ export const Am2Op = {
   LONG_BW: 5,
   /** `iterations` Medium messages of `size` bytes (AM_MaxMedium chunks), each answered. */
   MEDIUM_BW: 6,
+  /**
+   * As SHORT_RTT, each round trip timed on its own; the run's figure is the median round trip
+   * (times `iterations`): what a loss costs the round trips it hits does not move it, only how
+   * many it hits.
+   */
+  SHORT_RTT_MEDIAN: 7,
 } as const
 
 /** Argument counts a Short round trip or the rate can use: their size is 4 bytes per argument. */
