@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { runJob } from '@amlapi/lapi'
 import { FIXTURES, runFixture } from '../helpers/job.js'
 
-/** Seeds of the in-suite fault runs (more in `npm run test:faults`: docs/transports.md). */
+/** Seeds of the in-suite fault runs (more, over the whole conformance suite, in `npm run test:faults`: docs/transports.md). */
 const SEEDS = [1, 2, 3]
 const FAULTS = 'drop=0.05,dup=0.01,reorder=0.25,corrupt=0.001'
 
@@ -53,7 +53,6 @@ describe('udp transport', () => {
       { file: 'lapi/rmw.mjs', tasks: 4, ok: 'rmw ok' },
       { file: 'am/stress.mjs', tasks: 4, args: ['1500'], ok: 'am stress ok', segment: 8 << 20 },
       { file: 'am2/xfer.mjs', tasks: 2, ok: 'am2 xfer ok', segment: 16 << 20 },
-      { file: 'lapi/bulk.mjs', tasks: 3, ok: 'bulk ok', segment: 16 << 20 },
     ]
     for (const seed of SEEDS) {
       for (const p of programs) {

@@ -89,7 +89,7 @@ export const PEER_TIMEOUT_MS = 5000
 /** Unacknowledged datagrams received after which an acknowledgement goes at once (a one-way stream's sender keeps going). */
 const ACK_EVERY = 4
 /** How long a closing process that has everything acknowledged still answers peers that did not say goodbye, ms. */
-const LINGER_MS = 4 * RTO_MIN_MS
+const LINGER_MS = 20
 /** Payload bytes from which an unaligned payload is copied to an aligned place to be summed. */
 const ALIGN_COPY = 256
 /** Datagrams one poll reads at most (the rest wait for the next). */

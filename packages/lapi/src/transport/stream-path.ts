@@ -274,7 +274,8 @@ export class StreamPath implements FramePath {
       if (end + need > this.txCap) return BACKPRESSURE
     }
     this.frameHeader(b, end, len, kind, dst)
-    if (this.corrupt !== 0 && nextRandom(this.rng!, 0) < this.corrupt) b[end + 4] = FRAME_VERSION ^ 0x80
+    // (the fault injector's corrupt frame: a length no receiver can follow, so the connection ends, named)
+    if (this.corrupt !== 0 && nextRandom(this.rng!, 0) < this.corrupt) { b[end] = 0xf0; b[end + 1] = 0xff; b[end + 2] = 0xff; b[end + 3] = 0xff }
     const d = end + FRAME_HEADER_BYTES
     if (len <= WORD_COPY) copySmall(this.txv[peer]!, b, d, dv, u8, off, len)
     else copyBuf(b, d, u8, off, len, false)
@@ -495,14 +496,7 @@ export class StreamPath implements FramePath {
       if (end - at < FRAME_HEADER_BYTES + len) break
       const ver = b[at + 4]!
       const kind = b[at + 5]!
-      if (ver !== FRAME_VERSION) {
-        // (a stream that delivers a corrupt frame cannot be trusted past it: the connection ends, named)
-        this.st[S_FRAMES_DROPPED]!++
-        Atomics.or(this.w, this.word(p, FLAGS), PEER_MALFORMED)
-        at = end
-        break
-      }
-      if (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE) {
+      if (ver !== FRAME_VERSION || (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE)) {
         this.st[S_FRAMES_DROPPED]!++
       } else if (kind === FRAME_BYE) {
         this.onBye(p)
