@@ -15,23 +15,13 @@ import { TcpTransport } from '../transport/tcp.js'
 import { UdpTransport } from '../transport/udp.js'
 import type { DatagramShared } from '../transport/datagram-path.js'
 import { netSettings } from './net-settings.js'
-import type { JobConfig } from '../config.js'
 import { logger } from '../log.js'
 import { failureLine, runTasks, type RunJobOptions } from './run-job.js'
 import { checkJobFits, createJob } from './spec.js'
+import type { RendezvousJob } from './rendezvous.js'
 
 /** The job as the rendezvous describes it. */
-interface JobMessage {
-  table: PeerAddress[]
-  numTasks: number
-  program: string
-  args: string[]
-  config: JobConfig
-  label: boolean
-  graceMs: number
-  data: unknown
-  timeoutMs?: number
-}
+type JobMessage = RendezvousJob & { table: PeerAddress[] }
 
 export interface MemberOptions {
   rank: number
