@@ -122,7 +122,6 @@ const U_PEER_MAX = 9
 const U_LOST = 10
 const U_SESSION_LO = 11
 const U_SESSION_HI = 12
-const U_HEARD = 13
 // ── global times (Float64): the next time a tick is due ──
 const T_DUE = 0
 const T_GLOBAL = 4
@@ -768,7 +767,6 @@ export class DatagramPath extends StreamPath {
     }
     ds[D_RECEIVED]!++
     this.t[this.tw(src, T_HEARD)] = now
-    this.u[this.uw(src, U_HEARD)]!++
     this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true), now)
     if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), at + hl, len, now)
   }
