@@ -83,6 +83,25 @@ describe('lapirun --join', () => {
   }, 45_000)
 
   for (const transport of ['tcp', 'udp']) {
+    it(`a lost process: LAPI's err_hndlr hears of it, and AM-2 requests in flight to it come back to handler 0 as EUNREACHABLE (${transport})`, async () => {
+      for (const [file, want] of [['lapi/lost-handler.mjs', /^err_hndlr code 421 type 4 task 1 src 0$/m], ['am2/lost.mjs', /^lost: status 9 opcode 1$/m]] as const) {
+        const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
+        const args = ['--transport', transport, FIXTURES + file]
+        const ps = [member(0, 2, env, args), member(1, 2, env, args)]
+        for (let i = 0; i < 400 && !(/task 0 pid (\d+)/.test(ps[0]!.out) && /task 1 pid/.test(ps[1]!.out)); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        const pid = Number(/task 0 pid (\d+)/.exec(ps[0]!.out)![1])
+        const t0 = performance.now()
+        process.kill(pid, 'SIGKILL')
+        expect(await ps[1]!.code, file).not.toBe(0)
+        expect(performance.now() - t0, file).toBeLessThan(8000)
+        expect(ps[1]!.out, file).toMatch(want)
+        // (every request in flight came back: AM-2 keeps 4 of them to a peer here)
+        if (file === 'am2/lost.mjs') expect(ps[1]!.out.match(/^lost: /gm)?.length).toBe(4)
+        expect(ps[1]!.err, file).toMatch(/task 0 failed: process 0 \(task 0\) was lost: /)
+        await ps[0]!.code
+      }
+    }, 45_000)
+
     it(`a process killed with kill -9 ends the other, which names its task (${transport})`, async () => {
       const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
       const args = ['--transport', transport, FIXTURES + 'lapi/lose.mjs']

@@ -3,7 +3,7 @@
  * request holds one of its peer's instances (a `Peer`'s free stack and records, taken by the
  * request side) until its reply or its return frees it here; a request to a task that has left
  * the job comes back at once to handler 0 (EUNREACHABLE), and the outstanding requests to a peer
- * found gone come back too (ECONGESTION).
+ * found gone come back too (ECONGESTION when it left, EUNREACHABLE when it failed or was lost).
  */
 import { AmFault } from './constants.js'
 import type { Bundle, Endpoint, Peer } from './objects.js'
@@ -31,15 +31,19 @@ export class Flow extends Registry {
     this.enqueue(t, ep.bundle, true)
   }
 
-  /** Returns every outstanding request to a peer that left the job (ECONGESTION) and frees its instances. */
+  /**
+   * Returns every outstanding request to a peer that is gone and frees its instances: ECONGESTION
+   * when it left the job, EUNREACHABLE when it failed or its process was lost.
+   */
   protected failPeer (ep: Endpoint, p: Peer): void {
     const index = p.index
+    const status = this.lapi.taskFailed(p.task) ? AmFault.EUNREACHABLE : AmFault.ECONGESTION
     for (let inst = 0; inst < p.busy.length; inst++) {
       if (p.busy[inst] === 0) continue
       const b = inst * REC
       const r = p.rec
       this.releaseInstance(ep, p, inst)
-      this.returnLocally(ep, index, p, r[b]!, r[b + 1]!, r[b + 2]!, r.subarray(b + 6, b + 6 + r[b + 2]!), r[b + 3]!, r[b + 4]!, r[b + 5]!, AmFault.ECONGESTION)
+      this.returnLocally(ep, index, p, r[b]!, r[b + 1]!, r[b + 2]!, r.subarray(b + 6, b + 6 + r[b + 2]!), r[b + 3]!, r[b + 4]!, r[b + 5]!, status)
     }
   }
 

@@ -60,14 +60,24 @@ export class Poller extends Sender {
     // nothing in the inbox, nothing queued: a poll loop's empty round stays short, so a message
     // that arrives is seen sooner (the look leaves what it found for the dispatcher's round)
     if (b.queue.size === 0 && this.returns.length === 0 && !lapi.pending) {
-      if ((++this.emptyPolls & 255) === 0) this.checkPeers(b)
+      if ((++this.emptyPolls & 255) === 0) this.lookAround(b)
       return 0
     }
     this.directRuns = 0
     this.progressFor(b, false)
     const n = this.runQueued(b) + this.directRuns
-    if (n === 0 && (++this.emptyPolls & 255) === 0) this.checkPeers(b)
+    if (n === 0 && (++this.emptyPolls & 255) === 0) this.lookAround(b)
     return n
+  }
+
+  /**
+   * Now and then, in a poll that found nothing: requests outstanding to peers that are gone come
+   * back to handler 0 (at the next polls), and once none is left to hand over, a job being torn
+   * down (a task failed, a process was lost) ends the poll loop as it ends a blocking call.
+   */
+  private lookAround (b: Bundle): void {
+    this.checkPeers(b)
+    if (b.queue.size === 0 && this.returns.length === 0) this.lapi.checkAborted()
   }
 
   /** A poll made by a Request (the network, and handlers unless nested too deep). */

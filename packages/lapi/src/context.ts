@@ -133,6 +133,8 @@ export class Context implements RemoteHost {
     this.napMs = s.crowded ? POLL_NAP_MS : 0
     this.counters = new Counters(s, rings, this.checks, this.idler, this.remote)
     this.user = new UserCode(s, this.counters, info?.err_hndlr ?? null)
+    // (the job's abort is an asynchronous error about the task that caused it: an err_hndlr hears of it once)
+    this.idler.onAbortSeen = (cause) => this.user.reportAbort(cause)
     this.am = new ActiveMessages(s, rings, this.checks, this.table, this.counters, this.user, this.idler, this.remote)
     this.sender = this.am.send
     this.dispatcher = this.am.dispatcher
@@ -449,6 +451,15 @@ export class Context implements RemoteHost {
     const st = Atomics.load(this.ctl, taskWord(t, T_STATE))
     return st === TaskState.NEW || st === TaskState.RUNNING
   }
+
+  /** Whether task `t` failed or was lost. */
+  taskFailed (t: number): boolean {
+    if (!Number.isInteger(t) || t < 0 || t >= this.numTasks) return false
+    return Atomics.load(this.ctl, taskWord(t, T_STATE)) === TaskState.FAILED
+  }
+
+  /** Throws JobAbortedError once the job is being torn down (Lapi.checkAborted). */
+  checkAborted (): void { this.idler.checkAbort() }
 
   /**
    * taskAlive for hot send paths: one plain read of the task's state (no atomic call), so a task

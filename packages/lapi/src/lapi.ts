@@ -371,6 +371,15 @@ export class Lapi {
    */
   taskAliveHint (t: number): boolean { return this.ctx.taskAliveHint(t) }
 
+  /** Whether task `t` failed or was lost (not: left the job normally). */
+  taskFailed (t: number): boolean { return this.ctx.taskFailed(t) }
+
+  /**
+   * Throws JobAbortedError when the job is being torn down (a task failed or a process was lost),
+   * as every blocking LAPI call does; for loops that only poll (AM_Poll), which must notice too.
+   */
+  checkAborted (): void { this.ctx.checkAborted() }
+
   /** Whether a LAPI header handler of this task is running (no sending or waiting there). */
   get inHeaderHandler (): boolean { return this.ctx.inHeaderHandler }
 

@@ -102,10 +102,17 @@ export class Idler {
   checkAbort (): void {
     if (Atomics.load(this.ctl, W_ABORT) !== 0) {
       const cause = Atomics.load(this.ctl, W_ABORT_TASK)
-      if (!this.abortSeen) { this.abortSeen = true; this.s.log.debug({ cause }, 'the job is aborted: this task stops') }
+      if (!this.abortSeen) {
+        this.abortSeen = true
+        this.s.log.debug({ cause }, 'the job is aborted: this task stops')
+        this.onAbortSeen?.(cause)
+      }
       throw new JobAbortedError(cause)
     }
   }
+
+  /** Called once, when this task first sees the job's abort (caused by task `cause`, or -1). */
+  onAbortSeen: ((cause: number) => void) | null = null
 
   /**
    * One step of a blocking wait whose condition is not met: spin while the spin budget lasts, then

@@ -7,6 +7,7 @@
  */
 import { describeError } from '../errors.js'
 import { endTask } from '../job/failure.js'
+import { ErrClass } from '../constants.js'
 import { LapiStatus as S, statusName, statusText } from '../status.js'
 import type { ContextState } from '../core/state.js'
 import type { compl_hndlr_t, LAPI_err_hndlr, scompl_hndlr_t } from '../types.js'
@@ -44,6 +45,24 @@ export class UserCode {
       this.errHndlr(this.handle, code, cls, s.taskId, src)
     } catch (e) {
       s.log.error({ err: e }, 'the error handler threw')
+    } finally {
+      this.counters.userCode--
+    }
+  }
+
+  /**
+   * The job is aborted because of task `cause` (it failed, or its process was lost; -1: no task):
+   * the err_hndlr given at init hears of it (LAPI_ERR_TGT_PURGED, an internal error about that
+   * task) before the blocking call that saw it throws. Without one, nothing more is said here: the
+   * job's end names the cause.
+   */
+  reportAbort (cause: number): void {
+    if (this.errHndlr === null || cause === this.s.taskId) return
+    this.counters.enterUser()
+    try {
+      this.errHndlr(this.handle, S.ERR_TGT_PURGED, ErrClass.INT_ERR, this.s.taskId, cause)
+    } catch (e) {
+      this.s.log.error({ err: e }, 'the error handler threw')
     } finally {
       this.counters.userCode--
     }
