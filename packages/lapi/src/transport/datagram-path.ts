@@ -86,8 +86,6 @@ export const ACK_DELAY_MS = 0.25
 export const KEEPALIVE_MS = 500
 /** Default of the peer timeout: a peer silent this long is lost, ms (AMLAPI_PEER_TIMEOUT_MS). */
 export const PEER_TIMEOUT_MS = 5000
-/** Unacknowledged datagrams received after which an acknowledgement goes at once (a one-way stream's sender keeps going). */
-const ACK_EVERY = 4
 /** How long a closing process that has everything acknowledged still answers peers that did not say goodbye, ms. */
 const LINGER_MS = 20
 /** Payload bytes from which an unaligned payload is copied to an aligned place to be summed. */
@@ -352,6 +350,12 @@ export class DatagramPath extends StreamPath {
   private readonly mdv: DataView
   private readonly m32: Int32Array
   private readonly W: number
+  /**
+   * Datagrams received unacknowledged after which an acknowledgement goes at once, whatever comes
+   * back soon: half the window, so that a one-way stream's sender keeps going (acknowledging more
+   * often costs a flood of requests a datagram of its own each few requests).
+   */
+  private readonly ackEvery: number
   private readonly hl: number
   private readonly maxDatagram: number
   private readonly mac: boolean
@@ -381,6 +385,7 @@ export class DatagramPath extends StreamPath {
     this.mdv = new DataView(s.mem.buffer)
     this.m32 = new Int32Array(s.mem.buffer)
     this.W = s.opts.window
+    this.ackEvery = Math.max(2, this.W >> 1)
     this.mac = s.opts.mac
     this.hl = DG_HEADER_BYTES + (this.mac ? DG_MAC_BYTES : 0)
     this.maxDatagram = s.opts.maxDatagram
@@ -910,12 +915,12 @@ export class DatagramPath extends StreamPath {
     if (moved) u[this.uw(p, U_ACK_NOW)] = 1
   }
 
-  /** Sends the acknowledgements that cannot wait: after a hole, a duplicate or a moved window, or ACK_EVERY datagrams. */
+  /** Sends the acknowledgements that cannot wait: after a hole, a duplicate or a moved window, or half a window of datagrams. */
   private acksOut (now: number): void {
     for (let p = 0; p < this.peers; p++) {
       if (p === this.self) continue
       const u = this.u
-      if (u[this.uw(p, U_ACK_NOW)] === 0 && u[this.uw(p, U_ACK_OWED)]! < ACK_EVERY) {
+      if (u[this.uw(p, U_ACK_NOW)] === 0 && u[this.uw(p, U_ACK_OWED)]! < this.ackEvery) {
         if (u[this.uw(p, U_ACK_OWED)] !== 0) this.dueBy(this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS)
         continue
       }
