@@ -11,6 +11,7 @@ import { resolveConfig, type JobConfig } from '../config.js'
 import { logger } from '../log.js'
 import { parseKey } from '../transport/auth.js'
 import { ABORT_GRACE_MS, checkProgram } from './options.js'
+import { wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
 import { serveRendezvous } from './rendezvous.js'
 import { runJob } from './run-job.js'
@@ -38,14 +39,6 @@ const SOURCES: Array<{ rank: string, size: string[] }> = [
   { rank: 'SLURM_PROCID', size: ['SLURM_NTASKS'] },
 ]
 
-function wholeVar (env: NodeJS.ProcessEnv, name: string, lo: number): number | undefined {
-  const t = env[name]
-  if (t === undefined || t.trim() === '') return undefined
-  const n = Number(t)
-  if (!Number.isInteger(n) || n < lo) throw new RangeError(`${name}=${t} is not a whole number${lo > 0 ? ` from ${lo}` : ''}`)
-  return n
-}
-
 /**
  * Rank and size of this process from `env`: the first source whose rank and size are both set.
  * Throws RangeError for a value that is not a whole number, or a rank not below the size.
@@ -53,11 +46,11 @@ function wholeVar (env: NodeJS.ProcessEnv, name: string, lo: number): number | u
 export function placementFromEnv (env: NodeJS.ProcessEnv): EnvPlacement {
   const found: Array<{ rank: number, size: number, source: string }> = []
   for (const s of SOURCES) {
-    const rank = wholeVar(env, s.rank, 0)
+    const rank = wholeEnv(env, s.rank, 0)
     if (rank === undefined) continue
     const sizeVar = s.size.find((v) => env[v] !== undefined && env[v]!.trim() !== '')
     if (sizeVar === undefined) continue
-    const size = wholeVar(env, sizeVar, 1)!
+    const size = wholeEnv(env, sizeVar, 1)!
     if (rank >= size) throw new RangeError(`${s.rank}=${rank} is not below ${sizeVar}=${size}`)
     found.push({ rank, size, source: `${s.rank}/${sizeVar}` })
   }

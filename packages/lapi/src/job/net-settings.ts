@@ -21,11 +21,12 @@ export interface NetSettings {
   maxDatagram?: number
 }
 
-function whole (env: NodeJS.ProcessEnv, name: string, lo: number, hi: number): number | undefined {
+/** The whole number in variable `name` of `env` (undefined: not set); throws RangeError naming it when out of [lo, hi]. */
+export function wholeEnv (env: NodeJS.ProcessEnv, name: string, lo: number, hi = Number.MAX_SAFE_INTEGER): number | undefined {
   const t = env[name]
   if (t === undefined || t.trim() === '') return undefined
   const n = Number(t)
-  if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`${name}=${t}: a whole number from ${lo} to ${hi}`)
+  if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`${name}=${t} is not a whole number from ${lo}${hi < Number.MAX_SAFE_INTEGER ? ` to ${hi}` : ''}`)
   return n
 }
 
@@ -39,9 +40,9 @@ export function netSettings (env: NodeJS.ProcessEnv): NetSettings {
     transport: t,
     faults: parseFaults(env['AMLAPI_FAULTS'] ?? ''),
     mac: mac === '1',
-    peerTimeoutMs: whole(env, 'AMLAPI_PEER_TIMEOUT_MS', 100, 3_600_000) ?? PEER_TIMEOUT_MS,
+    peerTimeoutMs: wholeEnv(env, 'AMLAPI_PEER_TIMEOUT_MS', 100, 3_600_000) ?? PEER_TIMEOUT_MS,
   }
-  const d = whole(env, 'AMLAPI_UDP_DATAGRAM', 576, 65507)
+  const d = wholeEnv(env, 'AMLAPI_UDP_DATAGRAM', 576, 65507)
   if (d !== undefined) s.maxDatagram = d
   return s
 }

@@ -53,7 +53,7 @@ import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from
 import { faultState, nextRandom, type FaultSpec } from './faults.js'
 import { FRAME_HEADER_BYTES, SLEEP_FAILED } from './contract.js'
 import {
-  FD, FLAGS, ERRNO, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS,
+  FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS,
   S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, StreamPath, type StreamShared,
 } from './stream-path.js'
 import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
@@ -432,17 +432,14 @@ export class DatagramPath extends StreamPath {
     return this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]!
   }
 
+  /** As the stream's, and what was sent and where the buffer starts in the stream move with it. */
   protected override compactTx (p: number): number {
-    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
-    const start = this.w[ws]!; let end = this.w[we]!
+    const start = this.w[this.word(p, TX_START)]!
     if (start > 0) {
-      this.tx[p]!.copyWithin(0, start, end)
-      end -= start
-      this.w[ws] = 0; this.w[we] = end
       this.u[this.uw(p, U_SENT)]! -= start
       this.t[this.tw(p, T_TXBASE)]! += start
     }
-    return end
+    return super.compactTx(p)
   }
 
   /** A frame whose body is `head` then `data`, queued (copied) after what waits: false when it does not fit. */
@@ -582,11 +579,7 @@ export class DatagramPath extends StreamPath {
   }
 
   /** Marks peer `p` lost for `why` (LOST_*). */
-  private lose (p: number, why: number): void {
-    if (this.u[this.uw(p, U_LOST)] === 0) this.u[this.uw(p, U_LOST)] = why
-    this.w[this.word(p, ERRNO)] = 0
-    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
-  }
+  private lose (p: number, why: number): void { markLost(this.sd, p, why) }
 
   private makeEnd (fd: number): FdEnd | null {
     if (this.io === null || fd < 0) return null

@@ -48,11 +48,6 @@ export function parseFaults (text: string): FaultSpec | null {
   return f
 }
 
-/** The SPEC text of `f` (what parseFaults reads back). */
-export function formatFaults (f: FaultSpec): string {
-  return `drop=${f.drop},dup=${f.dup},reorder=${f.reorder},corrupt=${f.corrupt},delay=${f.delay},seed=${f.seed}`
-}
-
 /** The first state of a process's generator: the seed mixed with its rank (never 0). */
 export function faultState (seed: number, rank: number): number {
   let x = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(rank + 1, 0x85ebca6b)) | 0

@@ -19,6 +19,11 @@ export function encodeMessage (msg: unknown): Buffer {
   return out
 }
 
+/** A message's msgpack body, without the length prefix (a datagram carries its own length). */
+export function encodeBody (msg: unknown): Buffer {
+  return packr.pack(msg)
+}
+
 export function decodeBody (body: Uint8Array): unknown {
   return packr.unpack(body)
 }

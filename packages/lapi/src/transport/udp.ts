@@ -29,8 +29,7 @@ import type { Logger } from 'pino'
 import { makeNonce, proof, sameProof } from './auth.js'
 import type { PeerAddress, Transport, TransportEvents, TransportStats } from './contract.js'
 import type { FaultSpec } from './faults.js'
-import { decodeBody } from './messages.js'
-import { Packr } from 'msgpackr/pack'
+import { decodeBody, encodeBody } from './messages.js'
 import {
   DG_HEADER_BYTES, DG_MAC_BYTES, LOST_REFUSED, MAX_WINDOW, datagramLoss, markLost, datagramStats, setDatagramPeer, setReceiveFd, type DatagramOptions, type DatagramShared, type DatagramStats,
 } from './datagram-path.js'
@@ -79,8 +78,6 @@ function handleOf (s: Socket): UdpHandle | null {
   const h = sym === undefined ? undefined : (s as unknown as Record<symbol, { handle?: UdpHandle | null }>)[sym]?.handle
   return h !== undefined && h !== null && typeof h.fd === 'number' ? h : null
 }
-
-const packr = new Packr({ useRecords: false, moreTypes: false })
 
 /**
  * The largest datagram that crosses the interface `bind` is on without IP fragmentation: its MTU
@@ -209,7 +206,7 @@ export class UdpTransport implements Transport {
   }
 
   private sendHs (r: number, m: Record<string, unknown>): void {
-    const body = packr.pack(m)
+    const body = encodeBody(m)
     const b = Buffer.allocUnsafe(4 + body.length)
     b.writeUInt32LE(MAGIC, 0)
     body.copy(b, 4)
