@@ -123,7 +123,7 @@ export class Agent {
     // once the event loop is past its I/O — libuv reads datagrams in batches (recvmmsg) before it
     // hands them over one by one, and what a round read earlier would overtake the batch's rest)
     if (len >= FULL_READ) this.drain = true
-    else if (peer < 0 && !this.drainNext) { this.drainNext = true; this.roundQueued = false; this.later() }
+    else if (peer < 0 && !this.drainNext) { this.drainNext = true; this.later() }
     this.round()
     // (what waits for the lock or for room is copied out of the transport's buffer, which the next
     // read reuses; a Buffer's slice would be a view of it)
