@@ -88,13 +88,19 @@ export class Poller extends Sender {
 
   private runQueued (b: Bundle): number {
     let n = 0
-    while (this.returns.length > 0) { this.dispatch(this.returns.shift()!); n++ }
-    while (n < POLL_BATCH) {
-      const i = b.queue.take()
-      if (i < 0) break
-      this.dispatch(this.tokens[i]!)
-      n++
-    }
+    if (this.returns.length === 0 && b.queue.size === 0) return 0
+    const lapi = this.lapi
+    // (the batch's replies to other processes go in one write when it ends, not one each)
+    lapi.holdSends()
+    try {
+      while (this.returns.length > 0) { this.dispatch(this.returns.shift()!); n++ }
+      while (n < POLL_BATCH) {
+        const i = b.queue.take()
+        if (i < 0) break
+        this.dispatch(this.tokens[i]!)
+        n++
+      }
+    } finally { lapi.releaseSends() }
     return n
   }
 

@@ -400,6 +400,15 @@ export class Lapi {
    */
   progress (incidental = false): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress(!incidental) }
 
+  /**
+   * Sends of this thread to other processes wait, between `holdSends()` and its `releaseSends()`
+   * (nested), for the last release, which writes them at once: for a layered library that runs a
+   * batch of handlers (AM_Poll), so that their answers go in one write rather than one each. A
+   * blocking wait in between writes them all the same. No effect within one process.
+   */
+  holdSends (): void { this.ctx.net?.holdSends() }
+  releaseSends (): void { this.ctx.net?.releaseSends() }
+
   /** Runs the dispatcher once (LAPI_Probe). */
   probe (): void { this.c.probe() }
 

@@ -88,6 +88,11 @@ const ANSWER_BYTES = BODY_PACKET + PACKET_HEADER_BYTES
 /** Holder id of the agent (tasks use their task id + 1). */
 export const AGENT_ID = 0x7fffffff
 
+// a thread's clock readings (NetEngine.times)
+const TM_WRITE = 0
+const TM_READ = 1
+const TM_CLOCK = 2
+
 // engine statistics (Float64, under the lock)
 const ST_PACKETS_OUT = 0
 const ST_PACKETS_IN = 1
@@ -270,7 +275,7 @@ export class NetEngine {
       // (one request at a time: the agent clears WANT when it hands the connections over)
       if (Atomics.compareExchange(this.w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
       if (waiting) Atomics.wait(this.w, W_OWNER, owner, HANDOVER_WAIT_MS)
-    } else if (!waiting && owner === OWNER_TASKS && Atomics.load(this.w, W_TXPEND) === 0 && this.sendClock() - this.lastRead < READ_GAP_MS) {
+    } else if (!waiting && owner === OWNER_TASKS && Atomics.load(this.w, W_TXPEND) === 0 && this.sendClock() - this.times[TM_READ]! < READ_GAP_MS) {
       // (a poll on the side of a send, within the read gap: the send framed and wrote, or held,
       // what it had; nothing else is due)
       Atomics.add(this.w, W_POLLS, 1)
@@ -286,8 +291,23 @@ export class NetEngine {
 
   /** After a packet went into a ring toward the network: send it now if nobody else is at it. */
   kick (): void {
+    if (this.holds !== 0) { this.kickOwed = true; return }
     // (while the agent reads, nobody may poll soon: what is sent goes at once)
     this.send(Atomics.load(this.w, W_OWNER) !== OWNER_TASKS)
+  }
+
+  /** `holdSends` calls not yet released, and whether a kick waits for the last release. */
+  private holds = 0
+  private kickOwed = false
+
+  /** Kicks wait until `releaseSends` (a batch of handlers' answers goes in one write); nested. */
+  holdSends (): void { this.holds++ }
+
+  /** Ends a `holdSends`: the last one sends what the held kicks left, at once. */
+  releaseSends (): void {
+    if (--this.holds !== 0 || !this.kickOwed) return
+    this.kickOwed = false
+    this.send(true)
   }
 
   /**
@@ -320,29 +340,28 @@ export class NetEngine {
     if (q === 0) return
     if (!now && this.framesIn === this.framesAtWrite && q < COALESCE_BYTES) {
       const t = performance.now()
-      this.clock = t
-      if (t - this.lastWrite < COALESCE_MS) return
+      this.times[TM_CLOCK] = t
+      if (t - this.times[TM_WRITE]! < COALESCE_MS) return
     }
     this.path.flush()
     // (the window counts from the end of the write: a system call as long as it must not close it)
-    this.lastWrite = performance.now()
+    this.times[TM_WRITE] = performance.now()
     this.framesAtWrite = this.framesIn
   }
 
-  /** When this thread's last write ended, and when it last read in an incidental poll (performance.now ms). */
-  private lastWrite = -1
-  private lastRead = -1
+  /**
+   * This thread's clock readings (performance.now ms; a typed array, as a double stored in a field
+   * would be boxed): when its last write ended (TM_WRITE), when it last read in an incidental poll
+   * (TM_READ), and the clock as the last send's coalescing test read it (TM_CLOCK, -1: none since),
+   * for the poll that follows it on the side of the same send: one clock read per request, not two.
+   */
+  private readonly times = new Float64Array([-1, -1, -1])
   /** `framesIn` at this thread's last write. */
   private framesAtWrite = 0
-  /**
-   * The clock as the last send's coalescing test read it (-1: none since), for the poll that
-   * follows it on the side of the same send: one clock read per request instead of two.
-   */
-  private clock = -1
   private sendClock (): number {
-    const c = this.clock
+    const c = this.times[TM_CLOCK]!
     if (c < 0) return performance.now()
-    this.clock = -1
+    this.times[TM_CLOCK] = -1
     return c
   }
 
@@ -494,8 +513,8 @@ export class NetEngine {
     // system call per request, mostly finding nothing; a wait or an explicit poll always reads)
     if (reading && !urgent) {
       const t = performance.now()
-      if (t - this.lastRead < READ_GAP_MS) reading = false
-      else this.lastRead = t
+      if (t - this.times[TM_READ]! < READ_GAP_MS) reading = false
+      else this.times[TM_READ] = t
     }
     const n = this.path.poll(reading, this.frame)
     this.framesIn += n

@@ -343,6 +343,11 @@ export class DatagramPath extends StreamPath {
   private readonly fl: Float64Array
   private readonly fi: Int32Array
   private readonly sl: Int32Array
+  /**
+   * The clock (performance.now, ms) as the current step of the path read it, in `clock[0]`: its
+   * functions share it there rather than as an argument or a field, which would box the double.
+   */
+  private readonly clock = new Float64Array(1)
   private readonly ds: Float64Array
   private readonly dT: Float64Array
   private readonly dI: Int32Array
@@ -473,13 +478,13 @@ export class DatagramPath extends StreamPath {
     const una = this.u[this.uw(p, U_SND_UNA)]!
     let s = this.u[this.uw(p, U_SND_NXT)]!
     if (((s - una) | 0) >= win) return
-    const now = performance.now()
+    const now = this.clock[0] = performance.now()
     const base = this.t[this.tw(p, T_TXBASE)]!
     const f0 = p * W
     let any = false
     while (sent < end && ((s - una) | 0) < win) {
       const len = end - sent < max ? end - sent : max
-      const r = this.emit(p, DG_DATA, s, this.txAt[p]! + sent, len, now)
+      const r = this.emit(p, DG_DATA, s, this.txAt[p]! + sent, len)
       if (r === 0) break
       if (r < 0) return
       const e = f0 + (s & (W - 1))
@@ -507,7 +512,8 @@ export class DatagramPath extends StreamPath {
    * owed to `p`), then `len` payload bytes of the memory from `at`. Returns 1 (sent, or lost on the
    * way: the timers see to it), 0 (the socket is full: not sent) or -1 (the peer is lost).
    */
-  private emit (p: number, type: number, seq: number, at: number, len: number, now: number): number {
+  private emit (p: number, type: number, seq: number, at: number, len: number): number {
+    const now = this.clock[0]!
     const d = this.mdv
     const h = SEND_HDR
     const u = this.u
@@ -538,7 +544,7 @@ export class DatagramPath extends StreamPath {
     u[this.uw(p, U_ACK_NOW)] = 0
     this.t[this.tw(p, T_SENT)] = now
     this.ds[D_SENT]!++
-    if (this.faults !== null) return this.faulty(p, h, hl, at, len, now)
+    if (this.faults !== null) return this.faulty(p, h, hl, at, len)
     return this.write(p, h, hl, at, len)
   }
 
@@ -624,7 +630,8 @@ export class DatagramPath extends StreamPath {
   }
 
   /** `emit`'s write through the fault injector (transport/faults.ts). */
-  private faulty (p: number, h: number, hl: number, at: number, len: number, now: number): number {
+  private faulty (p: number, h: number, hl: number, at: number, len: number): number {
+    const now = this.clock[0]!
     const f = this.faults!
     if (f.drop > 0 && nextRandom(this.u, G_RNG) < f.drop) { this.ds[D_FAULT_DROPS]!++; return 1 }
     const n = hl + len
@@ -665,7 +672,8 @@ export class DatagramPath extends StreamPath {
   }
 
   /** Sends what the delay line holds that is due by `now`; returns the earliest release still held (Infinity: none). */
-  private release (now: number): number {
+  private release (): number {
+    const now = this.clock[0]!
     const md = up8(this.maxDatagram)
     let next = Infinity
     for (let i = 0; i < DELAY_SLOTS; i++) {
@@ -691,9 +699,9 @@ export class DatagramPath extends StreamPath {
       n += this.parse(p, onFrame)
       if ((this.u[this.uw(p, U_RMASK)]! & 1) !== 0) this.drain(p)
     }
-    const now = performance.now()
-    this.acksOut(now)
-    if (now >= this.t[T_DUE]!) this.tick(now)
+    const now = this.clock[0] = performance.now()
+    this.acksOut()
+    if (now >= this.t[T_DUE]!) this.runTimers()
     return n
   }
 
@@ -704,7 +712,7 @@ export class DatagramPath extends StreamPath {
     let e = this.recvEnd
     if (e === null || e.fd !== fd) e = this.recvEnd = this.makeEnd(fd)
     const at = this.sd.stagingAt
-    let now = -1
+    let stamped = false
     for (let k = 0; k < READ_BUDGET; k++) {
       let r: number
       if (e !== null) {
@@ -718,8 +726,9 @@ export class DatagramPath extends StreamPath {
       this.st[S_READS]!++
       this.st[S_BYTES_RECEIVED]! += r
       this.movedCount++
-      if (now < 0) now = performance.now()
-      this.onDatagram(at, r, now)
+      // (one clock reading for the datagrams of one read: the path's functions share it in clock[0])
+      if (!stamped) { this.clock[0] = performance.now(); stamped = true }
+      this.onDatagram(at, r)
     }
   }
 
@@ -729,12 +738,14 @@ export class DatagramPath extends StreamPath {
     this.st[S_BYTES_RECEIVED]! += len
     if (len > this.maxDatagram) { this.ds[D_BAD_LENGTH]!++; return true }
     copyBuf(this.mu8, at, chunk, 0, len, false)
-    this.onDatagram(at, len, performance.now())
+    this.clock[0] = performance.now()
+    this.onDatagram(at, len)
     return true
   }
 
   /** Checks and takes the datagram of `n` bytes at `at` of the memory. */
-  private onDatagram (at: number, n: number, now: number): void {
+  private onDatagram (at: number, n: number): void {
+    const now = this.clock[0]!
     const d = this.mdv
     const ds = this.ds
     if (n < DG_HEADER_BYTES) { ds[D_BAD_LENGTH]!++; return }
@@ -765,12 +776,13 @@ export class DatagramPath extends StreamPath {
     }
     ds[D_RECEIVED]!++
     this.t[this.tw(src, T_HEARD)] = now
-    this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true), now)
-    if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), at + hl, len, now)
+    this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true))
+    if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), at + hl, len)
   }
 
   /** The acknowledgements of a datagram from peer `p`: the next number it expects (`ack`) and the bitmap after it. */
-  private onAck (p: number, ack: number, sack: number, now: number): void {
+  private onAck (p: number, ack: number, sack: number): void {
+    const now = this.clock[0]!
     const W = this.W
     const u = this.u
     const una = u[this.uw(p, U_SND_UNA)]!
@@ -820,7 +832,7 @@ export class DatagramPath extends StreamPath {
       const s = (ack + i) | 0
       const e = f0 + (s & (W - 1))
       if (this.fi[e * FI_WORDS + 1] === 1 || now - this.fl[e * FL_DOUBLES + 2]! < gap) continue
-      if (this.resend(p, s, e, now) < 0) return
+      if (this.resend(p, s, e) < 0) return
       this.ds[D_FAST_RETRANSMITS]!++
     }
   }
@@ -839,9 +851,10 @@ export class DatagramPath extends StreamPath {
   }
 
   /** Sends datagram `s` to peer `p` again (`e`: its in-flight entry); `emit`'s result. */
-  private resend (p: number, s: number, e: number, now: number): number {
+  private resend (p: number, s: number, e: number): number {
+    const now = this.clock[0]!
     const at = this.fl[e * FL_DOUBLES]! - this.t[this.tw(p, T_TXBASE)]!
-    const r = this.emit(p, DG_DATA, s, this.txAt[p]! + at, this.fl[e * FL_DOUBLES + 1]!, now)
+    const r = this.emit(p, DG_DATA, s, this.txAt[p]! + at, this.fl[e * FL_DOUBLES + 1]!)
     if (r <= 0) return r
     this.fi[e * FI_WORDS]!++
     this.fl[e * FL_DOUBLES + 2] = now
@@ -850,7 +863,8 @@ export class DatagramPath extends StreamPath {
   }
 
   /** A data datagram `seq` from peer `p`, its payload `len` bytes at `at`. */
-  private onData (p: number, seq: number, at: number, len: number, now: number): void {
+  private onData (p: number, seq: number, at: number, len: number): void {
+    const now = this.clock[0]!
     const u = this.u
     const d = (seq - u[this.uw(p, U_RCV_NXT)]!) | 0
     if (d < 0) { this.ds[D_DUPLICATES]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
@@ -909,7 +923,7 @@ export class DatagramPath extends StreamPath {
   }
 
   /** Sends the acknowledgements that cannot wait: after a hole, a duplicate or a moved window, or half a window of datagrams. */
-  private acksOut (now: number): void {
+  private acksOut (): void {
     for (let p = 0; p < this.peers; p++) {
       if (p === this.self) continue
       const u = this.u
@@ -918,7 +932,7 @@ export class DatagramPath extends StreamPath {
         continue
       }
       if (!this.live(p)) continue
-      this.emit(p, DG_ACK, 0, 0, 0, now)
+      this.emit(p, DG_ACK, 0, 0, 0)
       this.ds[D_ACKS]!++
     }
   }
@@ -929,7 +943,14 @@ export class DatagramPath extends StreamPath {
    * peer not sent anything for KEEPALIVE_MS is sent an acknowledgement, a peer silent for the
    * peer timeout is lost, and the delay line releases what is due.
    */
-  override tick (now = performance.now()): void {
+  override tick (): void {
+    this.clock[0] = performance.now()
+    this.runTimers()
+  }
+
+  /** `tick` at the time in clock[0]. */
+  private runTimers (): void {
+    const now = this.clock[0]!
     let next = Infinity
     const W = this.W
     for (let p = 0; p < this.peers; p++) {
@@ -948,7 +969,7 @@ export class DatagramPath extends StreamPath {
         if (this.fi[e * FI_WORDS + 1] === 1) continue
         let at = this.fl[e * FL_DOUBLES + 2]! + rto
         if (at <= now) {
-          if (this.resend(p, s, e, now) < 0) break
+          if (this.resend(p, s, e) < 0) break
           const backed = 2 * rto < RTO_MAX_MS ? 2 * rto : RTO_MAX_MS
           this.t[this.tw(p, T_RTO)] = backed
           at = now + backed
@@ -959,16 +980,16 @@ export class DatagramPath extends StreamPath {
       if (!this.live(p)) continue
       if (this.u[this.uw(p, U_ACK_OWED)] !== 0) {
         const at = this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS
-        if (at <= now) { this.emit(p, DG_ACK, 0, 0, 0, now); this.ds[D_ACKS]!++ } else if (at < next) next = at
+        if (at <= now) { this.emit(p, DG_ACK, 0, 0, 0); this.ds[D_ACKS]!++ } else if (at < next) next = at
       }
       const ka = this.t[this.tw(p, T_SENT)]! + KEEPALIVE_MS
       if (ka <= now) {
-        this.emit(p, DG_ACK, 0, 0, 0, now)
+        this.emit(p, DG_ACK, 0, 0, 0)
         this.ds[D_KEEPALIVES]!++
         if (now + KEEPALIVE_MS < next) next = now + KEEPALIVE_MS
       } else if (ka < next) next = ka
     }
-    if (this.faults !== null) { const r = this.release(now); if (r < next) next = r }
+    if (this.faults !== null) { const r = this.release(); if (r < next) next = r }
     this.t[T_DUE] = next
   }
 
@@ -985,16 +1006,16 @@ export class DatagramPath extends StreamPath {
    * sent was acknowledged and every peer said goodbye (or is lost).
    */
   override settle (): boolean {
-    const now = performance.now()
+    const now = this.clock[0] = performance.now()
     let acked = true
     let byes = true
     for (let p = 0; p < this.peers; p++) {
       if (!this.live(p)) continue
-      if (this.u[this.uw(p, U_ACK_OWED)] !== 0 || this.u[this.uw(p, U_ACK_NOW)] !== 0) { this.emit(p, DG_ACK, 0, 0, 0, now); this.ds[D_ACKS]!++ }
+      if (this.u[this.uw(p, U_ACK_OWED)] !== 0 || this.u[this.uw(p, U_ACK_NOW)] !== 0) { this.emit(p, DG_ACK, 0, 0, 0); this.ds[D_ACKS]!++ }
       if (this.writeOut(p) > 0) acked = false
       if ((this.w[this.word(p, FLAGS)]! & PEER_BYE) === 0) byes = false
     }
-    if (now >= this.t[T_DUE]!) this.tick(now)
+    if (now >= this.t[T_DUE]!) this.runTimers()
     if (!acked) { this.settledAt = -1; return false }
     // (a peer still at work may resend what our acknowledgement of it missed: answered a while longer)
     if (byes) return true
