@@ -41,15 +41,18 @@
  *   28     2    the sender's window (slots)
  *   30     2    reserved, 0
  *   32     4    checksum (computed with this field and the MAC zero)
- *   36     4    reserved, 0
- *   40     16   MAC (with DG_MAC): HMAC-SHA-256 of the datagram with this field zero, first 16 bytes
- *   40|56  …    payload
+ *   36     12   reserved, 0
+ *   48     16   MAC (with DG_MAC): HMAC-SHA-256 of the datagram with this field zero, first 16 bytes
+ *   48|64  …    payload
+ *
+ * The checksum (transport/checksum.ts) sums the header and the payload as two pieces.
  */
 import { createHmac } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
 import { copyBuf } from '../copy.js'
-import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
+import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll, type Sum4 } from './fd-io.js'
+import { DatagramSum } from './checksum.js'
 import { faultState, nextRandom, type FaultSpec } from './faults.js'
 import { FRAME_HEADER_BYTES, SLEEP_FAILED } from './contract.js'
 import {
@@ -58,11 +61,11 @@ import {
 } from './stream-path.js'
 import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
 
-export const UDP_VERSION = 1
+export const UDP_VERSION = 2
 export const DG_DATA = 1
 export const DG_ACK = 2
 export const DG_MAC = 1
-export const DG_HEADER_BYTES = 40
+export const DG_HEADER_BYTES = 48
 export const DG_MAC_BYTES = 16
 const H_SRC = 4
 const H_LEN = 6
@@ -72,7 +75,7 @@ const H_ACK = 20
 const H_SACK = 24
 const H_WIN = 28
 const H_SUM = 32
-const H_MAC = 40
+const H_MAC = 48
 
 /** Most datagrams a peer may have unacknowledged (the selective bitmap's width); a window is a power of 2 up to it. */
 export const MAX_WINDOW = 32
@@ -238,8 +241,9 @@ export interface DatagramShared extends StreamShared {
 
 /** Where the header of the datagram being sent lies in the I/O page. */
 const SEND_HDR = 256
+/** Where the checksum's eight running sums lie in the I/O page (16-byte aligned; used under the lock, as the page is). */
+const SUM_STATE = 128
 const up8 = (n: number): number => (n + 7) & ~7
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
 /** The shared memory of a datagram path for `procs` processes (receive and send buffers of `bufBytes` each). */
 export function createDatagramShared (procs: number, bufBytes: number, rank: number, opts: DatagramOptions): DatagramShared {
@@ -353,7 +357,6 @@ export class DatagramPath extends StreamPath {
   private readonly dI: Int32Array
   private readonly mu8: Uint8Array
   private readonly mdv: DataView
-  private readonly m32: Int32Array
   private readonly W: number
   /**
    * Datagrams received unacknowledged after which an acknowledgement goes at once, whatever comes
@@ -371,9 +374,10 @@ export class DatagramPath extends StreamPath {
   private recvEnd: FdEnd | null = null
   private readonly sendEnds: Array<FdEnd | null>
   private recvPoller: FdPoll | null = null
-  /** The checksum's two running sums (see `sum`). */
-  private sa = 0
-  private sb = 0
+  /** The peer this thread last took a datagram from (-1: none): where the next is read to (`rxTail`). */
+  private lastSrc = -1
+  /** The checksum of the datagram being sent or checked. */
+  private readonly ck: DatagramSum
 
   constructor (s: DatagramShared, self: number) {
     super(s, self)
@@ -388,7 +392,6 @@ export class DatagramPath extends StreamPath {
     this.dI = new Int32Array(s.delayI)
     this.mu8 = new Uint8Array(s.mem.buffer)
     this.mdv = new DataView(s.mem.buffer)
-    this.m32 = new Int32Array(s.mem.buffer)
     this.W = s.opts.window
     this.ackEvery = Math.max(2, this.W >> 1)
     this.mac = s.opts.mac
@@ -398,6 +401,9 @@ export class DatagramPath extends StreamPath {
     this.peerTimeout = s.opts.peerTimeoutMs
     this.macKeys = new Array<Buffer | null>(s.procs).fill(null)
     this.sendEnds = new Array<FdEnd | null>(s.procs).fill(null)
+    let sum4: Sum4 | null = null
+    if (this.io !== null) try { sum4 = this.io.sum4() } catch { sum4 = null }
+    this.ck = new DatagramSum(s.mem, sum4, SUM_STATE)
   }
 
   /** Grows whenever an acknowledgement freed room in a send buffer, by any thread. */
@@ -529,16 +535,16 @@ export class DatagramPath extends StreamPath {
     d.setUint32(h + H_SUM + 4, 0, true)
     const hl = this.hl
     if (this.mac) for (let k = 0; k < DG_MAC_BYTES; k++) this.mu8[h + H_MAC + k] = 0
-    if ((at & 3) !== 0 && len >= ALIGN_COPY) {
+    if (!this.ck.simd && (at & 3) !== 0 && len >= ALIGN_COPY) {
       // (a DataView's reads of shared memory are slow, an Int32Array's are not: a copy to an
       // aligned place costs less than summing the words where they are)
       this.mu8.copyWithin(this.sd.alignAt, at, at + len)
       at = this.sd.alignAt
     }
-    this.sa = 1; this.sb = 0
-    this.sum(h, hl)
-    if (len > 0) this.sum(at, len)
-    d.setUint32(h + H_SUM, this.sumValue(), true)
+    this.ck.reset()
+    this.ck.add(h, hl)
+    if (len > 0) this.ck.add(at, len)
+    d.setUint32(h + H_SUM, this.ck.value(), true)
     if (this.mac) this.sign(p, h, hl, at, len)
     u[this.uw(p, U_ACK_OWED)] = 0
     u[this.uw(p, U_ACK_NOW)] = 0
@@ -593,28 +599,6 @@ export class DatagramPath extends StreamPath {
   }
 
   /** Adds `len` bytes of the memory from `at` to the checksum (Fletcher's two sums over little-endian 32-bit words). */
-  private sum (at: number, len: number): void {
-    const d = this.mdv
-    let a = this.sa; let b = this.sb
-    const end4 = at + (len & ~3)
-    let k = at
-    if ((at & 3) === 0 && LITTLE_ENDIAN) {
-      // (aligned: the words straight from an Int32Array, much faster than a DataView's reads)
-      const w = this.m32
-      for (let i = at >> 2, e = end4 >> 2; i < e; i++) { a = (a + w[i]!) | 0; b = (b + a) | 0 }
-      k = end4
-    }
-    for (; k < end4; k += 4) { a = (a + d.getUint32(k, true)) | 0; b = (b + a) | 0 }
-    if (k < at + len) {
-      let x = 0
-      for (let s = 0; k < at + len; k++, s += 8) x |= this.mu8[k]! << s
-      a = (a + x) | 0; b = (b + a) | 0
-    }
-    this.sa = a; this.sb = b
-  }
-
-  private sumValue (): number { return (this.sa ^ ((this.sb << 16) | (this.sb >>> 16))) >>> 0 }
-
   /** Writes the MAC of the datagram (header at `h`, payload at `at`) into its header. */
   private sign (p: number, h: number, hl: number, at: number, len: number): void {
     const m = this.hmac(p, h, hl, at, len)
@@ -712,11 +696,16 @@ export class DatagramPath extends StreamPath {
     let e = this.recvEnd
     if (e === null || e.fd !== fd) e = this.recvEnd = this.makeEnd(fd)
     const at = this.sd.stagingAt
+    const hl = this.hl
     let stamped = false
     for (let k = 0; k < READ_BUDGET; k++) {
       let r: number
+      let pat = at + hl
       if (e !== null) {
-        r = e.read(at, this.maxDatagram)
+        // (the payload goes straight to the end of the receive buffer of the peer the last datagram
+        // came from, where the next one in order appends it: a stream's datagrams are not copied)
+        const to = this.lastSrc >= 0 ? this.rxTail(this.lastSrc) : -1
+        if (to >= 0) { pat = to; r = e.read2(at, hl, to, this.maxDatagram - hl) } else r = e.read(at, this.maxDatagram)
       } else {
         const lim = Error.stackTraceLimit
         Error.stackTraceLimit = 0
@@ -728,8 +717,26 @@ export class DatagramPath extends StreamPath {
       this.movedCount++
       // (one clock reading for the datagrams of one read: the path's functions share it in clock[0])
       if (!stamped) { this.clock[0] = performance.now(); stamped = true }
-      this.onDatagram(at, r)
+      this.onDatagram(at, pat, r)
     }
+  }
+
+  /**
+   * Where in the memory peer `p`'s receive buffer ends, when a datagram's whole payload fits
+   * after it (moving the unparsed bytes to its start if that makes the room); -1 otherwise.
+   */
+  private rxTail (p: number): number {
+    if (!this.live(p)) return -1
+    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const start = this.w[rs]!; let end = this.w[re]!
+    const need = this.maxDatagram - this.hl
+    if (end + need > this.cap) {
+      if (start === 0 || end - start + need > this.cap) return -1
+      this.rx[p]!.copyWithin(0, start, end)
+      end -= start
+      this.w[rs] = 0; this.w[re] = end
+    }
+    return this.rxAt[p]! + end
   }
 
   /** A datagram the agent's event loop read (`peer` is unknown: the datagram names it): taken at once. */
@@ -739,12 +746,12 @@ export class DatagramPath extends StreamPath {
     if (len > this.maxDatagram) { this.ds[D_BAD_LENGTH]!++; return true }
     copyBuf(this.mu8, at, chunk, 0, len, false)
     this.clock[0] = performance.now()
-    this.onDatagram(at, len)
+    this.onDatagram(at, at + this.hl, len)
     return true
   }
 
-  /** Checks and takes the datagram of `n` bytes at `at` of the memory. */
-  private onDatagram (at: number, n: number): void {
+  /** Checks and takes the datagram of `n` bytes whose header is at `at` of the memory and its payload at `pat`. */
+  private onDatagram (at: number, pat: number, n: number): void {
     const now = this.clock[0]!
     const d = this.mdv
     const ds = this.ds
@@ -766,18 +773,20 @@ export class DatagramPath extends StreamPath {
     if (mac) {
       for (let k = 0; k < DG_MAC_BYTES; k++) { this.mu8[this.sd.scratchAt + k] = this.mu8[at + H_MAC + k]!; this.mu8[at + H_MAC + k] = 0 }
     }
-    this.sa = 1; this.sb = 0
-    this.sum(at, n)
-    if (this.sumValue() !== sum) { ds[D_BAD_CHECKSUM]!++; return }
+    this.ck.reset()
+    this.ck.add(at, hl)
+    if (len > 0) this.ck.add(pat, len)
+    if (this.ck.value() !== sum) { ds[D_BAD_CHECKSUM]!++; return }
     if (mac) {
       d.setUint32(at + H_SUM, sum, true)
-      const m = this.hmac(src, at, hl, at + hl, len)
+      const m = this.hmac(src, at, hl, pat, len)
       for (let k = 0; k < DG_MAC_BYTES; k++) if (m[k] !== this.mu8[this.sd.scratchAt + k]) { ds[D_BAD_MAC]!++; return }
     }
     ds[D_RECEIVED]!++
+    this.lastSrc = src
     this.t[this.tw(src, T_HEARD)] = now
     this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true))
-    if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), at + hl, len)
+    if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), pat, len)
   }
 
   /** The acknowledgements of a datagram from peer `p`: the next number it expects (`ack`) and the bitmap after it. */
@@ -886,10 +895,11 @@ export class DatagramPath extends StreamPath {
     if (u[this.uw(p, U_ACK_OWED)]!++ === 0) this.t[this.tw(p, T_ACK_OWED)] = now
   }
 
-  /** Appends `len` bytes of the memory at `at` to peer `p`'s receive buffer; false when it has no room. */
+  /** Appends `len` bytes of the memory at `at` to peer `p`'s receive buffer (read there already: `rxTail`); false when it has no room. */
   private append (p: number, at: number, len: number): boolean {
     const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
     let start = this.w[rs]!; let end = this.w[re]!
+    if (at === this.rxAt[p]! + end) { this.w[re] = end + len; return true }
     if (end + len > this.cap && start > 0) {
       this.rx[p]!.copyWithin(0, start, end)
       end -= start; start = 0
@@ -1048,5 +1058,6 @@ export function isDatagramShared (s: StreamShared): s is DatagramShared {
   return (s as Partial<DatagramShared>).kind === 'datagram'
 }
 
-// (the I/O page holds the I/O vectors below SEND_HDR, and FdPoll's records above it: a header fits between)
-if (SEND_HDR < IO_RESERVED || SEND_HDR + DG_HEADER_BYTES + DG_MAC_BYTES > 4096 || IO_SCRATCH_BYTES < 4096) throw new Error('datagram header does not fit the I/O page')
+// (the I/O page holds the I/O vectors and the checksum's sums below SEND_HDR, and FdPoll's records
+// above it: a header fits between)
+if (SUM_STATE < IO_RESERVED || SUM_STATE + 32 > SEND_HDR || SEND_HDR + DG_HEADER_BYTES + DG_MAC_BYTES > 4096 || IO_SCRATCH_BYTES < 4096) throw new Error('datagram header does not fit the I/O page')
