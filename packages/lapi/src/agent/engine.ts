@@ -29,7 +29,7 @@ import { rmw32, rmw64 } from '../rmw.js'
 import { WORD_COPY, copySeg, copySmall } from '../copy.js'
 import { W_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
 import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
-import { BACKPRESSURE, FRAME_CONTROL, FRAME_PACKET, type FramePath } from '../transport/contract.js'
+import { BACKPRESSURE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, NET_PUT_DIRECT_MAX, N_COUNT, N_COUNTER, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
@@ -394,6 +394,11 @@ export class NetEngine {
     }
     this.release()
     return ok
+  }
+
+  /** The payload bytes of a direct chunk toward task `tgt` (`putDirect`): what fills the path's units best, up to NET_PUT_DIRECT_MAX. */
+  putChunk (tgt: number): number {
+    return this.path.directChunk(this.procOf[tgt]!, FRAME_HEADER_BYTES + BODY_PACKET + PACKET_HEADER_BYTES, NET_PUT_DIRECT_MAX)
   }
 
   /**

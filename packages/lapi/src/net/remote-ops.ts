@@ -21,7 +21,7 @@ import { NET_LANDED_AT } from '../job/spec.js'
 import { LapiStatus as S } from '../status.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1, N_COUNTER,
-  NET_PUT_DIRECT_MAX, PACKET_HEADER_BYTES, P_MSG_ID, T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW, writePacketHeader,
+  PACKET_HEADER_BYTES, P_MSG_ID, T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW, writePacketHeader,
 } from '../transport/packet.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from '../types.js'
 
@@ -117,9 +117,10 @@ export class RemoteOps {
     if (len < DIRECT_MIN || net === null || src === null) { this.putRing(tgt, tgtAddr, src, so, 0, len, len, tgtCntr, cmplCntr, flags); return }
     const data = typeof src === 'number' ? c.seg.u8[c.taskId]! : src
     const base = typeof src === 'number' ? src + so : so
+    const chunk = net.putChunk(tgt)
     let pos = 0
     do {
-      const n = len - pos < NET_PUT_DIRECT_MAX ? len - pos : NET_PUT_DIRECT_MAX
+      const n = len - pos < chunk ? len - pos : chunk
       const last = pos + n >= len
       // while the connection is busy: wait (making progress) until what waits for it is written,
       // then try again; a send that may not wait (in a header handler) takes the ring instead

@@ -131,6 +131,12 @@ export interface FramePath {
    * otherwise, and nothing is sent.
    */
   sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean
+  /**
+   * The payload bytes (1 … `max`) a frame sent with `sendDirect` to `peer` should carry when a
+   * large transfer is cut into such frames, `overhead` bytes of frame before its payload: the size
+   * that fills the path's units (a datagram path's datagrams) without a small one left over.
+   */
+  directChunk (peer: number, overhead: number, max: number): number
   /** Writes what is queued, as much as the network takes now; returns the bytes still queued (not yet written once). */
   flush (): number
   /** Bytes queued and not yet written. */

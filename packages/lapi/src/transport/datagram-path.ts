@@ -419,6 +419,20 @@ export class DatagramPath extends StreamPath {
 
   // ─────────────────────────────── out ───────────────────────────────
 
+  /**
+   * The payload bytes of a full datagram to peer `p`: a multiple of 8, so that full datagrams after
+   * an aligned one stay aligned (for the plain checksum's fast path).
+   */
+  private payloadMax (p: number): number { return (this.u[this.uw(p, U_PEER_MAX)]! - this.hl) & ~7 }
+
+  /** As many whole datagrams to the peer as `max` allows (at least one), less the frame's `overhead`. */
+  override directChunk (peer: number, overhead: number, max: number): number {
+    const per = this.payloadMax(peer)
+    if (per <= overhead) return max
+    const k = Math.max(1, Math.floor((max + overhead) / per))
+    return Math.min(max, k * per - overhead)
+  }
+
   /** Bytes queued and not yet sent once (what is sent and not yet acknowledged is not counted: the timers resend it). */
   override queued (): number {
     let n = 0
@@ -479,8 +493,7 @@ export class DatagramPath extends StreamPath {
   private sendNew (p: number, sent: number, end: number): void {
     const W = this.W
     const win = this.u[this.uw(p, U_PEER_WIN)]!
-    // (a multiple of 8: full datagrams after an aligned one stay aligned, for the checksum's fast path)
-    const max = (this.u[this.uw(p, U_PEER_MAX)]! - this.hl) & ~7
+    const max = this.payloadMax(p)
     const una = this.u[this.uw(p, U_SND_UNA)]!
     let s = this.u[this.uw(p, U_SND_NXT)]!
     if (((s - una) | 0) >= win) return

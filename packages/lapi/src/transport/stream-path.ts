@@ -244,6 +244,9 @@ export class StreamPath implements FramePath {
   // ─────────────────────────────── out ───────────────────────────────
 
   /** Whether `peer`'s queue has room for a frame of `len` body bytes (after writing what the socket takes, when `write`). */
+  /** A stream has no units: the largest. */
+  directChunk (_peer: number, _overhead: number, max: number): number { return max }
+
   room (peer: number, len: number, write: boolean): boolean {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
