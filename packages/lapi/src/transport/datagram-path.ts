@@ -616,7 +616,6 @@ export class DatagramPath extends StreamPath {
     try { return this.io.end(fd) } catch { this.io = null; return null }
   }
 
-  /** Adds `len` bytes of the memory from `at` to the checksum (Fletcher's two sums over little-endian 32-bit words). */
   /** Writes the MAC of the datagram (header at `h`, payload at `at`) into its header. */
   private sign (p: number, h: number, hl: number, at: number, len: number): void {
     const m = this.hmac(p, h, hl, at, len)
