@@ -1,21 +1,27 @@
 /**
- * `lapirun --join`: this process is one of P processes of a job that another launcher started (a
- * script, `ip netns exec`, by hand; docs/launching.md). Every process runs the same command; rank
- * r holds tasks r·K … r·K+K−1 of N = P·K (K = `--tasks-per-proc`). Rank and size come from the
- * environment (`placementFromEnv`), the rendezvous from AMLAPI_RENDEZVOUS=host:port (process 0
- * listens there and serves it: job/rendezvous.ts; the others connect) and the job key from
- * AMLAPI_JOB_KEY. Each process exits 0 when its tasks finished normally; a lost process or task
- * ends the others (the agents tell each other: agent/agent.ts) with a message naming it.
+ * `lapirun --join`: this process is one of P processes of a job that another launcher started
+ * (`mpirun`, `mpiexec`, `srun`, a script, `ip netns exec`, by hand; docs/launching.md). Every
+ * process runs the same command; rank r holds tasks r·K … r·K+K−1 of N = P·K (K =
+ * `--tasks-per-proc`). Rank and size come from the environment (`placementFromEnv`); process 0
+ * serves the rendezvous (job/rendezvous.ts), which the others find as job/meeting.ts says
+ * (AMLAPI_RENDEZVOUS host:port or file:DIR, the launcher's PMI, a one-host default), with the job
+ * key from AMLAPI_JOB_KEY or made by process 0 and shared through the file or PMI. Each process
+ * exits 0 when its tasks finished normally; a lost process or task ends the others (the agents
+ * tell each other: agent/agent.ts) with a message naming it.
  */
 import { resolveConfig, type JobConfig } from '../config.js'
 import { logger } from '../log.js'
-import { parseKey } from '../transport/auth.js'
+import { makeKey, parseKey } from '../transport/auth.js'
 import { ABORT_GRACE_MS, checkProgram } from './options.js'
 import { wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
-import { serveRendezvous } from './rendezvous.js'
+import { JoinError, awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, publishNote, removeNote, rendezvousHost } from './meeting.js'
+import { Pmi1 } from './pmi.js'
+import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { runJob } from './run-job.js'
 import { checkJobFits } from './spec.js'
+
+export { JoinError } from './meeting.js'
 
 /** How long process 0 waits for every process to join, ms. */
 const START_TIMEOUT_MS = 30_000
@@ -76,9 +82,6 @@ export interface JoinOptions {
   mac?: boolean
 }
 
-/** What a usage error of `--join` says (lapirun prints it and exits 2). */
-export class JoinError extends Error {}
-
 /** Runs this process's part of the job; resolves with its exit code. */
 export async function joinJob (o: JoinOptions): Promise<number> {
   const env = o.env
@@ -86,53 +89,98 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   for (const w of at.warnings) process.stderr.write(`lapirun: warning: ${w}\n`)
   const K = o.tasksPerProc
   const numTasks = at.size * K
-  const rv = (env['AMLAPI_RENDEZVOUS'] ?? '').trim()
   const net: Record<string, string> = {}
   if (o.transport !== undefined) net['AMLAPI_TRANSPORT'] = o.transport
   if (o.faults !== undefined) net['AMLAPI_FAULTS'] = o.faults
   if (o.mac === true) net['AMLAPI_UDP_MAC'] = '1'
   if (o.bind !== undefined) net['AMLAPI_BIND'] = o.bind
-  if (at.size === 1 && rv === '') {
+  const whole = { ...env, ...net }
+  if (at.size === 1 && (env['AMLAPI_RENDEZVOUS'] ?? '').trim() === '') {
     // a job of one process: its tasks share memory, nothing to meet
     const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
     return r.exitCode
   }
-  if (rv === '') throw new JoinError(`a job of ${at.size} processes (${at.source}) needs a rendezvous: set AMLAPI_RENDEZVOUS=host:port (process 0 listens there, the others connect) and AMLAPI_JOB_KEY`)
-  if (rv.startsWith('file:')) throw new JoinError('AMLAPI_RENDEZVOUS=file:DIR is not in this build yet: use host:port with AMLAPI_JOB_KEY')
-  const colon = rv.lastIndexOf(':')
-  const host = rv.slice(0, colon).replace(/^\[(.*)\]$/, '$1')
-  const port = Number(rv.slice(colon + 1))
-  if (colon <= 0 || !Number.isInteger(port) || port < 1 || port > 65535) throw new JoinError(`AMLAPI_RENDEZVOUS=${rv} is not host:port`)
-  const keyText = env['AMLAPI_JOB_KEY'] ?? ''
-  if (keyText.trim() === '') {
+  const how = meetingFromEnv(env, at.size, at.source)
+  const keyText = (env['AMLAPI_JOB_KEY'] ?? '').trim()
+  if (how.kind === 'address' && keyText === '') {
     throw new JoinError('a host:port rendezvous needs AMLAPI_JOB_KEY, the same for every process of the job and known to nobody else ' +
       '(other users of a host can reach its ports, loopback too): for example export AMLAPI_JOB_KEY=$(openssl rand -hex 32)')
   }
-  let key: Uint8Array
-  try { key = parseKey(keyText) } catch (e) { throw new JoinError((e as Error).message) }
+  let key: Uint8Array | null = null
+  if (keyText !== '') try { key = parseKey(keyText) } catch (e) { throw new JoinError((e as Error).message) }
   const config = resolveConfig(o.config, env)
   checkJobFits(numTasks, config, at.size, [at.rank], undefined, (o.transport ?? env['AMLAPI_TRANSPORT']) === 'udp')
   const log = logger('lapi:join', { rank: at.rank })
-  let server: Awaited<ReturnType<typeof serveRendezvous>> | null = null
+  const started = Date.now() - process.uptime() * 1000
+  const deadline = Date.now() + START_TIMEOUT_MS
+  const pmi = how.kind === 'pmi' ? Pmi1.fromEnv(env) : null
+  const notePath = how.kind === 'file' ? meetingFile(how.dir, jobIdFromEnv(env)) : ''
+  let server: Rendezvous | null = null
   let startTimer: NodeJS.Timeout | undefined
-  if (at.rank === 0) {
-    const url = checkProgram(o.program)
-    server = await serveRendezvous({
-      key, procs: at.size, host, port, log,
-      job: { numTasks, program: url.href, args: o.args, config, label: o.label, graceMs: ABORT_GRACE_MS, data: undefined, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) },
-      onFail: (task, reason) => server?.abort(task, reason),
-      onDone: () => {},
-    })
-    log.debug({ rendezvous: `${host}:${server.port}`, procs: at.size, numTasks }, 'rendezvous listening')
-    const s = server
-    startTimer = setTimeout(() => {
-      if (!s.complete) s.abort(-1, `the ${at.size} processes did not all join within ${START_TIMEOUT_MS / 1000} s (a wrong AMLAPI_JOB_KEY is refused at the rendezvous: its log says so)`)
-    }, START_TIMEOUT_MS)
-  }
   try {
-    return await runMember({ rank: at.rank, size: at.size, rendezvous: `${host.includes(':') ? `[${host}]` : host}:${port}`, key, env: { ...env, ...net }, join: true })
+    if (pmi !== null) await withDeadline(pmi.init(), deadline, 'the launcher did not answer PMI init')
+    let host: string; let port: number
+    if (at.rank === 0) {
+      // process 0 serves the rendezvous: at the given address, or at one of its own it then tells
+      key ??= makeKey()
+      const url = checkProgram(o.program)
+      const listen = how.kind === 'address' ? how : { host: await rendezvousHost(whole), port: 0 }
+      server = await serveRendezvous({
+        key, procs: at.size, host: listen.host, port: listen.port, log,
+        job: { numTasks, program: url.href, args: o.args, config, label: o.label, graceMs: ABORT_GRACE_MS, data: undefined, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) },
+        onFail: (task, reason) => server?.abort(task, reason),
+        onDone: () => {},
+      })
+      host = listen.host; port = server.port
+      const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
+      if (how.kind === 'file') publishNote(how.dir, notePath, { rendezvous: address, key: Buffer.from(key).toString('hex') })
+      if (pmi !== null) {
+        await pmi.put(PMI_RV, address)
+        if (keyText === '') await pmi.put(PMI_KEY, Buffer.from(key).toString('hex'))
+        await withDeadline(pmi.barrier(), deadline, 'the PMI barrier did not complete')
+      }
+      log.debug({ rendezvous: address, by: how.kind, procs: at.size, numTasks }, 'rendezvous listening')
+      const s = server
+      startTimer = setTimeout(() => {
+        if (!s.complete) s.abort(-1, `the ${at.size} processes did not all join within ${START_TIMEOUT_MS / 1000} s (a wrong AMLAPI_JOB_KEY is refused at the rendezvous: its log says so)`)
+      }, START_TIMEOUT_MS)
+    } else if (how.kind === 'address') {
+      host = how.host; port = how.port
+    } else {
+      let address: string; let hex: string
+      if (pmi !== null) {
+        await withDeadline(pmi.barrier(), deadline, 'the PMI barrier did not complete')
+        address = await pmi.get(PMI_RV)
+        hex = keyText !== '' ? keyText : await pmi.get(PMI_KEY)
+      } else {
+        const n = await awaitNote(notePath, started - NOTE_SLACK_MS, deadline)
+        address = n.rendezvous; hex = keyText !== '' ? keyText : n.key
+      }
+      const colon = address.lastIndexOf(':')
+      host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'); port = Number(address.slice(colon + 1))
+      key ??= parseKey(hex)
+    }
+    return await runMember({ rank: at.rank, size: at.size, rendezvous: `${host.includes(':') ? `[${host}]` : host}:${port}`, key: key!, env: whole, join: true })
   } finally {
     clearTimeout(startTimer)
     server?.close()
+    if (at.rank === 0 && notePath !== '') removeNote(notePath)
+    if (pmi !== null) await pmi.finalize().catch(() => {})
   }
+}
+
+/** The keys of the rendezvous's address and the job key in a PMI key-value space. */
+const PMI_RV = 'amlapi-rv'
+const PMI_KEY = 'amlapi-key'
+/**
+ * How much older than this process a `file:` note may be and still be its job's (process 0 may
+ * have been started a little before it), ms.
+ */
+const NOTE_SLACK_MS = 5000
+
+/** `p`, or a rejection once `deadline` (ms since the epoch) has passed. */
+async function withDeadline<T> (p: Promise<T>, deadline: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`${what} within ${START_TIMEOUT_MS / 1000} s`)), Math.max(0, deadline - Date.now())) })
+  try { return await Promise.race([p, late]) } finally { clearTimeout(timer) }
 }
