@@ -15,3 +15,5 @@ export { placementFromEnv, type EnvPlacement } from './job/join.js'
 export function contextOf (lapi: Lapi): Context {
   return (lapi as unknown as { ctx: Context }).ctx
 }
+export { awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, publishNote, spansHosts, type Meeting } from './job/meeting.js'
+export { parsePmiLine } from './job/pmi.js'

@@ -1,0 +1,125 @@
+/**
+ * The launchers tier (`npm run test:launchers`; docs/launching.md): the conformance programs run as
+ * jobs of the launchers HPC sites have — Open MPI's `mpirun`, MPICH's `mpiexec` (Hydra), Slurm's
+ * `srun` — each process `lapirun --join`, over tcp and over udp; Ctrl-C of the launcher and the loss
+ * of a process end the job everywhere, named, with nothing left running.
+ *
+ * Runs the launchers it finds (scripts/install-launcher-deps.sh installs them from Debian's
+ * packages; `srun` counts only with a Slurm that answers `sinfo`, as scripts/slurm-one-node.sh
+ * starts one) and says plainly which it skipped and why. It installs nothing itself.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import type { JobConfig } from '@amlapi/lapi'
+import { FIXTURES, type FixtureRun } from '../helpers/job.js'
+import { PROGRAMS, checkOutput, type Program } from '../helpers/programs.js'
+import { LAPIRUN, runCommand } from '../helpers/run.js'
+
+interface Launcher {
+  name: string
+  /** The command that starts `procs` processes of `argv`. */
+  cmd: (procs: number, argv: string[]) => string[]
+  env: NodeJS.ProcessEnv
+}
+
+function sh (cmd: string): { ok: boolean, out: string } {
+  const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8', timeout: 20_000 })
+  return { ok: r.status === 0, out: (r.stdout ?? '') + (r.stderr ?? '') }
+}
+const which = (c: string): string | null => { const r = sh(`command -v ${c}`); return r.ok ? r.out.trim() : null }
+
+const skipped: string[] = []
+const LAUNCHERS: Launcher[] = []
+{
+  const ompi = which('mpirun.openmpi') ?? (sh('mpirun --version').out.includes('Open MPI') ? which('mpirun') : null)
+  if (ompi !== null) {
+    // (as root, Open MPI wants both variables; -n above the core count wants --oversubscribe)
+    LAUNCHERS.push({ name: 'Open MPI mpirun', cmd: (n, a) => [ompi, '--oversubscribe', '-n', String(n), ...a], env: { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } })
+  } else skipped.push("Open MPI's mpirun: not on the PATH (bash scripts/install-launcher-deps.sh installs openmpi-bin)")
+  const hydra = which('mpiexec.hydra') ?? which('mpiexec.mpich')
+  if (hydra !== null) LAUNCHERS.push({ name: 'MPICH mpiexec', cmd: (n, a) => [hydra, '-n', String(n), ...a], env: {} })
+  else skipped.push("MPICH's mpiexec: not on the PATH (bash scripts/install-launcher-deps.sh installs mpich)")
+  const srun = which('srun')
+  if (srun === null) skipped.push("Slurm's srun: not on the PATH (bash scripts/install-launcher-deps.sh installs it)")
+  else if (!sh('sinfo -h -o %t').out.match(/idle|mix|alloc/)) skipped.push("Slurm's srun: no Slurm answers here (bash scripts/slurm-one-node.sh start runs a one-node one)")
+  else {
+    LAUNCHERS.push({ name: 'Slurm srun', cmd: (n, a) => [srun, '--overcommit', '-n', String(n), ...a], env: {} })
+    LAUNCHERS.push({ name: 'Slurm srun --mpi=pmi2', cmd: (n, a) => [srun, '--mpi=pmi2', '--overcommit', '-n', String(n), ...a], env: {} })
+  }
+}
+for (const s of skipped) process.stdout.write(`launchers tier SKIPPED ${s}\n`)
+
+/** The job settings a program wants, as the environment says them to every process (the segment: 4 MiB unless it says, as runFixture's). */
+function configEnv (c: Partial<JobConfig> | undefined): Record<string, string> {
+  const e: Record<string, string> = { AMLAPI_SEGMENT_SIZE: String(c?.segmentSize ?? 4 * 1024 * 1024) }
+  if (c?.spinUs !== undefined) e['AMLAPI_SPIN_US'] = String(c.spinUs)
+  return e
+}
+
+/** Processes and tasks per process for a program of `tasks` tasks. */
+function split (tasks: number): { procs: number, perProc: number } {
+  return tasks % 2 === 0 ? { procs: 2, perProc: tasks / 2 } : { procs: tasks, perProc: 1 }
+}
+
+/** Whether process `pid` is still there. */
+const alive = (pid: number): boolean => existsSync(`/proc/${pid}`)
+
+describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', () => {
+  for (const l of LAUNCHERS) {
+    describe(l.name, () => {
+      for (const transport of ['tcp', 'udp'] as const) {
+        for (const prog of PROGRAMS.filter((p: Program) => p.shmOnly === undefined)) {
+          const { procs, perProc } = split(prog.tasks)
+          it(`${prog.file.replace('../../examples/', 'examples/')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
+            const argv = [process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(perProc), '--transport', transport, FIXTURES + prog.file, ...(prog.args ?? [])]
+            const [cmd, ...args] = l.cmd(procs, argv)
+            const r = await runCommand(cmd!, args, { env: { ...l.env, ...prog.env, ...configEnv(prog.config) }, deadlineMs: 60_000 })
+            if (r.code !== 0) throw new Error(`job failed (${r.code}):\n${r.stderr}\n${r.stdout}`)
+            checkOutput(prog, { stdout: r.stdout, stderr: r.stderr } as unknown as FixtureRun)
+          }, 70_000)
+        }
+      }
+
+      it('Ctrl-C of the launcher ends every process of the job', async () => {
+        const [cmd, ...args] = l.cmd(2, [process.execPath, LAPIRUN, '--join', FIXTURES + 'lapi/lose.mjs'])
+        const p = spawn(cmd!, args, { env: { ...process.env, ...l.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+        let out = ''
+        p.stdout.on('data', (d: Buffer) => { out += d.toString() })
+        p.stderr.on('data', (d: Buffer) => { out += d.toString() })
+        const code = new Promise<number | null>((resolve) => p.on('close', (c) => resolve(c)))
+        const kill = setTimeout(() => p.kill('SIGKILL'), 40_000)
+        for (let i = 0; i < 400 && [...out.matchAll(/task \d pid (\d+)/g)].length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        const pids = [...out.matchAll(/task \d pid (\d+)/g)].map((m) => Number(m[1]))
+        expect(pids, out).toHaveLength(2)
+        p.kill('SIGINT')
+        expect(await code, out).not.toBe(0)
+        clearTimeout(kill)
+        for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(pids.filter(alive), 'processes left running').toEqual([])
+      }, 60_000)
+
+      it('a process killed with kill -9 ends the job everywhere, named', async () => {
+        const [cmd, ...args] = l.cmd(2, [process.execPath, LAPIRUN, '--join', FIXTURES + 'lapi/lose.mjs'])
+        const p = spawn(cmd!, args, { env: { ...process.env, ...l.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+        let out = ''
+        p.stdout.on('data', (d: Buffer) => { out += d.toString() })
+        p.stderr.on('data', (d: Buffer) => { out += d.toString() })
+        const code = new Promise<number | null>((resolve) => p.on('close', (c) => resolve(c)))
+        const kill = setTimeout(() => p.kill('SIGKILL'), 40_000)
+        for (let i = 0; i < 400 && [...out.matchAll(/task \d pid (\d+)/g)].length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        const pids = [...out.matchAll(/task (\d) pid (\d+)/g)].map((m) => ({ task: Number(m[1]), pid: Number(m[2]) }))
+        expect(pids, out).toHaveLength(2)
+        process.kill(pids.find((x) => x.task === 1)!.pid, 'SIGKILL')
+        expect(await code, out).not.toBe(0)
+        clearTimeout(kill)
+        // (named by the other process, or by the launcher, which may end it first)
+        expect(out).toMatch(/task 1 failed: process 1 \(task 1\) was lost|rank 1|task 1/)
+        for (let i = 0; i < 100 && pids.some((x) => alive(x.pid)); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(pids.filter((x) => alive(x.pid)), 'processes left running').toEqual([])
+      }, 60_000)
+    })
+  }
+})
+
+it.skipIf(LAUNCHERS.length > 0)('launchers tier: no launcher here', () => { expect(skipped.length).toBeGreaterThan(0) })
