@@ -5,12 +5,16 @@
  * of a process end the job everywhere, named, with nothing left running.
  *
  * Runs the launchers it finds (scripts/install-launcher-deps.sh installs them from Debian's
- * packages; `srun` counts only with a Slurm that answers `sinfo`, as scripts/slurm-one-node.sh
- * starts one) and says plainly which it skipped and why. It installs nothing itself.
+ * packages) and says plainly which it skipped and why. It installs nothing itself; for `srun` it
+ * uses the Slurm that answers `sinfo`, or starts a one-node one in a temporary directory
+ * (scripts/slurm-one-node.sh, root only) and stops it at the end.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { JobConfig } from '@amlapi/lapi'
 import { FIXTURES, type FixtureRun } from '../helpers/job.js'
 import { PROGRAMS, checkOutput, type Program } from '../helpers/programs.js'
@@ -27,7 +31,27 @@ function sh (cmd: string): { ok: boolean, out: string } {
   const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8', timeout: 20_000 })
   return { ok: r.status === 0, out: (r.stdout ?? '') + (r.stderr ?? '') }
 }
+const SLURM_ONE_NODE = fileURLToPath(new URL('../../scripts/slurm-one-node.sh', import.meta.url))
 const which = (c: string): string | null => { const r = sh(`command -v ${c}`); return r.ok ? r.out.trim() : null }
+
+/**
+ * Whether a Slurm answers: the site's, or a one-node one this tier starts in a temporary directory
+ * (root only: scripts/slurm-one-node.sh) and stops at its end.
+ */
+let slurmDir: string | null = null
+let slurmWhy = ''
+function slurmUp (): boolean {
+  if (sh('sinfo -h -o %t').out.match(/idle|mix|alloc/)) return true
+  if (process.getuid?.() !== 0) { slurmWhy = 'not root'; return false }
+  const dir = mkdtempSync(join(tmpdir(), 'amlapi-slurm-'))
+  const r = spawnSync('bash', [SLURM_ONE_NODE, 'start', dir], { encoding: 'utf8', timeout: 60_000 })
+  const conf = /^SLURM_CONF=(.*)$/m.exec(r.stdout ?? '')
+  if (r.status !== 0 || conf === null) { slurmWhy = `scripts/slurm-one-node.sh failed: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' / ')}`; return false }
+  slurmDir = dir
+  process.env['SLURM_CONF'] = conf[1]!
+  return true
+}
+afterAll(() => { if (slurmDir !== null) spawnSync('bash', [SLURM_ONE_NODE, 'stop', slurmDir], { timeout: 30_000 }) })
 
 const skipped: string[] = []
 const LAUNCHERS: Launcher[] = []
@@ -42,7 +66,7 @@ const LAUNCHERS: Launcher[] = []
   else skipped.push("MPICH's mpiexec: not on the PATH (bash scripts/install-launcher-deps.sh installs mpich)")
   const srun = which('srun')
   if (srun === null) skipped.push("Slurm's srun: not on the PATH (bash scripts/install-launcher-deps.sh installs it)")
-  else if (!sh('sinfo -h -o %t').out.match(/idle|mix|alloc/)) skipped.push("Slurm's srun: no Slurm answers here (bash scripts/slurm-one-node.sh start runs a one-node one)")
+  else if (!slurmUp()) skipped.push(`Slurm's srun: no Slurm answers here, and none could be started: ${slurmWhy}`)
   else {
     LAUNCHERS.push({ name: 'Slurm srun', cmd: (n, a) => [srun, '--overcommit', '-n', String(n), ...a], env: {} })
     LAUNCHERS.push({ name: 'Slurm srun --mpi=pmi2', cmd: (n, a) => [srun, '--mpi=pmi2', '--overcommit', '-n', String(n), ...a], env: {} })
