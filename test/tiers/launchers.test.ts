@@ -10,7 +10,8 @@
  * (scripts/slurm-one-node.sh, root only) and stops it at the end.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -147,3 +148,100 @@ describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', 
 })
 
 it.skipIf(LAUNCHERS.length > 0)('launchers tier: no launcher here', () => { expect(skipped.length).toBeGreaterThan(0) })
+
+// ───────────── across hosts: two network namespaces, each a "host" with its own address ─────────────
+
+const NS = [`amlapi-h0-${process.pid}`, `amlapi-h1-${process.pid}`]
+const DEV = [`amlh0${process.pid % 10000}`, `amlh1${process.pid % 10000}`]
+const ADDR = ['198.18.1.1', '198.18.1.2']
+
+/** Why the namespaces cannot be made here (null: they can). */
+function noNamespaces (): string | null {
+  if (process.platform !== 'linux') return 'not Linux'
+  if (process.getuid?.() !== 0) return 'not root (network namespaces need it)'
+  if (which('ip') === null) return "no 'ip' on the PATH (bash scripts/install-netns-deps.sh installs it)"
+  return null
+}
+const nsWhy = noNamespaces()
+if (nsWhy !== null) process.stdout.write(`launchers tier SKIPPED across hosts: ${nsWhy}\n`)
+const hydraExe = which('mpiexec.hydra')
+if (nsWhy === null && hydraExe === null) process.stdout.write("launchers tier SKIPPED across hosts by MPICH's mpiexec: not on the PATH\n")
+
+/** The lines of a debug log that say where a process listened and what it moved. */
+function netFacts (log: string): { addresses: string[], received: number[] } {
+  const addresses: string[] = []; const received: number[] = []
+  for (const line of log.split('\n')) {
+    if (!line.startsWith('{')) continue
+    let j: Record<string, unknown>
+    try { j = JSON.parse(line) as Record<string, unknown> } catch { continue }
+    if ((j['msg'] === 'tcp: listening' || j['msg'] === 'udp: sockets bound') && typeof j['address'] === 'string') addresses.push(j['address'])
+    if (j['msg'] === 'process leaves the job') received.push(Number((j['stats'] as Record<string, unknown>)['bytesReceived']))
+  }
+  return { addresses, received }
+}
+
+describe.skipIf(nsWhy !== null)('across hosts: two network namespaces joined by a veth pair', () => {
+  let launcherExec = ''
+  afterAll(() => { for (const ns of NS) sh(`ip netns del ${ns}`) })
+  it('the namespaces come up, each with its own address', () => {
+    for (const ns of NS) expect(sh(`ip netns add ${ns}`).ok).toBe(true)
+    expect(sh(`ip link add ${DEV[0]} type veth peer name ${DEV[1]}`).ok).toBe(true)
+    for (let k = 0; k < 2; k++) {
+      for (const c of [`ip link set ${DEV[k]} netns ${NS[k]}`, `ip -n ${NS[k]} addr add ${ADDR[k]}/24 dev ${DEV[k]}`, `ip -n ${NS[k]} link set ${DEV[k]} up`, `ip -n ${NS[k]} link set lo up`]) {
+        const r = sh(c)
+        expect(r.ok, `${c}: ${r.out}`).toBe(true)
+      }
+    }
+    // what a launcher's remote shell would be: "<exec> [options] host command…" runs the command in that host's namespace
+    launcherExec = join(mkdtempSync(join(tmpdir(), 'amlapi-nsexec-')), 'nsexec.sh')
+    writeFileSync(launcherExec, '#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\nhost=$1; shift\n' +
+      `case $host in ${ADDR[0]}) ns=${NS[0]} ;; ${ADDR[1]}) ns=${NS[1]} ;; *) echo "no host $host" >&2; exit 1 ;; esac\n` +
+      'exec ip netns exec $ns sh -c "$*"\n', { mode: 0o755 })
+  })
+
+  /** The programs run across the namespaces (tasks per process: their task count over 2). */
+  const ACROSS = PROGRAMS.filter((p) => ['lapi/putget.mjs', 'am2/xfer.mjs', '../../examples/amx/testgetput.mjs'].includes(p.file) && p.tasks % 2 === 0)
+
+  for (const transport of ['tcp', 'udp'] as const) {
+    for (const prog of ACROSS) {
+      it(`by a script: ${prog.file.replace('../../', '')} with AMLAPI_RENDEZVOUS and AMLAPI_JOB_KEY, over ${transport}`, async () => {
+        const key = randomBytes(32).toString('hex')
+        const runs = [1, 0].map((rank) => runCommand('ip', ['netns', 'exec', NS[rank]!, process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(prog.tasks / 2), '--transport', transport, FIXTURES + prog.file, ...(prog.args ?? [])], {
+          env: { AMLAPI_RANK: String(rank), AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `${ADDR[0]}:${47000 + (process.pid % 1000)}`, AMLAPI_JOB_KEY: key, AMLAPI_SEGMENT_SIZE: String(16 << 20), AMLAPI_LOG_LEVEL: 'debug' },
+          deadlineMs: 60_000,
+        }))
+        const [r1, r0] = await Promise.all(runs)
+        for (const r of [r0!, r1!]) expect(r.code, r.stderr.slice(-3000)).toBe(0)
+        checkOutput(prog, { stdout: r0!.stdout + r1!.stdout, stderr: '' } as unknown as FixtureRun)
+        // each process listened on its namespace's address, and received the other's bytes
+        const f0 = netFacts(r0!.stderr); const f1 = netFacts(r1!.stderr)
+        expect(f0.addresses).toEqual([ADDR[0]])
+        expect(f1.addresses).toEqual([ADDR[1]])
+        expect(f0.received[0]).toBeGreaterThan(0)
+        expect(f1.received[0]).toBeGreaterThan(0)
+      }, 70_000)
+    }
+
+    for (const prog of PROGRAMS.filter((p: Program) => p.shmOnly === undefined)) {
+      const { procs, perProc } = split(prog.tasks)
+      it.skipIf(hydraExe === null)(`by MPICH's mpiexec, its remote shell an ip netns exec: ${prog.file.replace('../../', '')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
+        const r = await runCommand('ip', ['netns', 'exec', NS[0]!, hydraExe!, '-launcher', 'ssh', '-launcher-exec', launcherExec, '-iface', DEV[0]!,
+          '-hosts', `${ADDR[0]},${ADDR[1]}`, '-n', String(procs), process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(perProc), '--transport', transport,
+          FIXTURES + prog.file, ...(prog.args ?? [])], {
+          env: { ...prog.env, ...configEnv(prog.config), AMLAPI_LOG_LEVEL: 'debug' },
+          deadlineMs: 60_000,
+        })
+        if (r.code !== 0) throw new Error(`job failed (${r.code}):\n${r.stderr.slice(-3000)}\n${r.stdout}`)
+        // (the program's own lines: the debug log went to stderr)
+        checkOutput(prog, { stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('{')).join('\n') } as unknown as FixtureRun)
+        const f = netFacts(r.stderr)
+        // every process listened on its own namespace's address, both namespaces had some, and each received
+        expect(f.addresses.every((a) => ADDR.includes(a)) && ADDR.every((a) => f.addresses.includes(a)), f.addresses.join(' ')).toBe(true)
+        expect(f.received.length).toBe(procs)
+        expect(f.received.every((b) => b > 0)).toBe(true)
+        // (PMI told the processes where process 0's rendezvous is: on its namespace's address)
+        expect(r.stderr).toMatch(new RegExp(`"rendezvous":"${ADDR[0]!.replace(/\./g, '\\.')}:\\d+","by":"pmi"`))
+      }, 70_000)
+    }
+  }
+})

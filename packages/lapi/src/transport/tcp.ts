@@ -95,7 +95,7 @@ export class TcpTransport implements Transport {
       server.listen(0, host, () => {
         const a = server.address()
         if (a === null || typeof a === 'string') { reject(new Error('tcp: no listening address')); return }
-        this.o.log.debug({ port: a.port }, 'tcp: listening')
+        this.o.log.debug({ address: a.address, port: a.port }, 'tcp: listening')
         resolve({ host, port: a.port })
       })
     })

@@ -172,7 +172,7 @@ export class UdpTransport implements Transport {
     this.hs.on('message', (m, from) => this.onHandshake(m, `${from.address}:${from.port}`))
     this.rx.on('message', (m) => { if (!this.closed) this.events?.onBytes(-1, m, m.length) })
     const a = this.hs.address()
-    this.o.log.debug({ handshakePort: this.hs.address().port, dataPort: this.rxPort, max, win, recvBuffer: buf }, 'udp: sockets bound')
+    this.o.log.debug({ address: this.hs.address().address, handshakePort: this.hs.address().port, dataPort: this.rxPort, max, win, recvBuffer: buf }, 'udp: sockets bound')
     return { host: this.bind, port: a.port }
   }
 
