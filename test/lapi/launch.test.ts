@@ -46,6 +46,9 @@ describe('lapirun --join under a launcher: the environment', () => {
     expect(meetingFromEnv(OMPI, 2, 'OMPI')).toEqual({ kind: 'file', dir: tmpdir(), why: "Open MPI's mpirun, one host" })
     expect(meetingFromEnv(SLURM, 2, 'SLURM')).toEqual({ kind: 'file', dir: tmpdir(), why: "Slurm's srun, one host" })
     expect(meetingFromEnv(SLURM_PMIX, 2, 'SLURM')).toMatchObject({ kind: 'file' })
+    // a PMI_FD that did not reach this process (npx between the launcher and lapirun): a file on one host, else an error
+    expect(meetingFromEnv(HYDRA, 2, 'PMI', false)).toEqual({ kind: 'file', dir: tmpdir(), why: 'PMI_FD not open here, one host' })
+    expect(() => meetingFromEnv({ ...HYDRA, MPI_LOCALNRANKS: '1' }, 2, 'PMI', false)).toThrow(/PMI_FD=8 is not open in this process .* such as npx/)
     // what the user sets wins
     expect(meetingFromEnv({ ...HYDRA, AMLAPI_RENDEZVOUS: 'h1:7000' }, 2, '')).toEqual({ kind: 'address', host: 'h1', port: 7000 })
     expect(meetingFromEnv({ ...OMPI, AMLAPI_RENDEZVOUS: '[::1]:7000' }, 2, '')).toEqual({ kind: 'address', host: '::1', port: 7000 })

@@ -9,7 +9,7 @@
  * uses the Slurm that answers `sinfo`, or starts a one-node one in a temporary directory
  * (scripts/slurm-one-node.sh, root only) and stops it at the end.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -90,6 +90,30 @@ function split (tasks: number): { procs: number, perProc: number } {
 /** Whether process `pid` is still there. */
 const alive = (pid: number): boolean => existsSync(`/proc/${pid}`)
 
+/** The processes of `pids` still there after up to 5 s. */
+async function gone (pids: number[]): Promise<number[]> {
+  for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  return pids.filter(alive)
+}
+
+/**
+ * Starts lapi/lose.mjs as a job of 2 processes under `l` and waits until both tasks printed their
+ * process's pid (task 1 then waits for the test, task 0 in a Gfence it cannot finish).
+ */
+async function startLose (l: Launcher): Promise<{ p: ChildProcess, code: Promise<number | null>, out: () => string, pids: Array<{ task: number, pid: number }> }> {
+  const [cmd, ...args] = l.cmd(2, [process.execPath, LAPIRUN, '--join', FIXTURES + 'lapi/lose.mjs'])
+  const p = spawn(cmd!, args, { env: { ...process.env, ...l.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  p.stdout!.on('data', (d: Buffer) => { out += d.toString() })
+  p.stderr!.on('data', (d: Buffer) => { out += d.toString() })
+  const kill = setTimeout(() => p.kill('SIGKILL'), 40_000)
+  const code = new Promise<number | null>((resolve) => p.on('close', (c) => { clearTimeout(kill); resolve(c) }))
+  for (let i = 0; i < 400 && [...out.matchAll(/task \d pid (\d+)/g)].length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  const pids = [...out.matchAll(/task (\d) pid (\d+)/g)].map((m) => ({ task: Number(m[1]), pid: Number(m[2]) }))
+  expect(pids, out).toHaveLength(2)
+  return { p, code, out: () => out, pids }
+}
+
 describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', () => {
   for (const l of LAUNCHERS) {
     describe(l.name, () => {
@@ -106,42 +130,29 @@ describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', 
         }
       }
 
+      it('npx lapirun --join, as the docs write it (npx does not pass PMI_FD on: the job meets through a file on one host)', async () => {
+        for (const transport of ['tcp', 'udp']) {
+          const [cmd, ...args] = l.cmd(2, ['npx', 'lapirun', '--join', '--tasks-per-proc', '2', '--transport', transport, FIXTURES + 'lapi/putget.mjs'])
+          const r = await runCommand(cmd!, args, { env: { ...l.env, AMLAPI_SEGMENT_SIZE: String(4 << 20) }, deadlineMs: 60_000 })
+          expect(r.code, r.stderr).toBe(0)
+          expect(r.stdout.match(/putget ok/g)).toHaveLength(4)
+        }
+      }, 90_000)
+
       it('Ctrl-C of the launcher ends every process of the job', async () => {
-        const [cmd, ...args] = l.cmd(2, [process.execPath, LAPIRUN, '--join', FIXTURES + 'lapi/lose.mjs'])
-        const p = spawn(cmd!, args, { env: { ...process.env, ...l.env }, stdio: ['ignore', 'pipe', 'pipe'] })
-        let out = ''
-        p.stdout.on('data', (d: Buffer) => { out += d.toString() })
-        p.stderr.on('data', (d: Buffer) => { out += d.toString() })
-        const code = new Promise<number | null>((resolve) => p.on('close', (c) => resolve(c)))
-        const kill = setTimeout(() => p.kill('SIGKILL'), 40_000)
-        for (let i = 0; i < 400 && [...out.matchAll(/task \d pid (\d+)/g)].length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50))
-        const pids = [...out.matchAll(/task \d pid (\d+)/g)].map((m) => Number(m[1]))
-        expect(pids, out).toHaveLength(2)
-        p.kill('SIGINT')
-        expect(await code, out).not.toBe(0)
-        clearTimeout(kill)
-        for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-        expect(pids.filter(alive), 'processes left running').toEqual([])
+        const job = await startLose(l)
+        job.p.kill('SIGINT')
+        expect(await job.code, job.out()).not.toBe(0)
+        expect(await gone(job.pids.map((x) => x.pid)), 'processes left running').toEqual([])
       }, 60_000)
 
       it('a process killed with kill -9 ends the job everywhere, named', async () => {
-        const [cmd, ...args] = l.cmd(2, [process.execPath, LAPIRUN, '--join', FIXTURES + 'lapi/lose.mjs'])
-        const p = spawn(cmd!, args, { env: { ...process.env, ...l.env }, stdio: ['ignore', 'pipe', 'pipe'] })
-        let out = ''
-        p.stdout.on('data', (d: Buffer) => { out += d.toString() })
-        p.stderr.on('data', (d: Buffer) => { out += d.toString() })
-        const code = new Promise<number | null>((resolve) => p.on('close', (c) => resolve(c)))
-        const kill = setTimeout(() => p.kill('SIGKILL'), 40_000)
-        for (let i = 0; i < 400 && [...out.matchAll(/task \d pid (\d+)/g)].length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50))
-        const pids = [...out.matchAll(/task (\d) pid (\d+)/g)].map((m) => ({ task: Number(m[1]), pid: Number(m[2]) }))
-        expect(pids, out).toHaveLength(2)
-        process.kill(pids.find((x) => x.task === 1)!.pid, 'SIGKILL')
-        expect(await code, out).not.toBe(0)
-        clearTimeout(kill)
+        const job = await startLose(l)
+        process.kill(job.pids.find((x) => x.task === 1)!.pid, 'SIGKILL')
+        expect(await job.code, job.out()).not.toBe(0)
         // (named by the other process, or by the launcher, which may end it first)
-        expect(out).toMatch(/task 1 failed: process 1 \(task 1\) was lost|rank 1|task 1/)
-        for (let i = 0; i < 100 && pids.some((x) => alive(x.pid)); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-        expect(pids.filter((x) => alive(x.pid)), 'processes left running').toEqual([])
+        expect(job.out()).toMatch(/task 1 failed: process 1 \(task 1\) was lost|rank 1|task 1/)
+        expect(await gone(job.pids.map((x) => x.pid)), 'processes left running').toEqual([])
       }, 60_000)
     })
   }

@@ -15,7 +15,7 @@ import { makeKey, parseKey } from '../transport/auth.js'
 import { ABORT_GRACE_MS, checkProgram } from './options.js'
 import { wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
-import { JoinError, awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, publishNote, removeNote, rendezvousHost } from './meeting.js'
+import { JoinError, awaitNote, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
 import { Pmi1 } from './pmi.js'
 import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { runJob } from './run-job.js'
@@ -100,7 +100,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
     const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
     return r.exitCode
   }
-  const how = meetingFromEnv(env, at.size, at.source)
+  const how = meetingFromEnv(env, at.size, at.source, pmiOpen(env))
   const keyText = (env['AMLAPI_JOB_KEY'] ?? '').trim()
   if (how.kind === 'address' && keyText === '') {
     throw new JoinError('a host:port rendezvous needs AMLAPI_JOB_KEY, the same for every process of the job and known to nobody else ' +
@@ -114,7 +114,10 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   const started = Date.now() - process.uptime() * 1000
   const deadline = Date.now() + START_TIMEOUT_MS
   const pmi = how.kind === 'pmi' ? Pmi1.fromEnv(env) : null
-  const notePath = how.kind === 'file' ? meetingFile(how.dir, jobIdFromEnv(env)) : ''
+  let jobId = jobIdFromEnv(env)
+  // (a launcher that names no job, Hydra: its agent on this host, which every process here shares)
+  if (jobId === 'job') { const a = launcherAgent(); if (a > 0) jobId = `agent-${a}` }
+  const notePath = how.kind === 'file' ? meetingFile(how.dir, jobId) : ''
   let server: Rendezvous | null = null
   let startTimer: NodeJS.Timeout | undefined
   try {

@@ -6,8 +6,9 @@
  *   - `address`: AMLAPI_RENDEZVOUS=host:port, with AMLAPI_JOB_KEY given to every process;
  *   - `file`: AMLAPI_RENDEZVOUS=file:DIR — process 0 writes the rendezvous's address and the key
  *     into DIR/amlapi-<job id>.rv (mode 0600, by a rename: never seen half written), the others
- *     wait for it; under Open MPI's `mpirun` and Slurm's `srun` without PMI, on one host, the
- *     default, in the temporary directory;
+ *     wait for it; the default on one host, in the temporary directory, under Open MPI's `mpirun`,
+ *     Slurm's `srun` without PMI, and a PMI launcher whose socket did not reach this process
+ *     (`npx lapirun` is a process of its own, without PMI_FD);
  *   - `pmi`: the launcher's PMI-1 key-value space (PMI_FD: MPICH's `mpiexec`, `srun --mpi=pmi2`;
  *     job/pmi.ts).
  *
@@ -16,7 +17,7 @@
  * environment, for tests with each launcher's variables.
  */
 import { lookup } from 'node:dns/promises'
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { fstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { hostname, networkInterfaces, tmpdir } from 'node:os'
 import { join as joinPath } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -28,6 +29,32 @@ export type Meeting =
 
 /** What `--join` says to a usage error (lapirun prints it and exits 2). */
 export class JoinError extends Error {}
+
+/** Whether descriptor PMI_FD of `env` is a socket of this process (a launcher's PMI). */
+export function pmiOpen (env: NodeJS.ProcessEnv): boolean {
+  const fd = Number((env['PMI_FD'] ?? '').trim())
+  if (!Number.isInteger(fd) || fd < 0) return false
+  try { return fstatSync(fd).isSocket() } catch { return false }
+}
+
+/**
+ * The pid of this process's nearest ancestor that is a launcher's per-host agent (Hydra's
+ * `hydra_pmi_proxy`, Slurm's `slurmstepd`, Open MPI's `orted`/`prted`), read from /proc; -1 when
+ * none is found. Every process of a job on one host has the same one: a job name where the
+ * launcher gives none.
+ */
+export function launcherAgent (): number {
+  let pid = process.ppid
+  for (let k = 0; k < 16 && pid > 1; k++) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      if (/^(hydra_pmi_proxy|slurmstepd|orted|prted)/.test(name)) return pid
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    } catch { return -1 }
+  }
+  return -1
+}
 
 /** The name a launcher gives this job (the `file:` rendezvous's file name), or "job". */
 export function jobIdFromEnv (env: NodeJS.ProcessEnv): string {
@@ -60,10 +87,11 @@ export function spansHosts (env: NodeJS.ProcessEnv): boolean | undefined {
 
 /**
  * How this process finds the rendezvous (first found wins): AMLAPI_RENDEZVOUS (host:port or
- * file:DIR), PMI-1 (PMI_FD), the temporary directory for a one-host job of Open MPI or Slurm.
- * Throws JoinError saying what to set when none fits.
+ * file:DIR), PMI-1 (PMI_FD; `pmiOpen`: whether that descriptor is a socket in this process), the
+ * temporary directory for a one-host job of Open MPI or Slurm (or of a PMI launcher whose socket
+ * did not reach this process). Throws JoinError saying what to set when none fits.
  */
-export function meetingFromEnv (env: NodeJS.ProcessEnv, size: number, source: string): Meeting {
+export function meetingFromEnv (env: NodeJS.ProcessEnv, size: number, source: string, pmiOpen = true): Meeting {
   const rv = (env['AMLAPI_RENDEZVOUS'] ?? '').trim()
   if (rv.startsWith('file:')) {
     const dir = rv.slice(5)
@@ -77,7 +105,13 @@ export function meetingFromEnv (env: NodeJS.ProcessEnv, size: number, source: st
     if (colon <= 0 || host === '' || !Number.isInteger(port) || port < 1 || port > 65535) throw new JoinError(`AMLAPI_RENDEZVOUS=${rv} is neither host:port nor file:DIR`)
     return { kind: 'address', host, port }
   }
-  if ((env['PMI_FD'] ?? '').trim() !== '') return { kind: 'pmi' }
+  if ((env['PMI_FD'] ?? '').trim() !== '') {
+    if (pmiOpen) return { kind: 'pmi' }
+    // (the launcher's socket did not reach this process: a wrapper between them, such as npx, closed it)
+    if (spansHosts(env) === false) return { kind: 'file', dir: tmpdir(), why: 'PMI_FD not open here, one host' }
+    throw new JoinError(`PMI_FD=${env['PMI_FD']!} is not open in this process (a wrapper between the launcher and lapirun, such as npx, closes it): ` +
+      'run lapirun itself (node_modules/.bin/lapirun), or set AMLAPI_RENDEZVOUS=file:DIR on a shared file system, or host:port with AMLAPI_JOB_KEY')
+  }
   const launcher = env['OMPI_COMM_WORLD_SIZE'] !== undefined ? "Open MPI's mpirun" : env['SLURM_PROCID'] !== undefined ? "Slurm's srun" : null
   if (launcher !== null) {
     if (spansHosts(env) === false) return { kind: 'file', dir: tmpdir(), why: `${launcher}, one host` }

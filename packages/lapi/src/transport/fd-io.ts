@@ -134,25 +134,18 @@ export class FdEnd {
   write (off: number, len: number): number { return this.call(this.fdWrite, 1, off, len) }
 
   /** Writes `len1` bytes of the memory from `off1` then `len2` from `off2` in one call (one datagram): as `write`. */
-  write2 (off1: number, len1: number, off2: number, len2: number): number {
-    const dv = this.dv
-    dv.setUint32(IOV, off1, true)
-    dv.setUint32(IOV + 4, len1, true)
-    dv.setUint32(IOV + 8, off2, true)
-    dv.setUint32(IOV + 12, len2, true)
-    const rc = this.fdWrite(1, IOV, 2, COUNT)
-    if (rc === 0) return dv.getUint32(COUNT, true)
-    return rc === WASI_AGAIN || rc === WASI_INTR ? IO_AGAIN : -2 - rc
-  }
+  write2 (off1: number, len1: number, off2: number, len2: number): number { return this.call2(this.fdWrite, 1, off1, len1, off2, len2) }
 
   /** Reads one datagram (or bytes) into `len1` bytes at `off1`, the rest into `len2` at `off2`: as `read`. */
-  read2 (off1: number, len1: number, off2: number, len2: number): number {
+  read2 (off1: number, len1: number, off2: number, len2: number): number { return this.call2(this.fdRead, 0, off1, len1, off2, len2) }
+
+  private call2 (f: WasiCall, wfd: number, off1: number, len1: number, off2: number, len2: number): number {
     const dv = this.dv
     dv.setUint32(IOV, off1, true)
     dv.setUint32(IOV + 4, len1, true)
     dv.setUint32(IOV + 8, off2, true)
     dv.setUint32(IOV + 12, len2, true)
-    const rc = this.fdRead(0, IOV, 2, COUNT)
+    const rc = f(wfd, IOV, 2, COUNT)
     if (rc === 0) return dv.getUint32(COUNT, true)
     return rc === WASI_AGAIN || rc === WASI_INTR ? IO_AGAIN : -2 - rc
   }
