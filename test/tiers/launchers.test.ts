@@ -155,7 +155,10 @@ describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', 
       it('Ctrl-C of the launcher ends every process of the job', async () => {
         const job = await startLose(l)
         job.p.kill('SIGINT')
-        expect(await job.code, job.out()).not.toBe(0)
+        // (the launcher's own status after a Ctrl-C is its business — MPICH's mpiexec has returned 0
+        // once its processes had ended; the job is named interrupted by them, or fails)
+        const code = await job.code
+        expect(code !== 0 || /the job was interrupted/.test(job.out()), job.out()).toBe(true)
         expect(await gone(job.pids.map((x) => x.pid)), 'processes left running').toEqual([])
       }, 60_000)
 
