@@ -22,6 +22,10 @@ stop () {
     [ $alive -eq 0 ] && break
     sleep 0.1
   done
+  # (what is still there after that — a step daemon of a job ended by a signal — is killed: no
+  # other Slurm runs on a host where this one was started, since it starts only where none answers)
+  [ ${#pids[@]} -gt 0 ] && kill -9 "${pids[@]}" 2>/dev/null || true
+  pkill -9 -x slurmstepd 2>/dev/null || true
   rm -rf "$dir"
 }
 
