@@ -15,7 +15,7 @@ import { makeKey, parseKey } from '../transport/auth.js'
 import { ABORT_GRACE_MS, checkProgram } from './options.js'
 import { wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
-import { JoinError, awaitNote, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
+import { JoinError, awaitNote, hostPort, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
 import { Pmi1 } from './pmi.js'
 import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { runJob } from './run-job.js'
@@ -122,7 +122,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   let startTimer: NodeJS.Timeout | undefined
   try {
     if (pmi !== null) await withDeadline(pmi.init(), deadline, 'the launcher did not answer PMI init')
-    let host: string; let port: number
+    let rendezvous: string
     if (at.rank === 0) {
       // process 0 serves the rendezvous: at the given address, or at one of its own it then tells
       key ??= makeKey()
@@ -134,8 +134,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
         onFail: (task, reason) => server?.abort(task, reason),
         onDone: () => {},
       })
-      host = listen.host; port = server.port
-      const address = `${host.includes(':') ? `[${host}]` : host}:${port}`
+      const address = rendezvous = hostPort(listen.host, server.port)
       if (how.kind === 'file') publishNote(how.dir, notePath, { rendezvous: address, key: Buffer.from(key).toString('hex') })
       if (pmi !== null) {
         await pmi.put(PMI_RV, address)
@@ -148,7 +147,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
         if (!s.complete) s.abort(-1, `the ${at.size} processes did not all join within ${START_TIMEOUT_MS / 1000} s (a wrong AMLAPI_JOB_KEY is refused at the rendezvous: its log says so)`)
       }, START_TIMEOUT_MS)
     } else if (how.kind === 'address') {
-      host = how.host; port = how.port
+      rendezvous = hostPort(how.host, how.port)
     } else {
       let address: string; let hex: string
       if (pmi !== null) {
@@ -159,11 +158,10 @@ export async function joinJob (o: JoinOptions): Promise<number> {
         const n = await awaitNote(notePath, started - NOTE_SLACK_MS, deadline)
         address = n.rendezvous; hex = keyText !== '' ? keyText : n.key
       }
-      const colon = address.lastIndexOf(':')
-      host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'); port = Number(address.slice(colon + 1))
+      rendezvous = address
       key ??= parseKey(hex)
     }
-    return await runMember({ rank: at.rank, size: at.size, rendezvous: `${host.includes(':') ? `[${host}]` : host}:${port}`, key: key!, env: whole, join: true })
+    return await runMember({ rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true })
   } finally {
     clearTimeout(startTimer)
     server?.close()

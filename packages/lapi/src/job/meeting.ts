@@ -27,6 +27,16 @@ export type Meeting =
   | { kind: 'file', dir: string, why: string }
   | { kind: 'pmi' }
 
+/** `host:port` text of an address (an IPv6 host in brackets). */
+export function hostPort (host: string, port: number): string { return `${host.includes(':') ? `[${host}]` : host}:${port}` }
+
+/** The host and port of `host:port` text (brackets taken off; port NaN or host '' when it is none). */
+export function splitHostPort (text: string): { host: string, port: number } {
+  const colon = text.lastIndexOf(':')
+  if (colon <= 0) return { host: '', port: NaN }
+  return { host: text.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(text.slice(colon + 1)) }
+}
+
 /** What `--join` says to a usage error (lapirun prints it and exits 2). */
 export class JoinError extends Error {}
 
@@ -99,10 +109,8 @@ export function meetingFromEnv (env: NodeJS.ProcessEnv, size: number, source: st
     return { kind: 'file', dir, why: 'AMLAPI_RENDEZVOUS' }
   }
   if (rv !== '') {
-    const colon = rv.lastIndexOf(':')
-    const host = rv.slice(0, colon).replace(/^\[(.*)\]$/, '$1')
-    const port = Number(rv.slice(colon + 1))
-    if (colon <= 0 || host === '' || !Number.isInteger(port) || port < 1 || port > 65535) throw new JoinError(`AMLAPI_RENDEZVOUS=${rv} is neither host:port nor file:DIR`)
+    const { host, port } = splitHostPort(rv)
+    if (host === '' || !Number.isInteger(port) || port < 1 || port > 65535) throw new JoinError(`AMLAPI_RENDEZVOUS=${rv} is neither host:port nor file:DIR`)
     return { kind: 'address', host, port }
   }
   if ((env['PMI_FD'] ?? '').trim() !== '') {

@@ -14,6 +14,7 @@ import { encodeMessage, field, readMessages } from '../transport/messages.js'
 import { TcpTransport } from '../transport/tcp.js'
 import { UdpTransport } from '../transport/udp.js'
 import type { DatagramShared } from '../transport/datagram-path.js'
+import { splitHostPort } from './meeting.js'
 import { netSettings } from './net-settings.js'
 import { logger } from '../log.js'
 import { failureLine, runTasks, type RunJobOptions } from './run-job.js'
@@ -46,9 +47,7 @@ const START_TIMEOUT_MS = 30_000
 export async function runMember (o: MemberOptions): Promise<number> {
   const { rank, size, key } = o
   const rv = o.rendezvous
-  const colon = rv.lastIndexOf(':')
-  const host = rv.slice(0, colon).replace(/^\[(.*)\]$/, '$1')
-  const port = Number(rv.slice(colon + 1))
+  const { host, port } = splitHostPort(rv)
   const log = logger('lapi:agent', { rank })
   const bind = o.env['AMLAPI_BIND'] ?? (o.join ? await localAddressToward(host) : host)
   const net = netSettings(o.env)
