@@ -11,9 +11,4 @@ command -v slurmctld >/dev/null 2>&1 || missing+=(slurmctld)
 command -v slurmd >/dev/null 2>&1 || missing+=(slurmd)
 command -v srun >/dev/null 2>&1 || missing+=(slurm-client)
 command -v munged >/dev/null 2>&1 || missing+=(munge)
-if [ ${#missing[@]} -eq 0 ]; then echo "install-launcher-deps: mpirun, mpiexec, Slurm and munge are there"; exit 0; fi
-if [ "$(id -u)" -ne 0 ]; then echo "install-launcher-deps: not root: cannot install ${missing[*]} (the launchers tier will skip them)"; exit 0; fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "install-launcher-deps: installed ${missing[*]}"
+exec bash "$(dirname "$0")/install-missing.sh" install-launcher-deps "${missing[@]}"
