@@ -82,17 +82,6 @@ function configEnv (c: Partial<JobConfig> | undefined): Record<string, string> {
   return e
 }
 
-/**
- * A known fault this tier leaves out, and says so: over tcp, in a job of 3 processes of one task
- * each (which the README suite's conformance never makes: it puts 3 tasks in 2 processes), the
- * LAPI active-message programs now and then see a target counter one higher than they expect
- * after a Gfence (2 runs of 1,020 in CI). The reason, null when the run is in.
- */
-function knownFault (prog: Program, procs: number, transport: string): string | null {
-  if (transport === 'tcp' && procs === 3 && prog.file.startsWith('am/')) return 'over tcp, 3 single-task processes: a target counter one too high after a Gfence, now and then (open)'
-  return null
-}
-
 /** Processes and tasks per process for a program of `tasks` tasks. */
 function split (tasks: number): { procs: number, perProc: number } {
   return tasks % 2 === 0 ? { procs: 2, perProc: tasks / 2 } : { procs: tasks, perProc: 1 }
@@ -131,9 +120,7 @@ describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', 
       for (const transport of ['tcp', 'udp'] as const) {
         for (const prog of PROGRAMS.filter((p: Program) => p.shmOnly === undefined)) {
           const { procs, perProc } = split(prog.tasks)
-          const fault = knownFault(prog, procs, transport)
-          if (fault !== null) process.stdout.write(`launchers tier SKIPPED ${l.name}: ${prog.file} over ${transport}: ${fault}\n`)
-          it.skipIf(fault !== null)(`${prog.file.replace('../../examples/', 'examples/')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
+          it(`${prog.file.replace('../../examples/', 'examples/')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
             const argv = [process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(perProc), '--transport', transport, FIXTURES + prog.file, ...(prog.args ?? [])]
             const [cmd, ...args] = l.cmd(procs, argv)
             const r = await runCommand(cmd!, args, { env: { ...l.env, ...prog.env, ...configEnv(prog.config) }, deadlineMs: 60_000 })
@@ -251,9 +238,7 @@ describe.skipIf(nsWhy !== null)('across hosts: two network namespaces joined by 
 
     for (const prog of PROGRAMS.filter((p: Program) => p.shmOnly === undefined)) {
       const { procs, perProc } = split(prog.tasks)
-      const fault = knownFault(prog, procs, transport)
-      if (fault !== null && hydraExe !== null) process.stdout.write(`launchers tier SKIPPED across hosts: ${prog.file} over ${transport}: ${fault}\n`)
-      it.skipIf(hydraExe === null || fault !== null)(`by MPICH's mpiexec, its remote shell an ip netns exec: ${prog.file.replace('../../', '')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
+      it.skipIf(hydraExe === null)(`by MPICH's mpiexec, its remote shell an ip netns exec: ${prog.file.replace('../../', '')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
         const r = await runCommand('ip', ['netns', 'exec', NS[0]!, hydraExe!, '-launcher', 'ssh', '-launcher-exec', launcherExec, '-iface', DEV[0]!,
           '-hosts', `${ADDR[0]},${ADDR[1]}`, '-n', String(procs), process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(perProc), '--transport', transport,
           FIXTURES + prog.file, ...(prog.args ?? [])], {
