@@ -207,6 +207,9 @@ export class Agent {
   }
 
   private hasWork (): boolean {
+    // (a round put off until a task let the lock go may release a barrier or ring a task: until it
+    // ran, this thread is not quiet, and a task does not sleep where only this thread could wake it)
+    if (this.roundQueued) return true
     const w = this.w
     if (Atomics.load(w, W_CTRL) !== 0 || Atomics.load(w, W_BLOCKED) !== 0 || Atomics.load(w, W_PARKED) !== 0) return true
     if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) return true
@@ -224,7 +227,6 @@ export class Agent {
       if (Atomics.load(w, W_OWNER) === OWNER_TASKS) this.takeBack()
     }
     if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) this.handOver()
-    Atomics.store(w, W_CTRL, 0)
     const bar = Atomics.load(this.ctl, W_BAR_LOCAL)
     if (bar !== 0 && bar !== this.reportedBar) { this.reportedBar = bar; this.arrive(bar) }
     this.round()
@@ -242,6 +244,8 @@ export class Agent {
       // (the bytes the event loop read go in first: a read of our own comes after them)
       const read = this.ingestAll(path) && this.drain
       this.drain = false
+      // (cleared only here, under the lock: until the messages are taken the agent is not quiet)
+      Atomics.store(this.w, W_CTRL, 0)
       this.engine.takeControl((peer, body) => this.controlBody(peer, body))
       const oc = this.outControl
       for (let i = 0; i < oc.length; i += 2) {

@@ -459,7 +459,7 @@ export class NetEngine {
    * The caller re-checks its condition after a true answer.
    */
   sleepBegin (): boolean {
-    if (!this.fdSleeps) return false
+    if (!this.fdSleeps || !this.path.canSleep()) return false
     const w = this.w
     if (Atomics.load(w, W_OWNER) !== OWNER_TASKS) {
       // (asks for them and gives the agent the CPU for a moment to hand them over, as a waiting
@@ -482,6 +482,16 @@ export class NetEngine {
     if (ok) Atomics.store(w, W_FDSLEEP, 1)
     this.release()
     return ok
+  }
+
+  /**
+   * After `sleepBegin` and the caller's re-check of its condition, which may have taken frames in
+   * (a wait looks at its inbox, and so at the network): whether the sleep may still go ahead —
+   * nothing was handed to the agent meanwhile, whose rings could not reach it.
+   */
+  sleepStill (): boolean {
+    const w = this.w
+    return Atomics.load(w, W_CTRL) === 0 && Atomics.load(w, W_BLOCKED) === 0 && Atomics.load(w, W_PARKED) === 0 && agentQuiet(this.ctl)
   }
 
   /** Sleeps in the kernel until a peer sends or `ms` pass (after `sleepBegin`): SLEEP_READY, SLEEP_TIMEOUT or SLEEP_FAILED (FramePath.sleep). */

@@ -185,7 +185,8 @@ export class Idler {
       try {
         // (what came while the sleep was set up ends the wait here: as a doorbell that moved)
         if (!this.mustSleep(kind, i32, idx, val)) return 'not-equal'
-        r = net.sleep(Math.min(ms, FD_SLEEP_MS))
+        // (that look took in what came meanwhile: what it gave the agent wakes this task through its doorbell)
+        if (net.sleepStill()) r = net.sleep(Math.min(ms, FD_SLEEP_MS))
       } finally {
         net.sleepEnd()
       }

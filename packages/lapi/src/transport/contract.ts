@@ -160,6 +160,8 @@ export interface FramePath {
    * outside the lock, by a process's only task, while it alone reads the connections.
    */
   sleep (ms: number): number
+  /** Whether `sleep` could wait on the connections now (it watches one socket: one peer's, or the receiving one). */
+  canSleep (): boolean
   /** Runs the path's timers (retransmissions, delayed acknowledgements, keepalives, the peer timeout). */
   tick (): void
   /** Milliseconds until `tick` is due (0: now), or -1 when nothing is timed. */

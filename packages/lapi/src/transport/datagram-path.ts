@@ -1056,14 +1056,17 @@ export class DatagramPath extends StreamPath {
   /** A peer's goodbye: its stream ends here (it is judged gone, normally); its datagrams are still acknowledged. */
   protected override onBye (p: number): void { Atomics.or(this.w, this.word(p, FLAGS), PEER_BYE | PEER_EOF) }
 
+  /** One receiving socket for all peers: sleep can wait on it while it is open. */
+  override canSleep (): boolean { return this.io !== null && this.u[G_RECV_FD]! >= 0 }
+
   /** Sleeps in the kernel until a datagram comes to the receiving socket, or `ms` pass (at most until the timers are due). */
   override sleep (ms: number): number {
     if (this.io === null) return SLEEP_FAILED
     const fd = this.u[G_RECV_FD]!
     if (fd < 0) return SLEEP_FAILED
     let poller = this.recvPoller
-    if (poller === null || poller.fds[0] !== fd) {
-      try { poller = this.recvPoller = this.io.poller(Int32Array.of(fd)) } catch { this.recvPoller = null; return SLEEP_FAILED }
+    if (poller === null || poller.fd !== fd) {
+      try { poller = this.recvPoller = this.io.poller(fd) } catch { this.recvPoller = null; return SLEEP_FAILED }
     }
     const due = this.due()
     return poller.wait(due >= 0 && due < ms ? due : ms)

@@ -160,58 +160,51 @@ export class FdEnd {
   }
 }
 
-/** The most descriptors one FdPoll watches: a WASI instance is given three (its stdin, stdout and stderr). */
-export const POLL_MAX_FDS = 3
-/** Where FdPoll's subscriptions (48 bytes each, the clock's last) and events (32 bytes each) lie in the I/O page. */
+/** Where FdPoll's two subscriptions (48 bytes each: the descriptor, the clock) and events (32 bytes each) lie in the I/O page. */
 const POLL_SUBS = 4096
 const SUB_BYTES = 48
-const POLL_EVENTS = POLL_SUBS + SUB_BYTES * (POLL_MAX_FDS + 1)
+const POLL_EVENTS = POLL_SUBS + SUB_BYTES * 2
 const EVENT_BYTES = 32
-const POLL_NEVENTS = POLL_EVENTS + EVENT_BYTES * (POLL_MAX_FDS + 1)
+const POLL_NEVENTS = POLL_EVENTS + EVENT_BYTES * 2
 const WASI_EVENT_FD_READ = 1
 const WASI_CLOCK_MONOTONIC = 1
 
 type PollCall = (subs: number, events: number, n: number, nevents: number) => number
 
 /**
- * A sleep in the kernel until one of up to POLL_MAX_FDS descriptors has bytes to read (or an end)
- * or a time passes: WASI's `poll_oneoff`, which Node's WASI serves with a libuv loop of its own
- * (an epoll set made and closed per call, 12–15 µs here). Its subscriptions lie at a fixed place
- * of the I/O page, so only one thread of a process may use an FdPoll (the process's only task).
+ * A sleep in the kernel until one descriptor has bytes to read (or an end) or a time passes:
+ * WASI's `poll_oneoff`, which Node's WASI serves with a libuv loop of its own (an epoll set made
+ * and closed per call, 12–15 µs here). One descriptor only: given several, Node 20's
+ * `poll_oneoff` returns once every one of them is readable or the clock fires, not at the first.
+ * Its subscriptions lie at a fixed place of the I/O page, so only one thread of a process may use
+ * an FdPoll (the process's only task).
  */
 export class FdPoll {
-  readonly fds: Int32Array
+  readonly fd: number
   private readonly dv: DataView
   private readonly poll: PollCall
-  private readonly subs: number
 
-  constructor (fds: Int32Array, mem: WasmMemory, mod: object) {
-    const n = fds.length
-    if (n < 1 || n > POLL_MAX_FDS) throw new RangeError(`FdPoll watches 1 to ${POLL_MAX_FDS} descriptors, not ${n}`)
-    this.fds = fds.slice()
+  constructor (fd: number, mem: WasmMemory, mod: object) {
+    this.fd = fd
     this.dv = new DataView(mem.buffer, 0, IO_SCRATCH_BYTES)
-    this.poll = (wasiCalls(mem, mod, fds[0]!, fds[n > 1 ? 1 : 0]!, fds[n > 2 ? 2 : 0]!) as Record<string, PollCall>).poll_oneoff!
-    this.subs = n + 1
+    this.poll = (wasiCalls(mem, mod, fd, fd, 2) as Record<string, PollCall>).poll_oneoff!
     const dv = this.dv
     for (let k = POLL_SUBS; k < POLL_NEVENTS + 4; k++) dv.setUint8(k, 0)
-    // (userdata k + 1 for descriptor k, which is WASI descriptor k; then the clock, userdata 0)
-    for (let k = 0; k < n; k++) {
-      const at = POLL_SUBS + SUB_BYTES * k
-      dv.setUint32(at, k + 1, true)
-      dv.setUint8(at + 8, WASI_EVENT_FD_READ)
-      dv.setUint32(at + 16, k, true)
-    }
-    dv.setUint32(POLL_SUBS + SUB_BYTES * n + 16, WASI_CLOCK_MONOTONIC, true)
+    // (userdata 1 for the descriptor, WASI's descriptor 0; then the clock, userdata 0)
+    dv.setUint32(POLL_SUBS, 1, true)
+    dv.setUint8(POLL_SUBS + 8, WASI_EVENT_FD_READ)
+    dv.setUint32(POLL_SUBS + 16, 0, true)
+    dv.setUint32(POLL_SUBS + SUB_BYTES + 16, WASI_CLOCK_MONOTONIC, true)
   }
 
-  /** Sleeps until a descriptor has something to read or `ms` pass: SLEEP_READY, SLEEP_TIMEOUT or SLEEP_FAILED. */
+  /** Sleeps until the descriptor has something to read or `ms` pass: SLEEP_READY, SLEEP_TIMEOUT or SLEEP_FAILED. */
   wait (ms: number): number {
     const dv = this.dv
-    const clock = POLL_SUBS + SUB_BYTES * (this.subs - 1)
+    const clock = POLL_SUBS + SUB_BYTES
     const ns = Math.max(0, Math.floor(ms * 1e6))
     dv.setUint32(clock + 24, ns % 0x100000000, true)
     dv.setUint32(clock + 28, Math.floor(ns / 0x100000000), true)
-    if (this.poll(POLL_SUBS, POLL_EVENTS, this.subs, POLL_NEVENTS) !== 0) return SLEEP_FAILED
+    if (this.poll(POLL_SUBS, POLL_EVENTS, 2, POLL_NEVENTS) !== 0) return SLEEP_FAILED
     const got = dv.getUint32(POLL_NEVENTS, true)
     let r = SLEEP_TIMEOUT
     for (let k = 0; k < got; k++) {
@@ -236,8 +229,8 @@ export class FdIo {
 
   end (fd: number): FdEnd { return new FdEnd(fd, this.mem, this.mod) }
 
-  /** An FdPoll over `fds` (throws where WASI cannot be had). */
-  poller (fds: Int32Array): FdPoll { return new FdPoll(fds, this.mem, this.mod) }
+  /** An FdPoll on `fd` (throws where WASI cannot be had). */
+  poller (fd: number): FdPoll { return new FdPoll(fd, this.mem, this.mod) }
 
   /** The module's `sum4` over the memory (throws where the engine refuses its SIMD code). */
   sum4 (): Sum4 {

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
 import { WORD_COPY, copyBuf, copySmall } from '../copy.js'
 import { nextRandom } from './faults.js'
-import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, POLL_MAX_FDS, type FdEnd, type FdPoll } from './fd-io.js'
+import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
 import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
@@ -147,8 +147,7 @@ export class StreamPath implements FramePath {
   protected io: FdIo | null
   /** Per peer, its descriptor's WASI end (made when first used, again if the descriptor changes). */
   private readonly ends: Array<FdEnd | null>
-  /** The open peers' descriptors as `sleep` finds them, and its FdPoll (over the ones it last slept on; null: none yet, or it failed). */
-  private readonly sleepFds = new Int32Array(POLL_MAX_FDS)
+  /** `sleep`'s FdPoll (on the descriptor it last slept on; null: none yet, or it failed). */
   private poller: FdPoll | null = null
 
   /** The fault injector's corruption probability per frame (0: none), and its generator. */
@@ -216,29 +215,34 @@ export class StreamPath implements FramePath {
     return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
   }
 
+  /** The only open peer's descriptor, or -1 when none or several are open (an FdPoll watches one). */
+  private onlyFd (): number {
+    let fd = -1
+    for (let p = 0; p < this.peers; p++) {
+      if (!this.open(p)) continue
+      if (fd >= 0) return -1
+      fd = this.w[this.word(p, FD)]!
+    }
+    return fd
+  }
+
+  canSleep (): boolean { return this.io !== null && this.onlyFd() >= 0 }
+
   /**
-   * Sleeps in the kernel until a peer's connection has bytes (or its end) to read, or `ms` pass:
-   * SLEEP_READY, SLEEP_TIMEOUT, or SLEEP_FAILED when this thread cannot (no WASI, no open peer, more
-   * than POLL_MAX_FDS of them, the call failed). Outside the lock, by the process's only task.
+   * Sleeps in the kernel until the peer's connection has bytes (or its end) to read, or `ms`
+   * pass: SLEEP_READY, SLEEP_TIMEOUT, or SLEEP_FAILED when this thread cannot (no WASI, not
+   * exactly one open peer, the call failed). Outside the lock, by the process's only task.
    */
   sleep (ms: number): number {
     if (this.io === null) return SLEEP_FAILED
-    const fds = this.sleepFds
-    let k = 0
-    for (let p = 0; p < this.peers; p++) {
-      if (!this.open(p)) continue
-      if (k === POLL_MAX_FDS) return SLEEP_FAILED
-      fds[k++] = this.w[this.word(p, FD)]!
-    }
-    if (k === 0) return SLEEP_FAILED
+    const fd = this.onlyFd()
+    if (fd < 0) return SLEEP_FAILED
     let poller = this.poller
-    let same = poller !== null && poller.fds.length === k
-    for (let i = 0; same && i < k; i++) same = poller!.fds[i] === fds[i]
-    if (!same) {
-      try { poller = this.io.poller(fds.subarray(0, k)) } catch { this.poller = null; return SLEEP_FAILED }
+    if (poller === null || poller.fd !== fd) {
+      try { poller = this.io.poller(fd) } catch { this.poller = null; return SLEEP_FAILED }
       this.poller = poller
     }
-    return poller!.wait(ms)
+    return poller.wait(ms)
   }
 
   // ─────────────────────────────── out ───────────────────────────────
