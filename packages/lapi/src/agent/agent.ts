@@ -235,10 +235,30 @@ export class Agent {
 
   /**
    * One engine round by the agent: what its event loop read, its control messages, then the
-   * engine's work (out, in, acknowledgements). Tried again on the next turn of the event loop when
-   * a task holds the lock.
+   * engine's work (out, in, acknowledgements). Tried again (`retry`) when a task holds the lock.
    */
   private round (): void {
+    // (a control message sent from within a round goes with it: see tryRound)
+    if (this.inRound) return
+    if (!this.tryRound()) this.retry()
+  }
+
+  /** Whether a round runs (control messages its work sends wait for its end). */
+  private inRound = false
+
+  /** `round` once, and again while its work left control messages to send: false when a task held the lock. */
+  private tryRound (): boolean {
+    this.inRound = true
+    let done: boolean
+    try {
+      do done = this.roundOnce(); while (done && this.outControl.length > 0)
+    } finally {
+      this.inRound = false
+    }
+    return done
+  }
+
+  private roundOnce (): boolean {
     const done = this.engine.agentRound(() => {
       const path = this.engine.path
       // (the bytes the event loop read go in first: a read of our own comes after them)
@@ -264,9 +284,8 @@ export class Agent {
         this.later()
       }
       if (Atomics.load(this.w, W_OWNER) === OWNER_AGENT && this.engine.path.queued() > 0) this.later(1)
-    } else {
-      this.retry()
     }
+    return done
   }
 
   /**
@@ -304,23 +323,25 @@ export class Agent {
   }
 
   /**
-   * A round found the lock taken. While the tasks read the connections the holder is a polling task
-   * (and does what is pending, TXPEND): try again in a millisecond rather than at once, as a loop of
-   * tries would take a CPU from the tasks that spin on it. While this event loop reads, the holder
-   * is a task that sends: give it the CPU for a moment (a wait on the lock word), then try again.
-   * On a CPU shared with that task a loop of tries kept it from finishing for a whole time slice:
-   * 2–4 ms round trips, hundreds of thousands of tries a second.
+   * A round found the lock taken. The holder is a task: one that sends (while this event loop
+   * reads) or one that polls (while the tasks read the connections). Either way this thread asks
+   * for the lock (W_LOCK_WAITER: a task's poll leaves it alone meanwhile, and its holder wakes this
+   * thread when it lets go), gives the holder the CPU for a moment (a wait on the lock word), and
+   * tries again: a barrier's arrival or release, a control message, waits for this round. Failing
+   * that, again on the next turn of the event loop — or, while the tasks read, in a millisecond:
+   * a loop of tries would take a CPU from the tasks that spin on it (on a CPU shared with such a
+   * task, it kept the task from finishing for a whole time slice: 2–4 ms round trips).
    */
   private retry (): void {
-    if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) { this.later(1); return }
     const holder = Atomics.load(this.w, W_LOCK)
-    if (holder !== 0) {
-      // (the holder wakes this thread when it lets go: W_LOCK_WAITER)
-      Atomics.store(this.w, W_LOCK_WAITER, 1)
-      Atomics.wait(this.w, W_LOCK, holder, LOCK_WAIT_MS)
+    Atomics.store(this.w, W_LOCK_WAITER, 1)
+    try {
+      if (holder !== 0) Atomics.wait(this.w, W_LOCK, holder, LOCK_WAIT_MS)
+      if (this.tryRound()) return
+    } finally {
       Atomics.store(this.w, W_LOCK_WAITER, 0)
     }
-    this.later(0)
+    this.later(Atomics.load(this.w, W_OWNER) === OWNER_TASKS ? 1 : 0)
   }
 
   /**

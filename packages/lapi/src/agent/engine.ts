@@ -62,7 +62,7 @@ export const W_CTRL = 6
 export const W_BLOCKED = 7
 /** 1 when a task that read the connections stops polling (it goes to sleep): the agent reads them again. */
 export const W_GIVEBACK = 8
-/** 1 while the agent waits on W_LOCK for a task to let the lock go (the task wakes it when it does). */
+/** 1 while the agent waits on W_LOCK for a task to let the lock go (the task wakes it when it does; a task's poll leaves the lock to it meanwhile). */
 export const W_LOCK_WAITER = 9
 /** 1 while the process's only task sleeps in the kernel on the connections (`sleepBegin`): the agent leaves them to it. */
 export const W_FDSLEEP = 10
@@ -281,7 +281,9 @@ export class NetEngine {
       Atomics.add(this.w, W_POLLS, 1)
       return 0
     }
-    if (!this.tryLock()) return 0
+    // (the agent waits for the lock, for a round that may complete a barrier or take a control
+    // message in: this poll leaves it to it)
+    if (Atomics.load(this.w, W_LOCK_WAITER) !== 0 || !this.tryLock()) return 0
     this.clearTxpend()
     const n = this.work(Atomics.load(this.w, W_OWNER) === OWNER_TASKS, waiting)
     this.release()
