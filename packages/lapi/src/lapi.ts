@@ -183,6 +183,20 @@ export class Lapi {
   /** A live view of `nbytes` of the own segment at `addr` (not a copy). */
   view (addr: Addr, nbytes: number): Uint8Array { return this.c.view(addr, nbytes) }
 
+  /** Whether task `t` runs in this process, its segment shared memory with this task's. */
+  isLocal (t: number): boolean { return Number.isInteger(t) && t >= 0 && t < this.ctx.numTasks && this.ctx.local[t] === 1 }
+
+  /**
+   * The segment of task `t` of this process (shared memory: loads, stores and `Atomics` on it are
+   * the target's own, with no message), or null for a task of another process or no task. What a
+   * layered library (such as @amlapi/pgas) takes for the fast path to co-located tasks; the
+   * counters and the heap `malloc` keeps live in it too, so write only what was allocated for it.
+   */
+  sharedSegment (t: number): SharedArrayBuffer | null {
+    if (!this.isLocal(t)) return null
+    return this.ctx.seg.u8[t]!.buffer as SharedArrayBuffer
+  }
+
   /**
    * A new counter set to `initial` in the own segment (8 bytes from `malloc`). Pass the `Counter`
    * wherever a counter goes, or its `addr`; give it back with `counter.free()`.

@@ -1,0 +1,214 @@
+/**
+ * @packageDocumentation
+ * The flat face of `@amlapi/pgas`, for compilers and C-style code: plain numbers and typed arrays
+ * in, a PgasStatus out (0 = success), results through one-element typed arrays, handles and locks
+ * as small integers. It runs the same parts as the idiomatic face, on this task's runtime
+ * (`pgas_init`).
+ *
+ * @example
+ * ```js
+ * import * as P from '@amlapi/pgas/flat'
+ * P.pgas_init()
+ * const me = P.pgas_rank(), n = P.pgas_size()
+ * const addrs = new Int32Array(n)
+ * P.pgas_alloc_all(8, addrs)                                     // 8 bytes on every task
+ * P.pgas_put((me + 1) % n, addrs[(me + 1) % n], new Float64Array([me]), 0, 8)
+ * P.pgas_barrier()
+ * P.pgas_finalize()
+ * ```
+ */
+import { Pgas } from './pgas.js'
+import { AtomicOp } from './atomics.js'
+import { NOT_READY } from './barrier.js'
+import { GlobalPtr } from './gptr.js'
+import type { PgasLock } from './lock.js'
+import type { NumArray } from './reduce-ops.js'
+import { bytesOf } from './reduce-ops.js'
+import type { OpHandle } from './rma.js'
+import type { RemoteFn, RpcHandle } from './rpc.js'
+import { PgasStatus as S } from './status.js'
+
+export { PgasStatus, pgasStatusName } from './status.js'
+export { AtomicOp } from './atomics.js'
+export { ReduceOp } from './reduce-ops.js'
+export { BarrierFlag } from './barrier.js'
+/** What `pgas_barrier_try` returns while some task has not notified. */
+export const PGAS_NOT_READY = NOT_READY
+
+let P: Pgas | null = null
+const ops = new Map<number, OpHandle>()
+const calls = new Map<number, RpcHandle>()
+const locks: PgasLock[] = []
+let nextHandle = 1
+
+function rt (): Pgas | null { return P }
+function id (): number { const h = nextHandle; nextHandle = (nextHandle + 1) | 0 || 1; return h }
+
+/** A byte view of `len` bytes at `off` of `buf`, or null when out of range. */
+function piece (buf: ArrayBufferView, off: number, len: number): Uint8Array | null {
+  if (!ArrayBuffer.isView(buf) || !Number.isInteger(off) || !Number.isInteger(len) || off < 0 || len < 0 || off + len > buf.byteLength) return null
+  return bytesOf(buf).subarray(off, off + len)
+}
+
+/** Runs `f`, turning a thrown PgasError (or any error) into its code. */
+function code (f: () => void): number {
+  if (P === null) return S.ERR_NOT_INIT
+  try { f(); return S.OK } catch (e) { return typeof (e as { code?: unknown }).code === 'number' && (e as { name?: string }).name === 'PgasError' ? (e as { code: number }).code : S.ERR_LAPI }
+}
+
+/** Collective: starts the runtime (on the open LAPI context, or a new one). */
+export function pgas_init (): number {
+  try { P = Pgas.init(); return S.OK } catch { return S.ERR_LAPI }
+}
+/** Collective: completes implicit operations, a barrier, then stops the runtime. */
+export function pgas_finalize (): number { const r = code(() => P!.finalize()); P = null; return r }
+export function pgas_rank (): number { return rt()?.rank ?? -1 }
+export function pgas_size (): number { return rt()?.size ?? -1 }
+/** Runs handlers and remote calls that came. */
+export function pgas_progress (): number { return code(() => P!.progress()) }
+/** 1 when task `t` is of this process (plain loads and stores reach it), else 0. */
+export function pgas_is_local (t: number): number { return rt()?.isLocal(t) === true ? 1 : 0 }
+
+/** `nbytes` of this task's segment; its address in `out[0]`. */
+export function pgas_alloc (nbytes: number, out: Int32Array): number { return code(() => { out[0] = P!.alloc(nbytes).addr }) }
+export function pgas_free (addr: number): number { return code(() => P!.free(new GlobalPtr(P!.rank, addr))) }
+/** Collective: `nbytes` on every task; `out[t]` = task t's address. */
+export function pgas_alloc_all (nbytes: number, out: Int32Array): number {
+  return code(() => { if (out.length < P!.size) throw Object.assign(new Error(), { name: 'PgasError', code: S.ERR_BAD_ARG }); P!.allocAll(nbytes).forEach((p, t) => { out[t] = p.addr }) })
+}
+/** Collective: frees this task's part of a `pgas_alloc_all` (after a barrier). */
+export function pgas_free_all (addr: number): number { return code(() => { P!.barrier(); P!.free(new GlobalPtr(P!.rank, addr)) }) }
+
+export function pgas_put (task: number, addr: number, src: ArrayBufferView, off: number, len: number): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const b = piece(src, off, len); if (b === null) return S.ERR_BAD_ARG
+  return p.rma.put(task, addr, b)
+}
+export function pgas_get (task: number, addr: number, dst: ArrayBufferView, off: number, len: number): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const b = piece(dst, off, len); if (b === null) return S.ERR_BAD_ARG
+  return p.rma.get(task, addr, b)
+}
+function nb (h: OpHandle, out: Int32Array): number {
+  if (h.status !== 0) return h.status
+  const k = id(); ops.set(k, h); out[0] = k
+  return S.OK
+}
+/** Starts a put; the handle in `out[0]`. */
+export function pgas_put_nb (task: number, addr: number, src: ArrayBufferView, off: number, len: number, out: Int32Array): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const b = piece(src, off, len); if (b === null) return S.ERR_BAD_ARG
+  return nb(p.rma.putNb(task, addr, b), out)
+}
+export function pgas_get_nb (task: number, addr: number, dst: ArrayBufferView, off: number, len: number, out: Int32Array): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const b = piece(dst, off, len); if (b === null) return S.ERR_BAD_ARG
+  return nb(p.rma.getNb(task, addr, b), out)
+}
+/** `done[0]` = 1 when handle `h` completed (it stays valid until waited for). */
+export function pgas_test (h: number, done: Int32Array): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const o = ops.get(h); if (o === undefined) return S.ERR_BAD_HANDLE
+  done[0] = p.rma.test(o) ? 1 : 0
+  return S.OK
+}
+/** Waits for handle `h` and releases it. */
+export function pgas_wait (h: number): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const o = ops.get(h); if (o === undefined) return S.ERR_BAD_HANDLE
+  ops.delete(h)
+  return p.rma.wait(o)
+}
+/** Waits for the first `n` handles of `hs`. */
+export function pgas_wait_all (hs: Int32Array, n: number): number {
+  let rc = 0
+  for (let i = 0; i < n; i++) { const r = pgas_wait(hs[i]!); if (rc === 0) rc = r }
+  return rc
+}
+export function pgas_put_nbi (task: number, addr: number, src: ArrayBufferView, off: number, len: number): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const b = piece(src, off, len); if (b === null) return S.ERR_BAD_ARG
+  return p.rma.putNbi(task, addr, b)
+}
+export function pgas_get_nbi (task: number, addr: number, dst: ArrayBufferView, off: number, len: number): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const b = piece(dst, off, len); if (b === null) return S.ERR_BAD_ARG
+  return p.rma.getNbi(task, addr, b)
+}
+export function pgas_sync_all (): number { return code(() => P!.syncAll()) }
+export function pgas_put_strided (task: number, addr: number, dstStride: number, src: ArrayBufferView, off: number, srcStride: number, blockBytes: number, count: number): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  if (!ArrayBuffer.isView(src) || !Number.isInteger(off) || off < 0 || off > src.byteLength) return S.ERR_BAD_ARG
+  return p.rma.putStrided(task, addr, dstStride, bytesOf(src).subarray(off), srcStride, blockBytes, count)
+}
+export function pgas_get_strided (task: number, addr: number, srcStride: number, dst: ArrayBufferView, off: number, dstStride: number, blockBytes: number, count: number): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  if (!ArrayBuffer.isView(dst) || !Number.isInteger(off) || off < 0 || off > dst.byteLength) return S.ERR_BAD_ARG
+  return p.rma.getStrided(task, addr, srcStride, bytesOf(dst).subarray(off), dstStride, blockBytes, count)
+}
+
+/** An AtomicOp on the 32-bit word at (task, addr); the old value in `old[0]`. */
+export function pgas_atomic32 (op: number, task: number, addr: number, a: number, b: number, old: Int32Array): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const v = p.atomics.op32(op, task, addr, a, b)
+  if (p.atomics.status === 0) old[0] = v
+  return p.atomics.status
+}
+/** An AtomicOp on the 64-bit word at (task, addr); the old value in `old[0]`. */
+export function pgas_atomic64 (op: number, task: number, addr: number, a: bigint, b: bigint, old: BigInt64Array): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  if (typeof a !== 'bigint' || typeof b !== 'bigint') return S.ERR_BAD_ARG
+  const v = p.atomics.op64(op, task, addr, a, b)
+  if (p.atomics.status === 0) old[0] = v
+  return p.atomics.status
+}
+/** fetch-add of `v` to the 32-bit word at (task, addr). */
+export function pgas_fetch_add32 (task: number, addr: number, v: number, old: Int32Array): number { return pgas_atomic32(AtomicOp.ADD, task, addr, v, 0, old) }
+
+export function pgas_barrier (): number { return rt()?.bar.barrier() ?? S.ERR_NOT_INIT }
+export function pgas_barrier_notify (id: number, flags: number): number { return rt()?.bar.notify(id, flags) ?? S.ERR_NOT_INIT }
+export function pgas_barrier_wait (id: number, flags: number): number { return rt()?.bar.wait(id, flags) ?? S.ERR_NOT_INIT }
+/** `pgas_barrier_wait` that does not block: PGAS_NOT_READY while some task has not notified. */
+export function pgas_barrier_try (id: number, flags: number): number { return rt()?.bar.tryWait(id, flags) ?? S.ERR_NOT_INIT }
+
+/** Collective: a new lock whose word lives on task `home`; its number in `out[0]`. */
+export function pgas_lock_new (home: number, out: Int32Array): number { return code(() => { locks.push(P!.newLock(home)); out[0] = locks.length - 1 }) }
+export function pgas_lock (l: number): number { const k = locks[l]; return k === undefined ? S.ERR_BAD_HANDLE : rt() === null ? S.ERR_NOT_INIT : k.acquire() }
+/** `got[0]` = 1 when the lock was free and is now this task's. */
+export function pgas_trylock (l: number, got: Int32Array): number { const k = locks[l]; if (k === undefined) return S.ERR_BAD_HANDLE; got[0] = k.tryAcquire() ? 1 : 0; return S.OK }
+export function pgas_unlock (l: number): number { const k = locks[l]; return k === undefined ? S.ERR_BAD_HANDLE : k.release() }
+
+export function pgas_bcast (buf: NumArray, root: number): number { return rt()?.coll.bcast(buf, root) ?? S.ERR_NOT_INIT }
+export function pgas_reduce (send: NumArray, recv: NumArray | null, op: number, root: number): number { return rt()?.coll.reduce(send, recv, op, root) ?? S.ERR_NOT_INIT }
+export function pgas_allreduce (send: NumArray, recv: NumArray, op: number): number { return rt()?.coll.allreduce(send, recv, op) ?? S.ERR_NOT_INIT }
+export function pgas_gather (send: NumArray, recv: NumArray | null, root: number): number { return rt()?.coll.gather(send, recv, root) ?? S.ERR_NOT_INIT }
+export function pgas_allgather (send: NumArray, recv: NumArray): number { return rt()?.coll.allgather(send, recv) ?? S.ERR_NOT_INIT }
+export function pgas_alltoall (send: NumArray, recv: NumArray): number { return rt()?.coll.alltoall(send, recv) ?? S.ERR_NOT_INIT }
+export function pgas_alltoallv (send: NumArray, sendCounts: ArrayLike<number>, sendDispls: ArrayLike<number>, recv: NumArray, recvCounts: ArrayLike<number>, recvDispls: ArrayLike<number>): number {
+  return rt()?.coll.alltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls) ?? S.ERR_NOT_INIT
+}
+export function pgas_scan (send: NumArray, recv: NumArray, op: number): number { return rt()?.coll.scan(send, recv, op, false) ?? S.ERR_NOT_INIT }
+export function pgas_exscan (send: NumArray, recv: NumArray, op: number): number { return rt()?.coll.scan(send, recv, op, true) ?? S.ERR_NOT_INIT }
+
+/** Registers remote function `id` (the same on every task). */
+export function pgas_rpc_register (id: number, fn: RemoteFn | null): number { return rt()?.rpcs.register(id, fn) ?? S.ERR_NOT_INIT }
+/** Starts a call of remote function `fn` on `task` with `args`; its handle in `out[0]`. */
+export function pgas_rpc (task: number, fn: number, args: readonly unknown[], out: Int32Array): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  if (!Array.isArray(args)) return S.ERR_BAD_ARG
+  const h = p.rpcs.call(task, fn, args)
+  if (h.done && h.status !== 0) return h.status
+  const k = id(); calls.set(k, h); out[0] = k
+  return S.OK
+}
+/** Waits for call `h`; its result in `result.value` (the message of a failure there too). */
+export function pgas_rpc_wait (h: number, result: { value: unknown }): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const c = calls.get(h); if (c === undefined) return S.ERR_BAD_HANDLE
+  calls.delete(h)
+  const rc = p.rpcs.wait(c)
+  result.value = c.result
+  return rc
+}
+/** Calls remote function `fn` on `task` without a result. */
+export function pgas_rpc_noreply (task: number, fn: number, args: readonly unknown[]): number { return rt()?.rpcs.callNoReply(task, fn, args) ?? S.ERR_NOT_INIT }

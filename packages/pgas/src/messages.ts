@@ -1,0 +1,252 @@
+/**
+ * Tagged point-to-point messages, what the barrier and the collectives are made of: LAPI active
+ * messages to a library handler, matched at the target by (source, sequence, round). A receive
+ * posted before its message comes has the data land straight in its buffer (LAPI's landing
+ * buffer, no copy); one that comes first waits in a buffer of its own until the receive takes it.
+ * Each message also says what it belongs to (a kind and an argument, such as a collective and its
+ * root or size): a receive that expected something else reports a mismatch instead of taking it.
+ * Tasks that called different collectives may wait for messages that never come; so a receive
+ * that waited PROBE_MS asks its source what it is doing at that sequence number (a probe, answered
+ * from the source's progress), and a different answer ends the wait of both with a mismatch.
+ */
+import type { Counter, compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
+import type { Core } from './core.js'
+import { OpHandle } from './rma.js'
+import { PgasStatus as S } from './status.js'
+
+/** The LAPI library slots of these messages, and of the probes and their answers. */
+export const SLOT_MSG = 8
+export const SLOT_PROBE = 11
+export const SLOT_PROBE_ANSWER = 12
+/** How long a receive waits before it probes its source, and then between probes. */
+export const PROBE_MS = 200
+/** Sequence numbers whose kind a task remembers (for answering probes). */
+const KINDS = 1024
+/** Marks a remembered kind whose collective ended in a mismatch here (its probers end theirs too). */
+const FAILED = 1 << 20
+const UHDR = 16
+/** Rounds per sequence number (a collective's steps); a kind has 20 bits. */
+export const ROUNDS = 4096
+
+class Entry {
+  src = 0
+  seq = 0
+  /** The receive's buffer (null: not posted yet). */
+  dst: Uint8Array | null = null
+  /** The message's bytes when it came before the receive, or landed elsewhere after a mismatch. */
+  data: Uint8Array | null = null
+  arrived = false
+  /** What the message said it is (kind, argument) and its length. */
+  kind = 0
+  arg = 0
+  len = 0
+  /** What the receive expects (set when posted). */
+  wantKind = 0
+  wantArg = 0
+  mismatch = false
+}
+
+export class Messages {
+  private readonly core: Core
+  private readonly hdr: number
+  private readonly entries = new Map<number, Entry>()
+  private readonly uhdr = new Int32Array(UHDR / 4)
+  private readonly uhdr8 = new Uint8Array(this.uhdr.buffer)
+  private readonly landed: compl_hndlr_t = (_h, e) => { (e as Entry).arrived = true }
+  private waiting: Entry | null = null
+  private probeAt = 0
+  private readonly arrivedCond = (): boolean => this.waiting!.arrived || this.waiting!.mismatch || performance.now() >= this.probeAt
+  /** Per sequence number (mod KINDS): which one, and the kind this task gave it (`enter`). */
+  private readonly kindSeq = new Int32Array(KINDS).fill(-1)
+  private readonly kindOf = new Int32Array(KINDS)
+  private readonly hProbe: number
+  private readonly hAnswer: number
+  /** Probes to answer (source, sequence number, its kind), from the probe header handler. */
+  private readonly probes: number[] = []
+  /** Waits ended by a mismatch that a probe found. */
+  probeMismatches = 0
+
+  constructor (core: Core) {
+    this.core = core
+    this.hdr = core.lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
+      comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>) => this.onMessage(uhdr, info, comp, ui))
+    this.hProbe = core.lapi.setLibraryHandler(SLOT_PROBE, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
+      comp: Ref<compl_hndlr_t | null>) => {
+      this.probes.push(info.src, i32At(uhdr, 0), i32At(uhdr, 4))
+      comp.value = this.answerProbes
+      return null
+    })
+    this.hAnswer = core.lapi.setLibraryHandler(SLOT_PROBE_ANSWER, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t) => {
+      const seq = i32At(uhdr, 0); const kind = i32At(uhdr, 4)
+      const w = this.waiting
+      if (w !== null && w.seq === seq && w.src === info.src && kind >= 0 && ((kind & FAILED) !== 0 || kind !== w.wantKind)) { w.mismatch = true; this.probeMismatches++ }
+      return null
+    })
+  }
+
+  /** Says which kind of collective this task runs as sequence number `seq` (answers probes, judges what comes). */
+  enter (seq: number, kind: number): void {
+    const i = seq & (KINDS - 1)
+    this.kindSeq[i] = seq
+    this.kindOf[i] = kind & 0xfffff
+  }
+
+  /** Remembers that the collective of sequence number `seq` ended in a mismatch here. */
+  private failed (seq: number): void {
+    const i = seq & (KINDS - 1)
+    if (this.kindSeq[i] === seq) this.kindOf[i] = this.kindOf[i]! | FAILED
+  }
+
+  /** The kind this task gave sequence number `seq`, or -1 when it has not reached it (or forgot it). */
+  private kindAt (seq: number): number {
+    const i = seq & (KINDS - 1)
+    return this.kindSeq[i] === seq ? this.kindOf[i]! : -1
+  }
+
+  /** Answers the probes that came (a completion handler: it may send). */
+  private readonly answerProbes: compl_hndlr_t = () => {
+    const q = this.probes
+    while (q.length > 0) {
+      const src = q.shift()!; const seq = q.shift()!; const theirs = q.shift()!
+      const mine = this.kindAt(seq)
+      // (this task waits at that sequence number too, for something else: its wait ends as well)
+      const w = this.waiting
+      if (mine >= 0 && (mine & ~FAILED) !== theirs && w !== null && w.seq === seq) { w.mismatch = true; this.probeMismatches++ }
+      const u = new Int32Array([seq, mine, 0, 0])
+      this.core.lapi.amsendCode(src, this.hAnswer, new Uint8Array(u.buffer), UHDR, null, 0, 0)
+    }
+  }
+
+  /** The map key of (source, sequence, round). */
+  private key (src: number, seq: number, round: number): number {
+    return ((seq & 0xfffff) * ROUNDS + round) * this.core.size + src
+  }
+
+  /** The header handler: where the message lands, and what it completes. */
+  private onMessage (uhdr: Uint8Array, info: lapi_return_info_t, comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>): Uint8Array | null {
+    const seq = i32At(uhdr, 0); const w1 = i32At(uhdr, 4); const arg = i32At(uhdr, 8)
+    const round = w1 & 0xfff; const kind = w1 >>> 12
+    const len = info.msg_len
+    const k = this.key(info.src, seq, round)
+    let e = this.entries.get(k)
+    if (e === undefined) { e = this.entry(); e.src = info.src; e.seq = seq; this.entries.set(k, e) }
+    // (a message of the sequence number this task waits at, of another kind: the tasks disagree)
+    const w = this.waiting
+    if (w !== null && w.seq === seq && kind !== w.wantKind) w.mismatch = true
+    e.kind = kind; e.arg = arg; e.len = len
+    let land: Uint8Array
+    if (e.dst !== null && e.wantKind === kind && e.wantArg === arg && e.dst.length === len) land = e.dst
+    else {
+      if (e.dst !== null) e.mismatch = true
+      land = e.data = new Uint8Array(len)
+    }
+    const one = info.udata_one_pkt_ptr
+    if (len === 0 || one !== null) {
+      if (len > 0) land.set(one!.subarray(0, len))
+      e.arrived = true
+      return null
+    }
+    comp.value = this.landed
+    ui.value = e
+    return land
+  }
+
+  /** Sends `data` to task `tgt` as round `round` of sequence `seq`, saying (kind, arg). Blocking until `data` may be reused. */
+  send (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): number {
+    const h = this.sendNb(tgt, seq, round, kind, arg, data)
+    return h.counter === null ? h.status : this.waitSent(h)
+  }
+
+  /** `send` that returns at once: `data` must stay unchanged until the handle is complete. */
+  sendNb (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): OpHandle {
+    const u = this.uhdr
+    u[0] = seq; u[1] = (round & 0xfff) | ((kind & 0xfffff) << 12); u[2] = arg; u[3] = 0
+    const c: Counter = this.core.counter()
+    const rc = this.core.lapi.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, data.length === 0 ? null : data, data.length, c)
+    if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
+    return new OpHandle(c, 1, 0)
+  }
+
+  private waitSent (h: OpHandle): number {
+    const c = h.counter!
+    c.wait(1)
+    h.counter = null
+    this.core.release(c)
+    return h.status
+  }
+
+  /**
+   * Receives round `round` of sequence `seq` from task `src` into `dst` (exactly `dst.length`
+   * bytes), expecting (kind, arg): OK, or ERR_COLL_MISMATCH when the message is something else.
+   */
+  recv (src: number, seq: number, round: number, kind: number, arg: number, dst: Uint8Array): number {
+    const k = this.key(src, seq, round)
+    let e = this.entries.get(k)
+    if (e === undefined) {
+      e = this.entry()
+      e.src = src; e.seq = seq
+      e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
+      this.entries.set(k, e)
+    } else if (!e.arrived || e.data !== null) {
+      // (it came, or began coming, before this receive: it lands in its own buffer)
+      e.wantKind = kind & 0xfffff; e.wantArg = arg
+    }
+    if (!e.arrived) {
+      this.waiting = e
+      this.probeAt = performance.now() + PROBE_MS
+      for (;;) {
+        this.core.lapi.waitUntil(this.arrivedCond)
+        if (e.arrived || e.mismatch) break
+        this.probe(src, seq, kind)
+        this.probeAt = performance.now() + PROBE_MS
+      }
+      this.waiting = null
+      if (!e.arrived) {
+        // (a mismatch found by a probe: the message may never come; one that does later is dropped with its entry)
+        this.entries.delete(k)
+        this.recycle(e)
+        this.failed(seq)
+        return S.ERR_COLL_MISMATCH
+      }
+    }
+    this.entries.delete(k)
+    let rc: number = S.OK
+    if (e.mismatch || e.kind !== (kind & 0xfffff) || e.arg !== arg || e.len !== dst.length) { rc = S.ERR_COLL_MISMATCH; this.failed(seq) }
+    else if (e.data !== null) dst.set(e.data)
+    this.recycle(e)
+    return rc
+  }
+
+  private readonly spare: Entry[] = []
+
+  private entry (): Entry { return this.spare.pop() ?? new Entry() }
+
+  private recycle (e: Entry): void {
+    e.dst = null; e.data = null; e.arrived = false; e.mismatch = false; e.src = 0; e.seq = 0
+    e.kind = 0; e.arg = 0; e.len = 0; e.wantKind = 0; e.wantArg = 0
+    if (this.spare.length < 64) this.spare.push(e)
+  }
+
+  /** Asks task `src` which kind it runs as sequence number `seq`. */
+  private probe (src: number, seq: number, kind: number): void {
+    const u = this.uhdr
+    u[0] = seq; u[1] = kind & 0xfffff; u[2] = 0; u[3] = 0
+    const c = this.core.counter()
+    if (this.core.lapi.amsendCode(src, this.hProbe, this.uhdr8, UHDR, null, 0, c) === 0) c.wait(1)
+    this.core.release(c)
+  }
+
+  /** Whether round `round` of `seq` from `src` has arrived (for split-phase waits that must not block). */
+  arrived (src: number, seq: number, round: number): boolean {
+    const e = this.entries.get(this.key(src, seq, round))
+    return e !== undefined && e.arrived
+  }
+
+  /** Waits for a send handle. */
+  wait (h: OpHandle): number { return h.counter === null ? h.status : this.waitSent(h) }
+}
+
+/** The little-endian int32 at byte `at` of `b`. */
+function i32At (b: Uint8Array, at: number): number {
+  return b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)
+}

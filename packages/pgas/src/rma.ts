@@ -1,0 +1,227 @@
+/**
+ * Put and get: blocking, non-blocking with handles, and implicit (completed together by
+ * `syncAll`); contiguous, strided and indexed (vector). A co-located target (a task of this
+ * process) is copied to and from directly; any other goes by LAPI's one-sided Put and Get, a put
+ * complete when the target has the data (LAPI's completion counter), a get when it has arrived.
+ */
+import { VecType, type Counter, type lapi_vec_t } from '@amlapi/lapi'
+import type { Core } from './core.js'
+import { PgasStatus as S } from './status.js'
+
+/** A non-blocking operation: done when its counter reached `expect` (null counter: done at once). */
+export class OpHandle {
+  counter: Counter | null
+  expect: number
+  /** Non-zero when the operation could not be started: the status `wait` reports. */
+  status: number
+
+  constructor (counter: Counter | null, expect: number, status: number) {
+    this.counter = counter
+    this.expect = expect
+    this.status = status
+  }
+}
+
+const DONE = new OpHandle(null, 0, 0)
+
+export class Rma {
+  private readonly core: Core
+  /** Implicit operations: one completion counter for puts, one arrival counter for gets, and how many were issued. */
+  private implicitPut: Counter | null = null
+  private implicitGet: Counter | null = null
+  private putsIssued = 0
+  private getsIssued = 0
+
+  constructor (core: Core) {
+    this.core = core
+  }
+
+  /** Copies `src` to `addr` of task `task`; returns when the target has it. */
+  put (task: number, addr: number, src: Uint8Array): number {
+    const rc = this.core.checkRange(task, addr, src.length)
+    if (rc !== 0) return rc
+    const seg = this.core.u8[task]
+    if (seg !== null) { seg.set(src, addr); return S.OK }
+    if (src.length === 0) return S.OK
+    const c = this.core.counter()
+    this.core.lapi.put(task, src.length, addr, src, { cmplCntr: c })
+    c.wait(1)
+    this.core.release(c)
+    return S.OK
+  }
+
+  /** Copies `dst.length` bytes at `addr` of task `task` into `dst`; returns when they are there. */
+  get (task: number, addr: number, dst: Uint8Array): number {
+    const rc = this.core.checkRange(task, addr, dst.length)
+    if (rc !== 0) return rc
+    const seg = this.core.u8[task]
+    if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return S.OK }
+    if (dst.length === 0) return S.OK
+    const c = this.core.counter()
+    this.core.lapi.get(task, dst.length, addr, dst, { orgCntr: c })
+    c.wait(1)
+    this.core.release(c)
+    return S.OK
+  }
+
+  /** Starts a put; `src` must stay unchanged until the handle is complete. */
+  putNb (task: number, addr: number, src: Uint8Array): OpHandle {
+    const rc = this.core.checkRange(task, addr, src.length)
+    if (rc !== 0) return new OpHandle(null, 0, rc)
+    const seg = this.core.u8[task]
+    if (seg !== null) { seg.set(src, addr); return DONE }
+    if (src.length === 0) return DONE
+    const c = this.core.counter()
+    this.core.lapi.put(task, src.length, addr, src, { cmplCntr: c })
+    return new OpHandle(c, 1, 0)
+  }
+
+  /** Starts a get into `dst`, which is filled when the handle is complete. */
+  getNb (task: number, addr: number, dst: Uint8Array): OpHandle {
+    const rc = this.core.checkRange(task, addr, dst.length)
+    if (rc !== 0) return new OpHandle(null, 0, rc)
+    const seg = this.core.u8[task]
+    if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return DONE }
+    if (dst.length === 0) return DONE
+    const c = this.core.counter()
+    this.core.lapi.get(task, dst.length, addr, dst, { orgCntr: c })
+    return new OpHandle(c, 1, 0)
+  }
+
+  /** Whether `h` is complete (a look, with a round of progress first). */
+  test (h: OpHandle): boolean {
+    const c = h.counter
+    if (c === null) return true
+    this.core.progress()
+    return c.get() >= h.expect
+  }
+
+  /** Waits for `h`; returns its status. A completed handle may be waited for again. */
+  wait (h: OpHandle): number {
+    const c = h.counter
+    if (c !== null) {
+      c.wait(h.expect)
+      h.counter = null
+      this.core.release(c)
+    }
+    return h.status
+  }
+
+  /** Waits for every handle of `hs`; returns the first non-zero status, or OK. */
+  waitAll (hs: readonly OpHandle[]): number {
+    let rc = 0
+    for (const h of hs) { const r = this.wait(h); if (rc === 0) rc = r }
+    return rc
+  }
+
+  /** A put completed by the next `syncAll` (nothing to wait for per operation). */
+  putNbi (task: number, addr: number, src: Uint8Array): number {
+    const rc = this.core.checkRange(task, addr, src.length)
+    if (rc !== 0) return rc
+    const seg = this.core.u8[task]
+    if (seg !== null) { seg.set(src, addr); return S.OK }
+    if (src.length === 0) return S.OK
+    const c = this.implicitPut ??= this.core.counter()
+    this.core.lapi.put(task, src.length, addr, src, { cmplCntr: c })
+    this.putsIssued++
+    return S.OK
+  }
+
+  /** A get completed by the next `syncAll`. */
+  getNbi (task: number, addr: number, dst: Uint8Array): number {
+    const rc = this.core.checkRange(task, addr, dst.length)
+    if (rc !== 0) return rc
+    const seg = this.core.u8[task]
+    if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return S.OK }
+    if (dst.length === 0) return S.OK
+    const c = this.implicitGet ??= this.core.counter()
+    this.core.lapi.get(task, dst.length, addr, dst, { orgCntr: c })
+    this.getsIssued++
+    return S.OK
+  }
+
+  /** Waits for every implicit put and get issued so far. */
+  syncAll (): void {
+    if (this.putsIssued > 0) { this.implicitPut!.wait(this.putsIssued); this.putsIssued = 0 }
+    if (this.getsIssued > 0) { this.implicitGet!.wait(this.getsIssued); this.getsIssued = 0 }
+  }
+
+  /**
+   * Indexed put: piece k of `srcs` goes to `addrs[k]` of task `task` (one LAPI vector Put across
+   * processes). Blocking.
+   */
+  putIndexed (task: number, addrs: ArrayLike<number>, srcs: readonly Uint8Array[]): number {
+    const n = addrs.length
+    if (srcs.length !== n) return S.ERR_BAD_ARG
+    for (let k = 0; k < n; k++) { const rc = this.core.checkRange(task, addrs[k]!, srcs[k]!.length); if (rc !== 0) return rc }
+    const seg = this.core.u8[task]
+    if (seg !== null) { for (let k = 0; k < n; k++) seg.set(srcs[k]!, addrs[k]!); return S.OK }
+    const { tgt, org } = vectors(addrs, srcs)
+    if (tgt.num_vecs === 0) return S.OK
+    const c = this.core.counter()
+    this.core.lapi.putv(task, tgt, org, { cmplCntr: c })
+    c.wait(1)
+    this.core.release(c)
+    return S.OK
+  }
+
+  /** Indexed get: `addrs[k]` of task `task` into piece k of `dsts`. Blocking. */
+  getIndexed (task: number, addrs: ArrayLike<number>, dsts: readonly Uint8Array[]): number {
+    const n = addrs.length
+    if (dsts.length !== n) return S.ERR_BAD_ARG
+    for (let k = 0; k < n; k++) { const rc = this.core.checkRange(task, addrs[k]!, dsts[k]!.length); if (rc !== 0) return rc }
+    const seg = this.core.u8[task]
+    if (seg !== null) { for (let k = 0; k < n; k++) dsts[k]!.set(seg.subarray(addrs[k]!, addrs[k]! + dsts[k]!.length)); return S.OK }
+    const { tgt, org } = vectors(addrs, dsts)
+    if (tgt.num_vecs === 0) return S.OK
+    const c = this.core.counter()
+    this.core.lapi.getv(task, tgt, org, { orgCntr: c })
+    c.wait(1)
+    this.core.release(c)
+    return S.OK
+  }
+
+  /**
+   * Strided put: `count` blocks of `blockBytes`, block k from `src` at k·`srcStride` to `addr` +
+   * k·`dstStride` of task `task`. Blocking.
+   */
+  putStrided (task: number, addr: number, dstStride: number, src: Uint8Array, srcStride: number, blockBytes: number, count: number): number {
+    const pieces = stridedPieces(addr, dstStride, src, srcStride, blockBytes, count)
+    if (typeof pieces === 'number') return pieces
+    return this.putIndexed(task, pieces.addrs, pieces.views)
+  }
+
+  /** Strided get: the mirror of `putStrided`, into `dst`. Blocking. */
+  getStrided (task: number, addr: number, srcStride: number, dst: Uint8Array, dstStride: number, blockBytes: number, count: number): number {
+    const pieces = stridedPieces(addr, srcStride, dst, dstStride, blockBytes, count)
+    if (typeof pieces === 'number') return pieces
+    return this.getIndexed(task, pieces.addrs, pieces.views)
+  }
+}
+
+/** The target and origin I/O vectors of an indexed transfer (pieces of length 0 left out). */
+function vectors (addrs: ArrayLike<number>, bufs: readonly Uint8Array[]): { tgt: lapi_vec_t, org: lapi_vec_t } {
+  const info: number[] = []; const oinfo: Uint8Array[] = []; const len: number[] = []
+  for (let k = 0; k < addrs.length; k++) {
+    const b = bufs[k]!
+    if (b.length === 0) continue
+    info.push(addrs[k]!); oinfo.push(b); len.push(b.length)
+  }
+  return {
+    tgt: { vec_type: VecType.LAPI_GEN_IOVECTOR, num_vecs: info.length, info, len },
+    org: { vec_type: VecType.LAPI_GEN_IOVECTOR, num_vecs: info.length, info: oinfo, len: len.slice() },
+  }
+}
+
+/** The addresses and local views of a strided transfer, or a status for bad arguments. */
+function stridedPieces (addr: number, remoteStride: number, local: Uint8Array, localStride: number, blockBytes: number, count: number): { addrs: number[], views: Uint8Array[] } | number {
+  if (![remoteStride, localStride, blockBytes, count].every(Number.isInteger) || count < 0 || blockBytes < 0) return S.ERR_BAD_ARG
+  if (count > 0 && (remoteStride < blockBytes || localStride < blockBytes)) return S.ERR_BAD_ARG
+  if (count > 0 && (count - 1) * localStride + blockBytes > local.length) return S.ERR_BAD_ARG
+  const addrs: number[] = []; const views: Uint8Array[] = []
+  for (let k = 0; k < count; k++) {
+    addrs.push(addr + k * remoteStride)
+    views.push(local.subarray(k * localStride, k * localStride + blockBytes))
+  }
+  return { addrs, views }
+}

@@ -1,0 +1,55 @@
+/**
+ * @amlapi/pgas on every placement: all tasks in one process (shared memory: the direct paths),
+ * and split over processes on tcp and udp (LAPI's one-sided operations and active messages). The
+ * programs check themselves: basic.mjs every part of the API and its bad input, flat.mjs the flat
+ * face's calls and status codes, collectives.mjs
+ * seeded random collectives against a sequential reference and mismatched calls. Also: the
+ * package uses only the public APIs of lapi and am2.
+ */
+import { readFileSync, readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { runFixture } from '../helpers/job.js'
+
+interface Placement { name: string, tasks: number, procs: number, transport?: 'tcp' | 'udp' }
+const PLACEMENTS: Placement[] = [
+  { name: 'shm, 4 tasks', tasks: 4, procs: 1 },
+  { name: 'shm, 3 tasks', tasks: 3, procs: 1 },
+  { name: 'tcp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'tcp' },
+  { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' },
+  { name: 'udp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'udp' },
+  { name: 'udp, 3 processes', tasks: 3, procs: 3, transport: 'udp' },
+]
+
+async function run (file: string, pl: Placement, args: string[], ok: string): Promise<void> {
+  const r = await runFixture(file, pl.tasks, { args, timeoutMs: 60_000, procs: pl.procs, ...(pl.transport !== undefined ? { transport: pl.transport } : {}) })
+  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}\n${r.stdout}`)
+  for (let t = 0; t < pl.tasks; t++) expect(r.stdout).toContain(`task ${t} ${ok}`)
+}
+
+describe('pgas: the API on every placement', () => {
+  for (const pl of PLACEMENTS) {
+    it(`basic: ${pl.name}`, async () => { await run('pgas/basic.mjs', pl, [], 'pgas basic ok') }, 90_000)
+    it(`flat face: ${pl.name}`, async () => { await run('pgas/flat.mjs', pl, [], 'pgas flat ok') }, 90_000)
+    it(`collectives (seed ${pl.tasks + pl.procs}): ${pl.name}`, async () => {
+      await run('pgas/collectives.mjs', pl, ['60', String(pl.tasks + pl.procs)], 'pgas collectives ok')
+    }, 90_000)
+  }
+})
+
+describe('pgas: built on the public APIs only', () => {
+  it('imports nothing but @amlapi/lapi, @amlapi/am2 (and their compat faces), msgpackr, node: and its own files', () => {
+    const dir = fileURLToPath(new URL('../../packages/pgas/src/', import.meta.url))
+    const allowed = /^(\.\/[\w-]+\.js|@amlapi\/lapi|@amlapi\/lapi\/compat|@amlapi\/am2|@amlapi\/am2\/compat|msgpackr|node:[\w/]+)$/
+    const bad: string[] = []
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
+      // (comments left out: the examples in the docs import the package itself)
+      const src = readFileSync(dir + f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+      for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g)) {
+        const spec = m[1] ?? m[2]!
+        if (!allowed.test(spec)) bad.push(`${f}: ${spec}`)
+      }
+    }
+    expect(bad).toEqual([])
+  })
+})
