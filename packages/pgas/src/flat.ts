@@ -17,7 +17,7 @@
  * P.pgas_finalize()
  * ```
  */
-import { Pgas } from './pgas.js'
+import { Pgas, type SignalCounter } from './pgas.js'
 import { AtomicOp } from './atomics.js'
 import { NOT_READY } from './barrier.js'
 import { GlobalPtr } from './gptr.js'
@@ -39,6 +39,7 @@ let P: Pgas | null = null
 const ops = new Map<number, OpHandle>()
 const calls = new Map<number, RpcHandle>()
 const locks: PgasLock[] = []
+const signals: SignalCounter[] = []
 let nextHandle = 1
 
 function rt (): Pgas | null { return P }
@@ -145,6 +146,22 @@ export function pgas_get_strided (task: number, addr: number, srcStride: number,
   const p = rt(); if (p === null) return S.ERR_NOT_INIT
   if (!ArrayBuffer.isView(dst) || !Number.isInteger(off) || off < 0 || off > dst.byteLength) return S.ERR_BAD_ARG
   return p.rma.getStrided(task, addr, srcStride, bytesOf(dst).subarray(off), dstStride, blockBytes, count)
+}
+
+/** Collective: a new signal counter on every task; its number in `out[0]`. */
+export function pgas_signal_new (out: Int32Array): number { return code(() => { signals.push(P!.newSignalCounter()); out[0] = signals.length - 1 }) }
+/** Starts a put that moves signal counter `sig` at `task` when the data is there; the handle (complete when `src` may be reused) in `out[0]`. */
+export function pgas_put_signal (task: number, addr: number, src: ArrayBufferView, off: number, len: number, sig: number, out: Int32Array): number {
+  const p = rt(); if (p === null) return S.ERR_NOT_INIT
+  const sc = signals[sig]; if (sc === undefined) return S.ERR_BAD_HANDLE
+  const b = piece(src, off, len); if (b === null) return S.ERR_BAD_ARG
+  return nb(p.rma.putSignal(task, addr, b, sc.addrs[task] ?? -1), out)
+}
+/** Waits until `n` signals came to this task's counter `sig` (and takes them off). */
+export function pgas_signal_wait (sig: number, n: number): number {
+  const sc = signals[sig]; if (sc === undefined) return S.ERR_BAD_HANDLE
+  if (!Number.isInteger(n) || n < 0) return S.ERR_BAD_ARG
+  return code(() => sc.wait(n))
 }
 
 /** An AtomicOp on the 32-bit word at (task, addr); the old value in `old[0]`. */

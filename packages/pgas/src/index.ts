@@ -20,7 +20,7 @@
  * pg.finalize()
  * ```
  */
-export { Pgas, type LayoutSpec } from './pgas.js'
+export { Pgas, SignalCounter, type LayoutSpec } from './pgas.js'
 export { GlobalPtr } from './gptr.js'
 export { Layout, type LayoutKind } from './layout.js'
 export { SharedArray, type NumArrayCtor } from './shared-array.js'

@@ -3,7 +3,7 @@
  * (its `code` a PgasStatus) where the flat face (flat.ts) returns the code. Both run the same parts:
  * rma.ts, atomics.ts, messages.ts, barrier.ts, collectives.ts, rpc.ts, lock.ts, shared-array.ts.
  */
-import { Lapi } from '@amlapi/lapi'
+import { Lapi, type Counter } from '@amlapi/lapi'
 import { AtomicOp, RemoteAtomics } from './atomics.js'
 import { Barrier, BarrierFlag, NOT_READY } from './barrier.js'
 import { Collectives } from './collectives.js'
@@ -22,6 +22,21 @@ import { PgasError, PgasStatus as S, check } from './status.js'
 export interface LayoutSpec { kind: LayoutKind, block?: number }
 
 let current: Pgas | null = null
+
+/**
+ * A counter on every task that `putSignal`s move at their target: a task waits on its own for the
+ * puts it expects (halo exchanges: data and "it is there" in one message).
+ */
+export class SignalCounter {
+  /** Every task's counter address, index = task. */
+  readonly addrs: readonly number[]
+  private readonly mine: Counter
+  constructor (mine: Counter, addrs: readonly number[]) { this.mine = mine; this.addrs = addrs }
+  /** Waits until `n` signals came (and takes them off). */
+  wait (n = 1): void { this.mine.wait(n) }
+  /** Signals that came and were not waited for yet. */
+  get value (): number { return this.mine.get() }
+}
 
 export class Pgas {
   /** @internal */ readonly core: Core
@@ -133,6 +148,15 @@ export class Pgas {
   /** Starts a get. */
   getNb (p: GlobalPtr, dst: ArrayBufferView): OpHandle { return this.started(this.rma.getNb(p.task, p.addr, bytesOf(dst)), 'getNb') }
   private started (h: OpHandle, what: string): OpHandle { check(h.status, what); return h }
+  /** Collective: a new signal counter on every task. */
+  newSignalCounter (): SignalCounter {
+    const c = this.core.lapi.counter()
+    return new SignalCounter(c, this.core.lapi.addressInit(c.addr))
+  }
+  /** Starts a put of `src` to `p` that moves `sc` at `p`'s task when it is there; the handle completes when `src` may be reused. */
+  putSignal (p: GlobalPtr, src: ArrayBufferView, sc: SignalCounter): OpHandle {
+    return this.started(this.rma.putSignal(p.task, p.addr, bytesOf(src), sc.addrs[p.task] ?? -1), 'putSignal')
+  }
   /** Whether `h` completed. */
   test (h: OpHandle): boolean { return this.rma.test(h) }
   /** Waits for `h`. */

@@ -88,6 +88,21 @@ export class Rma {
     return new OpHandle(c, 1, 0)
   }
 
+  /**
+   * A put that also moves a counter at the target when the data is there (LAPI's target counter:
+   * `cntrAddr`, in the target's segment), by LAPI on every path, as only LAPI's own updates wake a
+   * task that waits on the counter. The handle completes when `src` may be reused.
+   */
+  putSignal (task: number, addr: number, src: Uint8Array, cntrAddr: number): OpHandle {
+    let rc = this.core.checkRange(task, addr, src.length)
+    if (rc === 0) rc = this.core.checkRange(task, cntrAddr, 8)
+    if (rc === 0 && cntrAddr % 4 !== 0) rc = S.ERR_ALIGN
+    if (rc !== 0) return new OpHandle(null, 0, rc)
+    const c = this.core.counter()
+    this.core.lapi.put(task, src.length, addr, src, { tgtCntr: cntrAddr, orgCntr: c })
+    return new OpHandle(c, 1, 0)
+  }
+
   /** Whether `h` is complete (a look, with a round of progress first). */
   test (h: OpHandle): boolean {
     const c = h.counter
