@@ -22,4 +22,5 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'am2', load: () => import('./benchmarks/am2.js') },
   { name: 'net', load: () => import('./benchmarks/net.js') },
   { name: 'net.udp', load: () => import('./benchmarks/net-udp.js') },
+  { name: 'pgas', load: () => import('./benchmarks/pgas.js') },
 ]

@@ -1,0 +1,229 @@
+/**
+ * `@amlapi/pgas` collectives in a job of 2 tasks and in one of 4 (worker threads, one process):
+ * barrier and 8 B all-reduce latency, broadcast and all-to-all bandwidth. The 2-task job also
+ * measures AM-2's Short round trip (`@amlapi/am2/compat` on the same LAPI contexts), so the
+ * barrier and all-reduce are compared with a round trip of the same job; the bandwidths are
+ * compared with the same run's Uint8Array.set into a SAB. The task program is
+ * workers/pgas-task.ts.
+ *
+ * Each job starts when one of its series is first run (the interleaved goal check then starts
+ * only the job it needs) and stays up until the session closes; between runs its tasks sleep
+ * in Atomics.wait. The 4-task job on a machine with fewer CPUs is crowded: its figures say so.
+ *
+ * Bandwidth (MB/s) is the bytes delivered into each task's buffer per second: `size` (the
+ * broadcast buffer; for an all-to-all, each task's receive buffer, size / P bytes from each task,
+ * its own block a local copy) × the operations ÷ the time until every task has done them all.
+ */
+import { fileURLToPath } from 'node:url'
+import { runJob, type JobResult } from '@amlapi/lapi'
+import { C } from '../lib/lapi-layout.js'
+import { PgasOp, timesBytes, type PgasBenchData } from '../lib/pgas-layout.js'
+import type { BenchContext, Benchmark, Session } from '../types.js'
+
+const TASK = fileURLToPath(new URL('../workers/pgas-task.js', import.meta.url))
+const MiB = 1 << 20
+/** Sizes of the bandwidth series. */
+const BW_SIZES: readonly number[] = [64 << 10, MiB]
+
+/** Which job runs a series (its number of tasks) and with which op code. */
+const SERIES: Record<string, { tasks: 2 | 4, op: number }> = {
+  'pgas.am2-short-rtt': { tasks: 2, op: PgasOp.AM2_SHORT_RTT },
+  'pgas.barrier-2': { tasks: 2, op: PgasOp.BARRIER },
+  'pgas.barrier-4': { tasks: 4, op: PgasOp.BARRIER },
+  'pgas.allreduce-2': { tasks: 2, op: PgasOp.ALLREDUCE },
+  'pgas.allreduce-4': { tasks: 4, op: PgasOp.ALLREDUCE },
+  'pgas.bcast-bw-2': { tasks: 2, op: PgasOp.BCAST },
+  'pgas.bcast-bw-4': { tasks: 4, op: PgasOp.BCAST },
+  'pgas.alltoall-bw-2': { tasks: 2, op: PgasOp.ALLTOALL },
+  'pgas.alltoall-bw-4': { tasks: 4, op: PgasOp.ALLTOALL },
+}
+
+/** One running job: runs an op, ends. */
+interface PgasJob {
+  run (op: number, size: number, iterations: number, what: string): Promise<number>
+  close (): Promise<void>
+}
+
+/**
+ * Starts a job of `tasks` tasks of workers/pgas-task.js (as openLapiJob in lapi-rma.ts does for
+ * two): the tasks share the command block `C`; the last task to finish a run writes the result
+ * and DONE.
+ */
+async function openPgasJob (ctx: BenchContext, tasks: number, am2: boolean, maxSize: number): Promise<PgasJob> {
+  const cmdSab = new SharedArrayBuffer(C.BYTES)
+  const cmd = new Int32Array(cmdSab)
+  const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
+  const data: PgasBenchData = { cmd: cmdSab, times: new SharedArrayBuffer(timesBytes(tasks)), maxSize, timeoutMs: ctx.timeoutMs, am2 }
+  const stop = new AbortController()
+  const st: { ended: JobResult | undefined } = { ended: undefined }
+  const exitOf = (): string => st.ended?.failure
+    ? `exit ${st.ended.exitCode}: task ${st.ended.failure.task}: ${st.ended.failure.reason}`
+    : `exit ${st.ended?.exitCode ?? '?'}`
+  const job = runJob({
+    program: TASK,
+    numTasks: tasks,
+    // the collectives' messages land in the tasks' own buffers; the segment holds LAPI's staging
+    // copies of rendezvous messages, the runtime's counters and AM-2's
+    config: { segmentSize: Math.max(32 * MiB, 4 * maxSize + 8 * MiB) },
+    data,
+    stdout: process.stderr,
+    signal: stop.signal,
+  }).then((r) => { st.ended = r; Atomics.store(cmd, C.DONE, -1); Atomics.notify(cmd, C.DONE) })
+  const deadline = Date.now() + 20_000
+  while (Atomics.load(cmd, C.READY) < tasks) {
+    if (st.ended !== undefined) throw new Error(`the ${tasks}-task PGAS job ended before it was ready (${exitOf()})`)
+    if (Date.now() > deadline) { stop.abort(); await job; throw new Error(`the ${tasks}-task PGAS job did not start within 20 s`) }
+    await Atomics.waitAsync(cmd, C.READY, Atomics.load(cmd, C.READY), 100).value
+  }
+  let gen = 0
+  return {
+    async run (op, size, iterations, what) {
+      if (st.ended !== undefined) throw new Error(`the ${tasks}-task PGAS job has ended (${exitOf()})`)
+      Atomics.store(cmd, C.OP, op)
+      Atomics.store(cmd, C.SIZE, size)
+      Atomics.store(cmd, C.ITERS, iterations)
+      gen++
+      Atomics.store(cmd, C.GEN, gen)
+      Atomics.notify(cmd, C.GEN)
+      const limit = Date.now() + ctx.timeoutMs
+      for (;;) {
+        const done = Atomics.load(cmd, C.DONE)
+        if (done === gen) return result[0]!
+        if (done === -1) throw new Error(`the ${tasks}-task PGAS job ended during a run of ${what} (${exitOf()})`)
+        if (Date.now() > limit) { stop.abort(); throw new Error(`run of ${what} did not finish in ${ctx.timeoutMs} ms`) }
+        await Atomics.waitAsync(cmd, C.DONE, done, 50).value
+      }
+    },
+    async close () {
+      Atomics.store(cmd, C.STOP, 1)
+      Atomics.notify(cmd, C.GEN)
+      const t = setTimeout(() => stop.abort(), 5000)
+      await job
+      clearTimeout(t)
+    },
+  }
+}
+
+/**
+ * Runs every series of a fresh job at each of its sizes for about `seconds`, before the runner
+ * measures: the first few hundred milliseconds of a job are slower (code still being compiled).
+ */
+async function warmUp (job: PgasJob, tasks: number, ctx: BenchContext, seconds: number): Promise<void> {
+  for (const [id, s] of Object.entries(SERIES)) {
+    if (s.tasks !== tasks) continue
+    for (const size of ctx.sizes.get(id) ?? []) {
+      let n = 4
+      for (let spent = 0; spent < seconds; n *= 2) spent += await job.run(s.op, size, n, `${id} at ${size} B (warm-up)`)
+    }
+  }
+}
+
+const bench: Benchmark = {
+  name: 'pgas',
+  description: '@amlapi/pgas collectives in jobs of 2 and 4 tasks (worker threads): barrier and 8 B all-reduce latency beside an AM-2 Short round trip of the same job, broadcast and all-to-all bandwidth (bytes into each task per second)',
+  placements: ['all'],
+  minCpus: 2,
+  series: [
+    {
+      id: 'pgas.am2-short-rtt', title: 'AM-2 Short round trip (AM_Request0 + AM_Reply0), 2 tasks', kind: 'latency', unit: 'us', group: 'pgas-barrier',
+      groupTitle: 'PGAS barrier (µs per barrier), beside an AM-2 Short round trip of the same 2-task job (µs)',
+      xLabel: 'payload bytes', sizes: [0],
+    },
+    {
+      id: 'pgas.barrier-2', title: 'pg.barrier(), 2 tasks', kind: 'latency', unit: 'us', group: 'pgas-barrier', sizes: [0],
+      compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT', baselineSize: 0 }],
+    },
+    {
+      id: 'pgas.barrier-4', title: 'pg.barrier(), 4 tasks', kind: 'latency', unit: 'us', group: 'pgas-barrier', sizes: [0],
+      compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT (2 tasks)', baselineSize: 0 }],
+    },
+    {
+      id: 'pgas.allreduce-2', title: 'pg.allreduce (Float64, SUM), 2 tasks', kind: 'latency', unit: 'us', group: 'pgas-allreduce',
+      groupTitle: 'PGAS all-reduce latency (µs per all-reduce), ratios to the AM-2 Short round trip of the 2-task job',
+      xLabel: 'bytes per task (Float64 elements × 8)', sizes: [8],
+      compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT', baselineSize: 0 }],
+    },
+    {
+      id: 'pgas.allreduce-4', title: 'pg.allreduce (Float64, SUM), 4 tasks', kind: 'latency', unit: 'us', group: 'pgas-allreduce', sizes: [8],
+      compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT (2 tasks)', baselineSize: 0 }],
+    },
+    {
+      id: 'pgas.bcast-bw-2', title: 'pg.bcast from task 0, 2 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw',
+      groupTitle: 'PGAS broadcast and all-to-all bandwidth: bytes into each task\'s buffer per second (MB/s)',
+      xLabel: 'buffer bytes per task (all-to-all: size / P from each task)', sizes: BW_SIZES,
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+    },
+    {
+      id: 'pgas.bcast-bw-4', title: 'pg.bcast from task 0, 4 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+    },
+    {
+      id: 'pgas.alltoall-bw-2', title: 'pg.alltoall, 2 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+    },
+    {
+      id: 'pgas.alltoall-bw-4', title: 'pg.alltoall, 4 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+    },
+  ],
+  goals: [
+    { name: 'PGAS barrier, 2 tasks ≤ 1.5 × AM-2 Short round trip (same job)', series: 'pgas.barrier-2', size: 0, baseline: 'pgas.am2-short-rtt', baselineSize: 0, op: '<=', target: 1.5 },
+    { name: 'PGAS 8 B all-reduce (Float64 SUM), 2 tasks ≤ 2 × AM-2 Short round trip (same job)', series: 'pgas.allreduce-2', size: 8, baseline: 'pgas.am2-short-rtt', baselineSize: 0, op: '<=', target: 2 },
+    { name: 'PGAS 1 MiB broadcast, 2 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.bcast-bw-2', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
+    { name: 'PGAS 1 MiB broadcast, 4 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.bcast-bw-4', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
+    { name: 'PGAS 1 MiB all-to-all, 2 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.alltoall-bw-2', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
+    { name: 'PGAS 1 MiB all-to-all, 4 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.alltoall-bw-4', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
+  ],
+  open: (ctx) => {
+    const maxSize = Math.max(64, ctx.maxSize)
+    for (const id of ['pgas.allreduce-2', 'pgas.allreduce-4']) {
+      for (const size of ctx.sizes.get(id) ?? []) {
+        if (size < 8 || size % 8 !== 0) throw new Error(`${id}: size ${size} is not a whole number of Float64`)
+      }
+    }
+    for (const id of ['pgas.alltoall-bw-2', 'pgas.alltoall-bw-4']) {
+      const p = SERIES[id]!.tasks
+      for (const size of ctx.sizes.get(id) ?? []) {
+        if (size % p !== 0) throw new Error(`${id}: size ${size} is not a multiple of ${p} tasks`)
+      }
+    }
+    const warm = ctx.quick ? 0.005 : 0.06
+    const jobs = new Map<number, Promise<PgasJob>>()
+    const jobOf = (tasks: number): Promise<PgasJob> => {
+      let j = jobs.get(tasks)
+      if (j === undefined) {
+        j = (async () => {
+          const job = await openPgasJob(ctx, tasks, tasks === 2, maxSize)
+          try {
+            await warmUp(job, tasks, ctx, warm)
+          } catch (err) {
+            await job.close().catch(() => {})
+            throw err
+          }
+          return job
+        })()
+        jobs.set(tasks, j)
+      }
+      return j
+    }
+    const session: Session = {
+      async run (series, size, iterations) {
+        const s = SERIES[series]
+        if (s === undefined) throw new Error(`unknown series ${series}`)
+        const job = await jobOf(s.tasks)
+        return await job.run(s.op, size, iterations, `${series} at ${size} B`)
+      },
+      async close () {
+        const errors: unknown[] = []
+        for (const j of jobs.values()) {
+          try { await (await j).close() } catch (err) { errors.push(err) }
+        }
+        jobs.clear()
+        if (errors.length > 0) throw errors[0]
+      },
+    }
+    return session
+  },
+}
+
+export default bench

@@ -1,0 +1,49 @@
+/**
+ * The three applications of examples/pgas at small sizes, on shared memory and split over
+ * processes on tcp and udp; each checks itself against data nobody here chose and prints
+ * "verified": RandomAccess (HPC Challenge's stream, its ≤ 1% error rule), IS (the NAS Parallel
+ * Benchmarks' published verification values, class S) and the Jacobi stencil (bit for bit against
+ * one task, and the same grid hash for every number of tasks and every placement).
+ */
+import { describe, expect, it } from 'vitest'
+import { runFixture } from '../helpers/job.js'
+import { EX } from '../helpers/programs.js'
+
+interface Placement { name: string, tasks: number, procs: number, transport?: 'tcp' | 'udp' }
+const MiB = 1024 * 1024
+
+async function app (file: string, pl: Placement, args: string[], segmentSize = 16 * MiB): Promise<string> {
+  const r = await runFixture(EX + 'pgas/' + file, pl.tasks, {
+    args, timeoutMs: 90_000, procs: pl.procs, config: { segmentSize },
+    ...(pl.transport !== undefined ? { transport: pl.transport } : {}),
+  })
+  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}\n${r.stdout}`)
+  return r.stdout
+}
+
+const PLACEMENTS: Placement[] = [
+  { name: 'shm, 1 task', tasks: 1, procs: 1 },
+  { name: 'shm, 4 tasks', tasks: 4, procs: 1 },
+  { name: 'tcp, 2 processes', tasks: 2, procs: 2, transport: 'tcp' },
+  { name: 'udp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'udp' },
+]
+
+describe('pgas applications', () => {
+  for (const pl of PLACEMENTS) {
+    it(`RandomAccess 2^14: ${pl.name}`, async () => {
+      expect(await app('randomaccess.mjs', pl, ['14'])).toMatch(/RandomAccess 2\^14 verified/)
+    }, 120_000)
+    it(`IS class S: ${pl.name}`, async () => {
+      expect(await app('is.mjs', pl, ['S'])).toMatch(/IS class S verified/)
+    }, 120_000)
+  }
+  const hashes = new Map<string, string>()
+  for (const pl of [...PLACEMENTS, { name: 'shm, 3 tasks', tasks: 3, procs: 1 }, { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' as const }]) {
+    it(`Jacobi 96 × 96, 40 iterations: ${pl.name}`, async () => {
+      const out = await app('jacobi.mjs', pl, ['96', '40'])
+      expect(out).toMatch(/Jacobi 96 verified \(bit for bit against one task\)/)
+      hashes.set(pl.name, /grid hash ([0-9a-f]+)/.exec(out)![1]!)
+      expect(new Set(hashes.values()).size).toBe(1)
+    }, 120_000)
+  }
+})
