@@ -18,6 +18,10 @@ import { PgasStatus as S } from './status.js'
 export const SLOT_MSG = 8
 export const SLOT_PROBE = 11
 export const SLOT_PROBE_ANSWER = 12
+/** Data that goes in place in one packet (the rest of a packet is larger; this keeps it to small messages). */
+const SHORT_MAX = 512
+/** The handle of a send complete when it returned. */
+const SENT = new OpHandle(null, 0, 0)
 /** How long a receive waits before it probes its source, and then between probes. */
 export const PROBE_MS = 200
 /** Sequence numbers whose kind a task remembers (for answering probes). */
@@ -70,6 +74,7 @@ export class Messages {
     this.core = core
     this.hdr = core.lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
       comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>) => this.onMessage(uhdr, info, comp, ui))
+    core.lapi.setLibraryShortHandler(SLOT_MSG, (w, at, ul, dl, src) => this.onShort(w, at, ul, dl, src))
     this.hProbe = core.lapi.setLibraryHandler(SLOT_PROBE, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
       comp: Ref<compl_hndlr_t | null>) => {
       this.probes.push(info.src, i32At(uhdr, 0), i32At(uhdr, 4))
@@ -124,12 +129,36 @@ export class Messages {
 
   /** The header handler: where the message lands, and what it completes. */
   private onMessage (uhdr: Uint8Array, info: lapi_return_info_t, comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>): Uint8Array | null {
-    const seq = i32At(uhdr, 0); const w1 = i32At(uhdr, 4); const arg = i32At(uhdr, 8)
+    const one = info.udata_one_pkt_ptr
+    const e = this.arrive(info.src, i32At(uhdr, 0), i32At(uhdr, 4), i32At(uhdr, 8), info.msg_len, one, 0)
+    if (e === null) return null
+    comp.value = this.landed
+    ui.value = e
+    return e.dst !== null && !e.mismatch && e.data === null ? e.dst : e.data
+  }
+
+  /**
+   * The in-place receiver of one-packet messages (Lapi.setLibraryShortHandler): the header and the
+   * data read straight from the packet.
+   */
+  private onShort (words: Int32Array, at: number, uhdrLen: number, dataLen: number, src: number): void {
+    if (words.buffer !== this.inboxBuffer) { this.inboxBuffer = words.buffer; this.inboxBytes = new Uint8Array(words.buffer) }
+    this.arrive(src, words[at]!, words[at + 1]!, words[at + 2]!, dataLen, this.inboxBytes, words.byteOffset + 4 * at + uhdrLen)
+  }
+
+  private inboxBuffer: ArrayBufferLike | null = null
+  private inboxBytes: Uint8Array = new Uint8Array(0)
+
+  /**
+   * A message came: (seq, w1 = round | kind << 12, arg), `len` bytes, which are at `off` of `bytes`
+   * when they came with it (else null: they land later). Matches it with its receive; returns the
+   * entry when its bytes are still to land (in `dst` or `data`), else null.
+   */
+  private arrive (src: number, seq: number, w1: number, arg: number, len: number, bytes: Uint8Array | null, off: number): Entry | null {
     const round = w1 & 0xfff; const kind = w1 >>> 12
-    const len = info.msg_len
-    const k = this.key(info.src, seq, round)
+    const k = this.key(src, seq, round)
     let e = this.entries.get(k)
-    if (e === undefined) { e = this.entry(); e.src = info.src; e.seq = seq; this.entries.set(k, e) }
+    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) }
     // (a message of the sequence number this task waits at, of another kind: the tasks disagree)
     const w = this.waiting
     if (w !== null && w.seq === seq && kind !== w.wantKind) w.mismatch = true
@@ -140,15 +169,12 @@ export class Messages {
       if (e.dst !== null) e.mismatch = true
       land = e.data = new Uint8Array(len)
     }
-    const one = info.udata_one_pkt_ptr
-    if (len === 0 || one !== null) {
-      if (len > 0) land.set(one!.subarray(0, len))
+    if (len === 0 || bytes !== null) {
+      if (len > 0) land.set(bytes!.subarray(off, off + len))
       e.arrived = true
       return null
     }
-    comp.value = this.landed
-    ui.value = e
-    return land
+    return e
   }
 
   /** Sends `data` to task `tgt` as round `round` of sequence `seq`, saying (kind, arg). Blocking until `data` may be reused. */
@@ -159,8 +185,21 @@ export class Messages {
 
   /** `send` that returns at once: `data` must stay unchanged until the handle is complete. */
   sendNb (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): OpHandle {
+    const w1 = (round & 0xfff) | ((kind & 0xfffff) << 12)
+    if (data.length <= SHORT_MAX) {
+      // (one packet, written in place into the target's inbox: no copy, no counter; refused when
+      // the ring is full or the target is not on this path, and then sent as below)
+      const l = this.core.lapi
+      const i = l.prepareShortData(tgt, this.hdr, UHDR, data.length)
+      if (i >= 0) {
+        const pw = l.preparedWords
+        pw[i] = seq; pw[i + 1] = w1; pw[i + 2] = arg; pw[i + 3] = 0
+        if (data.length > 0) l.preparedBytes.set(data, 4 * i + UHDR)
+        if (l.commitShort()) return SENT
+      }
+    }
     const u = this.uhdr
-    u[0] = seq; u[1] = (round & 0xfff) | ((kind & 0xfffff) << 12); u[2] = arg; u[3] = 0
+    u[0] = seq; u[1] = w1; u[2] = arg; u[3] = 0
     const c: Counter = this.core.counter()
     const rc = this.core.lapi.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, data.length === 0 ? null : data, data.length, c)
     if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
