@@ -4,8 +4,9 @@
  * with the baselines of the same run; the goals are listed in docs/benchmarks.md ("Goals").
  */
 import { fileURLToPath } from 'node:url'
-import { runJob, type JobConfig, type JobResult } from '@amlapi/lapi'
-import { C, LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
+import type { JobConfig } from '@amlapi/lapi'
+import { startCommandJob } from '../lib/command-job.js'
+import { LapiOp, type LapiBenchData } from '../lib/lapi-layout.js'
 import type { Benchmark, BenchContext, Session } from '../types.js'
 
 const TASK = fileURLToPath(new URL('../workers/lapi-task.js', import.meta.url))
@@ -35,61 +36,23 @@ export interface LapiJobOptions {
  * the result and DONE.
  */
 export async function openLapiJob (ctx: BenchContext, ops: Record<string, number>, opts: LapiJobOptions = {}): Promise<Session> {
-  const cmdSab = new SharedArrayBuffer(C.BYTES)
-  const cmd = new Int32Array(cmdSab)
-  const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
   const maxSize = Math.max(8, ctx.maxSize)
-  const data: LapiBenchData = { ...opts.data, cmd: cmdSab, maxSize }
-  const stop = new AbortController()
-  const st: { ended: JobResult | undefined } = { ended: undefined }
-  const exitOf = (): string => st.ended?.failure
-    ? `exit ${st.ended.exitCode}: task ${st.ended.failure.task}: ${st.ended.failure.reason}`
-    : `exit ${st.ended?.exitCode ?? '?'}`
-  const job = runJob({
+  const job = await startCommandJob(ctx, {
     program: opts.program ?? TASK,
     numTasks: 2,
     config: { segmentSize: Math.max(16 * MiB, 2 * maxSize + MiB), ...opts.config },
-    data,
-    stdout: process.stderr,
-    signal: stop.signal,
-  }).then((r) => { st.ended = r; Atomics.store(cmd, C.DONE, -1); Atomics.notify(cmd, C.DONE) })
-  const deadline = Date.now() + 20_000
-  while (Atomics.load(cmd, C.READY) < 2) {
-    if (st.ended !== undefined) throw new Error(`the LAPI job ended before it was ready (${exitOf()})`)
-    if (Date.now() > deadline) { stop.abort(); await job; throw new Error('the LAPI job did not start within 20 s') }
-    await Atomics.waitAsync(cmd, C.READY, Atomics.load(cmd, C.READY), 100).value
-  }
-  let gen = 0
+    data: { ...opts.data, maxSize } satisfies Omit<LapiBenchData, 'cmd'>,
+    label: 'the LAPI job',
+  })
   return {
-    async run (series: string, size: number, iterations: number): Promise<number> {
+    run (series: string, size: number, iterations: number): Promise<number> {
       const op = ops[series]
       if (op === undefined) throw new Error(`unknown series ${series}`)
-      if (st.ended !== undefined) throw new Error(`the LAPI job has ended (${exitOf()})`)
-      Atomics.store(cmd, C.OP, op)
-      Atomics.store(cmd, C.SIZE, size)
-      Atomics.store(cmd, C.ITERS, iterations)
-      gen++
-      Atomics.store(cmd, C.GEN, gen)
-      Atomics.notify(cmd, C.GEN)
-      const limit = Date.now() + ctx.timeoutMs
-      for (;;) {
-        const done = Atomics.load(cmd, C.DONE)
-        if (done === gen) return result[0]!
-        if (done === -1) throw new Error(`the LAPI job ended during a run (${exitOf()})`)
-        if (Date.now() > limit) { stop.abort(); throw new Error(`run of ${series} at ${size} B did not finish in ${ctx.timeoutMs} ms`) }
-        await Atomics.waitAsync(cmd, C.DONE, done, 50).value
-      }
+      return job.run(op, size, iterations, `${series} at ${size} B`)
     },
-    async close (): Promise<void> {
-      Atomics.store(cmd, C.STOP, 1)
-      Atomics.notify(cmd, C.GEN)
-      const t = setTimeout(() => stop.abort(), 5000)
-      await job
-      clearTimeout(t)
-    },
+    close: () => job.close(),
   }
 }
-
 
 const bench: Benchmark = {
   name: 'lapi.rma',

@@ -15,8 +15,7 @@
  * its own block a local copy) × the operations ÷ the time until every task has done them all.
  */
 import { fileURLToPath } from 'node:url'
-import { runJob, type JobResult } from '@amlapi/lapi'
-import { C } from '../lib/lapi-layout.js'
+import { startCommandJob, type CommandJob } from '../lib/command-job.js'
 import { PgasOp, timesBytes, type PgasBenchData } from '../lib/pgas-layout.js'
 import type { BenchContext, Benchmark, Session } from '../types.js'
 
@@ -38,77 +37,28 @@ const SERIES: Record<string, { tasks: 2 | 4, op: number }> = {
   'pgas.alltoall-bw-4': { tasks: 4, op: PgasOp.ALLTOALL },
 }
 
-/** One running job: runs an op, ends. */
-interface PgasJob {
-  run (op: number, size: number, iterations: number, what: string): Promise<number>
-  close (): Promise<void>
-}
-
 /**
- * Starts a job of `tasks` tasks of workers/pgas-task.js (as openLapiJob in lapi-rma.ts does for
- * two): the tasks share the command block `C`; the last task to finish a run writes the result
- * and DONE.
+ * Starts a job of `tasks` tasks of workers/pgas-task.js: the tasks share the command block; the
+ * last task to finish a run writes the result and DONE.
  */
-async function openPgasJob (ctx: BenchContext, tasks: number, am2: boolean, maxSize: number): Promise<PgasJob> {
-  const cmdSab = new SharedArrayBuffer(C.BYTES)
-  const cmd = new Int32Array(cmdSab)
-  const result = new Float64Array(cmdSab, C.RESULT_BYTE, 1)
-  const data: PgasBenchData = { cmd: cmdSab, times: new SharedArrayBuffer(timesBytes(tasks)), maxSize, timeoutMs: ctx.timeoutMs, am2 }
-  const stop = new AbortController()
-  const st: { ended: JobResult | undefined } = { ended: undefined }
-  const exitOf = (): string => st.ended?.failure
-    ? `exit ${st.ended.exitCode}: task ${st.ended.failure.task}: ${st.ended.failure.reason}`
-    : `exit ${st.ended?.exitCode ?? '?'}`
-  const job = runJob({
+function openCommandJob (ctx: BenchContext, tasks: number, am2: boolean, maxSize: number): Promise<CommandJob> {
+  const data: Omit<PgasBenchData, 'cmd'> = { times: new SharedArrayBuffer(timesBytes(tasks)), maxSize, timeoutMs: ctx.timeoutMs, am2 }
+  return startCommandJob(ctx, {
     program: TASK,
     numTasks: tasks,
     // the collectives' messages land in the tasks' own buffers; the segment holds LAPI's staging
     // copies of rendezvous messages, the runtime's counters and AM-2's
     config: { segmentSize: Math.max(32 * MiB, 4 * maxSize + 8 * MiB) },
     data,
-    stdout: process.stderr,
-    signal: stop.signal,
-  }).then((r) => { st.ended = r; Atomics.store(cmd, C.DONE, -1); Atomics.notify(cmd, C.DONE) })
-  const deadline = Date.now() + 20_000
-  while (Atomics.load(cmd, C.READY) < tasks) {
-    if (st.ended !== undefined) throw new Error(`the ${tasks}-task PGAS job ended before it was ready (${exitOf()})`)
-    if (Date.now() > deadline) { stop.abort(); await job; throw new Error(`the ${tasks}-task PGAS job did not start within 20 s`) }
-    await Atomics.waitAsync(cmd, C.READY, Atomics.load(cmd, C.READY), 100).value
-  }
-  let gen = 0
-  return {
-    async run (op, size, iterations, what) {
-      if (st.ended !== undefined) throw new Error(`the ${tasks}-task PGAS job has ended (${exitOf()})`)
-      Atomics.store(cmd, C.OP, op)
-      Atomics.store(cmd, C.SIZE, size)
-      Atomics.store(cmd, C.ITERS, iterations)
-      gen++
-      Atomics.store(cmd, C.GEN, gen)
-      Atomics.notify(cmd, C.GEN)
-      const limit = Date.now() + ctx.timeoutMs
-      for (;;) {
-        const done = Atomics.load(cmd, C.DONE)
-        if (done === gen) return result[0]!
-        if (done === -1) throw new Error(`the ${tasks}-task PGAS job ended during a run of ${what} (${exitOf()})`)
-        if (Date.now() > limit) { stop.abort(); throw new Error(`run of ${what} did not finish in ${ctx.timeoutMs} ms`) }
-        await Atomics.waitAsync(cmd, C.DONE, done, 50).value
-      }
-    },
-    async close () {
-      Atomics.store(cmd, C.STOP, 1)
-      Atomics.notify(cmd, C.GEN)
-      const t = setTimeout(() => stop.abort(), 5000)
-      await job
-      clearTimeout(t)
-    },
-  }
+    label: `the ${tasks}-task PGAS job`,
+  })
 }
 
 /**
  * Runs every series of a fresh job at each of its sizes for about `seconds`, before the runner
  * measures: the first few hundred milliseconds of a job are slower (code still being compiled).
  */
-async function warmUp (job: PgasJob, tasks: number, ctx: BenchContext, seconds: number): Promise<void> {
+async function warmUp (job: CommandJob, tasks: number, ctx: BenchContext, seconds: number): Promise<void> {
   for (const [id, s] of Object.entries(SERIES)) {
     if (s.tasks !== tasks) continue
     for (const size of ctx.sizes.get(id) ?? []) {
@@ -188,12 +138,12 @@ const bench: Benchmark = {
       }
     }
     const warm = ctx.quick ? 0.005 : 0.06
-    const jobs = new Map<number, Promise<PgasJob>>()
-    const jobOf = (tasks: number): Promise<PgasJob> => {
+    const jobs = new Map<number, Promise<CommandJob>>()
+    const jobOf = (tasks: number): Promise<CommandJob> => {
       let j = jobs.get(tasks)
       if (j === undefined) {
         j = (async () => {
-          const job = await openPgasJob(ctx, tasks, tasks === 2, maxSize)
+          const job = await openCommandJob(ctx, tasks, tasks === 2, maxSize)
           try {
             await warmUp(job, tasks, ctx, warm)
           } catch (err) {

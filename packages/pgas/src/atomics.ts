@@ -40,18 +40,9 @@ export class RemoteAtomics {
     a |= 0; b |= 0
     const w = this.core.i32[task]
     if (w !== null) {
-      const i = addr >>> 2
-      switch (op) {
-        case AtomicOp.ADD: return Atomics.add(w, i, a)
-        case AtomicOp.AND: return Atomics.and(w, i, a)
-        case AtomicOp.OR: return Atomics.or(w, i, a)
-        case AtomicOp.XOR: return Atomics.xor(w, i, a)
-        case AtomicOp.SWAP: return Atomics.exchange(w, i, a)
-        case AtomicOp.CAS: return Atomics.compareExchange(w, i, a, b)
-        case AtomicOp.LOAD: return Atomics.load(w, i)
-        case AtomicOp.STORE: return Atomics.exchange(w, i, a)
-        default: this.status = S.ERR_BAD_ARG; return 0
-      }
+      const v = local(w, addr >>> 2, op, a, b)
+      if (v === undefined) { this.status = S.ERR_BAD_ARG; return 0 }
+      return v
     }
     const l = this.core.lapi
     switch (op) {
@@ -87,18 +78,10 @@ export class RemoteAtomics {
     a = BigInt.asIntN(64, a); b = BigInt.asIntN(64, b)
     const w = this.core.i64[task]
     if (w !== null) {
-      const i = addr >>> 3
-      switch (op) {
-        case AtomicOp.ADD: return Atomics.add(w, i, a)
-        case AtomicOp.AND: return Atomics.and(w, i, a)
-        case AtomicOp.OR: return Atomics.or(w, i, a)
-        case AtomicOp.XOR: return Atomics.xor(w, i, a)
-        case AtomicOp.SWAP: return Atomics.exchange(w, i, a)
-        case AtomicOp.CAS: return Atomics.compareExchange(w, i, a, b)
-        case AtomicOp.LOAD: return Atomics.load(w, i)
-        case AtomicOp.STORE: return Atomics.exchange(w, i, a)
-        default: this.status = S.ERR_BAD_ARG; return 0n
-      }
+      // (the same Atomics calls, on a BigInt64Array with bigints)
+      const v = local(w as unknown as Int32Array, addr >>> 3, op, a as unknown as number, b as unknown as number)
+      if (v === undefined) { this.status = S.ERR_BAD_ARG; return 0n }
+      return v as unknown as bigint
     }
     const l = this.core.lapi
     switch (op) {
@@ -123,5 +106,19 @@ export class RemoteAtomics {
       }
       default: this.status = S.ERR_BAD_ARG; return 0n
     }
+  }
+}
+
+/** `op` with `Atomics` on element `i` of `w`: the old value, or undefined for an unknown op. */
+function local (w: Int32Array, i: number, op: number, a: number, b: number): number | undefined {
+  switch (op) {
+    case AtomicOp.ADD: return Atomics.add(w, i, a)
+    case AtomicOp.AND: return Atomics.and(w, i, a)
+    case AtomicOp.OR: return Atomics.or(w, i, a)
+    case AtomicOp.XOR: return Atomics.xor(w, i, a)
+    case AtomicOp.SWAP: case AtomicOp.STORE: return Atomics.exchange(w, i, a)
+    case AtomicOp.CAS: return Atomics.compareExchange(w, i, a, b)
+    case AtomicOp.LOAD: return Atomics.load(w, i)
+    default: return undefined
   }
 }

@@ -21,22 +21,12 @@ export function opFits (op: number, a: NumArray): boolean {
   return true
 }
 
-/** acc[i] = acc[i] op x[i] for i in [from, to). */
+/**
+ * acc[i] = acc[i] op x[i] for i in [from, to). The same loops serve the bigint arrays: +, *, <,
+ * &, | and ^ apply to bigints as they do to numbers.
+ */
 export function combine (op: number, acc: NumArray, x: NumArray, from = 0, to = acc.length): void {
-  if (acc instanceof BigInt64Array || acc instanceof BigUint64Array) { combineBig(op, acc, x as BigInt64Array, from, to); return }
   const a = acc as Float64Array; const b = x as Float64Array
-  switch (op) {
-    case ReduceOp.SUM: for (let i = from; i < to; i++) a[i] = a[i]! + b[i]!; break
-    case ReduceOp.PROD: for (let i = from; i < to; i++) a[i] = a[i]! * b[i]!; break
-    case ReduceOp.MIN: for (let i = from; i < to; i++) { if (b[i]! < a[i]!) a[i] = b[i]! } break
-    case ReduceOp.MAX: for (let i = from; i < to; i++) { if (b[i]! > a[i]!) a[i] = b[i]! } break
-    case ReduceOp.BAND: for (let i = from; i < to; i++) a[i] = a[i]! & b[i]!; break
-    case ReduceOp.BOR: for (let i = from; i < to; i++) a[i] = a[i]! | b[i]!; break
-    case ReduceOp.BXOR: for (let i = from; i < to; i++) a[i] = a[i]! ^ b[i]!; break
-  }
-}
-
-function combineBig (op: number, a: BigInt64Array | BigUint64Array, b: BigInt64Array | BigUint64Array, from: number, to: number): void {
   switch (op) {
     case ReduceOp.SUM: for (let i = from; i < to; i++) a[i] = a[i]! + b[i]!; break
     case ReduceOp.PROD: for (let i = from; i < to; i++) a[i] = a[i]! * b[i]!; break
