@@ -31,9 +31,29 @@ export class Rma {
   private implicitGet: Counter | null = null
   private putsIssued = 0
   private getsIssued = 0
+  /** The counters argument of LAPI's calls, one object reused (a put or get allocates nothing here). */
+  private readonly xc: { cmplCntr?: Counter, orgCntr?: Counter, tgtCntr?: number } = {}
 
   constructor (core: Core) {
     this.core = core
+  }
+
+  private cmpl (c: Counter): typeof this.xc {
+    const x = this.xc
+    x.cmplCntr = c; x.orgCntr = undefined; x.tgtCntr = undefined
+    return x
+  }
+
+  private org (c: Counter): typeof this.xc {
+    const x = this.xc
+    x.cmplCntr = undefined; x.orgCntr = c; x.tgtCntr = undefined
+    return x
+  }
+
+  private signal (tgt: number, c: Counter): typeof this.xc {
+    const x = this.xc
+    x.cmplCntr = undefined; x.orgCntr = c; x.tgtCntr = tgt
+    return x
   }
 
   /** Copies `src` to `addr` of task `task`; returns when the target has it. */
@@ -44,7 +64,7 @@ export class Rma {
     if (seg !== null) { seg.set(src, addr); return S.OK }
     if (src.length === 0) return S.OK
     const c = this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, { cmplCntr: c })
+    this.core.lapi.put(task, src.length, addr, src, this.cmpl(c))
     c.wait(1)
     this.core.release(c)
     return S.OK
@@ -58,7 +78,7 @@ export class Rma {
     if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return S.OK }
     if (dst.length === 0) return S.OK
     const c = this.core.counter()
-    this.core.lapi.get(task, dst.length, addr, dst, { orgCntr: c })
+    this.core.lapi.get(task, dst.length, addr, dst, this.org(c))
     c.wait(1)
     this.core.release(c)
     return S.OK
@@ -72,7 +92,7 @@ export class Rma {
     if (seg !== null) { seg.set(src, addr); return DONE }
     if (src.length === 0) return DONE
     const c = this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, { cmplCntr: c })
+    this.core.lapi.put(task, src.length, addr, src, this.cmpl(c))
     return new OpHandle(c, 1, 0)
   }
 
@@ -84,7 +104,7 @@ export class Rma {
     if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return DONE }
     if (dst.length === 0) return DONE
     const c = this.core.counter()
-    this.core.lapi.get(task, dst.length, addr, dst, { orgCntr: c })
+    this.core.lapi.get(task, dst.length, addr, dst, this.org(c))
     return new OpHandle(c, 1, 0)
   }
 
@@ -99,7 +119,7 @@ export class Rma {
     if (rc === 0 && cntrAddr % 4 !== 0) rc = S.ERR_ALIGN
     if (rc !== 0) return new OpHandle(null, 0, rc)
     const c = this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, { tgtCntr: cntrAddr, orgCntr: c })
+    this.core.lapi.put(task, src.length, addr, src, this.signal(cntrAddr, c))
     return new OpHandle(c, 1, 0)
   }
 
@@ -137,7 +157,7 @@ export class Rma {
     if (seg !== null) { seg.set(src, addr); return S.OK }
     if (src.length === 0) return S.OK
     const c = this.implicitPut ??= this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, { cmplCntr: c })
+    this.core.lapi.put(task, src.length, addr, src, this.cmpl(c))
     this.putsIssued++
     return S.OK
   }
@@ -150,7 +170,7 @@ export class Rma {
     if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return S.OK }
     if (dst.length === 0) return S.OK
     const c = this.implicitGet ??= this.core.counter()
-    this.core.lapi.get(task, dst.length, addr, dst, { orgCntr: c })
+    this.core.lapi.get(task, dst.length, addr, dst, this.org(c))
     this.getsIssued++
     return S.OK
   }
@@ -174,7 +194,7 @@ export class Rma {
     const { tgt, org } = vectors(addrs, srcs)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
-    this.core.lapi.putv(task, tgt, org, { cmplCntr: c })
+    this.core.lapi.putv(task, tgt, org, this.cmpl(c))
     c.wait(1)
     this.core.release(c)
     return S.OK
@@ -190,7 +210,7 @@ export class Rma {
     const { tgt, org } = vectors(addrs, dsts)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
-    this.core.lapi.getv(task, tgt, org, { orgCntr: c })
+    this.core.lapi.getv(task, tgt, org, this.org(c))
     c.wait(1)
     this.core.release(c)
     return S.OK
