@@ -11,7 +11,7 @@
  */
 import type { Counter, compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
 import type { Core } from './core.js'
-import { OpHandle } from './rma.js'
+import { OpHandle, waitHandle } from './rma.js'
 import { PgasStatus as S } from './status.js'
 
 /** The LAPI library slots of these messages, and of the probes and their answers. */
@@ -179,8 +179,7 @@ export class Messages {
 
   /** Sends `data` to task `tgt` as round `round` of sequence `seq`, saying (kind, arg). Blocking until `data` may be reused. */
   send (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): number {
-    const h = this.sendNb(tgt, seq, round, kind, arg, data)
-    return h.counter === null ? h.status : this.waitSent(h)
+    return waitHandle(this.core, this.sendNb(tgt, seq, round, kind, arg, data))
   }
 
   /** `send` that returns at once: `data` must stay unchanged until the handle is complete. */
@@ -204,14 +203,6 @@ export class Messages {
     const rc = this.core.lapi.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, data.length === 0 ? null : data, data.length, c)
     if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
     return new OpHandle(c, 1, 0)
-  }
-
-  private waitSent (h: OpHandle): number {
-    const c = h.counter!
-    c.wait(1)
-    h.counter = null
-    this.core.release(c)
-    return h.status
   }
 
   /**
@@ -282,7 +273,7 @@ export class Messages {
   }
 
   /** Waits for a send handle. */
-  wait (h: OpHandle): number { return h.counter === null ? h.status : this.waitSent(h) }
+  wait (h: OpHandle): number { return waitHandle(this.core, h) }
 }
 
 /** The little-endian int32 at byte `at` of `b`. */

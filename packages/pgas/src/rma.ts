@@ -23,6 +23,19 @@ export class OpHandle {
 }
 
 const DONE = new OpHandle(null, 0, 0)
+/** `direct`'s answer when LAPI must move the bytes (not a status code). */
+const REMOTE = -1
+
+/** Waits for `h` and gives its counter back; returns its status. A completed handle may be waited for again. */
+export function waitHandle (core: Core, h: OpHandle): number {
+  const c = h.counter
+  if (c !== null) {
+    c.wait(h.expect)
+    h.counter = null
+    core.release(c)
+  }
+  return h.status
+}
 
 export class Rma {
   private readonly core: Core
@@ -56,57 +69,60 @@ export class Rma {
     return x
   }
 
-  /** Copies `src` to `addr` of task `task`; returns when the target has it. */
-  put (task: number, addr: number, src: Uint8Array): number {
-    const rc = this.core.checkRange(task, addr, src.length)
+  /**
+   * Checks a transfer of `buf` to (put) or from `addr` of task `task`, and does it at once where
+   * no message is needed (a co-located task, or no bytes): OK then, REMOTE when LAPI must move
+   * it (`issue`), or the status of bad arguments.
+   */
+  private direct (put: boolean, task: number, addr: number, buf: Uint8Array): number {
+    const rc = this.core.checkRange(task, addr, buf.length)
     if (rc !== 0) return rc
     const seg = this.core.u8[task]
-    if (seg !== null) { seg.set(src, addr); return S.OK }
-    if (src.length === 0) return S.OK
+    if (seg !== null) {
+      if (put) seg.set(buf, addr); else buf.set(seg.subarray(addr, addr + buf.length))
+      return S.OK
+    }
+    return buf.length === 0 ? S.OK : REMOTE
+  }
+
+  /** Starts LAPI's Put (complete at the target) or Get (arrived) of `buf`, counted by `c`. */
+  private issue (put: boolean, task: number, addr: number, buf: Uint8Array, c: Counter): void {
+    if (put) this.core.lapi.put(task, buf.length, addr, buf, this.cmpl(c))
+    else this.core.lapi.get(task, buf.length, addr, buf, this.org(c))
+  }
+
+  /** A blocking put or get. */
+  private blocking (put: boolean, task: number, addr: number, buf: Uint8Array): number {
+    const rc = this.direct(put, task, addr, buf)
+    if (rc !== REMOTE) return rc
     const c = this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, this.cmpl(c))
+    this.issue(put, task, addr, buf, c)
     c.wait(1)
     this.core.release(c)
     return S.OK
   }
+
+  /** A non-blocking put or get. */
+  private started (put: boolean, task: number, addr: number, buf: Uint8Array): OpHandle {
+    const rc = this.direct(put, task, addr, buf)
+    if (rc === S.OK) return DONE
+    if (rc !== REMOTE) return new OpHandle(null, 0, rc)
+    const c = this.core.counter()
+    this.issue(put, task, addr, buf, c)
+    return new OpHandle(c, 1, 0)
+  }
+
+  /** Copies `src` to `addr` of task `task`; returns when the target has it. */
+  put (task: number, addr: number, src: Uint8Array): number { return this.blocking(true, task, addr, src) }
 
   /** Copies `dst.length` bytes at `addr` of task `task` into `dst`; returns when they are there. */
-  get (task: number, addr: number, dst: Uint8Array): number {
-    const rc = this.core.checkRange(task, addr, dst.length)
-    if (rc !== 0) return rc
-    const seg = this.core.u8[task]
-    if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return S.OK }
-    if (dst.length === 0) return S.OK
-    const c = this.core.counter()
-    this.core.lapi.get(task, dst.length, addr, dst, this.org(c))
-    c.wait(1)
-    this.core.release(c)
-    return S.OK
-  }
+  get (task: number, addr: number, dst: Uint8Array): number { return this.blocking(false, task, addr, dst) }
 
   /** Starts a put; `src` must stay unchanged until the handle is complete. */
-  putNb (task: number, addr: number, src: Uint8Array): OpHandle {
-    const rc = this.core.checkRange(task, addr, src.length)
-    if (rc !== 0) return new OpHandle(null, 0, rc)
-    const seg = this.core.u8[task]
-    if (seg !== null) { seg.set(src, addr); return DONE }
-    if (src.length === 0) return DONE
-    const c = this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, this.cmpl(c))
-    return new OpHandle(c, 1, 0)
-  }
+  putNb (task: number, addr: number, src: Uint8Array): OpHandle { return this.started(true, task, addr, src) }
 
   /** Starts a get into `dst`, which is filled when the handle is complete. */
-  getNb (task: number, addr: number, dst: Uint8Array): OpHandle {
-    const rc = this.core.checkRange(task, addr, dst.length)
-    if (rc !== 0) return new OpHandle(null, 0, rc)
-    const seg = this.core.u8[task]
-    if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return DONE }
-    if (dst.length === 0) return DONE
-    const c = this.core.counter()
-    this.core.lapi.get(task, dst.length, addr, dst, this.org(c))
-    return new OpHandle(c, 1, 0)
-  }
+  getNb (task: number, addr: number, dst: Uint8Array): OpHandle { return this.started(false, task, addr, dst) }
 
   /**
    * A put that also moves a counter at the target when the data is there (LAPI's target counter:
@@ -132,15 +148,7 @@ export class Rma {
   }
 
   /** Waits for `h`; returns its status. A completed handle may be waited for again. */
-  wait (h: OpHandle): number {
-    const c = h.counter
-    if (c !== null) {
-      c.wait(h.expect)
-      h.counter = null
-      this.core.release(c)
-    }
-    return h.status
-  }
+  wait (h: OpHandle): number { return waitHandle(this.core, h) }
 
   /** Waits for every handle of `hs`; returns the first non-zero status, or OK. */
   waitAll (hs: readonly OpHandle[]): number {
@@ -151,26 +159,18 @@ export class Rma {
 
   /** A put completed by the next `syncAll` (nothing to wait for per operation). */
   putNbi (task: number, addr: number, src: Uint8Array): number {
-    const rc = this.core.checkRange(task, addr, src.length)
-    if (rc !== 0) return rc
-    const seg = this.core.u8[task]
-    if (seg !== null) { seg.set(src, addr); return S.OK }
-    if (src.length === 0) return S.OK
-    const c = this.implicitPut ??= this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, this.cmpl(c))
+    const rc = this.direct(true, task, addr, src)
+    if (rc !== REMOTE) return rc
+    this.issue(true, task, addr, src, this.implicitPut ??= this.core.counter())
     this.putsIssued++
     return S.OK
   }
 
   /** A get completed by the next `syncAll`. */
   getNbi (task: number, addr: number, dst: Uint8Array): number {
-    const rc = this.core.checkRange(task, addr, dst.length)
-    if (rc !== 0) return rc
-    const seg = this.core.u8[task]
-    if (seg !== null) { dst.set(seg.subarray(addr, addr + dst.length)); return S.OK }
-    if (dst.length === 0) return S.OK
-    const c = this.implicitGet ??= this.core.counter()
-    this.core.lapi.get(task, dst.length, addr, dst, this.org(c))
+    const rc = this.direct(false, task, addr, dst)
+    if (rc !== REMOTE) return rc
+    this.issue(false, task, addr, dst, this.implicitGet ??= this.core.counter())
     this.getsIssued++
     return S.OK
   }
