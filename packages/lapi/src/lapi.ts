@@ -11,6 +11,7 @@ import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am/types.js'
 import { LapiError, check, checkSend } from './errors.js'
 import { LapiStatus } from './status.js'
 import { currentContext, openContext } from './registry.js'
+import { ringDoorbell } from './job/control.js'
 import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref } from './types.js'
 
 /** Options of `Lapi.init`. */
@@ -195,6 +196,15 @@ export class Lapi {
   sharedSegment (t: number): SharedArrayBuffer | null {
     if (!this.isLocal(t)) return null
     return this.ctx.seg.u8[t]!.buffer as SharedArrayBuffer
+  }
+
+  /**
+   * Wakes task `t` of this process if it sleeps in a blocking wait, which then checks its condition
+   * again; nothing for a task that spins, or one of another process. For layered libraries whose
+   * tasks wait, in `waitUntil`, on shared memory that another task changes (after the change).
+   */
+  wake (t: number): void {
+    if (this.ctx.local[t] === 1) ringDoorbell(this.ctx.ctl, t)
   }
 
   /**

@@ -85,9 +85,9 @@ export class Idler {
     // with more tasks than CPUs a longer spin only keeps the awaited task off the CPU it needs)
     const spec = s.spec
     const cfg = spec.config
-    // (in a job of several processes with more tasks than CPUs a spin only keeps the agent and the
-    // other processes off the CPU they need: waits sleep at once, and the agent wakes them)
-    this.spinBaseMs = spec.processes > 1 && s.crowded ? 0 : cfg.spinUs / 1000
+    // (with more tasks than CPUs a spin only keeps the awaited task, the agent and the other
+    // processes off the CPU they need: waits sleep at once, and whoever makes the change wakes them)
+    this.spinBaseMs = s.crowded ? 0 : cfg.spinUs / 1000
     this.spinBatch = this.spinBaseMs > 0 ? SPIN_BATCH : 1
     this.spinMs = this.spinBaseMs
     this.spinMaxMs = cfg.spinUs > 0 && !s.crowded ? Math.max(cfg.spinUs, cfg.spinMaxUs) / 1000 : this.spinBaseMs
