@@ -62,8 +62,20 @@ export class Collectives {
 
   private badRoot (root: number): boolean { return !Number.isInteger(root) || root < 0 || root >= this.core.size }
 
+  /** Send handles of the running collective (emptied by waitAll). */
+  private readonly handles: OpHandle[] = []
+
+  /** Waits for every handle of `hs` and empties it: the first failure, or OK. */
+  private waitAll (hs: OpHandle[]): number {
+    let rc = 0
+    for (let i = 0; i < hs.length; i++) { const r = this.msg.wait(hs[i]!); if (rc === 0) rc = r }
+    hs.length = 0
+    return rc
+  }
+
   /** Sends `data` to `to` and receives into `into` from `from`, both in round `round`. */
   private exchange (seq: number, round: number, kind: number, arg: number, to: number, data: Uint8Array, from: number, into: Uint8Array): number {
+    this.msg.post(from, seq, round, kind, arg, into)
     const h = this.msg.sendNb(to, seq, round, kind, arg, data)
     const rc = this.msg.recv(from, seq, round, kind, arg, into)
     const rs = this.msg.wait(h)
@@ -90,6 +102,14 @@ export class Collectives {
         if (rel + mask < n) { const rc = this.msg.send(abs(rel + mask), seq, 0, kind, b.length, b); if (rc !== 0) return rc }
       }
       return S.OK
+    }
+    if (this.core.allLocal) {
+      // (one shared memory: every task takes the root's bytes itself, all at once)
+      if (rel > 0) return this.msg.recv(root, seq, 0, kind, b.length, b)
+      const hs = this.handles
+      hs.length = 0
+      for (let t = 1; t < n; t++) hs.push(this.msg.sendNb(abs(t), seq, 0, kind, b.length, b))
+      return this.waitAll(hs)
     }
     // (a chain rel 0 → 1 → … → P−1, segment by segment: each task passes a segment on as soon as it has it)
     const seg = Math.max(SEGMENT, Math.ceil(b.length / 4000))
@@ -283,19 +303,29 @@ export class Collectives {
     const seq = this.begin(kind)
     const s8 = bytesOf(send); const r8 = bytesOf(recv)
     const bs = s8.length / n
-    r8.set(s8.subarray(me * bs, (me + 1) * bs), me * bs)
-    if (bs <= ALLTOALL_LINEAR_MAX) {
-      const hs: OpHandle[] = []
+    if (n === 1) { r8.set(s8); return S.OK }
+    if (bs <= ALLTOALL_LINEAR_MAX || this.core.allLocal) {
+      // (small blocks, or one shared memory: every receive posted, every block sent, at once)
+      const hs = this.handles
+      hs.length = 0
+      for (let s = 1; s < n; s++) { const t = (me - s + n) % n; this.msg.post(t, seq, 0, kind, bs, r8.subarray(t * bs, (t + 1) * bs)) }
       for (let s = 1; s < n; s++) { const t = (me + s) % n; hs.push(this.msg.sendNb(t, seq, 0, kind, bs, s8.subarray(t * bs, (t + 1) * bs))) }
+      r8.set(s8.subarray(me * bs, (me + 1) * bs), me * bs)
       let rc = 0
       for (let s = 1; s < n; s++) { const t = (me - s + n) % n; const r = this.msg.recv(t, seq, 0, kind, bs, r8.subarray(t * bs, (t + 1) * bs)); if (rc === 0) rc = r }
-      for (const h of hs) { const r = this.msg.wait(h); if (rc === 0) rc = r }
-      return rc
+      const rs = this.waitAll(hs)
+      return rc !== 0 ? rc : rs
     }
+    // (the own block is copied while the first partner takes what it was sent)
     for (let s = 1; s < n; s++) {
       const to = (me + s) % n; const from = (me - s + n) % n
-      const rc = this.exchange(seq, s, kind, bs, to, s8.subarray(to * bs, (to + 1) * bs), from, r8.subarray(from * bs, (from + 1) * bs))
-      if (rc !== 0) return rc
+      const into = r8.subarray(from * bs, (from + 1) * bs)
+      this.msg.post(from, seq, s, kind, bs, into)
+      const h = this.msg.sendNb(to, seq, s, kind, bs, s8.subarray(to * bs, (to + 1) * bs))
+      if (s === 1) r8.set(s8.subarray(me * bs, (me + 1) * bs), me * bs)
+      const rc = this.msg.recv(from, seq, s, kind, bs, into)
+      const rs = this.msg.wait(h)
+      if (rc !== 0 || rs !== 0) return rc !== 0 ? rc : rs
     }
     return S.OK
   }

@@ -17,6 +17,8 @@ export class Core {
   readonly i32: Array<Int32Array | null>
   readonly i64: Array<BigInt64Array | null>
   readonly f64: Array<Float64Array | null>
+  /** Whether every task of the job is of this process (one shared memory). */
+  readonly allLocal: boolean
   private readonly pool: Counter[] = []
   /** The sequence number of the last barrier or collective (every task counts the same calls). */
   private seq = 0
@@ -34,6 +36,7 @@ export class Core {
       this.i64.push(sab === null ? null : new BigInt64Array(sab, 0, sab.byteLength >>> 3))
       this.f64.push(sab === null ? null : new Float64Array(sab, 0, sab.byteLength >>> 3))
     }
+    this.allLocal = this.u8.every((v) => v !== null)
   }
 
   /** The sequence number of the next barrier or collective (20 bits, wrapping). */

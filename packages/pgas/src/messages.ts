@@ -8,10 +8,18 @@
  * Tasks that called different collectives may wait for messages that never come; so a receive
  * that waited PROBE_MS asks its source what it is doing at that sequence number (a probe, answered
  * from the source's progress), and a different answer ends the wait of both with a mismatch.
+ *
+ * Between tasks of one process, larger messages take no LAPI rendezvous: bytes in the sender's
+ * segment go by reference (a one-packet message says where they are; the receiver copies them
+ * straight into its receive's buffer once that is posted, then bumps the sender's counter), and
+ * other bytes through a channel (channels.ts). Neither needs a buffer for a message that comes
+ * before its receive.
  */
 import type { Counter, compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
+import { ChannelSend, type ChannelSink, Channels, type Landing } from './channels.js'
 import type { Core } from './core.js'
 import { OpHandle, waitHandle } from './rma.js'
+import { type SharedBlocks, W_AT_KIND, W_AT_SEQ } from './shared-block.js'
 import { PgasStatus as S } from './status.js'
 
 /** The LAPI library slots of these messages, and of the probes and their answers. */
@@ -29,10 +37,13 @@ const KINDS = 1024
 /** Marks a remembered kind whose collective ended in a mismatch here (its probers end theirs too). */
 const FAILED = 1 << 20
 const UHDR = 16
+/** The user header's last word: 0, or REF for a message by reference (its data: address, length, counter). */
+const REF = 1
+const REF_BYTES = 12
 /** Rounds per sequence number (a collective's steps); a kind has 20 bits. */
 export const ROUNDS = 4096
 
-class Entry {
+class Entry implements Landing {
   src = 0
   seq = 0
   /** The receive's buffer (null: not posted yet). */
@@ -48,18 +59,44 @@ class Entry {
   wantKind = 0
   wantArg = 0
   mismatch = false
+  /** A message by reference not taken yet: where its bytes are in the sender's segment, and the sender's counter (0: none). */
+  refAddr = 0
+  refCntr = 0
+  /** Where the message's bytes land (set when it came: its receive's buffer, or `data`). */
+  land: Uint8Array | null = null
+  /** Its bytes are still landing (LAPI's or a channel's copy): not reused before they are in. */
+  busy = false
+  landing (): Uint8Array { return this.land! }
+  landed (): void { this.arrived = true; this.busy = false }
 }
 
-export class Messages {
+export class Messages implements ChannelSink {
   private readonly core: Core
+  private readonly chan: Channels
+  /** This task's segment (data in it is sent by address). */
+  private readonly mySegment: ArrayBufferLike | null
   private readonly hdr: number
   private readonly entries = new Map<number, Entry>()
   private readonly uhdr = new Int32Array(UHDR / 4)
   private readonly uhdr8 = new Uint8Array(this.uhdr.buffer)
-  private readonly landed: compl_hndlr_t = (_h, e) => { (e as Entry).arrived = true }
+  private readonly landed: compl_hndlr_t = (_h, e) => { (e as Entry).landed() }
   private waiting: Entry | null = null
   private probeAt = 0
-  private readonly arrivedCond = (): boolean => this.waiting!.arrived || this.waiting!.mismatch || performance.now() >= this.probeAt
+  /** A channel moved bytes during the last wait (which then ended, to wait afresh). */
+  private moved = false
+  private readonly arrivedCond = (): boolean => {
+    const w = this.waiting!
+    if (w.arrived || w.mismatch) return true
+    const now = performance.now()
+    if (this.chan.any && this.chan.pump(now)) { this.moved = true; return true }
+    return now >= this.probeAt
+  }
+  private sending: ChannelSend | null = null
+  private readonly sentCond = (): boolean => {
+    if (this.sending!.done) return true
+    if (this.chan.pump(performance.now())) { this.moved = true; return true }
+    return false
+  }
   /** Per sequence number (mod KINDS): which one, and the kind this task gave it (`enter`). */
   private readonly kindSeq = new Int32Array(KINDS).fill(-1)
   private readonly kindOf = new Int32Array(KINDS)
@@ -70,8 +107,11 @@ export class Messages {
   /** Waits ended by a mismatch that a probe found. */
   probeMismatches = 0
 
-  constructor (core: Core) {
+  constructor (core: Core, blocks: SharedBlocks) {
     this.core = core
+    this.mySegment = core.u8[core.rank]?.buffer ?? null
+    this.chan = new Channels(core, this, blocks)
+    this.at = blocks.has(core.rank) ? (blocks.at[core.rank]! >> 2) : -1
     this.hdr = core.lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
       comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>) => this.onMessage(uhdr, info, comp, ui))
     core.lapi.setLibraryShortHandler(SLOT_MSG, (w, at, ul, dl, src) => this.onShort(w, at, ul, dl, src))
@@ -89,12 +129,23 @@ export class Messages {
     })
   }
 
-  /** Says which kind of collective this task runs as sequence number `seq` (answers probes, judges what comes). */
+  /**
+   * Says which kind of collective this task runs as sequence number `seq` (answers probes, judges
+   * what comes; also published in the shared block, for the tasks of this process).
+   */
   enter (seq: number, kind: number): void {
     const i = seq & (KINDS - 1)
     this.kindSeq[i] = seq
     this.kindOf[i] = kind & 0xfffff
+    if (this.at >= 0) {
+      const w = this.core.i32[this.core.rank]!
+      Atomics.store(w, this.at + W_AT_KIND, kind & 0xfffff)
+      Atomics.store(w, this.at + W_AT_SEQ, seq)
+    }
   }
+
+  /** Word index of this task's shared block (-1: none). */
+  private readonly at: number
 
   /** Remembers that the collective of sequence number `seq` ended in a mismatch here. */
   private failed (seq: number): void {
@@ -130,11 +181,15 @@ export class Messages {
   /** The header handler: where the message lands, and what it completes. */
   private onMessage (uhdr: Uint8Array, info: lapi_return_info_t, comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>): Uint8Array | null {
     const one = info.udata_one_pkt_ptr
+    if (i32At(uhdr, 12) === REF && one !== null && info.msg_len === REF_BYTES) {
+      this.arriveRef(info.src, i32At(uhdr, 0), i32At(uhdr, 4), i32At(uhdr, 8), i32At(one, 4), i32At(one, 0), i32At(one, 8))
+      return null
+    }
     const e = this.arrive(info.src, i32At(uhdr, 0), i32At(uhdr, 4), i32At(uhdr, 8), info.msg_len, one, 0)
     if (e === null) return null
     comp.value = this.landed
     ui.value = e
-    return e.dst !== null && !e.mismatch && e.data === null ? e.dst : e.data
+    return e.land
   }
 
   /**
@@ -142,6 +197,11 @@ export class Messages {
    * data read straight from the packet.
    */
   private onShort (words: Int32Array, at: number, uhdrLen: number, dataLen: number, src: number): void {
+    if (words[at + 3] === REF && dataLen === REF_BYTES) {
+      const d = at + (uhdrLen >> 2)
+      this.arriveRef(src, words[at]!, words[at + 1]!, words[at + 2]!, words[d + 1]!, words[d]!, words[d + 2]!)
+      return
+    }
     if (words.buffer !== this.inboxBuffer) { this.inboxBuffer = words.buffer; this.inboxBytes = new Uint8Array(words.buffer) }
     this.arrive(src, words[at]!, words[at + 1]!, words[at + 2]!, dataLen, this.inboxBytes, words.byteOffset + 4 * at + uhdrLen)
   }
@@ -174,12 +234,76 @@ export class Messages {
       e.arrived = true
       return null
     }
+    e.land = land
+    e.busy = true
     return e
+  }
+
+  /** The channels' look at a message that came on one (ChannelSink). */
+  begin (src: number, seq: number, w1: number, arg: number, len: number, force: boolean): Landing | null {
+    if (!force) {
+      const e = this.entries.get(this.key(src, seq, w1 & 0xfff))
+      if (e === undefined || e.dst === null) return null
+    }
+    return this.arrive(src, seq, w1, arg, len, null, 0)
+  }
+
+  /** Whether this task waits for a message of `src` whose bytes have not begun to land (ChannelSink). */
+  waitsFor (src: number): boolean {
+    const w = this.waiting
+    return w !== null && w.src === src && !w.arrived && w.land === null
+  }
+
+  /**
+   * A message by reference came: `len` bytes at `addr` of task `src`'s segment, `cntr` its counter
+   * to bump once they are copied. Taken now when its receive is posted, else by that receive.
+   */
+  private arriveRef (src: number, seq: number, w1: number, arg: number, len: number, addr: number, cntr: number): void {
+    const k = this.key(src, seq, w1 & 0xfff)
+    let e = this.entries.get(k)
+    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) }
+    const kind = w1 >>> 12
+    const w = this.waiting
+    if (w !== null && w.seq === seq && kind !== w.wantKind) w.mismatch = true
+    e.kind = kind; e.arg = arg; e.len = len
+    e.refAddr = addr; e.refCntr = cntr
+    this.refs++
+    if (e.dst !== null) this.takeRef(e)
+  }
+
+  /**
+   * Copies the bytes of message-by-reference `e` into its receive's buffer (nothing on a mismatch,
+   * or into a buffer of its own when it has no receive) and frees the sender's.
+   */
+  private takeRef (e: Entry): void {
+    const seg = this.core.u8[e.src]!
+    const dst = e.dst
+    if (dst !== null && e.wantKind === e.kind && e.wantArg === e.arg && dst.length === e.len) {
+      dst.set(seg.subarray(e.refAddr, e.refAddr + e.len))
+    } else if (dst !== null) e.mismatch = true
+    else e.data = seg.slice(e.refAddr, e.refAddr + e.len)
+    const c = e.refCntr
+    e.refAddr = 0; e.refCntr = 0
+    this.refs--
+    e.arrived = true
+    // (the sender's LAPI counter, bumped as a co-located Put's target counter is: an atomic add,
+    // then its doorbell; this may run in a short handler, where LAPI calls that send may not)
+    Atomics.add(this.core.i32[e.src]!, c >>> 2, 1)
+    this.core.lapi.wake(e.src)
+  }
+
+  /** Messages by reference that came and were not taken yet. */
+  private refs = 0
+
+  /** Takes every message by reference still waiting for its receive, each into a buffer of its own (their senders may wait on them). */
+  private takeAllRefs (): void {
+    if (this.refs === 0) return
+    for (const e of this.entries.values()) if (e.refCntr !== 0 && e.dst === null) this.takeRef(e)
   }
 
   /** Sends `data` to task `tgt` as round `round` of sequence `seq`, saying (kind, arg). Blocking until `data` may be reused. */
   send (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): number {
-    return waitHandle(this.core, this.sendNb(tgt, seq, round, kind, arg, data))
+    return this.wait(this.sendNb(tgt, seq, round, kind, arg, data))
   }
 
   /** `send` that returns at once: `data` must stay unchanged until the handle is complete. */
@@ -197,12 +321,61 @@ export class Messages {
         if (l.commitShort()) return SENT
       }
     }
+    // (bytes in this task's segment go by address: to a task of this process by reference, to
+    // others by LAPI's rendezvous, which pulls them out of the segment in place; other bytes to a
+    // task of this process go through a channel)
+    const inSegment = data.buffer === this.mySegment && data.byteOffset > 0
     const u = this.uhdr
     u[0] = seq; u[1] = w1; u[2] = arg; u[3] = 0
+    if (data.length > SHORT_MAX && this.core.isLocal(tgt) && tgt !== this.core.rank) {
+      if (inSegment) return this.sendRef(tgt, seq, w1, arg, data)
+      if (this.chan.reaches(tgt)) return this.chan.send(tgt, seq, w1, arg, data)
+    }
     const c: Counter = this.core.counter()
-    const rc = this.core.lapi.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, data.length === 0 ? null : data, data.length, c)
+    const rc = this.core.lapi.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, data.length === 0 ? null : inSegment ? data.byteOffset : data, data.length, c)
     if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
     return new OpHandle(c, 1, 0)
+  }
+
+  /** Sends `data` (in this task's segment) to co-located `tgt` by reference: complete when `tgt` copied it. */
+  private sendRef (tgt: number, seq: number, w1: number, arg: number, data: Uint8Array): OpHandle {
+    const c: Counter = this.core.counter()
+    const l = this.core.lapi
+    const i = l.prepareShortData(tgt, this.hdr, UHDR, REF_BYTES)
+    if (i >= 0) {
+      const pw = l.preparedWords
+      pw[i] = seq; pw[i + 1] = w1; pw[i + 2] = arg; pw[i + 3] = REF
+      pw[i + 4] = data.byteOffset; pw[i + 5] = data.length; pw[i + 6] = c.addr
+      if (l.commitShort()) return new OpHandle(c, 1, 0)
+    }
+    const u = this.uhdr
+    u[3] = REF
+    const r = this.ref3
+    r[0] = data.byteOffset; r[1] = data.length; r[2] = c.addr
+    const rc = l.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, this.ref8, REF_BYTES, 0)
+    u[3] = 0
+    if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
+    return new OpHandle(c, 1, 0)
+  }
+
+  private readonly ref3 = new Int32Array(3)
+  private readonly ref8 = new Uint8Array(this.ref3.buffer)
+
+  /**
+   * Posts the receive of round `round` of `seq` from `src` into `dst` ahead of `recv` (which must
+   * follow with the same arguments), so that the message lands in `dst` even if it comes first.
+   */
+  post (src: number, seq: number, round: number, kind: number, arg: number, dst: Uint8Array): void {
+    const k = this.key(src, seq, round)
+    const had = this.entries.get(k)
+    if (had !== undefined) {
+      if (had.refCntr !== 0 && had.dst === null) { had.dst = dst; had.wantKind = kind & 0xfffff; had.wantArg = arg; this.takeRef(had) }
+      return
+    }
+    const e = this.entry()
+    e.src = src; e.seq = seq
+    e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
+    this.entries.set(k, e)
   }
 
   /**
@@ -217,6 +390,10 @@ export class Messages {
       e.src = src; e.seq = seq
       e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
       this.entries.set(k, e)
+    } else if (e.refCntr !== 0 && e.dst === null) {
+      // (by reference, before this receive: copied now, straight into `dst`)
+      e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
+      this.takeRef(e)
     } else if (!e.arrived || e.data !== null) {
       // (it came, or began coming, before this receive: it lands in its own buffer)
       e.wantKind = kind & 0xfffff; e.wantArg = arg
@@ -224,13 +401,22 @@ export class Messages {
     if (!e.arrived) {
       this.waiting = e
       this.probeAt = performance.now() + PROBE_MS
-      for (;;) {
-        this.core.lapi.waitUntil(this.arrivedCond)
-        if (e.arrived || e.mismatch) break
-        this.probe(src, seq, kind)
-        this.probeAt = performance.now() + PROBE_MS
+      this.chan.waiting(true)
+      try {
+        for (;;) {
+          this.core.lapi.waitUntil(this.arrivedCond)
+          if (e.arrived || e.mismatch) break
+          // (bytes moved on a channel: wait afresh, with a whole spin budget before any sleep)
+          if (this.moved) { this.moved = false; continue }
+          // (senders of messages by reference nobody received yet may wait for them: free them)
+          this.takeAllRefs()
+          this.probe(src, seq, kind)
+          this.probeAt = performance.now() + PROBE_MS
+        }
+      } finally {
+        this.chan.waiting(false)
+        this.waiting = null
       }
-      this.waiting = null
       if (!e.arrived) {
         // (a mismatch found by a probe: the message may never come; one that does later is dropped with its entry)
         this.entries.delete(k)
@@ -252,9 +438,10 @@ export class Messages {
   private entry (): Entry { return this.spare.pop() ?? new Entry() }
 
   private recycle (e: Entry): void {
-    e.dst = null; e.data = null; e.arrived = false; e.mismatch = false; e.src = 0; e.seq = 0
-    e.kind = 0; e.arg = 0; e.len = 0; e.wantKind = 0; e.wantArg = 0
-    if (this.spare.length < 64) this.spare.push(e)
+    e.dst = null; e.data = null; e.arrived = false; e.mismatch = false; e.src = 0; e.seq = 0; e.refAddr = 0; e.refCntr = 0
+    e.kind = 0; e.arg = 0; e.len = 0; e.wantKind = 0; e.wantArg = 0; e.land = null
+    // (one whose bytes still land, after its receive gave up on it, is left to the collector)
+    if (!e.busy && this.spare.length < 64) this.spare.push(e)
   }
 
   /** Asks task `src` which kind it runs as sequence number `seq`. */
@@ -273,7 +460,24 @@ export class Messages {
   }
 
   /** Waits for a send handle. */
-  wait (h: OpHandle): number { return waitHandle(this.core, h) }
+  wait (h: OpHandle): number {
+    if (h instanceof ChannelSend) {
+      if (!h.done) {
+        const outer = this.sending
+        this.sending = h
+        this.chan.waiting(true)
+        try {
+          do this.core.lapi.waitUntil(this.sentCond); while (!h.done)
+        } finally {
+          this.chan.waiting(false)
+          this.sending = outer
+          this.moved = false
+        }
+      }
+      return h.status
+    }
+    return waitHandle(this.core, h)
+  }
 }
 
 /** The little-endian int32 at byte `at` of `b`. */

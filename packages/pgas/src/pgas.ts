@@ -14,6 +14,7 @@ import { PgasLock } from './lock.js'
 import { Messages } from './messages.js'
 import { type NumArray, bytesOf } from './reduce-ops.js'
 import { type OpHandle, Rma } from './rma.js'
+import { SharedBlocks } from './shared-block.js'
 import { type RemoteFn, Rpc, type RpcHandle } from './rpc.js'
 import { type NumArrayCtor, SharedArray } from './shared-array.js'
 import { PgasError, PgasStatus as S, check } from './status.js'
@@ -42,6 +43,7 @@ export class Pgas {
   /** @internal */ readonly core: Core
   /** @internal */ readonly rma: Rma
   /** @internal */ readonly atomics: RemoteAtomics
+  /** @internal */ readonly blocks: SharedBlocks
   /** @internal */ readonly msg: Messages
   /** @internal */ readonly bar: Barrier
   /** @internal */ readonly coll: Collectives
@@ -52,7 +54,8 @@ export class Pgas {
     this.core = new Core(lapi)
     this.rma = new Rma(this.core)
     this.atomics = new RemoteAtomics(this.core)
-    this.msg = new Messages(this.core)
+    this.blocks = new SharedBlocks(this.core)
+    this.msg = new Messages(this.core, this.blocks)
     this.bar = new Barrier(this.core, this.msg)
     this.coll = new Collectives(this.core, this.msg)
     this.rpcs = new Rpc(this.core)
