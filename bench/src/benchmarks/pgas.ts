@@ -10,6 +10,9 @@
  * only the job it needs) and stays up until the session closes; between runs its tasks sleep
  * in Atomics.wait. The 4-task job on a machine with fewer CPUs is crowded: its figures say so.
  *
+ * The broadcast and all-to-all buffers lie in the tasks' segments (as a PGAS program keeps shared
+ * data, and OpenSHMEM requires); the `-private` series use buffers of the tasks' own heaps.
+ *
  * Bandwidth (MB/s) is the bytes delivered into each task's buffer per second: `size` (the
  * broadcast buffer; for an all-to-all, each task's receive buffer, size / P bytes from each task,
  * its own block a local copy) × the operations ÷ the time until every task has done them all.
@@ -35,6 +38,8 @@ const SERIES: Record<string, { tasks: 2 | 4, op: number }> = {
   'pgas.bcast-bw-4': { tasks: 4, op: PgasOp.BCAST },
   'pgas.alltoall-bw-2': { tasks: 2, op: PgasOp.ALLTOALL },
   'pgas.alltoall-bw-4': { tasks: 4, op: PgasOp.ALLTOALL },
+  'pgas.bcast-bw-2-private': { tasks: 2, op: PgasOp.BCAST_PRIVATE },
+  'pgas.alltoall-bw-2-private': { tasks: 2, op: PgasOp.ALLTOALL_PRIVATE },
 }
 
 /**
@@ -46,8 +51,8 @@ function openCommandJob (ctx: BenchContext, tasks: number, am2: boolean, maxSize
   return startCommandJob(ctx, {
     program: TASK,
     numTasks: tasks,
-    // the collectives' messages land in the tasks' own buffers; the segment holds LAPI's staging
-    // copies of rendezvous messages, the runtime's counters and AM-2's
+    // the segment holds the three buffers of the segment series, the runtime's rings and
+    // counters, LAPI's staging copies of rendezvous messages, and AM-2's
     config: { segmentSize: Math.max(32 * MiB, 4 * maxSize + 8 * MiB) },
     data,
     label: `the ${tasks}-task PGAS job`,
@@ -115,6 +120,14 @@ const bench: Benchmark = {
       id: 'pgas.alltoall-bw-4', title: 'pg.alltoall, 4 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
       compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
     },
+    {
+      id: 'pgas.bcast-bw-2-private', title: 'pg.bcast from task 0, 2 tasks, private buffers', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+    },
+    {
+      id: 'pgas.alltoall-bw-2-private', title: 'pg.alltoall, 2 tasks, private buffers', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+    },
   ],
   goals: [
     { name: 'PGAS barrier, 2 tasks ≤ 1.5 × AM-2 Short round trip (same job)', series: 'pgas.barrier-2', size: 0, baseline: 'pgas.am2-short-rtt', baselineSize: 0, op: '<=', target: 1.5 },
@@ -131,7 +144,7 @@ const bench: Benchmark = {
         if (size < 8 || size % 8 !== 0) throw new Error(`${id}: size ${size} is not a whole number of Float64`)
       }
     }
-    for (const id of ['pgas.alltoall-bw-2', 'pgas.alltoall-bw-4']) {
+    for (const id of ['pgas.alltoall-bw-2', 'pgas.alltoall-bw-4', 'pgas.alltoall-bw-2-private']) {
       const p = SERIES[id]!.tasks
       for (const size of ctx.sizes.get(id) ?? []) {
         if (size % p !== 0) throw new Error(`${id}: size ${size} is not a multiple of ${p} tasks`)

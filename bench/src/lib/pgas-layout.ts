@@ -11,10 +11,14 @@ export const PgasOp = {
   BARRIER: 1,
   /** `iterations` all-reduces of `size` bytes of Float64 (`pg.allreduce(send, recv, ReduceOp.SUM)`). */
   ALLREDUCE: 2,
-  /** `iterations` broadcasts of `size` bytes from task 0 (`pg.bcast(buf, 0)`, a Uint8Array). */
+  /** `iterations` broadcasts of `size` bytes from task 0 (`pg.bcast(buf, 0)`, a Uint8Array in each task's segment). */
   BCAST: 3,
-  /** `iterations` all-to-alls of `size` bytes per task (`pg.alltoall(send, recv)`: size / P bytes per pair). */
+  /** `iterations` all-to-alls of `size` bytes per task (`pg.alltoall(send, recv)`: size / P bytes per pair; both in the segment). */
   ALLTOALL: 4,
+  /** BCAST with a private buffer (a Uint8Array of the task's own heap). */
+  BCAST_PRIVATE: 6,
+  /** ALLTOALL with private buffers. */
+  ALLTOALL_PRIVATE: 7,
   /**
    * `iterations` AM-2 round trips between tasks 1 and 0 of the same job (`@amlapi/am2/compat`):
    * AM_Request0, answered with AM_Reply0; task 1 polls until the reply handler ran (2-task job only).
@@ -42,7 +46,7 @@ export interface PgasBenchData {
   cmd: SharedArrayBuffer
   /** The times block (`T`). */
   times: SharedArrayBuffer
-  /** Largest broadcast or all-to-all buffer, bytes (each task allocates three of them). */
+  /** Largest broadcast or all-to-all buffer, bytes (each task allocates three of them in its segment, three in its heap). */
   maxSize: number
   /** A run gives up (the task throws, which ends the job) after this many milliseconds. */
   timeoutMs: number

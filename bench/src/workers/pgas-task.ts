@@ -10,8 +10,11 @@
  * Patterns (one operation = what the series' figure counts):
  *   barrier     pg.barrier() (anonymous; a dissemination barrier, ⌈log2 P⌉ rounds).
  *   allreduce   pg.allreduce(send, recv, ReduceOp.SUM) on size/8 Float64 (the series: one, 8 B).
- *   bcast       pg.bcast(buf, 0) of `size` bytes (a Uint8Array) from task 0 to every task.
- *   alltoall    pg.alltoall(send, recv) of `size`-byte Uint8Arrays: size / P bytes to each task.
+ *   bcast       pg.bcast(buf, 0) of `size` bytes from task 0 to every task; `buf` a Uint8Array in
+ *               the task's segment (pg.alloc, pg.localView), as a PGAS program keeps shared data.
+ *   alltoall    pg.alltoall(send, recv) of `size`-byte Uint8Arrays in the segment: size / P bytes
+ *               to each task.
+ *   bcast-private, alltoall-private   the same with Uint8Arrays of the task's own heap.
  *   am2-rtt     AM_Request0 from task 1 to task 0, answered with AM_Reply0; task 1 polls until
  *               the reply handler ran. One round trip. Task 0 polls until it served them all.
  * Each run ends with a check of what the collectives delivered (outside the timed loop).
@@ -80,9 +83,10 @@ function overdue (): void {
 
 const red = new Float64Array(Math.max(1, maxSize >> 3))
 const redOut = new Float64Array(red.length)
-const bbuf = new Uint8Array(maxSize)
-const sendBuf = new Uint8Array(maxSize)
-const recvBuf = new Uint8Array(maxSize)
+/** A buffer of `maxSize` bytes in this task's segment. */
+const inSegment = (): Uint8Array => pg.localView(pg.alloc(maxSize), maxSize)!
+const segBufs = { bcast: inSegment(), send: inSegment(), recv: inSegment() }
+const heapBufs = { bcast: new Uint8Array(maxSize), send: new Uint8Array(maxSize), recv: new Uint8Array(maxSize) }
 
 /** What task `from` sends task `to` in an all-to-all of run `gen`. */
 const blockByte = (gen: number, from: number, to: number): number => (gen * 31 + from * 7 + to) & 0xff
@@ -117,9 +121,9 @@ function runOp (gen: number, op: number, size: number, iters: number): number {
       if (recv[0] !== want || recv[recv.length - 1] !== want) fail(gen, `all-reduce gave ${recv[0]}, not ${want}`)
       return s
     }
-    case PgasOp.BCAST: {
+    case PgasOp.BCAST: case PgasOp.BCAST_PRIVATE: {
       if (size < 1 || size > maxSize) fail(gen, `broadcast of ${size} B (1 to ${maxSize})`)
-      const buf = bbuf.subarray(0, size)
+      const buf = (op === PgasOp.BCAST ? segBufs : heapBufs).bcast.subarray(0, size)
       const v = (gen & 0xff) ^ 0x5a
       if (me === 0) { buf[0] = v; buf[size - 1] = v } else { buf[0] = ~v & 0xff; buf[size - 1] = ~v & 0xff }
       const t0 = performance.now()
@@ -131,11 +135,12 @@ function runOp (gen: number, op: number, size: number, iters: number): number {
       if (buf[0] !== v || buf[size - 1] !== v) fail(gen, 'the broadcast did not deliver what task 0 sent')
       return s
     }
-    case PgasOp.ALLTOALL: {
+    case PgasOp.ALLTOALL: case PgasOp.ALLTOALL_PRIVATE: {
       if (size < P || size > maxSize || size % P !== 0) fail(gen, `all-to-all of ${size} B (a multiple of ${P} up to ${maxSize})`)
       const bs = size / P
-      const send = sendBuf.subarray(0, size)
-      const recv = recvBuf.subarray(0, size)
+      const bufs = op === PgasOp.ALLTOALL ? segBufs : heapBufs
+      const send = bufs.send.subarray(0, size)
+      const recv = bufs.recv.subarray(0, size)
       for (let t = 0; t < P; t++) send.fill(blockByte(gen, me, t), t * bs, (t + 1) * bs)
       const t0 = performance.now()
       for (let i = 0; i < iters; i++) {
