@@ -4,10 +4,12 @@
  * different ids, or one asked for it (MISMATCH). A dissemination barrier: in round k each task
  * sends what it knows to task rank + 2^k and hears from rank − 2^k, ⌈log2 P⌉ rounds, one message
  * per task per round, so it scales with the number of tasks. What it knows is the ids seen so
- * far (none, one id, or a mismatch), which the rounds merge.
+ * far (none, one id, or a mismatch), which the rounds merge. Where every task shares this
+ * process, the rounds go through shared mailboxes (shm-sync.ts), else as messages.
  */
 import type { Core } from './core.js'
 import { PROBE_MS, type Messages } from './messages.js'
+import { ANON, MIXED, NAMED, NOT_YET, type ShmSync } from './shm-sync.js'
 import { PgasStatus as S } from './status.js'
 
 /** GASNet's barrier flags. */
@@ -18,10 +20,6 @@ export const NOT_READY = -1
 
 /** Collective kinds carried by the messages (mismatch detection). */
 export const KIND_BARRIER = 1
-
-const ANON = 0
-const NAMED = 1
-const MIXED = 2
 
 export class Barrier {
   private readonly core: Core
@@ -40,9 +38,12 @@ export class Barrier {
   private known = ANON
   private knownId = 0
 
-  constructor (core: Core, msg: Messages) {
+  private readonly sync: ShmSync
+
+  constructor (core: Core, msg: Messages, sync: ShmSync) {
     this.core = core
     this.msg = msg
+    this.sync = sync
     this.rounds = core.size > 1 ? Math.ceil(Math.log2(core.size)) : 0
   }
 
@@ -58,6 +59,7 @@ export class Barrier {
     this.flags = flags
     this.known = (flags & BarrierFlag.MISMATCH) !== 0 ? MIXED : (flags & BarrierFlag.ANONYMOUS) !== 0 ? ANON : NAMED
     this.knownId = this.id
+    if (this.sync.usable) { this.sync.begin(this.seq, KIND_BARRIER, 0, this.known, this.knownId); return S.OK }
     if (this.rounds > 0) return this.sendRound(0)
     return S.OK
   }
@@ -80,6 +82,13 @@ export class Barrier {
 
   /** Runs the rounds whose messages are here; `block`: waits for the others. */
   private advance (block: boolean): number {
+    if (this.sync.usable) {
+      const rc = this.sync.advance(block)
+      if (rc === NOT_YET) return NOT_READY
+      if (rc !== 0) { this.msg.markFailed(this.seq); return rc }
+      this.known = this.sync.known; this.knownId = this.sync.knownId
+      return S.OK
+    }
     const n = this.core.size
     while (this.round < this.rounds) {
       const k = this.round
@@ -121,6 +130,10 @@ export class Barrier {
       const rc = this.advance(false)
       if (rc !== NOT_READY) return this.finish(rc, id, flags)
       if (performance.now() >= until) return this.finish(this.advance(true), id, flags)
+      if (this.sync.usable) {
+        await this.core.lapi.waitUntilAsync(() => this.sync.ready || performance.now() >= until)
+        continue
+      }
       const n = this.core.size
       const from = (this.core.rank - (1 << this.round) % n + n) % n
       const seq = this.seq; const round = this.round

@@ -7,9 +7,11 @@
  * Algorithms, by size (P tasks, m bytes):
  * - broadcast: binomial tree (⌈log2 P⌉ steps) up to BCAST_TREE_MAX; above, a pipelined chain in
  *   segments (P − 1 + m/segment steps of a segment each: bandwidth, not latency);
- * - reduce: binomial tree; all-reduce: recursive doubling (non-powers of two fold the extra tasks
- *   in first and out last) up to ALLREDUCE_RD_MAX, above it a ring reduce-scatter and a ring
- *   all-gather (2(P − 1) steps of m/P bytes);
+ * - reduce: binomial tree; all-reduce: recursive doubling (through shared mailboxes where every
+ *   task shares this process, P is a power of two and the operand at most SYNC_DATA bytes; else
+ *   messages, non-powers of two folding the extra tasks in first and out last) up to
+ *   ALLREDUCE_RD_MAX, above it a ring reduce-scatter and a ring all-gather (2(P − 1) steps of
+ *   m/P bytes);
  * - gather: binomial tree up to GATHER_TREE_MAX in all, above it every task straight to the root;
  * - all-gather: recursive doubling for a power-of-two P up to ALLGATHER_RD_MAX, else a ring;
  * - all-to-all: every message posted at once up to ALLTOALL_LINEAR_MAX per pair, above it pairwise
@@ -19,6 +21,7 @@
 import type { Core } from './core.js'
 import type { Messages } from './messages.js'
 import type { OpHandle } from './rma.js'
+import type { ShmSync } from './shm-sync.js'
 import { type NumArray, bytesOf, combine, isNumArray, like, opFits } from './reduce-ops.js'
 import { PgasStatus as S } from './status.js'
 
@@ -48,9 +51,12 @@ export class Collectives {
   private readonly core: Core
   private readonly msg: Messages
 
-  constructor (core: Core, msg: Messages) {
+  private readonly sync: ShmSync
+
+  constructor (core: Core, msg: Messages, sync: ShmSync) {
     this.core = core
     this.msg = msg
+    this.sync = sync
   }
 
   /** The next sequence number, said to be `kind`'s. */
@@ -162,6 +168,12 @@ export class Collectives {
     if (recv !== send) recv.set(send as never)
     if (n === 1) return S.OK
     const len = bytesOf(send).length
+    if (this.sync.doubles(len)) {
+      // (every task in this process, P a power of two, a small operand: through shared mailboxes)
+      const rc = this.sync.double(seq, kind, recv, op)
+      if (rc !== 0) this.msg.markFailed(seq)
+      return rc
+    }
     if (len <= ALLREDUCE_RD_MAX || send.length < n) return this.allreduceRd(seq, kind, len, recv, op)
     return this.allreduceRing(seq, kind, len, recv, op)
   }

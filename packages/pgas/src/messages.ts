@@ -147,7 +147,9 @@ export class Messages implements ChannelSink {
   /** Word index of this task's shared block (-1: none). */
   private readonly at: number
 
-  /** Remembers that the collective of sequence number `seq` ended in a mismatch here. */
+  /** Remembers that the collective of sequence number `seq` ended in a mismatch here (its probers then end theirs too). */
+  markFailed (seq: number): void { this.failed(seq) }
+
   private failed (seq: number): void {
     const i = seq & (KINDS - 1)
     if (this.kindSeq[i] === seq) this.kindOf[i] = this.kindOf[i]! | FAILED
@@ -294,6 +296,16 @@ export class Messages implements ChannelSink {
 
   /** Messages by reference that came and were not taken yet. */
   private refs = 0
+
+  /**
+   * What a wait outside this file does after PROBE_MS (shm-sync.ts): frees senders that may wait
+   * for this task, taking messages by reference into buffers of their own and draining channels
+   * whose writers are stalled.
+   */
+  unblock (): void {
+    this.takeAllRefs()
+    if (this.chan.any) this.chan.pump(performance.now())
+  }
 
   /** Takes every message by reference still waiting for its receive, each into a buffer of its own (their senders may wait on them). */
   private takeAllRefs (): void {

@@ -15,6 +15,7 @@ import { Messages } from './messages.js'
 import { type NumArray, bytesOf } from './reduce-ops.js'
 import { type OpHandle, Rma } from './rma.js'
 import { SharedBlocks } from './shared-block.js'
+import { ShmSync } from './shm-sync.js'
 import { type RemoteFn, Rpc, type RpcHandle } from './rpc.js'
 import { type NumArrayCtor, SharedArray } from './shared-array.js'
 import { PgasError, PgasStatus as S, check } from './status.js'
@@ -45,6 +46,7 @@ export class Pgas {
   /** @internal */ readonly atomics: RemoteAtomics
   /** @internal */ readonly blocks: SharedBlocks
   /** @internal */ readonly msg: Messages
+  /** @internal */ readonly sync: ShmSync
   /** @internal */ readonly bar: Barrier
   /** @internal */ readonly coll: Collectives
   /** @internal */ readonly rpcs: Rpc
@@ -56,8 +58,9 @@ export class Pgas {
     this.atomics = new RemoteAtomics(this.core)
     this.blocks = new SharedBlocks(this.core)
     this.msg = new Messages(this.core, this.blocks)
-    this.bar = new Barrier(this.core, this.msg)
-    this.coll = new Collectives(this.core, this.msg)
+    this.sync = new ShmSync(this.core, this.blocks, () => this.msg.unblock())
+    this.bar = new Barrier(this.core, this.msg, this.sync)
+    this.coll = new Collectives(this.core, this.msg, this.sync)
     this.rpcs = new Rpc(this.core)
   }
 

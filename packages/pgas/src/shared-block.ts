@@ -7,8 +7,8 @@
  *   0      WAITING   int32: non-zero while the task waits in a message wait (channels.ts)
  *   4      AT_SEQ    int32: the sequence number of the task's current barrier or collective
  *   8      AT_KIND   int32: its kind (as messages carry it)
- *   64     the sync mailboxes (shm-sync.ts): 2 parities × MAX_ROUNDS × 64 bytes
- *   +      the sync data slots: 2 parities × SYNC_DATA bytes
+ *   64     the sync mailboxes (shm-sync.ts): 2 sets × MAX_ROUNDS × 64 bytes
+ *   +      the sync data slots (set 1's): MAX_ROUNDS × SYNC_DATA bytes
  *   +      the rings (channels.ts): one per other task of the process, RING_HDR + cap bytes each
  */
 import type { Lapi } from '@amlapi/lapi'
@@ -30,7 +30,7 @@ const MIN_RING = 16 * 1024
 
 const MBOXES = HDR
 const DATA = MBOXES + 2 * MAX_ROUNDS * MBOX
-const RINGS = DATA + 2 * SYNC_DATA
+const RINGS = DATA + MAX_ROUNDS * SYNC_DATA
 
 /** Per LAPI context, every task's block (-1: none), index = task. */
 const BLOCKS = new WeakMap<Lapi, number[]>()
@@ -79,13 +79,13 @@ export class SharedBlocks {
     return this.at[owner]! + RINGS + k * (RING_HDR + this.ringCap)
   }
 
-  /** The byte address of `owner`'s mailbox for round `round` of parity `parity`. */
-  mailbox (owner: number, parity: number, round: number): number {
-    return this.at[owner]! + MBOXES + (parity * MAX_ROUNDS + round) * MBOX
+  /** The byte address of `owner`'s mailbox of set `set` for round `round`. */
+  mailbox (owner: number, set: number, round: number): number {
+    return this.at[owner]! + MBOXES + (set * MAX_ROUNDS + round) * MBOX
   }
 
-  /** The byte address of `owner`'s sync data slot of parity `parity`. */
-  data (owner: number, parity: number): number {
-    return this.at[owner]! + DATA + parity * SYNC_DATA
+  /** The byte address of `owner`'s data slot for round `round` (set 1's mailboxes). */
+  data (owner: number, round: number): number {
+    return this.at[owner]! + DATA + round * SYNC_DATA
   }
 }
