@@ -52,9 +52,13 @@ for (const g of grid) for (let r = 0; r < rows + 2; r++) initRow(g, r, lo - 1 + 
 /** One sweep over local rows 1..rows of `src` into `dst` (the side columns stay). */
 function sweep (src, dst, nrows) {
   for (let r = 1; r <= nrows; r++) {
-    const o = r * N
+    const o = r * N; const up = o - N; const dn = o + N
+    // (the left and centre values carried along the row: two loads a point fewer, the same sums)
+    let left = src[o]; let centre = src[o + 1]
     for (let j = 1; j < N - 1; j++) {
-      dst[o + j] = 0.25 * (src[o - N + j] + src[o + N + j] + src[o + j - 1] + src[o + j + 1])
+      const right = src[o + j + 1]
+      dst[o + j] = 0.25 * (src[up + j] + src[dn + j] + left + right)
+      left = centre; centre = right
     }
   }
 }
