@@ -106,6 +106,8 @@ export class Messages implements ChannelSink {
   private readonly probes: number[] = []
   /** Waits ended by a mismatch that a probe found. */
   probeMismatches = 0
+  /** Messages by reference dropped: not from a task of this process, or outside its segment. */
+  badRefs = 0
 
   constructor (core: Core, blocks: SharedBlocks) {
     this.core = core
@@ -153,6 +155,10 @@ export class Messages implements ChannelSink {
   private failed (seq: number): void {
     const i = seq & (KINDS - 1)
     if (this.kindSeq[i] === seq) this.kindOf[i] = this.kindOf[i]! | FAILED
+    // (messages by reference of that collective will not be received: their senders are freed)
+    if (this.refs > 0) {
+      for (const e of this.entries.values()) if (e.refCntr !== 0 && e.seq === seq && e.dst === null) { e.mismatch = true; this.takeRef(e) }
+    }
   }
 
   /** The kind this task gave sequence number `seq`, or -1 when it has not reached it (or forgot it). */
@@ -261,6 +267,12 @@ export class Messages implements ChannelSink {
    * to bump once they are copied. Taken now when its receive is posted, else by that receive.
    */
   private arriveRef (src: number, seq: number, w1: number, arg: number, len: number, addr: number, cntr: number): void {
+    // (only a task of this process sends by reference, of its own segment: anything else is dropped)
+    const size = this.core.segmentSize
+    if (!this.core.isLocal(src) || src === this.core.rank || len <= 0 || addr <= 0 || addr > size - len || cntr <= 0 || (cntr & 3) !== 0 || cntr > size - 4) {
+      this.badRefs++
+      return
+    }
     const k = this.key(src, seq, w1 & 0xfff)
     let e = this.entries.get(k)
     if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) }
@@ -270,6 +282,10 @@ export class Messages implements ChannelSink {
     e.kind = kind; e.arg = arg; e.len = len
     e.refAddr = addr; e.refCntr = cntr
     this.refs++
+    // (a message of a collective this task runs as something else, or that failed here, will not be
+    // received: its sender is freed at once)
+    const mine = this.kindAt(seq)
+    if (mine >= 0 && ((mine & FAILED) !== 0 || mine !== kind)) { e.mismatch = true; this.takeRef(e); return }
     if (e.dst !== null) this.takeRef(e)
   }
 
@@ -280,7 +296,7 @@ export class Messages implements ChannelSink {
   private takeRef (e: Entry): void {
     const seg = this.core.u8[e.src]!
     const dst = e.dst
-    if (dst !== null && e.wantKind === e.kind && e.wantArg === e.arg && dst.length === e.len) {
+    if (e.mismatch) { /* (not to be received: nothing copied) */ } else if (dst !== null && e.wantKind === e.kind && e.wantArg === e.arg && dst.length === e.len) {
       dst.set(seg.subarray(e.refAddr, e.refAddr + e.len))
     } else if (dst !== null) e.mismatch = true
     else e.data = seg.slice(e.refAddr, e.refAddr + e.len)
