@@ -1,8 +1,8 @@
 /**
  * amlapi used from a project of one's own, as docs/getting-started.md tells it: `npm pack` the
- * three workspaces, `npm install` the tarballs into a new folder outside the clone, and run the
- * first programs of examples/first-steps there with `node_modules/.bin/lapirun`, with
- * `npx --no -- lapirun` and with plain `node`. Also: the README and getting-started.md show the
+ * four workspaces, `npm install` the tarballs into a new folder outside the clone, and run the
+ * first programs of examples/first-steps there (and a first PGAS program) with
+ * `node_modules/.bin/lapirun`, with `npx --no -- lapirun` and with plain `node`. Also: the README and getting-started.md show the
  * code of examples/first-steps, and their commands never let npx fetch a package.
  *
  * Needs the build (`tsc -b`, which `npm test` runs first) and npm on PATH, not the network: the
@@ -20,7 +20,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const ROOT = realpathSync(fileURLToPath(new URL('..', import.meta.url)))
 const FIRST = join(ROOT, 'examples', 'first-steps')
-const WORKSPACES = ['bufmgr', 'lapi', 'am2']
+const WORKSPACES = ['bufmgr', 'lapi', 'am2', 'pgas']
+/** A first PGAS program, written into the new project (the README of packages/pgas shows its like). */
+const FIRST_PGAS = `import { Pgas, ReduceOp } from '@amlapi/pgas'
+const pg = Pgas.init()
+const a = pg.sharedArray(Float64Array, 1000, { kind: 'cyclic' })
+for (let i = pg.rank; i < a.length; i += pg.size) a.set(i, i)
+pg.barrier()
+const sum = new Float64Array([a.localView().reduce((s, x) => s + x, 0)])
+pg.allreduce(sum, sum, ReduceOp.SUM)
+console.log(\`task \${pg.rank} of \${pg.size}: sum \${sum[0]}\`)
+pg.finalize()
+`
 
 interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
@@ -106,16 +117,17 @@ describe('amlapi from a project of one\'s own', () => {
     tmp = mkdtempSync(join(tmpdir(), 'amlapi-pack-'))
     app = join(tmp, 'my-app')
 
-    // npm pack -w packages/bufmgr -w packages/lapi -w packages/am2 --pack-destination <tmp>
+    // npm pack -w packages/bufmgr -w packages/lapi -w packages/am2 -w packages/pgas --pack-destination <tmp>
     const pack = ok(await run('npm', ['pack', ...WORKSPACES.flatMap((w) => ['-w', `packages/${w}`]), '--pack-destination', tmp, '--json'], ROOT, 60_000), 'npm pack')
     const packed = JSON.parse(pack.stdout) as Array<{ name: string; version: string; filename: string; files: Array<{ path: string }> }>
-    expect(packed.map((p) => p.name).sort()).toEqual(['@amlapi/am2', '@amlapi/bufmgr', '@amlapi/lapi'])
+    expect(packed.map((p) => p.name).sort()).toEqual(['@amlapi/am2', '@amlapi/bufmgr', '@amlapi/lapi', '@amlapi/pgas'])
     for (const p of packed) {
       const files = p.files.map((f) => f.path)
       expect(files, p.name).toContain('dist/index.js')
       expect(files, p.name).toContain('dist/index.d.ts')
       expect(files, p.name).toContain('package.json')
-      if (p.name !== '@amlapi/bufmgr') expect(files, p.name).toContain('dist/compat.js')
+      if (p.name === '@amlapi/lapi' || p.name === '@amlapi/am2') expect(files, p.name).toContain('dist/compat.js')
+      if (p.name === '@amlapi/pgas') expect(files, p.name).toContain('dist/flat.js')
       if (p.name === '@amlapi/lapi') expect(files).toEqual(expect.arrayContaining(['bin/lapirun.js', 'dist/launcher/cli.js']))
     }
     // every @amlapi dependency names a version that is packed beside it
@@ -139,9 +151,10 @@ describe('amlapi from a project of one\'s own', () => {
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }, null, 2) + '\n')
     writeFileSync(join(app, 'package-lock.json'), JSON.stringify({ name: 'my-app', lockfileVersion: 3, requires: true, packages: seeded }, null, 2) + '\n')
 
-    // npm install <the three .tgz>
+    // npm install <the four .tgz>
     ok(await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], app, 90_000), 'npm install')
     for (const f of ['first-lapi.mjs', 'first-lapi-c.mjs', 'first-am2.mjs', 'first-am2-c.mjs']) copyFileSync(join(FIRST, f), join(app, f))
+    writeFileSync(join(app, 'first-pgas.mjs'), FIRST_PGAS)
   }, 150_000)
 
   afterAll(() => {
@@ -151,7 +164,7 @@ describe('amlapi from a project of one\'s own', () => {
 
   it('installs copies of the packages (not links into the clone), with lapirun in node_modules/.bin', () => {
     const deps = (JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies
-    expect(Object.keys(deps).sort()).toEqual(['@amlapi/am2', '@amlapi/bufmgr', '@amlapi/lapi'])
+    expect(Object.keys(deps).sort()).toEqual(['@amlapi/am2', '@amlapi/bufmgr', '@amlapi/lapi', '@amlapi/pgas'])
     for (const w of WORKSPACES) {
       const dir = realpathSync(join(app, 'node_modules', '@amlapi', w))
       expect(dir.startsWith(realpathSync(app) + sep), dir).toBe(true)
@@ -174,6 +187,11 @@ describe('amlapi from a project of one\'s own', () => {
   it('runs the first AM-2 program with npx --no -- lapirun -n 2', async () => {
     const r = ok(await run('npx', ['--no', '--', 'lapirun', '-n', '2', '--timeout', '30', 'first-am2.mjs'], app, 45_000), 'npx --no -- lapirun first-am2.mjs')
     expect(sorted(r.stdout)).toEqual(am2Lines(2))
+  }, 60_000)
+
+  it('runs a first PGAS program with node_modules/.bin/lapirun -n 4', async () => {
+    const r = ok(await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-pgas.mjs'], app, 45_000), 'lapirun first-pgas.mjs')
+    expect(sorted(r.stdout)).toEqual(Array.from({ length: 4 }, (_, t) => `task ${t} of 4: sum 499500`))
   }, 60_000)
 
   it('runs the first LAPI program (C-style) with plain node as a job of one task', async () => {
