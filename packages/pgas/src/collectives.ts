@@ -167,7 +167,7 @@ export class Collectives {
     const seq = this.begin(kind)
     if (recv !== send) recv.set(send as never)
     if (n === 1) return S.OK
-    const len = bytesOf(send).length
+    const len = send.byteLength
     if (this.sync.doubles(len)) {
       // (every task in this process, P a power of two, a small operand: through shared mailboxes)
       const rc = this.sync.double(seq, kind, recv, op)

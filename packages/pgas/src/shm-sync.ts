@@ -72,8 +72,8 @@ export class ShmSync {
   private roomBox = 0
   private roomReader = 0
   private readonly roomCond = (): boolean => this.roomFree() || performance.now() >= this.probeAt
-  /** Views of this task's data slots, per element type, per round. */
-  private readonly views = new Map<unknown, NumArray[]>()
+  /** Views of data slots, per element type, index owner × rounds + round (made when first used). */
+  private readonly views = new Map<unknown, Array<NumArray | undefined>>()
 
   /** Called when a wait has lasted PROBE_MS (frees tasks that may wait on this one: Messages.unblock). */
   private readonly longWait: () => void
@@ -146,33 +146,32 @@ export class ShmSync {
    */
   double (seq: number, kind: number, acc: NumArray, op: number): number {
     const me = this.core.rank
-    const bytes = acc.byteLength
-    this.start(seq, kind, bytes)
+    this.start(seq, kind, acc.byteLength)
     this.known = ANON; this.knownId = 0
-    const a8 = new Uint8Array(acc.buffer, acc.byteOffset, bytes)
     for (let k = 0; k < this.rounds; k++) {
       const partner = me ^ (1 << k)
-      this.post(DOUBLING, partner, k, a8)
+      this.post(DOUBLING, partner, k, acc)
       const rc = this.take(DOUBLING, k, partner, true)
       if (rc !== 0) return rc
-      combine(op, acc, this.view(acc, k))
+      combine(op, acc, this.slot(acc, me, k), 0, acc.length)
       this.done(this.box(me, DOUBLING, k), partner)
     }
     return S.OK
   }
 
-  /** A view of this task's data slot of round `k`, of `like`'s type and length. */
-  private view (like: NumArray, k: number): NumArray {
+  /** A view of `owner`'s data slot of round `k`, of `like`'s type (the whole slot; made once). */
+  private slot (like: NumArray, owner: number, k: number): NumArray {
     let vs = this.views.get(like.constructor)
-    if (vs === undefined) {
+    if (vs === undefined) { vs = []; this.views.set(like.constructor, vs) }
+    const i = owner * this.rounds + k
+    let v = vs[i]
+    if (v === undefined) {
       const ctor = like.constructor as NumArrayCtor
       const per = (like as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT
-      vs = []
-      for (let r = 0; r < this.rounds; r++) vs.push(new ctor(this.myI32.buffer, this.blocks.data(this.core.rank, r), SYNC_DATA / per))
-      this.views.set(like.constructor, vs)
+      v = new ctor(this.core.i32[owner]!.buffer, this.blocks.data(owner, k), SYNC_DATA / per)
+      vs[i] = v
     }
-    const v = vs[k]!
-    return v.length === like.length ? v : v.subarray(0, like.length)
+    return v
   }
 
   // ───────────────────────────── mailboxes ─────────────────────────────
@@ -181,7 +180,7 @@ export class ShmSync {
   private box (owner: number, set: number, k: number): number { return this.blocks.mailbox(owner, set, k) >> 2 }
 
   /** Writes this synchronization's round `k` (and `data`, set 1) into task `to`'s mailbox. */
-  private post (set: number, to: number, k: number, data: Uint8Array | null): void {
+  private post (set: number, to: number, k: number, data: NumArray | null): void {
     const i32 = this.core.i32[to]!
     const box = this.box(to, set, k)
     this.roomI32 = i32; this.roomBox = box; this.roomReader = to
@@ -191,7 +190,10 @@ export class ShmSync {
       if (!this.roomFree()) this.longWait()
     }
     i32[box + KIND] = this.kind; i32[box + ARG] = this.arg; i32[box + STATE] = this.known; i32[box + ID] = this.knownId
-    if (data !== null) this.core.u8[to]!.set(data, this.blocks.data(to, k))
+    if (data !== null) {
+      const v = this.slot(data, to, k)
+      for (let i = 0; i < data.length; i++) v[i] = data[i]!
+    }
     Atomics.store(i32, box + SEQ, this.seq + 1)
     this.core.lapi.wake(to)
   }
