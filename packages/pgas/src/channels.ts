@@ -31,7 +31,7 @@ const HEAD = 0
 const STALLED = 1
 const TAIL = 16
 /** How long a waiting reader leaves a stalled writer's unexpected message in the ring. */
-export const DRAIN_MS = 0.2
+const DRAIN_MS = 0.2
 
 /** Where a message's bytes go at the receiver (messages.ts's entry). */
 export interface Landing {

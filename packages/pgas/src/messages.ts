@@ -223,14 +223,8 @@ export class Messages implements ChannelSink {
    * entry when its bytes are still to land (in `dst` or `data`), else null.
    */
   private arrive (src: number, seq: number, w1: number, arg: number, len: number, bytes: Uint8Array | null, off: number): Entry | null {
-    const round = w1 & 0xfff; const kind = w1 >>> 12
-    const k = this.key(src, seq, round)
-    let e = this.entries.get(k)
-    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) }
-    // (a message of the sequence number this task waits at, of another kind: the tasks disagree)
-    const w = this.waiting
-    if (w !== null && w.seq === seq && kind !== w.wantKind) w.mismatch = true
-    e.kind = kind; e.arg = arg; e.len = len
+    const e = this.came(src, seq, w1, arg, len)
+    const kind = e.kind
     let land: Uint8Array
     if (e.dst !== null && e.wantKind === kind && e.wantArg === arg && e.dst.length === len) land = e.dst
     else {
@@ -244,6 +238,22 @@ export class Messages implements ChannelSink {
     }
     e.land = land
     e.busy = true
+    return e
+  }
+
+  /**
+   * The entry of a message that came, (seq, w1 = round | kind << 12, arg) and `len` bytes, with
+   * what it says it is; a message of the sequence number this task waits at, of another kind,
+   * ends that wait with a mismatch (the tasks disagree).
+   */
+  private came (src: number, seq: number, w1: number, arg: number, len: number): Entry {
+    const k = this.key(src, seq, w1 & 0xfff)
+    let e = this.entries.get(k)
+    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) }
+    const kind = w1 >>> 12
+    const w = this.waiting
+    if (w !== null && w.seq === seq && kind !== w.wantKind) w.mismatch = true
+    e.kind = kind; e.arg = arg; e.len = len
     return e
   }
 
@@ -273,19 +283,13 @@ export class Messages implements ChannelSink {
       this.badRefs++
       return
     }
-    const k = this.key(src, seq, w1 & 0xfff)
-    let e = this.entries.get(k)
-    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) }
-    const kind = w1 >>> 12
-    const w = this.waiting
-    if (w !== null && w.seq === seq && kind !== w.wantKind) w.mismatch = true
-    e.kind = kind; e.arg = arg; e.len = len
+    const e = this.came(src, seq, w1, arg, len)
     e.refAddr = addr; e.refCntr = cntr
     this.refs++
     // (a message of a collective this task runs as something else, or that failed here, will not be
     // received: its sender is freed at once)
     const mine = this.kindAt(seq)
-    if (mine >= 0 && ((mine & FAILED) !== 0 || mine !== kind)) { e.mismatch = true; this.takeRef(e); return }
+    if (mine >= 0 && ((mine & FAILED) !== 0 || mine !== e.kind)) { e.mismatch = true; this.takeRef(e); return }
     if (e.dst !== null) this.takeRef(e)
   }
 
@@ -394,16 +398,20 @@ export class Messages implements ChannelSink {
    * follow with the same arguments), so that the message lands in `dst` even if it comes first.
    */
   post (src: number, seq: number, round: number, kind: number, arg: number, dst: Uint8Array): void {
-    const k = this.key(src, seq, round)
-    const had = this.entries.get(k)
-    if (had !== undefined) {
-      if (had.refCntr !== 0 && had.dst === null) { had.dst = dst; had.wantKind = kind & 0xfffff; had.wantArg = arg; this.takeRef(had) }
-      return
-    }
-    const e = this.entry()
-    e.src = src; e.seq = seq
+    this.posted(this.key(src, seq, round), src, seq, kind, arg, dst)
+  }
+
+  /**
+   * The entry of key `k` with `dst` as its receive's buffer: a new one, or one by reference that
+   * came first, copied now straight into `dst`. One whose message came, or is coming, otherwise
+   * is returned as it is (its bytes land in a buffer of their own).
+   */
+  private posted (k: number, src: number, seq: number, kind: number, arg: number, dst: Uint8Array): Entry {
+    let e = this.entries.get(k)
+    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) } else if (e.refCntr === 0 || e.dst !== null) return e
     e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
-    this.entries.set(k, e)
+    if (e.refCntr !== 0) this.takeRef(e)
+    return e
   }
 
   /**
@@ -412,20 +420,9 @@ export class Messages implements ChannelSink {
    */
   recv (src: number, seq: number, round: number, kind: number, arg: number, dst: Uint8Array): number {
     const k = this.key(src, seq, round)
-    let e = this.entries.get(k)
-    if (e === undefined) {
-      e = this.entry()
-      e.src = src; e.seq = seq
-      e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
-      this.entries.set(k, e)
-    } else if (e.refCntr !== 0 && e.dst === null) {
-      // (by reference, before this receive: copied now, straight into `dst`)
-      e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
-      this.takeRef(e)
-    } else if (!e.arrived || e.data !== null) {
-      // (it came, or began coming, before this receive: it lands in its own buffer)
-      e.wantKind = kind & 0xfffff; e.wantArg = arg
-    }
+    const e = this.posted(k, src, seq, kind, arg, dst)
+    // (one that came, or began coming, before this receive lands in its own buffer: what it must be)
+    if (!e.arrived || e.data !== null) { e.wantKind = kind & 0xfffff; e.wantArg = arg }
     if (!e.arrived) {
       this.waiting = e
       this.probeAt = performance.now() + PROBE_MS

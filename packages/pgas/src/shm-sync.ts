@@ -33,7 +33,6 @@ export const NAMED = 1
 export const MIXED = 2
 /** What `advance` returns while a round's message has not come. */
 export const NOT_YET = -1
-export { SYNC_DATA }
 
 const SEQ = 0
 const KIND = 1
