@@ -143,11 +143,20 @@ export class Channels {
   /** Queues `data` for task `to` (a channel it `reaches`) and writes what fits now. */
   send (to: number, seq: number, w1: number, arg: number, data: Uint8Array): ChannelSend {
     const o = this.out[to]!
-    const s = new ChannelSend()
+    const s = this.spare.pop() ?? new ChannelSend()
+    s.done = false; s.started = false; s.off = 0
     s.seq = seq; s.w1 = w1; s.arg = arg; s.data = data
     o.queue.push(s)
     if (o.queue.length - o.first === 1) this.push(o)
     return s
+  }
+
+  /** Sends whose handles were waited for, to be used again (a send allocates nothing once warm). */
+  private readonly spare: ChannelSend[] = []
+
+  /** Takes back the handle of a complete send that its caller waited for and drops. */
+  recycle (s: ChannelSend): void {
+    if (s.done && this.spare.length < 64) this.spare.push(s)
   }
 
   /** Marks this task as waiting (writers wake it when they write) or no longer; nests. */

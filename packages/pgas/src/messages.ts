@@ -484,7 +484,7 @@ export class Messages implements ChannelSink {
     return e !== undefined && e.arrived
   }
 
-  /** Waits for a send handle. */
+  /** Waits for a send handle, once (a channel's handle is then used again). */
   wait (h: OpHandle): number {
     if (h instanceof ChannelSend) {
       if (!h.done) {
@@ -499,7 +499,9 @@ export class Messages implements ChannelSink {
           this.moved = false
         }
       }
-      return h.status
+      const st = h.status
+      this.chan.recycle(h)
+      return st
     }
     return waitHandle(this.core, h)
   }
