@@ -122,7 +122,7 @@ export class ShmSync {
       if (rc !== 0) return rc
       const box = this.box(me, DISSEMINATION, k)
       this.merge(this.myI32[box + STATE]!, this.myI32[box + ID]!)
-      this.done(box, from)
+      this.done(box, from, this.seq + 1)
       this.round = k + 1
       if (k + 1 < this.rounds) this.post(DISSEMINATION, (me + (1 << (k + 1))) % n, k + 1, null)
     }
@@ -153,7 +153,7 @@ export class ShmSync {
       const rc = this.take(DOUBLING, k, partner, true)
       if (rc !== 0) return rc
       combine(op, acc, this.slot(acc, me, k), 0, acc.length)
-      this.done(this.box(me, DOUBLING, k), partner)
+      this.done(this.box(me, DOUBLING, k), partner, this.seq + 1)
     }
     return S.OK
   }
@@ -234,20 +234,22 @@ export class ShmSync {
           this.probeAt = performance.now() + PROBE_MS
         }
       }
-      const behind = (this.seq + 1 - Atomics.load(i32, box + SEQ)) & 0xfffff
-      // (left by a synchronization that ended in a mismatch before its reader took it: dropped)
-      if (behind !== 0 && behind < 0x80000) { this.done(box, from); continue }
+      const got = Atomics.load(i32, box + SEQ)
+      const behind = (this.seq + 1 - got) & 0xfffff
+      // (left by a synchronization that ended in a mismatch before its reader took it: dropped;
+      // the acknowledgement names what was looked at, not a message written since)
+      if (behind !== 0 && behind < 0x80000) { this.done(box, from, got); continue }
       if (behind !== 0 || i32[box + KIND] !== this.kind || i32[box + ARG] !== this.arg) {
-        this.done(box, from)
+        this.done(box, from, got)
         return S.ERR_COLL_MISMATCH
       }
       return S.OK
     }
   }
 
-  /** Says the message in this task's mailbox at `box` was taken: its writer may write again. */
-  private done (box: number, writer: number): void {
-    Atomics.store(this.myI32, box + ACK, Atomics.load(this.myI32, box + SEQ))
+  /** Says the message `seq` (as stored) in this task's mailbox at `box` was taken: its writer may write again. */
+  private done (box: number, writer: number, seq: number): void {
+    Atomics.store(this.myI32, box + ACK, seq)
     this.core.lapi.wake(writer)
   }
 
