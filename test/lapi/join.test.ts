@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { placementFromEnv } from '@amlapi/lapi/internal'
+import { logger, placementFromEnv, serveRendezvous } from '@amlapi/lapi/internal'
+import { DEFAULT_CONFIG } from '@amlapi/lapi'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'
 
@@ -81,6 +82,30 @@ describe('lapirun --join', () => {
     expect(short.code).toBe(2)
     expect(short.stderr).toMatch(/AMLAPI_JOB_KEY must have at least 128 bits/)
   }, 45_000)
+
+  for (const transport of ['tcp', 'udp']) {
+    it(`a process whose job is called off before it starts exits at once, its sockets closed; the rendezvous names whom it waits for (${transport})`, async () => {
+      const key = randomBytes(32)
+      const rv = await serveRendezvous({
+        key, procs: 2, host: '127.0.0.1', port: 0, log: logger('test'), onFail: () => {}, onDone: () => {},
+        job: { numTasks: 2, program: 'file:///nothing.mjs', args: [], config: { ...DEFAULT_CONFIG }, label: false, graceMs: 1000, data: undefined },
+      })
+      try {
+        expect(rv.waitingFor()).toBe('processes 0, 1 never joined')
+        const p = member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${rv.port}`, AMLAPI_JOB_KEY: Buffer.from(key).toString('hex') }, ['--transport', transport, FIXTURES + 'lapi/putget.mjs'])
+        // (process 1 has bound its transport's sockets and said where they are)
+        for (let i = 0; i < 300 && rv.waitingFor() !== 'process 0 never joined'; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(rv.waitingFor()).toBe('process 0 never joined')
+        const t0 = performance.now()
+        rv.abort(-1, 'called off by the test')
+        expect(await p.code, p.err).toBe(1)
+        expect(performance.now() - t0).toBeLessThan(10_000)
+        expect(p.err).toMatch(/^lapirun: called off by the test$/m)
+      } finally {
+        rv.close()
+      }
+    }, 45_000)
+  }
 
   for (const transport of ['tcp', 'udp']) {
     it(`a lost process: LAPI's err_hndlr hears of it, and AM-2 requests in flight to it come back to handler 0 as EUNREACHABLE (${transport})`, async () => {

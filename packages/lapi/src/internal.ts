@@ -17,3 +17,5 @@ export function contextOf (lapi: Lapi): Context {
 }
 export { awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, publishNote, spansHosts, type Meeting } from './job/meeting.js'
 export { parsePmiLine } from './job/pmi.js'
+export { serveRendezvous, type Rendezvous } from './job/rendezvous.js'
+export { logger } from './log.js'

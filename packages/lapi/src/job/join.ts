@@ -144,7 +144,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
       log.debug({ rendezvous: address, by: how.kind, procs: at.size, numTasks }, 'rendezvous listening')
       const s = server
       startTimer = setTimeout(() => {
-        if (!s.complete) s.abort(-1, `the ${at.size} processes did not all join within ${START_TIMEOUT_MS / 1000} s (a wrong AMLAPI_JOB_KEY is refused at the rendezvous: its log says so)`)
+        if (!s.complete) s.abort(-1, `the ${at.size} processes did not all join within ${START_TIMEOUT_MS / 1000} s: ${s.waitingFor()} (a wrong AMLAPI_JOB_KEY is refused at the rendezvous: its log says so)`)
       }, START_TIMEOUT_MS)
     } else if (how.kind === 'address') {
       rendezvous = hostPort(how.host, how.port)

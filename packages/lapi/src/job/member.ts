@@ -77,51 +77,63 @@ export async function runMember (o: MemberOptions): Promise<number> {
   const onSignal = (): void => { if (o.join) abort(-1, 'the job was interrupted') }
   process.on('SIGINT', onSignal)
   if (o.join) process.on('SIGTERM', onSignal)
-  const job = await new Promise<JobMessage>((resolve, reject) => {
-    notJoined = reject
-    let joined = false
-    let challenge: Uint8Array | null = null
-    sock.once('error', (e) => reject(new Error(`cannot reach the rendezvous at ${rv}: ${e.message}`)))
-    readMessages(sock, (m) => {
-      const t = field(m, 't')
-      if (t === 'challenge' && !joined) {
-        const n = field(m, 'n')
-        if (!(n instanceof Uint8Array)) { reject(new Error('the rendezvous sent a malformed challenge')); return }
-        challenge = n
-        sock.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'join', n, nonce, rank) }))
-      } else if (t === 'welcome' && !joined && challenge !== null) {
-        if (!sameProof(field(m, 'p'), proof(key, 'rendezvous', challenge, nonce, rank))) { sock.destroy(); reject(new Error('the rendezvous did not prove the job key')); return }
-        joined = true
-        void transport.listen().then((a) => sock.write(encodeMessage({ t: 'addr', host: a.host, port: a.port })), reject)
-      } else if (t === 'job' && joined) {
-        resolve(m as JobMessage)
-      } else if (t === 'refused' && !joined) {
-        const why = field(m, 'why')
-        reject(new Error(`the rendezvous refused this process: ${typeof why === 'string' ? why : 'no reason given'}`))
-      } else if (t === 'abort') {
-        const task = field(m, 'task'); const reason = field(m, 'reason')
-        abort(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'aborted')
-      }
-    }, (why) => reject(new Error(`the rendezvous sent ${why}`)))
-    sock.once('close', () => { if (!o.join || !started) abort(-1, o.join ? 'the rendezvous (process 0) is gone' : 'the launcher is gone') })
-  })
-  started = true
-
-  notJoined = null
-  checkJobFits(job.numTasks, job.config, size, [rank], undefined, net.transport === 'udp')
-  const spec = createJob(job.numTasks, job.config, {
-    procs: size,
-    rank,
-    ...(transport instanceof UdpTransport ? { datagram: transport.geometry() } : {}),
-    ...(net.faults !== null ? { faults: net.faults } : {}),
-  })
-  const agent = new Agent({ spec, rank, transport, log, onAbort: abort })
-  if (transport instanceof UdpTransport) transport.useShared(spec.net!.stream as DatagramShared)
-  else transport.useShared(spec.net!.stream)
-  await transport.connect(job.table, {
-    onBytes: (peer, chunk, len) => agent.onBytes(peer, chunk, len),
-    onPeerLost: (peer, reason, normal) => agent.onPeerLost(peer, reason, normal),
-  })
+  let job: JobMessage
+  let spec: ReturnType<typeof createJob>
+  let agent: Agent | null = null
+  try {
+    job = await new Promise<JobMessage>((resolve, reject) => {
+      notJoined = reject
+      let joined = false
+      let challenge: Uint8Array | null = null
+      sock.once('error', (e) => reject(new Error(`cannot reach the rendezvous at ${rv}: ${e.message}`)))
+      readMessages(sock, (m) => {
+        const t = field(m, 't')
+        if (t === 'challenge' && !joined) {
+          const n = field(m, 'n')
+          if (!(n instanceof Uint8Array)) { reject(new Error('the rendezvous sent a malformed challenge')); return }
+          challenge = n
+          sock.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'join', n, nonce, rank) }))
+        } else if (t === 'welcome' && !joined && challenge !== null) {
+          if (!sameProof(field(m, 'p'), proof(key, 'rendezvous', challenge, nonce, rank))) { sock.destroy(); reject(new Error('the rendezvous did not prove the job key')); return }
+          joined = true
+          log.debug({ rendezvous: rv }, 'welcomed by the rendezvous')
+          void transport.listen().then((a) => sock.write(encodeMessage({ t: 'addr', host: a.host, port: a.port })), reject)
+        } else if (t === 'job' && joined) {
+          resolve(m as JobMessage)
+        } else if (t === 'refused' && !joined) {
+          const why = field(m, 'why')
+          reject(new Error(`the rendezvous refused this process: ${typeof why === 'string' ? why : 'no reason given'}`))
+        } else if (t === 'abort') {
+          const task = field(m, 'task'); const reason = field(m, 'reason')
+          abort(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'aborted')
+        }
+      }, (why) => reject(new Error(`the rendezvous sent ${why}`)))
+      sock.once('close', () => { if (!o.join || !started) abort(-1, o.join ? 'the rendezvous (process 0) is gone' : 'the launcher is gone') })
+    })
+    started = true
+    notJoined = null
+    checkJobFits(job.numTasks, job.config, size, [rank], undefined, net.transport === 'udp')
+    spec = createJob(job.numTasks, job.config, {
+      procs: size,
+      rank,
+      ...(transport instanceof UdpTransport ? { datagram: transport.geometry() } : {}),
+      ...(net.faults !== null ? { faults: net.faults } : {}),
+    })
+    const a = agent = new Agent({ spec, rank, transport, log, onAbort: abort })
+    if (transport instanceof UdpTransport) transport.useShared(spec.net!.stream as DatagramShared)
+    else transport.useShared(spec.net!.stream)
+    await transport.connect(job.table, {
+      onBytes: (peer, chunk, len) => a.onBytes(peer, chunk, len),
+      onPeerLost: (peer, reason, normal) => a.onPeerLost(peer, reason, normal),
+    })
+  } catch (e) {
+    // (a start that fails leaves nothing open: this process exits with its message)
+    process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal)
+    sock.destroy()
+    agent?.stop()
+    await transport.close().catch(() => {})
+    throw e
+  }
   agent.start()
   log.debug({ tasks: `${spec.firstTask}-${spec.firstTask + spec.localTasks - 1}` }, 'process joined the job')
 
@@ -157,14 +169,21 @@ export async function runMember (o: MemberOptions): Promise<number> {
   return result.exitCode
 }
 
+/**
+ * How long one attempt to reach the rendezvous may take, ms: a refusal lost on a lossy network
+ * would otherwise leave the attempt to the kernel's SYN retries (a minute or two, backing off).
+ */
+const REACH_TRY_MS = 2000
+
 /** Connects to the rendezvous, trying again while nothing listens there yet (up to START_TIMEOUT_MS). */
 async function reach (host: string, port: number): Promise<Socket> {
   const end = performance.now() + START_TIMEOUT_MS
   for (let wait = 20; ; wait = Math.min(2 * wait, 500)) {
     const s = connect({ host, port })
     const ok = await new Promise<boolean>((resolve) => {
-      s.once('connect', () => resolve(true))
-      s.once('error', () => resolve(false))
+      const t = setTimeout(() => resolve(false), REACH_TRY_MS)
+      s.once('connect', () => { clearTimeout(t); resolve(true) })
+      s.once('error', () => { clearTimeout(t); resolve(false) })
     })
     if (ok) return s
     s.destroy()

@@ -77,7 +77,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   log.debug({ program: fileURLToPath(url), numTasks: n, procs: P, rendezvous: `${bind}:${port}` }, 'job starting')
 
   const startTimer = setTimeout(() => {
-    if (rv?.complete !== true) fail(-1, `the processes did not all start within ${START_TIMEOUT_MS / 1000} s`)
+    if (rv?.complete !== true) fail(-1, `the processes did not all start within ${START_TIMEOUT_MS / 1000} s${rv === null ? '' : `: ${rv.waitingFor()}`}`)
   }, START_TIMEOUT_MS)
 
   // none is left behind, even when this process ends before the job does (a second Ctrl-C)

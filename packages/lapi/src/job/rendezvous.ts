@@ -53,6 +53,8 @@ export interface Rendezvous {
   readonly port: number
   /** Whether every process has published its address. */
   readonly complete: boolean
+  /** Who the rendezvous still waits for, in words ("" once complete): for the message of a job that did not start. */
+  waitingFor: () => string
   /** Tells every process the job is aborted. */
   abort: (task: number, reason: string) => void
   close: () => void
@@ -64,6 +66,8 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
   const socks: Array<Socket | null> = new Array<Socket | null>(P).fill(null)
   const addrs: Array<PeerAddress | null> = new Array<PeerAddress | null>(P).fill(null)
   let complete = false
+  /** Connections that have not (yet) proved the key. */
+  let strangers = 0
   const send = (r: number, m: unknown): void => {
     const s = socks[r]
     if (s !== null && !s.destroyed) s.write(encodeMessage(m))
@@ -71,6 +75,8 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
   const server: Server = createServer((sock) => {
     const challenge = makeNonce()
     let rank = -1
+    strangers++
+    sock.once('close', () => { if (rank < 0) strangers-- })
     sock.on('error', () => { /* its process's end says what happened */ })
     sock.write(encodeMessage({ t: 'challenge', n: challenge }))
     readMessages(sock, (m) => {
@@ -86,6 +92,7 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
           return
         }
         rank = r
+        strangers--
         socks[r] = sock
         sock.write(encodeMessage({ t: 'welcome', p: proof(o.key, 'rendezvous', challenge, nc, r) }))
         return
@@ -123,10 +130,28 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
   return {
     port,
     get complete () { return complete },
+    waitingFor: () => {
+      if (complete) return ''
+      const absent: number[] = []; const silent: number[] = []
+      for (let r = 0; r < P; r++) {
+        if (socks[r] === null) absent.push(r)
+        else if (addrs[r] === null) silent.push(r)
+      }
+      const parts: string[] = []
+      if (absent.length > 0) parts.push(`process${absent.length > 1 ? 'es' : ''} ${list(absent)} never joined`)
+      if (silent.length > 0) parts.push(`process${silent.length > 1 ? 'es' : ''} ${list(silent)} joined but sent no address`)
+      if (strangers > 0) parts.push(`${strangers} connection${strangers > 1 ? 's' : ''} did not prove the job key`)
+      return parts.join('; ')
+    },
     abort: (task, reason) => { for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason }) },
     close: () => {
       for (const s of socks) s?.destroy()
       server.close()
     },
   }
+}
+
+/** Ranks in words: "1", "1, 4, 7", "1, 2, 3 … (9 in all)". */
+function list (ranks: number[]): string {
+  return ranks.length <= 8 ? ranks.join(', ') : `${ranks.slice(0, 8).join(', ')} … (${ranks.length} in all)`
 }
