@@ -74,8 +74,8 @@ export const PROGRAMS: Program[] = [
   { file: 'am/held.mjs', tasks: 2, ok: 'am held ok' },
   { file: 'am/held-term.mjs', tasks: 2, ok: 'am held-term ok' },
   { file: 'am/prepared.mjs', tasks: 2, args: ['plain'], ok: 'am prepared ok' },
-  { file: 'am/reply.mjs', tasks: 4, args: ['400'], ok: 'am reply ok' },
-  { file: 'am/stress.mjs', tasks: 4, args: ['3000'], config: { segmentSize: 8 * MiB }, ok: 'am stress ok' },
+  { file: 'am/reply.mjs', tasks: 4, args: ['200'], ok: 'am reply ok' },
+  { file: 'am/stress.mjs', tasks: 4, args: ['1500'], config: { segmentSize: 8 * MiB }, ok: 'am stress ok' },
   { file: 'am/interrupt.mjs', tasks: 2, args: ['polling'], ok: 'polling: during await []' },
   { file: 'am/interrupt.mjs', tasks: 2, args: ['interrupt'], ok: 'interrupt: during await [hdr,cmpl]' },
   { file: EX + 'accumulate/c-style.mjs', tasks: 4, args: ['5000'], ok: (r) => expect(r.stdout).toContain('accumulate: D = sum of 4 vectors of 5000 doubles, verified') },
@@ -106,8 +106,8 @@ export const PROGRAMS: Program[] = [
     expect(got).toEqual([0, 1, 2, 3])
     expect(r.stdout).toContain('Result verified!')
   } },
-  { file: EX + 'amx/testgetput.mjs', tasks: 4, args: ['100'], ok: amx(true) },
-  { file: EX + 'amx/testreadwrite.mjs', tasks: 4, args: ['40'], ok: amx(true) },
+  { file: EX + 'amx/testgetput.mjs', tasks: 4, args: ['40'], ok: amx(true) },
+  { file: EX + 'amx/testreadwrite.mjs', tasks: 4, args: ['20'], ok: amx(true) },
 ]
 
 /** Checks a run's output as `prog` wants (`stdout` and `stderr` of the whole job). */
