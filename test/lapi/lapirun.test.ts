@@ -1,4 +1,5 @@
 /** The lapirun launcher as a user runs it: arguments, labels, exit codes, failures, Ctrl-C. */
+import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '@amlapi/lapi'
@@ -52,6 +53,22 @@ describe('lapirun', () => {
     expect(e.code).toBe(3)
     expect(e.stderr).toContain('task 1 failed: exited with code 3')
   })
+
+  for (const procs of ['1', '2']) {
+    it(`a reader that goes away (lapirun … | head -1) leaves the job running to its end, exit 0 (${procs} process${procs === '1' ? '' : 'es'})`, async () => {
+      const p = spawn(process.execPath, [LAPIRUN, '-n', '2', '--procs', procs, FIXTURES + 'lapi/chatty.mjs'], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let err = ''
+      p.stderr.on('data', (d: Buffer) => { err += d.toString() })
+      // (the first line read, the pipe is closed, as head does)
+      p.stdout.once('data', () => p.stdout.destroy())
+      const kill = setTimeout(() => p.kill('SIGKILL'), 40_000)
+      const code = await new Promise<number | null>((resolve) => p.on('close', (c) => resolve(c)))
+      clearTimeout(kill)
+      expect(code, err).toBe(0)
+      expect(err).not.toMatch(/EPIPE|Unhandled/)
+      expect(err.match(/chatty done/g)).toHaveLength(2)
+    }, 45_000)
+  }
 
   it('Ctrl-C stops a job whose tasks wait forever', async () => {
     // the signal comes once every task has joined (their debug lines say so) and is on its way to its wait

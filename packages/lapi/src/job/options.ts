@@ -84,11 +84,25 @@ export interface JobResult {
   durationMs: number
 }
 
-/** Splits a stream into lines and writes each with a prefix. */
+/** The destinations `forward` watches for errors. */
+const watched = new WeakSet<Writable>()
+
+/**
+ * Makes an error of `dst` harmless: a reader that went away (`lapirun … | head -1`: EPIPE) leaves
+ * the job running, and what the tasks write after it is dropped, as it is when nobody reads.
+ */
+export function keepGoing (dst: Writable): Writable {
+  if (!watched.has(dst)) { watched.add(dst); dst.on('error', () => {}) }
+  return dst
+}
+
+/** Splits a stream into lines and writes each with a prefix (nothing once `dst` is gone). */
 export function forward (src: Readable, dst: Writable, prefix: string, wholeLines = false): Promise<void> {
+  keepGoing(dst)
+  const write = (data: string | Buffer): void => { if (!dst.destroyed) dst.write(data) }
   const done = new Promise<void>((resolve) => { src.once('end', resolve); src.once('close', resolve) })
   if (prefix === '' && !wholeLines) {
-    src.on('data', (chunk: Buffer) => { dst.write(chunk) })
+    src.on('data', (chunk: Buffer) => { write(chunk) })
     return done
   }
   let rest = ''
@@ -97,9 +111,9 @@ export function forward (src: Readable, dst: Writable, prefix: string, wholeLine
     const text = rest + chunk
     const lines = text.split('\n')
     rest = lines.pop() ?? ''
-    if (lines.length > 0) dst.write(lines.map((l) => prefix + l + '\n').join(''))
+    if (lines.length > 0) write(lines.map((l) => prefix + l + '\n').join(''))
   })
-  return done.then(() => { if (rest !== '') dst.write(prefix + rest + '\n') })
+  return done.then(() => { if (rest !== '') write(prefix + rest + '\n') })
 }
 
 /** Default of RunJobOptions.graceMs. */

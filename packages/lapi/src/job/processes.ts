@@ -17,7 +17,7 @@ import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { netSettings } from './net-settings.js'
 import { resolveConfig } from '../config.js'
 import { logger } from '../log.js'
-import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type RunJobOptions } from './options.js'
+import { ABORT_GRACE_MS, checkProgram, failureLine, forward, keepGoing, seconds, type JobResult, type RunJobOptions } from './options.js'
 import { checkJobFits, placement } from './spec.js'
 
 /** Beyond the tasks' grace period, how long a process may take to end before it is killed. */
@@ -42,8 +42,8 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   checkJobFits(n, config, P, Array.from({ length: P }, (_, r) => r), undefined, (opts.transport ?? (opts.env ?? process.env)['AMLAPI_TRANSPORT']) === 'udp')
   const key = makeKey()
   const log = logger('lapi:job', { procs: P })
-  const out = opts.stdout ?? process.stdout
-  const errOut = opts.stderr ?? process.stderr
+  const out = keepGoing(opts.stdout ?? process.stdout)
+  const errOut = keepGoing(opts.stderr ?? process.stderr)
   const bind = opts.bind ?? '127.0.0.1'
 
   const codes: Array<number | undefined> = new Array<number | undefined>(n).fill(undefined)

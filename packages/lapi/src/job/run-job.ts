@@ -18,7 +18,7 @@ import { failureOf } from './failure.js'
 import { DATA_KEY, SPEC_KEY, checkJobFits, createJob, type JobSpec } from './spec.js'
 import { isPageAligned } from '../transport/ring.js'
 import { parseFaults } from '../transport/faults.js'
-import { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type ProcessHooks, type RunJobOptions } from './options.js'
+import { ABORT_GRACE_MS, checkProgram, failureLine, forward, keepGoing, seconds, type JobResult, type ProcessHooks, type RunJobOptions } from './options.js'
 
 export { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type ProcessHooks, type RunJobOptions }
 
@@ -66,8 +66,8 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   if (![job.control, ...job.inboxes.filter((b) => b !== null)].every(isPageAligned)) {
     log.warn('inboxes or control block not page-aligned (shared WebAssembly.Memory refused): small packets may straddle cache lines')
   }
-  const out = opts.stdout ?? process.stdout
-  const errOut = opts.stderr ?? process.stderr
+  const out = keepGoing(opts.stdout ?? process.stdout)
+  const errOut = keepGoing(opts.stderr ?? process.stderr)
   const ctl = new Int32Array(job.control)
   const codes: Array<number | undefined> = new Array<number | undefined>(n).fill(undefined)
   const local = (t: number): boolean => t >= lo && t < lo + nLocal
