@@ -52,8 +52,8 @@ describe('bench --quick (the real CLI)', () => {
     await new Promise<void>((resolve) => {
       const child = execFile(
         process.execPath,
-        // (the network benchmarks start processes and take most of a whole run: the next describe runs them apart, lighter)
-        [MAIN, '--quick', '--filter', '^(baseline|bufmgr|lapi|am2|pgas)', '--out', dir],
+        // (the network and application benchmarks start processes and take most of a whole run: the next describe runs them apart, lighter)
+        [MAIN, '--quick', '--filter', '^(baseline|bufmgr|lapi|am2|pgas$)', '--out', dir],
         { timeout: 100_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } },
         (_err, out, errOut) => {
           stdout = out
@@ -249,12 +249,12 @@ describe('bench --quick (the real CLI)', () => {
   })
 })
 
-describe('bench --quick, the network benchmarks (two cores, goals unpaired)', () => {
-  it('runs net and net.udp: every series measured, every goal judged', async () => {
+describe('bench --quick, the network and application benchmarks (two cores, goals unpaired)', () => {
+  it('runs net, net.udp and pgas.apps: every series measured, every goal judged', async () => {
     const out = mkdtempSync(join(tmpdir(), 'amlapi-bench-net-'))
     try {
       const r = await new Promise<{ code: number | null, stderr: string }>((resolve) => {
-        const child = execFile(process.execPath, [MAIN, '--quick', '--filter', '^net', '--no-1core', '--no-pairs', '--out', out],
+        const child = execFile(process.execPath, [MAIN, '--quick', '--filter', '^(net|pgas\\.apps)', '--no-1core', '--no-pairs', '--out', out],
           { timeout: 100_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } }, (_err, _out, errOut) => resolve({ code: child.exitCode, stderr: errOut }))
       })
       expect(r.code, r.stderr).toBe(0)
@@ -263,6 +263,17 @@ describe('bench --quick, the network benchmarks (two cores, goals unpaired)', ()
       const ids = new Set(rep.series.map((x: any) => x.id))
       for (const id of ['net.poll.rtt', 'net.am2.short-rtt', 'net.stream.bw', 'net.udp.poll.rtt', 'net.udp.am2.short-rtt', 'net.udp.am2.rate', 'net.udp.am2.rate-drop', 'net.udp.am2.long-bw-mac']) expect(ids.has(id), id).toBe(true)
       for (const x of rep.series.filter((x: any) => x.id.startsWith('net'))) for (const p of x.points) expect(p.median, `${x.id} @ ${p.size}`).toBeGreaterThan(0)
+      // the applications: one whole run a point (--quick), each verified, sizes in tasks
+      expect(rep.benchmarks.find((b: any) => b.name === 'pgas.apps')?.status).toBe('ok')
+      const apps = rep.series.filter((x: any) => x.benchmark === 'pgas.apps')
+      expect(apps.map((x: any) => [x.id, x.points.map((p: any) => p.size)])).toEqual([
+        ['pgas.apps.is', [1, 2, 4]], ['pgas.apps.is-tcp', [2]], ['pgas.apps.is-udp', [2]],
+        ['pgas.apps.gups', [1, 2, 4]], ['pgas.apps.gups-tcp', [2]], ['pgas.apps.gups-udp', [2]], ['pgas.apps.jacobi', [1, 2]],
+      ])
+      for (const x of apps) for (const p of x.points) { expect(p.samples, x.id).toHaveLength(1); expect(p.median, x.id).toBeGreaterThan(0) }
+      const appGoals = rep.goals.filter((g: any) => g.series.startsWith('pgas.apps'))
+      expect(appGoals.map((g: any) => g.sizeUnit)).toEqual(['tasks', 'tasks', 'tasks', 'tasks'])
+      for (const g of appGoals) expect(['PASS', 'MISS'], g.name).toContain(g.status)
       const goals = rep.goals.filter((g: any) => g.series.startsWith('net'))
       expect(goals.length).toBeGreaterThanOrEqual(10)
       // (the one-core goals are not measured: no such placement here)

@@ -1,7 +1,7 @@
 /** Pure text formatting: numbers, sizes, fixed-width (Markdown-compatible) tables. */
 import type { Environment } from './env.js'
 import { median, type SeriesGroup } from './stats.js'
-import type { GoalResult, RatioResult, ReferenceResult } from './types.js'
+import type { GoalResult, RatioResult, ReferenceResult, SizeUnit } from './types.js'
 
 /** Three significant digits below 1000, whole numbers up to a million, then `12.3M`. `–` if missing. */
 export function formatNumber(v: number | null | undefined): string {
@@ -14,8 +14,9 @@ export function formatNumber(v: number | null | undefined): string {
   return v.toPrecision(3)
 }
 
-/** `8 B`, `4 KiB`, `1 MiB`, `1.5 KiB`. */
-export function formatSize(bytes: number): string {
+/** `8 B`, `4 KiB`, `1 MiB`, `1.5 KiB`; a count of tasks as the number. */
+export function formatSize(bytes: number, unit: SizeUnit = 'bytes'): string {
+  if (unit === 'tasks') return String(bytes)
   const units: [number, string][] = [
     [2 ** 30, 'GiB'],
     [2 ** 20, 'MiB'],
@@ -67,13 +68,15 @@ function sizesOf(group: SeriesGroup): number[] {
  */
 export function formatGroupTable(group: SeriesGroup, repeats: number): string {
   const sizes = sizesOf(group)
-  const header = ['size', ...group.series.map((s) => s.title)]
+  const header = [group.sizeUnit === 'tasks' ? 'tasks' : 'size', ...group.series.map((s) => s.title)]
   const rows = sizes.map((size) => [
-    formatSize(size),
+    formatSize(size, group.sizeUnit),
     ...group.series.map((s) => formatCell(s.points.find((p) => p.size === size))),
   ])
   const unit = unitLabel(group.unit)
-  let text = `### ${group.title}\n\n${unit}; median of ${repeats} repeats (min–max)\n\n${formatTable(header, rows)}\n`
+  // (a series of whole application runs takes fewer repeats: it says how many)
+  const n = group.series.find((s) => s.repeats !== undefined)?.repeats ?? repeats
+  let text = `### ${group.title}\n\n${unit}; median of ${n} repeats (min–max)\n\n${formatTable(header, rows)}\n`
   const allRatios = group.series.flatMap((s) => s.ratios.map((r) => ({ s, r })))
   // A column whose baseline was not run at all (filtered out) is left out, and said so.
   const ratioCols = allRatios.filter(({ r }) => r.values.some((v) => v.ratio !== null))
@@ -134,7 +137,7 @@ export function formatGoals(goals: readonly GoalResult[]): string {
   const rows = goals.map((g) => [
     g.status,
     g.name,
-    formatSize(g.size) + (g.baselineSize !== undefined ? ` vs ${formatSize(g.baselineSize)}` : ''),
+    formatSize(g.size, g.sizeUnit) + (g.baselineSize !== undefined ? ` vs ${formatSize(g.baselineSize, g.sizeUnit)}` : ''),
     formatNumber(g.ratio),
     ...pairCells(g),
     formatNumber(g.unpairedRatio),

@@ -23,4 +23,5 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'net', load: () => import('./benchmarks/net.js') },
   { name: 'net.udp', load: () => import('./benchmarks/net-udp.js') },
   { name: 'pgas', load: () => import('./benchmarks/pgas.js') },
+  { name: 'pgas.apps', load: () => import('./benchmarks/pgas-apps.js') },
 ]

@@ -18,6 +18,7 @@ export function chartsOf(report: RunReport): { group: string; svg: string }[] {
       title: g.title,
       yLabel: unitLabel(g.unit),
       xLabel: g.xLabel ?? (g.kind === 'rate' ? 'allocation size, bytes (log₂ scale)' : 'size, bytes (log₂ scale)'),
+      ...(g.sizeUnit !== undefined ? { sizeUnit: g.sizeUnit } : {}),
       series: g.series.map((s) => ({ title: s.title, points: s.points, dashed: s.placement === '1core' })),
     }),
   }))

@@ -180,6 +180,9 @@ export async function calibrate(
   return n
 }
 
+/** Repeats of a `wholeRuns` series (each a whole application run, seconds long; one with --quick). */
+const WHOLE_RUN_REPEATS = 3
+
 /** The garbage run of a `garbage: true` series is this many samples long. */
 const GARBAGE_RUN_SAMPLES = 4
 
@@ -198,16 +201,18 @@ async function measureSeries(
     emit({ type: 'step', name: bench.name, placement, series: spec.id, size, phase })
   const iterations: number[] = []
   for (const size of sizes) {
+    if (spec.wholeRuns === true) { iterations.push(1); continue }
     step(size, 'calibrating')
     iterations.push(await calibrate((n) => session.run(spec.id, size, n), budgetS))
   }
   // Repeats go round the sizes, so a slow spell of the machine hits several sizes a little
   // rather than one size in every repeat.
   const samples: number[][] = sizes.map(() => [])
-  for (let r = 0; r < cfg.repeats; r++) {
+  const repeats = spec.wholeRuns === true ? Math.min(cfg.repeats, cfg.quick ? 1 : WHOLE_RUN_REPEATS) : cfg.repeats
+  for (let r = 0; r < repeats; r++) {
     for (let i = 0; i < sizes.length; i++) {
       const size = sizes[i]!
-      step(size, `repeat ${r + 1}/${cfg.repeats}`)
+      step(size, `repeat ${r + 1}/${repeats}`)
       const seconds = await session.run(spec.id, size, iterations[i]!)
       if (!(seconds > 0) || !Number.isFinite(seconds)) throw new Error(`${spec.id} @ ${size}: bad time ${seconds}`)
       samples[i]!.push(toValue(spec.kind, spec.unit, size, iterations[i]!, seconds))
@@ -244,6 +249,8 @@ async function measureSeries(
     group: spec.group,
     ...(spec.groupTitle !== undefined ? { groupTitle: spec.groupTitle } : {}),
     ...(spec.xLabel !== undefined ? { xLabel: spec.xLabel } : {}),
+    ...(spec.sizeUnit !== undefined ? { sizeUnit: spec.sizeUnit } : {}),
+    ...(repeats !== cfg.repeats ? { repeats } : {}),
     benchmark: bench.name,
     placement,
     points,

@@ -1,5 +1,5 @@
 /** Pure statistics: median and min–max over repeats, unit-normalised ratios, goal evaluation. */
-import type { Goal, GoalResult, RatioColumn, RatioResult, Reference, ReferenceResult, SeriesKind, SeriesResult, Unit } from './types.js'
+import type { Goal, GoalResult, RatioColumn, RatioResult, Reference, ReferenceResult, SeriesKind, SeriesResult, SizeUnit, Unit } from './types.js'
 
 export interface Summary {
   median: number
@@ -121,9 +121,11 @@ function measureRatio(spec: { series: string; size: number; baseline?: string; b
  */
 export function evaluateGoal(goal: Goal, all: ReadonlyMap<string, SeriesResult>, pairs?: Pairs): GoalResult {
   const m = measureRatio(goal, all, pairs)
-  if (m.ratio === null) return { ...goal, ...m, status: 'n/a' }
+  const unit = all.get(goal.series)?.sizeUnit
+  const sized = unit !== undefined ? { sizeUnit: unit } : {}
+  if (m.ratio === null) return { ...goal, ...m, ...sized, status: 'n/a' }
   const ok = goal.op === '<=' ? m.ratio <= goal.target : m.ratio >= goal.target
-  return { ...goal, ...m, status: ok ? 'PASS' : 'MISS' }
+  return { ...goal, ...m, ...sized, status: ok ? 'PASS' : 'MISS' }
 }
 
 /** Evaluate one reference ratio (a goal without a target). */
@@ -136,6 +138,8 @@ export interface SeriesGroup {
   title: string
   /** X axis label: the first series' `xLabel` that is set. */
   xLabel?: string
+  /** What the sizes count: the first series' `sizeUnit` (default bytes). */
+  sizeUnit?: SizeUnit
   unit: Unit
   kind: SeriesKind
   series: SeriesResult[]
@@ -153,6 +157,7 @@ export function groupSeries(series: readonly SeriesResult[]): SeriesGroup[] {
       g.title = s.groupTitle
     }
     if (g.xLabel === undefined && s.xLabel !== undefined) g.xLabel = s.xLabel
+    if (g.sizeUnit === undefined && s.sizeUnit !== undefined) g.sizeUnit = s.sizeUnit
     g.series.push(s)
   }
   return [...groups.values()]

@@ -5,6 +5,7 @@
  * The output depends only on the data (byte-stable), so result files diff cleanly.
  */
 import { formatSize } from './format.js'
+import type { SizeUnit } from './types.js'
 
 export interface ChartSeries {
   title: string
@@ -18,6 +19,8 @@ export interface ChartOptions {
   /** Y axis label, e.g. `µs`. */
   yLabel: string
   xLabel?: string
+  /** What the x values count (default bytes). */
+  sizeUnit?: SizeUnit
   series: readonly ChartSeries[]
   width?: number
 }
@@ -118,7 +121,7 @@ export function renderChart(opts: ChartOptions): string {
     const labelled = e % labelEvery === 0
     out.push(`<line x1="${x}" y1="${top}" x2="${x}" y2="${top + plotH}" stroke="${labelled ? '#dddddd' : '#f2f2f2'}" stroke-width="1"/>`)
     out.push(`<line x1="${x}" y1="${top + plotH}" x2="${x}" y2="${top + plotH + (labelled ? 6 : 3)}" stroke="#000000"/>`)
-    if (labelled) out.push(`<text x="${x}" y="${top + plotH + 20}" text-anchor="middle">${escapeXml(formatSize(2 ** e))}</text>`)
+    if (labelled) out.push(`<text x="${x}" y="${top + plotH + 20}" text-anchor="middle">${escapeXml(formatSize(2 ** e, opts.sizeUnit))}</text>`)
   }
   out.push(`<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#000000"/>`)
   if (hasZero && lx.length > 0) {

@@ -94,7 +94,17 @@ export interface SeriesSpec {
    * allocated per operation and garbage collections per million operations, using `v8.GCProfiler`.
    */
   garbage?: boolean
+  /**
+   * Each `run` is one whole program run that times itself (an application benchmark, seconds
+   * long): no calibration or warm-up run, one iteration a sample, at most 3 repeats (1 with --quick).
+   */
+  wholeRuns?: boolean
+  /** What a size counts (default bytes): `tasks` for a series over the number of tasks. */
+  sizeUnit?: SizeUnit
 }
+
+/** What the size of a point counts. */
+export type SizeUnit = 'bytes' | 'tasks'
 
 /** What the runner tells a benchmark when it opens a session. */
 export interface BenchContext {
@@ -165,6 +175,9 @@ export interface SeriesResult {
   group: string
   groupTitle?: string
   xLabel?: string
+  sizeUnit?: SizeUnit
+  /** Repeats taken where fewer than the run's (a `wholeRuns` series). */
+  repeats?: number
   benchmark: string
   placement: Placement
   points: Point[]
@@ -188,6 +201,8 @@ export interface RatioResult {
 
 export interface GoalResult extends Goal, RatioResult {
   status: 'PASS' | 'MISS' | 'n/a'
+  /** What the goal's sizes count (the series'; absent: bytes). */
+  sizeUnit?: SizeUnit
 }
 
 export interface ReferenceResult extends Reference, RatioResult {}
