@@ -117,7 +117,7 @@ export interface MachineLoad {
   loadavgEnd: number
   /**
    * CPU time used by other processes during the run, as a percentage of all the CPU time the machine
-   * had (busy time from /proc/stat minus this process and its 1-core child). `null` off Linux.
+   * had (busy time from /proc/stat minus this process and the processes it started). `null` off Linux.
    * Anything above a few percent means the figures were disturbed. It includes `stealPercent`.
    */
   otherCpuPercent: number | null
@@ -128,18 +128,38 @@ export interface MachineLoad {
   stealPercent: number | null
 }
 
-/** Start measuring; the returned function takes the CPU seconds used by our child processes. */
+/**
+ * CPU seconds of this process's ended children and their descendants (`cutime` + `cstime` of
+ * /proc/self/stat: the jobs, peers and applications the benchmarks start); null off Linux.
+ */
+function childrenCpuSeconds(): number | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    // (the fields after the command, which is in parentheses and may hold spaces)
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number)
+    return ((f[13] ?? 0) + (f[14] ?? 0)) / 100
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Start measuring; the returned function takes the CPU seconds our 1-core child reported (used
+ * where the kernel does not say what the children used).
+ */
 export function startLoadMeter(): (childCpuSeconds: number) => MachineLoad {
   const loadavgStart = os.loadavg()[0]!
   const m0 = machineCpuSeconds()
   const u0 = process.cpuUsage()
+  const c0 = childrenCpuSeconds()
   return (childCpuSeconds) => {
     const m1 = machineCpuSeconds()
     const u = process.cpuUsage(u0)
+    const c1 = childrenCpuSeconds()
     let otherCpuPercent: number | null = null
     let stealPercent: number | null = null
     if (m0 && m1 && m1.total > m0.total) {
-      const ours = (u.user + u.system) / 1e6 + childCpuSeconds
+      const ours = (u.user + u.system) / 1e6 + (c0 !== null && c1 !== null ? c1 - c0 : childCpuSeconds)
       const other = Math.max(0, m1.busy - m0.busy - ours)
       otherCpuPercent = Math.round((1000 * other) / (m1.total - m0.total)) / 10
       stealPercent = Math.round((1000 * (m1.steal - m0.steal)) / (m1.total - m0.total)) / 10
