@@ -10,6 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { runFixture } from '../helpers/job.js'
+import { runNode } from '../helpers/run.js'
 
 interface Placement { name: string, tasks: number, procs: number, transport?: 'tcp' | 'udp' }
 const PLACEMENTS: Placement[] = [
@@ -38,9 +39,9 @@ describe('pgas: the API on every placement', () => {
 })
 
 describe('pgas: built on the public APIs only', () => {
-  it('imports nothing but @amlapi/lapi, @amlapi/am2 (and their compat faces), msgpackr, node: and its own files', () => {
+  it('imports nothing but @amlapi/lapi, @amlapi/am2 (and their compat faces), msgpackr/pack, node: and its own files', () => {
     const dir = fileURLToPath(new URL('../../packages/pgas/src/', import.meta.url))
-    const allowed = /^(\.\/[\w-]+\.js|@amlapi\/lapi|@amlapi\/lapi\/compat|@amlapi\/am2|@amlapi\/am2\/compat|msgpackr|node:[\w/]+)$/
+    const allowed = /^(\.\/[\w-]+\.js|@amlapi\/lapi|@amlapi\/lapi\/compat|@amlapi\/am2|@amlapi\/am2\/compat|msgpackr\/pack|node:[\w/]+)$/
     const bad: string[] = []
     for (const f of readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
       // (comments left out: the examples in the docs import the package itself)
@@ -51,5 +52,13 @@ describe('pgas: built on the public APIs only', () => {
       }
     }
     expect(bad).toEqual([])
+  })
+
+  it('loads no native addon, with lapi and am2 (msgpackr\'s main entry would load msgpackr-extract)', async () => {
+    const probe = "import '@amlapi/pgas'; import '@amlapi/pgas/flat'; import '@amlapi/lapi'; import '@amlapi/lapi/compat'; import '@amlapi/am2'; import '@amlapi/am2/compat'; " +
+      "import { createRequire } from 'node:module'; process.stdout.write(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((k) => k.endsWith('.node'))))"
+    const r = await runNode(['--input-type=module', '-e', probe])
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual([])
   })
 })

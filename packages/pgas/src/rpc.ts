@@ -8,7 +8,8 @@
  * target's event loop, which a blocking wait of the target holds up: such a target waits with the
  * async forms (`rpc`, `barrierAsync`) while calls may be outstanding.
  */
-import { Packr } from 'msgpackr'
+// (msgpackr/pack, not msgpackr: the package's main entry loads its optional native addon, msgpackr-extract)
+import { Packr } from 'msgpackr/pack'
 import type { compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
 import type { Core } from './core.js'
 import { PgasStatus as S } from './status.js'
