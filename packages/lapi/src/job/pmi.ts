@@ -49,7 +49,11 @@ export class Pmi1 {
     this.sock = new Socket({ fd, readable: true, writable: true })
     this.sock.setEncoding('utf8')
     this.sock.on('data', (chunk: string) => this.onData(chunk))
-    const end = (e?: Error): void => this.fail(new PmiError(`the launcher's PMI socket ${e !== undefined ? `failed: ${e.message}` : 'closed'}`))
+    // (a write or read that meets the launcher's end gone is the socket closing, whichever comes first)
+    const end = (e?: NodeJS.ErrnoException): void => {
+      const gone = e === undefined || e.code === 'EPIPE' || e.code === 'ECONNRESET'
+      this.fail(new PmiError(`the launcher's PMI socket ${gone ? 'closed' : `failed: ${e.message}`}`))
+    }
     this.sock.on('error', end)
     this.sock.on('close', () => end())
   }
