@@ -32,6 +32,9 @@ function sh (cmd: string): { ok: boolean, out: string } {
   const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8', timeout: 20_000 })
   return { ok: r.status === 0, out: (r.stdout ?? '') + (r.stderr ?? '') }
 }
+
+/** Every job ends itself before the test's deadline (60 s), saying what each task waited for, should one hang. */
+const HANG = ['--timeout', '45']
 const SLURM_ONE_NODE = fileURLToPath(new URL('../../scripts/slurm-one-node.sh', import.meta.url))
 const which = (c: string): string | null => { const r = sh(`command -v ${c}`); return r.ok ? r.out.trim() : null }
 
@@ -121,7 +124,7 @@ describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', 
         for (const prog of PROGRAMS.filter((p: Program) => p.shmOnly === undefined)) {
           const { procs, perProc } = split(prog.tasks)
           it(`${prog.file.replace('../../examples/', 'examples/')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
-            const argv = [process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(perProc), '--transport', transport, FIXTURES + prog.file, ...(prog.args ?? [])]
+            const argv = [process.execPath, LAPIRUN, '--join', ...HANG, '--tasks-per-proc', String(perProc), '--transport', transport, FIXTURES + prog.file, ...(prog.args ?? [])]
             const [cmd, ...args] = l.cmd(procs, argv)
             const r = await runCommand(cmd!, args, { env: { ...l.env, ...prog.env, ...configEnv(prog.config) }, deadlineMs: 60_000 })
             if (r.code !== 0) throw new Error(`job failed (${r.code}):\n${r.stderr}\n${r.stdout}`)
@@ -132,7 +135,7 @@ describe.skipIf(LAUNCHERS.length === 0)('launchers: lapirun --join under each', 
 
       it('npx lapirun --join, as the docs write it (npx does not pass PMI_FD on: the job meets through a file on one host)', async () => {
         for (const transport of ['tcp', 'udp']) {
-          const [cmd, ...args] = l.cmd(2, ['npx', 'lapirun', '--join', '--tasks-per-proc', '2', '--transport', transport, FIXTURES + 'lapi/putget.mjs'])
+          const [cmd, ...args] = l.cmd(2, ['npx', 'lapirun', '--join', ...HANG, '--tasks-per-proc', '2', '--transport', transport, FIXTURES + 'lapi/putget.mjs'])
           const r = await runCommand(cmd!, args, { env: { ...l.env, AMLAPI_SEGMENT_SIZE: String(4 << 20) }, deadlineMs: 60_000 })
           expect(r.code, r.stderr).toBe(0)
           expect(r.stdout.match(/putget ok/g)).toHaveLength(4)
@@ -220,7 +223,7 @@ describe.skipIf(nsWhy !== null)('across hosts: two network namespaces joined by 
     for (const prog of ACROSS) {
       it(`by a script: ${prog.file.replace('../../', '')} with AMLAPI_RENDEZVOUS and AMLAPI_JOB_KEY, over ${transport}`, async () => {
         const key = randomBytes(32).toString('hex')
-        const runs = [1, 0].map((rank) => runCommand('ip', ['netns', 'exec', NS[rank]!, process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(prog.tasks / 2), '--transport', transport, FIXTURES + prog.file, ...(prog.args ?? [])], {
+        const runs = [1, 0].map((rank) => runCommand('ip', ['netns', 'exec', NS[rank]!, process.execPath, LAPIRUN, '--join', ...HANG, '--tasks-per-proc', String(prog.tasks / 2), '--transport', transport, FIXTURES + prog.file, ...(prog.args ?? [])], {
           env: { AMLAPI_RANK: String(rank), AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `${ADDR[0]}:${47000 + (process.pid % 1000)}`, AMLAPI_JOB_KEY: key, AMLAPI_SEGMENT_SIZE: String(16 << 20), AMLAPI_LOG_LEVEL: 'debug' },
           deadlineMs: 60_000,
         }))
@@ -240,7 +243,7 @@ describe.skipIf(nsWhy !== null)('across hosts: two network namespaces joined by 
       const { procs, perProc } = split(prog.tasks)
       it.skipIf(hydraExe === null)(`by MPICH's mpiexec, its remote shell an ip netns exec: ${prog.file.replace('../../', '')} ${(prog.args ?? []).join(' ')} — ${procs} × ${perProc} over ${transport}`, async () => {
         const r = await runCommand('ip', ['netns', 'exec', NS[0]!, hydraExe!, '-launcher', 'ssh', '-launcher-exec', launcherExec, '-iface', DEV[0]!,
-          '-hosts', `${ADDR[0]},${ADDR[1]}`, '-n', String(procs), process.execPath, LAPIRUN, '--join', '--tasks-per-proc', String(perProc), '--transport', transport,
+          '-hosts', `${ADDR[0]},${ADDR[1]}`, '-n', String(procs), process.execPath, LAPIRUN, '--join', ...HANG, '--tasks-per-proc', String(perProc), '--transport', transport,
           FIXTURES + prog.file, ...(prog.args ?? [])], {
           env: { ...prog.env, ...configEnv(prog.config), AMLAPI_LOG_LEVEL: 'debug' },
           deadlineMs: 60_000,

@@ -81,12 +81,13 @@ interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number
 
 /** `lapirun --join` as rank `rank` of 2 in its namespace, bound to its address. */
 function member (rank: number, env: Record<string, string>, args: string[]): Proc {
-  const p = spawn('ip', ['netns', 'exec', NS[rank]!, process.execPath, LAPIRUN, '--join', '--bind', ADDR[rank]!, ...args], {
+  const p = spawn('ip', ['netns', 'exec', NS[rank]!, process.execPath, LAPIRUN, '--join', '--timeout', '45', '--bind', ADDR[rank]!, ...args], {
     env: { ...process.env, AMLAPI_RANK: String(rank), AMLAPI_SIZE: '2', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   })
   const r: Proc = { p, out: '', err: '', code: new Promise((resolve) => p.on('close', (c) => resolve(c))) }
   p.stdout!.on('data', (d: Buffer) => { r.out += d.toString() })
   p.stderr!.on('data', (d: Buffer) => { r.err += d.toString() })
+  // (--timeout 45: a job that hangs ends itself first, saying what each task waited for)
   setTimeout(() => p.kill('SIGKILL'), 60_000).unref()
   return r
 }
