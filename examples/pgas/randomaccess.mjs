@@ -170,15 +170,20 @@ function run () {
     for (let d = 0; d < P; d++) if (parts[d] !== null) apply(d)
   }
 
-  /** `updates` on one task: each value applied at once (the table is all mine). */
-  function updatesAlone (n) {
+  /**
+   * The next `n` values of the stream, those I own applied here at once: one task's update loop
+   * (it owns them all, a branch always taken), and every task's replay in the verification.
+   */
+  function applyMine (n) {
     let l = lo; let h = hi
     for (let k = 0; k < n; k++) {
       const c = h >> 31
       h = (h << 1) | (l >>> 31)
       l = (l << 1) ^ (c & 7)
-      const o = (l & lmask) << 1
-      T[o] ^= l; T[o + 1] ^= h
+      if (((l & mask) >>> shift) === me) {
+        const o = (l & lmask) << 1
+        T[o] ^= l; T[o + 1] ^= h
+      }
     }
     lo = l; hi = h
   }
@@ -196,7 +201,7 @@ function run () {
   let held = 0
   for (let k = 0; k < nUpd;) {
     const n = Math.min(CHUNK - held, nUpd - k)
-    if (P === 1) updatesAlone(n)
+    if (P === 1) applyMine(n)
     else updates(n)
     k += n
     if (!hasRemote) continue
@@ -224,21 +229,8 @@ function run () {
   // ─── verification (untimed): the stream again, XOR is its own inverse ───
   // Every task replays the whole stream and applies the values it owns: the same updates that
   // HPCC's verification routes to it in lockstep, here without messages or races.
-  function replay (n) {
-    let l = lo; let h = hi
-    for (let k = 0; k < n; k++) {
-      const c = h >> 31
-      h = (h << 1) | (l >>> 31)
-      l = (l << 1) ^ (c & 7)
-      if (((l & mask) >>> shift) === me) {
-        const o = (l & lmask) << 1
-        T[o] ^= l; T[o + 1] ^= h
-      }
-    }
-    lo = l; hi = h
-  }
   lo = 1; hi = 0
-  for (let k = 0; k < 4 * N; k += CHUNK) replay(Math.min(CHUNK, 4 * N - k))
+  for (let k = 0; k < 4 * N; k += CHUNK) applyMine(Math.min(CHUNK, 4 * N - k))
   let bad = 0
   for (let o = 0; o < nLocal; o++) if (T[2 * o] !== gStart + o || T[2 * o + 1] !== 0) bad++
   const errors = new Float64Array([bad])
