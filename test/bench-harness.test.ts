@@ -495,6 +495,21 @@ describe('tables', () => {
     expect(text).toContain('x.put.rtt ÷ SAB spin')
     expect(text).toMatch(/\| 8 B +\| +2\.00 \|/)
   })
+
+  it('counts tasks, not bytes, where the series say so (a run of whole applications: its own repeats)', () => {
+    const one = series('app.x', 'ops/s', { 1: 100, 2: 180 }, 'apps')
+    const two = series('app.y', 'ops/s', { 1: 50, 2: 90 }, 'apps')
+    for (const s of [one, two]) { s.sizeUnit = 'tasks'; s.repeats = 3 }
+    const all = new Map([one, two].map((s) => [s.id, s] as const))
+    two.ratios = computeRatios(two, [{ series: one.id, label: '÷ x', baselineSize: 1 }], all)
+    const text = formatGroupTable(groupSeries([one, two])[0]!, 5)
+    expect(text).toContain('median of 3 repeats')
+    expect(text).toMatch(/^\| tasks +\|/m)
+    expect(text).toMatch(/^\| 2 +\| 180 \(180–180\) \| 90\.0 \(90\.0–90\.0\) \|/m)
+    expect(text).toMatch(/^\| 2 +\| +0\.900 \|/m)
+    expect(text).toContain('app.y ÷ x @ 1')
+    expect(text).not.toMatch(/\d B\b/)
+  })
 })
 
 describe('svg', () => {

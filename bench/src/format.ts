@@ -82,13 +82,13 @@ export function formatGroupTable(group: SeriesGroup, repeats: number): string {
   const ratioCols = allRatios.filter(({ r }) => r.values.some((v) => v.ratio !== null))
   const missing = [...new Set(allRatios.filter((c) => !ratioCols.includes(c)).map(({ r }) => r.series))]
   if (ratioCols.length > 0) {
-    const rHeader = ['size']
+    const rHeader = [header[0]!]
     for (const { s, r } of ratioCols) {
-      const at = r.baselineSize !== undefined ? ` @ ${formatSize(r.baselineSize)}` : ''
+      const at = r.baselineSize !== undefined ? ` @ ${formatSize(r.baselineSize, group.sizeUnit)}` : ''
       rHeader.push(`${s.title} ${r.label}${at}`)
     }
     const rRows = sizes.map((size) => [
-      formatSize(size),
+      formatSize(size, group.sizeUnit),
       ...ratioCols.map(({ r }) => formatNumber(r.values.find((v) => v.size === size)?.ratio ?? null)),
     ])
     text += `\nRatios (median ÷ baseline median, units normalised)\n\n${formatTable(rHeader, rRows)}\n`
@@ -106,13 +106,13 @@ export function formatExtrasTable(group: SeriesGroup): string | null {
   }
   if (cols.length === 0) return null
   const rows = sizesOf(group).map((size) => [
-    formatSize(size),
+    formatSize(size, group.sizeUnit),
     ...cols.map((c) => {
       const v = c.s.points.find((p) => p.size === size)?.extra?.[c.key]
       return v === undefined ? '–' : v < 0.005 ? '0' : v < 1000 ? v.toFixed(v < 10 ? 2 : 1) : formatNumber(v)
     }),
   ])
-  const header = ['size', ...cols.map((c) => c.title)]
+  const header = [group.sizeUnit === 'tasks' ? 'tasks' : 'size', ...cols.map((c) => c.title)]
   return `### ${group.title}: garbage\n\nJS heap bytes allocated per operation and garbage collections per million operations, counted with v8.GCProfiler over one extra run per size, four samples long\n\n${formatTable(header, rows)}\n`
 }
 

@@ -31,6 +31,8 @@ interface AppRun {
   args: (quick: boolean, size: number) => string[]
   /** The run's figure in the series' unit, from its output (throws when it did not verify). */
   read: (out: string, quick: boolean) => number
+  /** Whether the figure is µs per operation (else operations per second). */
+  perOp: boolean
 }
 
 const shm = (size: number): string[] => ['-n', String(size)]
@@ -50,18 +52,21 @@ const is = (place: (size: number) => string[], cls: string): AppRun => ({
   program: 'is.mjs',
   place,
   args: (quick) => [quick ? 'S' : cls],
+  perOp: false,
   read: (out) => { verified(out, /^IS class \w verified$/m); return figure(out, /Mop\/s total\s*=\s*([\d.]+)/, 'Mop/s') * 1e6 },
 })
 const gups = (place: (size: number) => string[], logN: number): AppRun => ({
   program: 'randomaccess.mjs',
   place: (size) => [...place(size), '--segment-size', `${Math.ceil((8 * 2 ** logN) / size / MiB) + 8}M`],
   args: (quick) => [String(quick ? logN - 6 : logN)],
+  perOp: false,
   read: (out) => { verified(out, /^RandomAccess 2\^\d+ verified$/m); return figure(out, /([\d.]+) Billion\(10\^9\) Updates per second/, 'GUP/s') * 1e9 },
 })
 const jacobi: AppRun = {
   program: 'jacobi.mjs',
   place: (size) => [...shm(size), '--segment-size', `${Math.ceil((2 * (Math.ceil(JACOBI.n / size) + 2) * JACOBI.n * 8) / MiB) + 4}M`],
   args: (quick) => { const j = quick ? JACOBI_QUICK : JACOBI; return [String(j.n), String(j.iterations)] },
+  perOp: true,
   read: (out, quick) => {
     const j = quick ? JACOBI_QUICK : JACOBI
     if (j.hash === null) verified(out, /^Jacobi \d+ verified/m)
@@ -134,8 +139,8 @@ const bench: Benchmark = {
       // (a whole run is seconds long, over tcp up to tens: the harness's per-run limit is for short runs)
       const out = await lapirun([...r.place(size), EXAMPLES + r.program, ...r.args(ctx.quick, size)], Math.max(ctx.timeoutMs, 180_000))
       const v = r.read(out, ctx.quick)
-      // the seconds that give the run's own figure for `iterations` operations
-      return series === 'pgas.apps.jacobi' ? (v / 1e6) * iterations : iterations / v
+      // the seconds that give the run's own figure for `iterations` operations (µs each, or per second)
+      return r.perOp ? (v / 1e6) * iterations : iterations / v
     },
     close () {},
   }),
