@@ -121,6 +121,38 @@ describe('udp transport', () => {
     expect(() => process.kill(stopped, 0)).toThrow()
   }, 30_000)
 
+  it('a process slow to start is not lost: keepalives flow from the handshake on', async () => {
+    // Both processes' tasks sleep past the peer timeout before LAPI_Init; process 0 is stopped for
+    // a while just before process 1's task sends it its first datagram (its Gfence arrival). Its
+    // silence then is shorter than the timeout (its agent sent keepalives while its tasks slept),
+    // so the job ends well; timed from the handshake instead, process 0 would be lost at once.
+    const out = new PassThrough()
+    let text = ''
+    let pid = 0
+    const timers: NodeJS.Timeout[] = []
+    out.on('data', (c: Buffer) => {
+      text += c.toString()
+      const m = /proc 0 pid (\d+)/.exec(text)
+      if (m === null || pid !== 0) return
+      pid = Number(m[1])
+      timers.push(setTimeout(() => process.kill(pid, 'SIGSTOP'), 2500), setTimeout(() => process.kill(pid, 'SIGCONT'), 3500))
+    })
+    try {
+      const r = await runJob({
+        program: FIXTURES + 'lapi/late-start.mjs', args: ['3000', '4000'], numTasks: 2, procs: 2, transport: 'udp', stdout: out, stderr: new PassThrough(),
+        timeoutMs: 30_000, config: { segmentSize: 1 << 20 }, env: { ...process.env, AMLAPI_PEER_TIMEOUT_MS: '2000' },
+      })
+      expect(pid).toBeGreaterThan(0)
+      expect(r.failure?.reason ?? '').toBe('')
+      expect(r.exitCode).toBe(0)
+      expect(text).toMatch(/late-start ok/)
+    } finally {
+      for (const t of timers) clearTimeout(t)
+      if (pid !== 0) { try { process.kill(pid, 'SIGCONT') } catch {} }
+    }
+    expect(() => process.kill(pid, 0)).toThrow()
+  }, 30_000)
+
   it('datagrams and connections from strangers change nothing: the job verifies, the rejects are counted', async () => {
     for (const transport of ['udp', 'tcp'] as const) {
       const out = new PassThrough(); const err = new PassThrough()

@@ -319,6 +319,10 @@ export function setDatagramPeer (s: DatagramShared, p: number, fd: number, sessi
   const now = performance.now()
   t[T_GLOBAL + TW * p + T_HEARD] = now
   t[T_GLOBAL + TW * p + T_SENT] = now
+  // (the timers run from the handshake on, so keepalives flow both ways while the tasks are still
+  // starting: the peer timeout counts from the last datagram heard, and a process whose tasks take
+  // longer than it to load would otherwise be lost the moment a peer's first datagram goes unanswered)
+  if (now + KEEPALIVE_MS < t[T_DUE]!) t[T_DUE] = now + KEEPALIVE_MS
   Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FD, fd)
   Atomics.store(u, b + U_READY, 1)
 }
