@@ -24,4 +24,7 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'net.udp', load: () => import('./benchmarks/net-udp.js') },
   { name: 'pgas', load: () => import('./benchmarks/pgas.js') },
   { name: 'pgas.apps', load: () => import('./benchmarks/pgas-apps.js') },
+  { name: 'pgas.scaling', load: () => import('./benchmarks/pgas-scaling.js') },
+  { name: 'pgas.scaling.apps', load: () => import('./benchmarks/pgas-scaling-apps.js') },
+  { name: 'pgas.scaling.procs', load: () => import('./benchmarks/pgas-scaling-procs.js') },
 ]

@@ -10,7 +10,7 @@
 // One liberty, with the same ranks: keys are grouped by destination task after the bucket sum,
 // where NPB-MPI groups them by bucket before it (fewer output streams, a faster scatter).
 //
-// Run: npx lapirun -n <tasks> examples/pgas/is.mjs [S|W|A]     (tasks: 1, 2, 4, 8 or 16)
+// Run: npx lapirun -n <tasks> examples/pgas/is.mjs [S|W|A]     (tasks: a power of two up to 1024, NPB-MPI's MAX_PROCS)
 import { Pgas, ReduceOp } from '@amlapi/pgas'
 
 // keysLog2, maxKeyLog2, bucketsLog2, the test keys' global indices and their ranks at iteration 0,
@@ -111,11 +111,11 @@ function main () {
   const me = pg.rank; const P = pg.size
   const cls = (process.argv[2] ?? 'S').toUpperCase()
   const C = Object.hasOwn(CLASSES, cls) ? CLASSES[cls] : undefined
-  if (C === undefined || P > 16 || (P & (P - 1)) !== 0) {
+  if (C === undefined || P > 1024 || (P & (P - 1)) !== 0) {
     if (me === 0) {
       console.error(C === undefined
         ? `IS: unknown class '${process.argv[2]}' (this example has S, W and A)`
-        : `IS: the number of tasks must be a power of two up to 16 (1, 2, 4, 8 or 16), not ${P}`)
+        : `IS: the number of tasks must be a power of two up to 1024, not ${P}`)
     }
     process.exitCode = 2
     pg.finalize()

@@ -17,12 +17,10 @@
  * broadcast buffer; for an all-to-all, each task's receive buffer, size / P bytes from each task,
  * its own block a local copy) × the operations ÷ the time until every task has done them all.
  */
-import { fileURLToPath } from 'node:url'
-import { startCommandJob, type CommandJob } from '../lib/command-job.js'
-import { PgasOp, timesBytes, type PgasBenchData } from '../lib/pgas-layout.js'
-import type { BenchContext, Benchmark, Session } from '../types.js'
+import { openPgasJob, PgasJobs } from '../lib/pgas-job.js'
+import { PgasOp } from '../lib/pgas-layout.js'
+import type { Benchmark, Session } from '../types.js'
 
-const TASK = fileURLToPath(new URL('../workers/pgas-task.js', import.meta.url))
 const MiB = 1 << 20
 /** Sizes of the bandwidth series. */
 const BW_SIZES: readonly number[] = [64 << 10, MiB]
@@ -40,37 +38,6 @@ const SERIES: Record<string, { tasks: 2 | 4, op: number }> = {
   'pgas.alltoall-bw-4': { tasks: 4, op: PgasOp.ALLTOALL },
   'pgas.bcast-bw-2-private': { tasks: 2, op: PgasOp.BCAST_PRIVATE },
   'pgas.alltoall-bw-2-private': { tasks: 2, op: PgasOp.ALLTOALL_PRIVATE },
-}
-
-/**
- * Starts a job of `tasks` tasks of workers/pgas-task.js: the tasks share the command block; the
- * last task to finish a run writes the result and DONE.
- */
-function openCommandJob (ctx: BenchContext, tasks: number, am2: boolean, maxSize: number): Promise<CommandJob> {
-  const data: Omit<PgasBenchData, 'cmd'> = { times: new SharedArrayBuffer(timesBytes(tasks)), maxSize, timeoutMs: ctx.timeoutMs, am2 }
-  return startCommandJob(ctx, {
-    program: TASK,
-    numTasks: tasks,
-    // the segment holds the three buffers of the segment series, the runtime's rings and
-    // counters, LAPI's staging copies of rendezvous messages, and AM-2's
-    config: { segmentSize: Math.max(32 * MiB, 4 * maxSize + 8 * MiB) },
-    data,
-    label: `the ${tasks}-task PGAS job`,
-  })
-}
-
-/**
- * Runs every series of a fresh job at each of its sizes for about `seconds`, before the runner
- * measures: the first few hundred milliseconds of a job are slower (code still being compiled).
- */
-async function warmUp (job: CommandJob, tasks: number, ctx: BenchContext, seconds: number): Promise<void> {
-  for (const [id, s] of Object.entries(SERIES)) {
-    if (s.tasks !== tasks) continue
-    for (const size of ctx.sizes.get(id) ?? []) {
-      let n = 4
-      for (let spent = 0; spent < seconds; n *= 2) spent += await job.run(s.op, size, n, `${id} at ${size} B (warm-up)`)
-    }
-  }
 }
 
 const bench: Benchmark = {
@@ -151,39 +118,16 @@ const bench: Benchmark = {
       }
     }
     const warm = ctx.quick ? 0.005 : 0.06
-    const jobs = new Map<number, Promise<CommandJob>>()
-    const jobOf = (tasks: number): Promise<CommandJob> => {
-      let j = jobs.get(tasks)
-      if (j === undefined) {
-        j = (async () => {
-          const job = await openCommandJob(ctx, tasks, tasks === 2, maxSize)
-          try {
-            await warmUp(job, tasks, ctx, warm)
-          } catch (err) {
-            await job.close().catch(() => {})
-            throw err
-          }
-          return job
-        })()
-        jobs.set(tasks, j)
-      }
-      return j
-    }
+    const jobs = new PgasJobs((tasks) => openPgasJob(ctx, tasks, tasks === 2, maxSize,
+      Object.entries(SERIES).filter(([, s]) => s.tasks === tasks).map(([id, s]) => ({ op: s.op, sizes: ctx.sizes.get(id) ?? [] })), warm))
     const session: Session = {
       async run (series, size, iterations) {
         const s = SERIES[series]
         if (s === undefined) throw new Error(`unknown series ${series}`)
-        const job = await jobOf(s.tasks)
+        const job = await jobs.of(s.tasks)
         return await job.run(s.op, size, iterations, `${series} at ${size} B`)
       },
-      async close () {
-        const errors: unknown[] = []
-        for (const j of jobs.values()) {
-          try { await (await j).close() } catch (err) { errors.push(err) }
-        }
-        jobs.clear()
-        if (errors.length > 0) throw errors[0]
-      },
+      close: () => jobs.close(),
     }
     return session
   },
