@@ -4,7 +4,7 @@
  * process) is copied to and from directly; any other goes by LAPI's one-sided Put and Get, a put
  * complete when the target has the data (LAPI's completion counter), a get when it has arrived.
  */
-import { VecType, type Counter, type lapi_vec_t } from '@amlapi/lapi'
+import { LapiError, LapiStatus, VecType, type Counter, type lapi_vec_t } from '@amlapi/lapi'
 import type { Core } from './core.js'
 import { PgasStatus as S } from './status.js'
 
@@ -23,6 +23,9 @@ export class OpHandle {
 }
 
 const DONE = new OpHandle(null, 0, 0)
+/** Pieces of a long blocking transfer, bytes, and how many may be in flight (see `Rma.blocking`). */
+const STREAM_PIECE = 512 << 10
+const STREAM_WINDOW = 4
 /** `direct`'s answer when LAPI must move the bytes (not a status code). */
 const REMOTE = -1
 
@@ -91,14 +94,42 @@ export class Rma {
     else this.core.lapi.get(task, buf.length, addr, buf, this.org(c))
   }
 
-  /** A blocking put or get. */
+  /**
+   * A blocking put or get. One longer than STREAM_PIECE goes in pieces, at most STREAM_WINDOW of
+   * them in flight, and fewer while the own segment has no room for another piece's staging copy
+   * (a private buffer is staged there piece by piece): a transfer of any length needs room for one
+   * piece only, where a single LAPI Get of a private buffer stages it whole.
+   */
   private blocking (put: boolean, task: number, addr: number, buf: Uint8Array): number {
     const rc = this.direct(put, task, addr, buf)
     if (rc !== REMOTE) return rc
     const c = this.core.counter()
-    this.issue(put, task, addr, buf, c)
-    c.wait(1)
-    this.core.release(c)
+    const len = buf.length
+    // (pieces issued, and completions taken: a counter's wait takes what it waited for off it)
+    let issued = 0
+    let done = 0
+    try {
+      if (len <= STREAM_PIECE) { this.issue(put, task, addr, buf, c); issued = 1 } else {
+        for (let off = 0; off < len;) {
+          const end = off + STREAM_PIECE < len ? off + STREAM_PIECE : len
+          if (issued - done >= STREAM_WINDOW) { c.wait(1); done++ }
+          try {
+            this.issue(put, task, addr + off, buf.subarray(off, end), c)
+          } catch (e) {
+            // (no room for this piece's staging copy: once a piece in flight is done, its copy is freed)
+            if (!(e instanceof LapiError && e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED) || issued === done) throw e
+            c.wait(1); done++
+            continue
+          }
+          issued++
+          off = end
+        }
+      }
+    } finally {
+      // (a piece LAPI refused: what went out is waited for before the error leaves)
+      if (issued > done) c.wait(issued - done)
+      this.core.release(c)
+    }
     return S.OK
   }
 
