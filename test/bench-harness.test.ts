@@ -11,10 +11,11 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatGoals, formatGroupTable, formatNumber, formatReferences, formatSize, formatTable } from '../bench/dist/format.js'
 import { registry } from '../bench/dist/registry.js'
-import { calibrate, QUICK_SIZES, selectBenchmarks } from '../bench/dist/runner.js'
+import { calibrate, defaultConfig, QUICK_SIZES, runPlacement, selectBenchmarks } from '../bench/dist/runner.js'
+import type { RegistryEntry } from '../bench/dist/registry.js'
 import { computeRatios, evaluateGoal, evaluateReference, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
 import { renderChart } from '../bench/dist/svg.js'
-import type { Goal, Reference, SeriesResult } from '../bench/dist/types.js'
+import type { Benchmark, Goal, Reference, SeriesResult } from '../bench/dist/types.js'
 
 const MAIN = fileURLToPath(new URL('../bench/dist/main.js', import.meta.url))
 
@@ -435,6 +436,26 @@ describe('statistics', () => {
     expect(added).toEqual(['baseline.sab-spin', 'baseline.memcpy'])
     const alone = await selectBenchmarks(registry, { filter: 'msgport', deps: false })
     expect(alone.entries.map((e) => e.name)).toEqual(['baseline.msgport'])
+  })
+
+  it('a benchmark whose series fails keeps the series it measured before', async () => {
+    const bench: Benchmark = {
+      name: 'fake.partial',
+      description: 'a first series that works, a second that throws',
+      series: [
+        { id: 'fake.partial.ok', title: 'ok', kind: 'latency', unit: 'us', group: 'fake', sizes: [1, 2], sizeUnit: 'tasks', wholeRuns: true },
+        { id: 'fake.partial.bad', title: 'bad', kind: 'latency', unit: 'us', group: 'fake', sizes: [1], sizeUnit: 'tasks', wholeRuns: true },
+      ],
+      open: () => ({
+        run: async (series, size, iterations) => { if (series === 'fake.partial.bad') throw new Error('it broke'); return size * iterations * 1e-6 },
+        close () {},
+      }),
+    }
+    const entry: RegistryEntry = { name: 'fake.partial', load: async () => ({ default: bench }) }
+    const out = await runPlacement([entry], 'all', { ...defaultConfig(true), repeats: 1 }, '0', () => {})
+    expect(out.statuses).toEqual([expect.objectContaining({ name: 'fake.partial', status: 'error', note: 'it broke' })])
+    expect(out.series.map((s) => s.id)).toEqual(['fake.partial.ok'])
+    expect(out.series[0]!.points.map((p) => p.median)).toEqual([1, 2])
   })
 
   it('--filter am2 selects the AM-2 benchmark and the baselines it compares with', async () => {

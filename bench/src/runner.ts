@@ -405,9 +405,8 @@ export async function runPlacement(
         st = status('skipped', `needs ${bench.minCpus} CPUs, ${cpus} allowed`)
       } else {
         session = await bench.open(benchContext(bench, placement, cpus, cfg))
-        const mine: SeriesResult[] = []
-        for (const spec of bench.series) mine.push(await measureSeries(bench, spec, session, placement, cpus, cfg, emit))
-        series.push(...mine)
+        // (a series that fails ends the benchmark; those measured before it stay in the report)
+        for (const spec of bench.series) series.push(await measureSeries(bench, spec, session, placement, cpus, cfg, emit))
         st = status('ok')
       }
     } catch (err) {
