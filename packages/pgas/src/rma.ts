@@ -88,10 +88,19 @@ export class Rma {
     return buf.length === 0 ? S.OK : REMOTE
   }
 
-  /** Starts LAPI's Put (complete at the target) or Get (arrived) of `buf`, counted by `c`. */
-  private issue (put: boolean, task: number, addr: number, buf: Uint8Array, c: Counter): void {
-    if (put) this.core.lapi.put(task, buf.length, addr, buf, this.cmpl(c))
-    else this.core.lapi.get(task, buf.length, addr, buf, this.org(c))
+  /**
+   * Starts LAPI's Put (complete at the target) or Get (arrived) of `buf`, counted by `c`: OK, or
+   * ERR_NOMEM when the own segment has no room for the staging copy of a heap buffer.
+   */
+  private issue (put: boolean, task: number, addr: number, buf: Uint8Array, c: Counter): number {
+    try {
+      if (put) this.core.lapi.put(task, buf.length, addr, buf, this.cmpl(c))
+      else this.core.lapi.get(task, buf.length, addr, buf, this.org(c))
+    } catch (e) {
+      if (e instanceof LapiError && e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED) return S.ERR_NOMEM
+      throw e
+    }
+    return S.OK
   }
 
   /**
@@ -108,29 +117,29 @@ export class Rma {
     // (pieces issued, and completions taken: a counter's wait takes what it waited for off it)
     let issued = 0
     let done = 0
-    try {
-      if (len <= STREAM_PIECE) { this.issue(put, task, addr, buf, c); issued = 1 } else {
-        for (let off = 0; off < len;) {
-          const end = off + STREAM_PIECE < len ? off + STREAM_PIECE : len
-          if (issued - done >= STREAM_WINDOW) { c.wait(1); done++ }
-          try {
-            this.issue(put, task, addr + off, buf.subarray(off, end), c)
-          } catch (e) {
-            // (no room for this piece's staging copy: once a piece in flight is done, its copy is freed)
-            if (!(e instanceof LapiError && e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED) || issued === done) throw e
-            c.wait(1); done++
-            continue
-          }
-          issued++
-          off = end
+    let st: number = S.OK
+    if (len <= STREAM_PIECE) {
+      st = this.issue(put, task, addr, buf, c)
+      if (st === S.OK) issued = 1
+    } else {
+      for (let off = 0; off < len;) {
+        const end = off + STREAM_PIECE < len ? off + STREAM_PIECE : len
+        if (issued - done >= STREAM_WINDOW) { c.wait(1); done++ }
+        st = this.issue(put, task, addr + off, buf.subarray(off, end), c)
+        if (st !== S.OK) {
+          // (no room for this piece's staging copy: once a piece in flight is done, its copy is freed)
+          if (issued === done) break
+          c.wait(1); done++
+          st = S.OK
+          continue
         }
+        issued++
+        off = end
       }
-    } finally {
-      // (a piece LAPI refused: what went out is waited for before the error leaves)
-      if (issued > done) c.wait(issued - done)
-      this.core.release(c)
     }
-    return S.OK
+    if (issued > done) c.wait(issued - done)
+    this.core.release(c)
+    return st
   }
 
   /** A non-blocking put or get. */
@@ -139,7 +148,8 @@ export class Rma {
     if (rc === S.OK) return DONE
     if (rc !== REMOTE) return new OpHandle(null, 0, rc)
     const c = this.core.counter()
-    this.issue(put, task, addr, buf, c)
+    const st = this.issue(put, task, addr, buf, c)
+    if (st !== S.OK) { this.core.release(c); return new OpHandle(null, 0, st) }
     return new OpHandle(c, 1, 0)
   }
 
@@ -192,18 +202,18 @@ export class Rma {
   putNbi (task: number, addr: number, src: Uint8Array): number {
     const rc = this.direct(true, task, addr, src)
     if (rc !== REMOTE) return rc
-    this.issue(true, task, addr, src, this.implicitPut ??= this.core.counter())
-    this.putsIssued++
-    return S.OK
+    const st = this.issue(true, task, addr, src, this.implicitPut ??= this.core.counter())
+    if (st === S.OK) this.putsIssued++
+    return st
   }
 
   /** A get completed by the next `syncAll`. */
   getNbi (task: number, addr: number, dst: Uint8Array): number {
     const rc = this.direct(false, task, addr, dst)
     if (rc !== REMOTE) return rc
-    this.issue(false, task, addr, dst, this.implicitGet ??= this.core.counter())
-    this.getsIssued++
-    return S.OK
+    const st = this.issue(false, task, addr, dst, this.implicitGet ??= this.core.counter())
+    if (st === S.OK) this.getsIssued++
+    return st
   }
 
   /** Waits for every implicit put and get issued so far. */
