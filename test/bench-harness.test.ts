@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatGoals, formatGroupTable, formatNumber, formatReferences, formatSize, formatTable } from '../bench/dist/format.js'
 import { registry } from '../bench/dist/registry.js'
-import { calibrate, defaultConfig, QUICK_SIZES, runPlacement, selectBenchmarks } from '../bench/dist/runner.js'
+import { calibrate, defaultConfig, QUICK_SIZES, runPlacement, selectBenchmarks, validateBenchmark } from '../bench/dist/runner.js'
 import type { RegistryEntry } from '../bench/dist/registry.js'
 import { computeRatios, evaluateGoal, evaluateReference, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
 import { renderChart } from '../bench/dist/svg.js'
@@ -436,6 +436,26 @@ describe('statistics', () => {
     expect(added).toEqual(['baseline.sab-spin', 'baseline.memcpy'])
     const alone = await selectBenchmarks(registry, { filter: 'msgport', deps: false })
     expect(alone.entries.map((e) => e.name)).toEqual(['baseline.msgport'])
+  })
+
+  it('the scaling benchmarks need 8 CPUs; their points count tasks, each beside its smallest', async () => {
+    const { entries } = await selectBenchmarks(registry, { filter: '^pgas\\.scaling', deps: true })
+    expect(entries.map((e) => e.name)).toEqual(['pgas.scaling', 'pgas.scaling.apps', 'pgas.scaling.procs'])
+    for (const e of entries) {
+      const b = (await e.load()).default
+      expect(validateBenchmark(b)).toBeNull()
+      expect(b.minCpus).toBe(8)
+      for (const s of b.series) {
+        expect(s.sizeUnit).toBe('tasks')
+        const sizes = s.sizes as readonly number[]
+        expect(Math.max(...sizes)).toBeLessThanOrEqual(s.id.endsWith('-x4') ? 64 : 16)
+        expect(s.compareTo).toEqual([expect.objectContaining({ series: s.id, baselineSize: sizes[0] })])
+      }
+    }
+    // on fewer CPUs each is skipped, saying why
+    const out = await runPlacement(entries, 'all', { ...defaultConfig(true), repeats: 1 }, '0-3', () => {})
+    expect(out.series).toEqual([])
+    expect(out.statuses.map((st) => [st.status, st.note])).toEqual(entries.map(() => ['skipped', 'needs 8 CPUs, 4 allowed']))
   })
 
   it('a benchmark whose series fails keeps the series it measured before', async () => {
