@@ -25,11 +25,6 @@ export const SLEEP_SLICE_MS = 500
 export const FD_SLEEP_MS = 50
 /** `mustSleep`'s kind for a nap: only the inbox and queued work keep it awake. */
 const NAP = -1
-/**
- * The longest sleep the spin budget grows on, ms: waking a thread takes tens of µs (a VM's halted
- * vCPU up to a few hundred); a doorbell later than this ended a wait for a task that was busy.
- */
-export const WAKE_MAX_MS = 0.25
 /** Rounds of a wait loop between two looks at the clock. */
 export const SPIN_BATCH = 64
 
@@ -227,16 +222,11 @@ export class Idler {
    * although the budget had grown grows it again, to `spinUs` + 2 × (the budget + sleptMs): twice
    * the whole wait. A second one shows that spinning longer does not help (the awaited thread may
    * need this very CPU, as when another process takes the other one): the budget goes back to
-   * `spinUs`, as it does after a sleep longer than that bound, a sleep longer than WAKE_MAX_MS
-   * (the awaited task was at work, not being woken: in a collective whose tasks compute unevenly
-   * a grown budget only burns the CPU time they need — NPB IS on 16 tasks of 16 vCPUs: 35% slower)
-   * or a whole sleep slice without a doorbell (nobody was about to answer).
+   * `spinUs`, as it does after a sleep longer than that bound or a whole sleep slice without a
+   * doorbell (nobody was about to answer).
    */
   private adaptSpin (sleptMs: number): void {
     const base = this.spinBaseMs
-    // (a sleep longer than a wake-up can take was a wait for a task still at work — a collective
-    // whose last task computes: spinning longer would only have burnt the CPU the others use)
-    if (sleptMs > WAKE_MAX_MS) { this.spinMs = base; return }
     if (this.spinMs === base) {
       const want = base + 2 * sleptMs
       if (want <= this.spinMaxMs) {
