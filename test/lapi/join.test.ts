@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { logger, placementFromEnv, serveRendezvous } from '@amlapi/lapi/internal'
 import { DEFAULT_CONFIG } from '@amlapi/lapi'
@@ -49,6 +49,37 @@ describe('lapirun --join', () => {
     expect(() => placementFromEnv({ AMLAPI_RANK: '2', AMLAPI_SIZE: '2' })).toThrow(/AMLAPI_RANK=2 is not below AMLAPI_SIZE=2/)
     expect(() => placementFromEnv({ AMLAPI_RANK: 'x', AMLAPI_SIZE: '2' })).toThrow(/AMLAPI_RANK=x is not a whole number/)
   })
+
+  it('a connection to the rendezvous that stalls before its challenge is dropped and made again', async () => {
+    // Process 1 reaches the rendezvous through a relay that holds its first connection open and
+    // silent (a connection that stalls on a lossy network); the next ones it passes through.
+    const real = await freePort()
+    const held: import('node:net').Socket[] = []
+    let conns = 0
+    const relay = createServer((c) => {
+      c.on('error', () => {})
+      if (conns++ === 0) { held.push(c); return }
+      const up = connect({ host: '127.0.0.1', port: real })
+      up.on('error', () => c.destroy())
+      c.pipe(up); up.pipe(c)
+    })
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve))
+    const via = (relay.address() as import('node:net').AddressInfo).port
+    try {
+      const key = randomBytes(32).toString('hex')
+      const args = ['--tasks-per-proc', '1', '--transport', 'tcp', FIXTURES + 'lapi/putget.mjs']
+      const t0 = performance.now()
+      const ps = [member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${via}`, AMLAPI_JOB_KEY: key }, args), member(0, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${real}`, AMLAPI_JOB_KEY: key }, args)]
+      const codes = await Promise.all(ps.map((p) => p.code))
+      expect(codes, ps.map((p) => p.err).join('\n')).toEqual([0, 0])
+      expect(conns).toBeGreaterThanOrEqual(2)
+      // (the stalled attempt gives up after 2 s)
+      expect(performance.now() - t0).toBeLessThan(20_000)
+    } finally {
+      for (const c of held) c.destroy()
+      relay.close()
+    }
+  }, 45_000)
 
   for (const transport of ['tcp', 'udp']) {
     it(`two processes of two tasks each run one job over ${transport}`, async () => {

@@ -170,8 +170,9 @@ export async function runMember (o: MemberOptions): Promise<number> {
 }
 
 /**
- * How long one attempt to reach the rendezvous may take, ms: a refusal lost on a lossy network
- * would otherwise leave the attempt to the kernel's SYN retries (a minute or two, backing off).
+ * How long one attempt to reach the rendezvous (to connect and get its challenge) may take, ms: a
+ * refusal or a connection request lost on a lossy network would otherwise leave the attempt to
+ * the kernel's retries (a minute or two, backing off).
  */
 const REACH_TRY_MS = 2000
 
@@ -182,7 +183,9 @@ async function reach (host: string, port: number): Promise<Socket> {
     const s = connect({ host, port })
     const ok = await new Promise<boolean>((resolve) => {
       const t = setTimeout(() => resolve(false), REACH_TRY_MS)
-      s.once('connect', () => { clearTimeout(t); resolve(true) })
+      // (reached once the rendezvous's challenge is there, left unread for the caller: a connection
+      // that stalls before it, as on a lossy network, is tried again like one that never opened)
+      s.once('readable', () => { clearTimeout(t); resolve(true) })
       s.once('error', () => { clearTimeout(t); resolve(false) })
     })
     if (ok) return s

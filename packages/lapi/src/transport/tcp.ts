@@ -20,6 +20,12 @@ import { setPeerFd, streamStats, type StreamShared } from './stream-path.js'
 
 /** How long the handshake with every peer may take. */
 const CONNECT_TIMEOUT_MS = 30_000
+/**
+ * How long one connection to a lower rank may wait for its challenge before it is dropped and
+ * dialled again, ms: on a lossy network an attempt can stall (a lost connection request left to
+ * the kernel's backing-off retries), while a new one gets through in a round trip.
+ */
+const DIAL_TRY_MS = 2000
 
 export interface TcpOptions {
   rank: number
@@ -103,12 +109,15 @@ export class TcpTransport implements Transport {
 
   private onConnected: (() => void) | null = null
   private connectedCount = 0
+  /** Until when stalled dials are tried again (`connect`'s deadline; 0 once closed). */
+  private dialUntil = 0
 
   connect (table: PeerAddress[], events: TransportEvents): Promise<void> {
     this.events = events
     for (const s of this.early.splice(0)) if (!s.destroyed) this.accept(s)
     const { rank, size } = this.o
     const want = size - 1
+    this.dialUntil = performance.now() + CONNECT_TIMEOUT_MS
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const missing = this.peers.flatMap((p, r) => r !== rank && p.sock === null ? [r] : [])
@@ -122,13 +131,23 @@ export class TcpTransport implements Transport {
     })
   }
 
-  /** Connects to lower rank `r` and proves the key. */
+  /** Connects to lower rank `r` and proves the key (dialling again while no challenge comes: DIAL_TRY_MS). */
   private dial (r: number, addr: PeerAddress, fail: (e: Error) => void): void {
     const { rank, key, log } = this.o
     const sock = netConnect({ host: addr.host, port: addr.port })
     sock.setNoDelay(true)
     const nonce = makeNonce()
     let challenge: Uint8Array | null = null
+    // (no challenge yet, so no hello sent: the listener cannot have taken this connection for r's)
+    const retry = setTimeout(() => {
+      if (challenge !== null || performance.now() > this.dialUntil) return
+      log.debug({ peer: r }, 'tcp: no challenge in time, dialling again')
+      sock.removeAllListeners('error')
+      sock.on('error', () => {})
+      sock.destroy()
+      this.dial(r, addr, fail)
+    }, DIAL_TRY_MS)
+    sock.once('close', () => clearTimeout(retry))
     sock.once('error', (e) => { if (this.peers[r]!.sock !== sock) fail(new Error(`tcp: cannot connect to process ${r} at ${addr.host}:${addr.port}: ${e.message}`)) })
     const reader = readMessages(sock, (m) => {
       const t = field(m, 't')
@@ -269,6 +288,7 @@ export class TcpTransport implements Transport {
   }
 
   close (): Promise<void> {
+    this.dialUntil = 0
     const waits: Array<Promise<void>> = []
     // (the goodbye went out through the frame path; from here on the closes are normal)
     for (const p of this.peers) {
