@@ -5,6 +5,7 @@
  * figure (the speed-up). Needs 8 CPUs: on fewer, the curve measures the scheduler.
  */
 import { appSession, gups, is, jacobi, shm, type AppRun } from '../lib/app-run.js'
+import { scalingSeries } from '../lib/scaling.js'
 import type { Benchmark, SeriesSpec } from '../types.js'
 
 const TASKS = [1, 2, 4, 8, 16] as const
@@ -15,10 +16,8 @@ const RUNS: Readonly<Record<string, AppRun>> = {
   'pgas.scaling.apps.jacobi': jacobi(shm),
 }
 
-const series = (id: string, kind: 'rate' | 'latency', title: string, groupTitle: string): SeriesSpec => ({
-  id, title, kind, unit: kind === 'rate' ? 'ops/s' : 'us', group: id, groupTitle, xLabel: 'tasks (one process)', sizes: TASKS, sizeUnit: 'tasks', wholeRuns: true,
-  compareTo: [{ series: id, label: '÷ its figure', baselineSize: 1 }],
-})
+const series = (id: string, kind: 'rate' | 'latency', title: string, groupTitle: string): SeriesSpec =>
+  scalingSeries({ id, title, kind, sizes: TASKS, groupTitle, xLabel: 'tasks (one process)', wholeRuns: true })
 
 const bench: Benchmark = {
   name: 'pgas.scaling.apps',

@@ -5,6 +5,7 @@
  * lapirun and required to verify, each beside its 2-task figure. Needs 8 CPUs.
  */
 import { appSession, gups, is, jacobi, over, type AppRun } from '../lib/app-run.js'
+import { scalingSeries } from '../lib/scaling.js'
 import type { Benchmark, SeriesSpec } from '../types.js'
 
 const PROCS = [2, 4, 8, 16] as const
@@ -18,11 +19,8 @@ const RUNS: Readonly<Record<string, AppRun>> = {
   'pgas.scaling.procs.jacobi-udp': jacobi(over('udp')),
 }
 
-const series = (id: string, kind: 'rate' | 'latency', title: string, sizes: readonly number[], groupTitle?: string): SeriesSpec => ({
-  id, title, kind, unit: kind === 'rate' ? 'ops/s' : 'us', group: id.replace(/-.*/, ''), xLabel: 'tasks', sizes, sizeUnit: 'tasks', wholeRuns: true,
-  ...(groupTitle !== undefined ? { groupTitle } : {}),
-  compareTo: [{ series: id, label: '÷ its figure', baselineSize: sizes[0]! }],
-})
+const series = (id: string, kind: 'rate' | 'latency', title: string, sizes: readonly number[], groupTitle?: string): SeriesSpec =>
+  scalingSeries({ id, title, kind, sizes, group: id.replace(/-.*/, ''), ...(groupTitle !== undefined ? { groupTitle } : {}), xLabel: 'tasks', wholeRuns: true })
 
 const bench: Benchmark = {
   name: 'pgas.scaling.procs',

@@ -8,6 +8,7 @@
  */
 import { openPgasJob, PgasJobs } from '../lib/pgas-job.js'
 import { PgasOp } from '../lib/pgas-layout.js'
+import { scalingSeries } from '../lib/scaling.js'
 import type { Benchmark, SeriesSpec, Session } from '../types.js'
 
 const MiB = 1 << 20
@@ -21,10 +22,8 @@ const SERIES: Record<string, { op: number, bytes: number }> = {
   'pgas.scaling.alltoall': { op: PgasOp.ALLTOALL, bytes: MiB },
 }
 
-const series = (id: string, title: string, groupTitle: string): SeriesSpec => ({
-  id, title, kind: 'latency', unit: 'us', group: id, groupTitle, xLabel: 'tasks (one process)', sizes: TASKS, sizeUnit: 'tasks',
-  compareTo: [{ series: id, label: '÷ its figure', baselineSize: 2 }],
-})
+const series = (id: string, title: string, groupTitle: string): SeriesSpec =>
+  scalingSeries({ id, title, kind: 'latency', sizes: TASKS, groupTitle, xLabel: 'tasks (one process)' })
 
 const bench: Benchmark = {
   name: 'pgas.scaling',
