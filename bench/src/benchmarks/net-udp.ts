@@ -20,7 +20,7 @@ import { readSync, writeSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { AM2_DEPTH, Am2Op } from '../lib/am2-layout.js'
 import { LapiOp } from '../lib/lapi-layout.js'
-import { openJob, warmJob, warmUp, type Job } from '../lib/net-job.js'
+import { openJob, warmJob, warmTimes, warmUp, type Job } from '../lib/net-job.js'
 import type { Benchmark, BenchContext, Session } from '../types.js'
 
 const PEER = fileURLToPath(new URL('../workers/dgram-peer.js', import.meta.url))
@@ -193,13 +193,13 @@ const bench: Benchmark = {
     const rawOf = new Map<string, RawUdp>()
     const jobs = new Map<string, Job>()
     const maxSize = Math.max(64, ctx.maxSize)
-    const warmS = ctx.quick ? 0.02 : 0.2
+    const warm = warmTimes(ctx)
     const job = async (kind: string, program: string, ops: Record<string, number>, extra: Record<string, unknown>, net: Parameters<typeof openJob>[4]): Promise<Job> => {
       let j = jobs.get(kind)
       if (j === undefined) {
         j = await openJob(program, maxSize, ctx.timeoutMs, extra, net)
         jobs.set(kind, j)
-        await warmJob(j, ops, warmS)
+        await warmJob(j, ops, warm)
       }
       return j
     }
@@ -217,7 +217,7 @@ const bench: Benchmark = {
             r = await rawUdp(mode)
             rawOf.set(mode, r)
             const rr = r
-            await warmUp({ n: 16 }, warmS, async (n) => await once(rr, n))
+            await warmUp({ n: 16 }, series.endsWith('.rate') ? warm.rateSeconds : warm.seconds, async (n) => await once(rr, n), warm.maxSeconds)
           }
           return await once(r, iterations)
         }

@@ -15,7 +15,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { AM2_DEPTH, Am2Op } from '../lib/am2-layout.js'
-import { closeRaw, evloopRtt, openJob, pollRtt, raw, streamBw, warmJob, warmUp, type Job, type Raw } from '../lib/net-job.js'
+import { closeRaw, evloopRtt, openJob, pollRtt, raw, streamBw, warmJob, warmTimes, warmUp, type Job, type Raw } from '../lib/net-job.js'
 import { LapiOp } from '../lib/lapi-layout.js'
 import type { Benchmark, BenchContext, Session } from '../types.js'
 
@@ -87,8 +87,7 @@ const bench: Benchmark = {
     let lapi: Job | undefined
     let am2: Job | undefined
     const maxSize = Math.max(64, ctx.maxSize)
-    // (on one CPU the compiler threads share it with the job's threads: its code takes longer to settle)
-    const warmS = ctx.quick ? 0.02 : ctx.cpus === 1 ? 2 : 0.2
+    const warm = warmTimes(ctx)
     return {
       async run (series: string, size: number, iterations: number): Promise<number> {
         if (series === 'net.evloop.rtt' || series === 'net.poll.rtt' || series === 'net.stream.bw') {
@@ -104,16 +103,16 @@ const bench: Benchmark = {
             rawOf.set(mode, r)
             // (warmed up as the jobs are: the baselines' code settles too)
             const rr = r
-            await warmUp(size === MiB ? { n: 1 } : { n: 16 }, warmS, async (n) => await once(rr, n))
+            await warmUp(size === MiB ? { n: 1 } : { n: 16 }, warm.seconds, async (n) => await once(rr, n), warm.maxSeconds)
           }
           return await once(r, iterations)
         }
         if (series in LAPI_OPS) {
-          if (lapi === undefined) { lapi = await openJob(LAPI_TASK, maxSize, ctx.timeoutMs); await warmJob(lapi, LAPI_OPS, warmS) }
+          if (lapi === undefined) { lapi = await openJob(LAPI_TASK, maxSize, ctx.timeoutMs); await warmJob(lapi, LAPI_OPS, warm) }
           return await lapi.run(LAPI_OPS[series]!, size, iterations)
         }
         if (series in AM2_OPS) {
-          if (am2 === undefined) { am2 = await openJob(AM2_TASK, maxSize, ctx.timeoutMs, { depth: AM2_DEPTH }); await warmJob(am2, AM2_OPS, warmS) }
+          if (am2 === undefined) { am2 = await openJob(AM2_TASK, maxSize, ctx.timeoutMs, { depth: AM2_DEPTH }); await warmJob(am2, AM2_OPS, warm) }
           return await am2.run(AM2_OPS[series]!, size, iterations)
         }
         throw new Error(`unknown series ${series}`)

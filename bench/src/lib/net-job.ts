@@ -174,22 +174,51 @@ export async function openJob (program: string, maxSize: number, timeoutMs: numb
   }
 }
 
+/** How long `warmJob` runs each pattern: at least `seconds` (a rate pattern `rateSeconds`), on while its rate climbs up to `maxSeconds`. */
+export interface WarmTimes { seconds: number, rateSeconds: number, maxSeconds: number }
+
+/** WarmTimes of the network benchmarks: short with --quick; on one CPU the compiler threads share it with the job's threads. */
+export function warmTimes (ctx: { quick: boolean, cpus: number }): WarmTimes {
+  if (ctx.quick) return { seconds: 0.02, rateSeconds: 0.02, maxSeconds: 0.02 }
+  const seconds = ctx.cpus === 1 ? 2 : 0.2
+  return { seconds, rateSeconds: Math.max(seconds, 1), maxSeconds: 3 }
+}
+
 /**
- * Runs every pattern of a fresh job for about `seconds` before the runner calibrates: the first
- * few hundred milliseconds of a job are slower (its code still being compiled, V8's compiler
- * threads taking the CPUs the tasks spin on; on one CPU, about a second), and would otherwise set
- * the iteration counts.
+ * Runs every pattern of a fresh job before the runner calibrates (`WarmTimes`): the first second
+ * or so of a job is slower (its code still being compiled, V8's compiler threads taking the CPUs
+ * the tasks spin on; pipelined requests between two processes on 2 vCPUs start at a tenth of their
+ * steady rate and take about a second of traffic to get there), and would otherwise set the
+ * iteration counts and the samples.
  */
-export async function warmJob (job: Job, ops: Record<string, number>, seconds: number): Promise<void> {
+export async function warmJob (job: Job, ops: Record<string, number>, w: WarmTimes): Promise<void> {
   for (const [series, op] of Object.entries(ops)) {
     const size = series.endsWith('-bw') ? MiB : series.includes('.am2.') ? 0 : 8
-    await warmUp(size === MiB ? { n: 1 } : { n: 16 }, seconds, async (n) => await job.run(op, size, n))
+    const min = /\.rate(-|$)/.test(series) ? w.rateSeconds : w.seconds
+    await warmUp(size === MiB ? { n: 1 } : { n: 16 }, min, async (n) => await job.run(op, size, n), Math.max(min, w.maxSeconds))
   }
 }
 
-/** Runs `run(n)` (seconds) with n doubling from `start.n` until about `seconds` were spent. */
-export async function warmUp (start: { n: number }, seconds: number, run: (n: number) => Promise<number>): Promise<void> {
-  let n = start.n
-  for (let spent = 0; spent < seconds; n *= 2) spent += await run(n)
-}
+/** A warm-up run's rate counts as still climbing while it beats the one before by this factor. */
+const CLIMBING = 1.1
+/** Warm-up runs grow (doubling their count) until one takes this long, s. */
+const WARM_RUN_S = 0.1
 
+/**
+ * Runs `run(n)` (seconds), n doubling from `start.n` until a run takes WARM_RUN_S, for at least
+ * `seconds` in all, then on while a run's rate beats the one before it by CLIMBING, for at most
+ * `maxSeconds`.
+ */
+export async function warmUp (start: { n: number }, seconds: number, run: (n: number) => Promise<number>, maxSeconds = seconds): Promise<void> {
+  let n = start.n
+  let last = 0
+  for (let spent = 0; ;) {
+    const t = await run(n)
+    spent += t
+    const rate = t > 0 ? n / t : Infinity
+    const climbing = rate > last * CLIMBING
+    last = rate
+    if (spent >= maxSeconds || (spent >= seconds && !climbing)) return
+    if (t < WARM_RUN_S) n *= 2
+  }
+}
