@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatGoals, formatGroupTable, formatNumber, formatReferences, formatSize, formatTable } from '../bench/dist/format.js'
 import { registry } from '../bench/dist/registry.js'
-import { calibrate, defaultConfig, QUICK_SIZES, runPlacement, selectBenchmarks, validateBenchmark } from '../bench/dist/runner.js'
+import { calibrate, checked, defaultConfig, QUICK_SIZES, runPlacement, selectBenchmarks, validateBenchmark } from '../bench/dist/runner.js'
+import { warmUp } from '../bench/dist/lib/net-job.js'
 import type { RegistryEntry } from '../bench/dist/registry.js'
 import { computeRatios, evaluateGoal, evaluateReference, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
 import { renderChart } from '../bench/dist/svg.js'
@@ -226,12 +227,15 @@ describe('bench --quick (the real CLI)', () => {
       expect(g.paired.ratios.length, g.name).toBe(3)
       expect(g.ratio).toBe(median(g.paired.ratios))
     }
-    // an absolute goal, and a two-thread bandwidth against a one-thread copy (pair: false), are not paired
-    expect(goals[2].paired).toBeUndefined()
+    // an absolute goal is decided on runs of its series alone (3 with --quick), the main repeats'
+    // median kept beside them; a two-thread bandwidth against a one-thread copy (pair: false) is not checked
+    const rate = report.series.find((x: any) => x.id === 'am2.rate')
+    expect(goals[2].paired.ratios.length).toBe(3)
+    for (const v of goals[2].paired.ratios) expect(v).toBeGreaterThan(0)
+    expect(goals[2].ratio).toBe(median(goals[2].paired.ratios))
+    expect(goals[2].unpairedRatio).toBe(rate.points.find((p: any) => p.size === 0).median)
     expect(goals[3].paired).toBeUndefined()
     expect(goals[3].ratio).toBe(goals[3].unpairedRatio)
-    const rate = report.series.find((x: any) => x.id === 'am2.rate')
-    expect(goals[2].ratio).toBe(rate.points.find((p: any) => p.size === 0).median)
     expect(existsSync(join(dir, 'latest-am2-rtt.svg'))).toBe(true)
     expect(readFileSync(join(dir, 'latest-am2-rtt.svg'), 'utf8')).toContain('>0 B</text>')
   })
@@ -393,6 +397,46 @@ describe('statistics', () => {
     expect(evaluateGoal({ ...g, size: 4 }, all)).toMatchObject({ status: 'MISS', ratio: 400_000 })
     expect(evaluateGoal({ ...g, size: 64 }, all)).toMatchObject({ status: 'n/a', ratio: null })
     expect(evaluateGoal({ ...g, series: 'nope.rate' }, all).status).toBe('n/a')
+  })
+
+  it('checks goals again after the main repeats: paired, or alone without a baseline, but not whole application runs', () => {
+    const bench: Benchmark = {
+      name: 'fake.check',
+      description: 'a rate and a whole-run series',
+      series: [
+        { id: 'fake.check.rate', title: 'rate', kind: 'rate', unit: 'ops/s', group: 'fake', sizes: [0] },
+        { id: 'fake.check.app', title: 'app', kind: 'latency', unit: 'us', group: 'fake', sizes: [2], sizeUnit: 'tasks', wholeRuns: true },
+      ],
+      async open () { return { async run () { return 1 }, async close () {} } },
+    }
+    const entry: RegistryEntry = { name: 'fake.check', load: async () => ({ default: bench }) }
+    const entries = [entry]
+    const loaded = new Map([[entry, bench] as const])
+    const goal = { name: 'g', series: 'fake.check.rate', size: 0 }
+    expect(checked(goal, entries, loaded)).toBe(true)
+    expect(checked({ ...goal, pair: false }, entries, loaded)).toBe(false)
+    expect(checked({ ...goal, series: 'fake.check.app', size: 2 }, entries, loaded)).toBe(false)
+    expect(checked({ ...goal, baseline: 'fake.check.rate', baselineSize: 4 }, entries, loaded)).toBe(true)
+    expect(checked({ ...goal, baseline: 'other.rate' }, entries, loaded)).toBe(false)
+    expect(checked({ ...goal, series: 'other.rate' }, entries, loaded)).toBe(false)
+  })
+
+  it('warms up for at least the time given, and on while the rate climbs, at most the longest time', async () => {
+    const runs: number[] = []
+    // a rate that doubles run by run (code being compiled) until the 5th run, then holds
+    const climbing = async (n: number): Promise<number> => { runs.push(n); return n / (1e5 * 2 ** Math.min(runs.length - 1, 4)) }
+    await warmUp({ n: 16 }, 0, climbing, 100)
+    expect(runs.length).toBe(6)
+    runs.length = 0
+    await warmUp({ n: 16 }, 0, async (n) => { runs.push(n); return n / 1e5 }, 100)
+    expect(runs.length).toBe(2) // the second run did not beat the first
+    runs.length = 0
+    await warmUp({ n: 16 }, 0, climbing, 0.0005)
+    expect(runs.length).toBeLessThan(6) // the longest time ends it
+    runs.length = 0
+    // the count doubles until a run takes 0.1 s, then holds
+    await warmUp({ n: 1 }, 1, async (n) => { runs.push(n); return Math.min(n, 1 << 14) * 1e-5 }, 1)
+    expect(Math.max(...runs)).toBe(1 << 14)
   })
 
   it('groups series in order of first appearance', () => {

@@ -147,7 +147,7 @@ export function formatGoals(goals: readonly GoalResult[]): string {
   const miss = goals.filter((g) => g.status === 'MISS').length
   const na = goals.length - pass - miss
   const summary = `${pass} PASS, ${miss} MISS${na > 0 ? `, ${na} not measured` : ''}`
-  const absolute = goals.some((g) => g.baseline === undefined) ? ' A goal without a baseline: the median itself, in its unit.' : ''
+  const absolute = goals.some((g) => g.baseline === undefined) ? ' A goal without a baseline: the median of its series in its unit, of the check\'s runs of it alone where they ran (their count and range in the pairs column), else of the main repeats ("unpaired").' : ''
   const legend =
     'ratio = median of the paired ratios where pairs ran (each pair: one run of the series and one of its baseline, back to back), ' +
     `else median ÷ baseline median (the "unpaired" column). ${PAIR_LEGEND}${absolute}`

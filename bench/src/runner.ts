@@ -291,9 +291,13 @@ const PAIR_WARMUPS = 3
  * process gets `pairs` pairs: one run of the series and one of the baseline back to back (order
  * alternating, at the iteration counts the main repeats calibrated, grown where a warm-up run
  * shows them too small for the sample budget), one ratio per pair; the
- * goal is decided on their median. Returns the ratios by goal index; a goal whose sessions fail
- * to open or run is left to its unpaired ratio, with a note. Reference ratios go through the same
- * check (`label` names it in the progress lines).
+ * goal is decided on their median. A goal without a baseline (a rate or a time held against a
+ * published figure) gets `pairs` runs of its series alone, after the same warm-up, and is decided
+ * on their median: the main repeats' few short samples, taken once, are what a slow spell of the
+ * machine decides (a series of whole application runs keeps its main repeats). Returns the ratios
+ * (for an absolute goal, the values) by goal index; a goal whose sessions fail to open or run is
+ * left to its main repeats' figure, with a note. Reference ratios go through the same check
+ * (`label` names it in the progress lines).
  */
 export async function pairGoals(
   goals: readonly PairSpec[],
@@ -309,14 +313,15 @@ export async function pairGoals(
   const pairs = cfg.quick ? GOAL_PAIRS.quick : GOAL_PAIRS.full
   for (let gi = 0; gi < goals.length; gi++) {
     const g = goals[gi]!
-    if (g.baseline === undefined || g.pair === false) continue
+    if (!checked(g, entries, loaded)) continue
     const ours = byId.get(g.series)
-    const base = byId.get(g.baseline)
+    const base = g.baseline === undefined ? ours : byId.get(g.baseline)
+    const alone = g.baseline === undefined
     const baseSize = g.baselineSize ?? g.size
     const po = ours?.points.find((p) => p.size === g.size)
     const pb = base?.points.find((p) => p.size === baseSize)
     const eo = ownerOf(g.series, entries)
-    const eb = ownerOf(g.baseline, entries)
+    const eb = ownerOf(g.baseline ?? g.series, entries)
     const bo = eo ? loaded.get(eo) : undefined
     const bb = eb ? loaded.get(eb) : undefined
     if (!ours || !base || !po || !pb || !bo || !bb || ours.placement !== 'all' || base.placement !== 'all') continue
@@ -347,12 +352,13 @@ export async function pairGoals(
       // warm-up runs of each side (a fresh session's threads are still being compiled for), then the pairs
       for (let w = 0; w < PAIR_WARMUPS; w++) {
         itO = grown(itO, await timed(so, ours, g.size, itO))
-        itB = grown(itB, await timed(sb, base, baseSize, itB))
+        if (!alone) itB = grown(itB, await timed(sb, base, baseSize, itB))
       }
       const ratios: number[] = []
       const values: Array<[number, number]> = []
       for (let k = 0; k < pairs; k++) {
-        emit({ type: 'step', name: `${label}: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `pair ${k + 1}/${pairs}` })
+        emit({ type: 'step', name: `${label}: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `${alone ? 'run' : 'pair'} ${k + 1}/${pairs}` })
+        if (alone) { ratios.push(await one(so, ours, g.size, itO)); continue }
         let vo: number, vb: number
         if (k % 2 === 0) { vo = await one(so, ours, g.size, itO); vb = await one(sb, base, baseSize, itB) } else { vb = await one(sb, base, baseSize, itB); vo = await one(so, ours, g.size, itO) }
         const r = ratio(vo, ours.unit, vb, base.unit)
@@ -372,6 +378,20 @@ export async function pairGoals(
     })
   }
   return out
+}
+
+/**
+ * Whether `pairGoals` checks goal `g`: not one that opts out (`pair: false`); with a baseline,
+ * both sides measured in this process; without, its series measured in this process and not a
+ * series of whole application runs.
+ */
+export function checked(g: PairSpec, entries: readonly RegistryEntry[], loaded: ReadonlyMap<RegistryEntry, Benchmark | null>): boolean {
+  if (g.pair === false) return false
+  const eo = ownerOf(g.series, entries)
+  if (eo === undefined) return false
+  if (g.baseline !== undefined) return ownerOf(g.baseline, entries) !== undefined
+  const spec = loaded.get(eo)?.series.find((x) => x.id === g.series)
+  return spec !== undefined && spec.wholeRuns !== true
 }
 
 /** Run the given benchmarks one after the other in this process, for one placement. */
@@ -568,7 +588,7 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     else childJobs = oneCoreWanted.length
   }
   const pairable = !cfg.pairGoals ? 0 : [...loaded.values()].flatMap((b): readonly PairSpec[] => [...b?.goals ?? [], ...b?.references ?? []])
-    .filter((g) => g.baseline !== undefined && g.pair !== false && ownerOf(g.series, inProcess) && ownerOf(g.baseline, inProcess)).length
+    .filter((g) => checked(g, inProcess, loaded)).length
   emit({ type: 'begin', jobs: inProcess.length + childJobs + pairable })
 
   const series: SeriesResult[] = []
