@@ -5,18 +5,40 @@
  * under the task's prefix) and drains when the task ends, so nothing is lost; in the agent or a
  * plain `node` program it is fd 2, written synchronously. Components (`lapi`, `lapi:job`,
  * `lapirun`, `am2`, …) take child loggers of the root.
+ *
+ * pino is loaded only when a level is set: loading it costs every thread of a job (each task's
+ * worker, each process's agent) about 50 ms of CPU at its start, and a silent logger needs none
+ * of it.
  */
+import { createRequire } from 'node:module'
 import { isMainThread } from 'node:worker_threads'
-import { pino, type Logger } from 'pino'
+import type { Logger } from 'pino'
 
 let root: Logger | undefined
+
+const nothing = (): void => {}
+
+/** What a pino logger at level `silent` does: nothing, and its children likewise. */
+const SILENT = {
+  level: 'silent',
+  fatal: nothing, error: nothing, warn: nothing, info: nothing, debug: nothing, trace: nothing, silent: nothing,
+  isLevelEnabled: (): boolean => false,
+  bindings: (): Record<string, unknown> => ({}),
+  flush: nothing,
+  child (): Logger { return SILENT },
+} as unknown as Logger
 
 /** The root logger of this thread (created on first use). */
 export function rootLogger (): Logger {
   if (root === undefined) {
     const level = process.env['AMLAPI_LOG_LEVEL'] ?? 'silent'
-    const dest = isMainThread ? pino.destination({ fd: 2, sync: true }) : process.stderr
-    root = pino({ level, base: { pid: process.pid } }, dest)
+    if (level === 'silent') {
+      root = SILENT
+    } else {
+      const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino')
+      const dest = isMainThread ? pino.destination({ fd: 2, sync: true }) : process.stderr
+      root = pino({ level, base: { pid: process.pid } }, dest)
+    }
   }
   return root
 }
