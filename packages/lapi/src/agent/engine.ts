@@ -580,6 +580,16 @@ export class NetEngine {
     return false
   }
 
+  /**
+   * Whether every task of the process has taken in what its network ring held (under the lock:
+   * the rings' positions are then this thread's), so that no message of another process waits to
+   * be counted landed and acknowledged.
+   */
+  get ringsTaken (): boolean {
+    for (const t of this.tasks) if (t.netIn.pending() !== 0) return false
+    return true
+  }
+
   /** Sends the acknowledgements that wait, when `now`. */
   private acks (now: boolean): void {
     if (!now) return
