@@ -5,7 +5,7 @@
  * `node_modules/.bin/lapirun`, with `npx --no -- lapirun` and with plain `node`. Also: the README and getting-started.md show the
  * code of examples/first-steps, and their commands never let npx fetch a package.
  *
- * Needs the build (`tsc -b`, which `npm test` runs first) and npm on PATH, not the network: the
+ * Needs the build (`npm run build`, which `npm test` runs first) and npm on PATH, not the network: the
  * new project's package-lock.json is seeded with the clone's lockfile entries of the packages'
  * dependencies (pino and its own), so `npm install --offline` takes them from npm's cache, which the
  * clone's `npm ci` filled. (npm 11's `npm install` asks for full registry metadata, which `npm ci`
@@ -112,7 +112,7 @@ describe('amlapi from a project of one\'s own', () => {
 
   beforeAll(async () => {
     for (const w of WORKSPACES) {
-      if (!existsSync(join(ROOT, 'packages', w, 'dist', 'index.js'))) throw new Error(`packages/${w}/dist is missing: build first (npx tsc -b)`)
+      if (!existsSync(join(ROOT, 'packages', w, 'lib', 'index.js'))) throw new Error(`packages/${w}/lib is missing: build first (npm run build)`)
     }
     tmp = mkdtempSync(join(tmpdir(), 'amlapi-pack-'))
     app = join(tmp, 'my-app')
@@ -123,12 +123,12 @@ describe('amlapi from a project of one\'s own', () => {
     expect(packed.map((p) => p.name).sort()).toEqual(['@amlapi/am2', '@amlapi/bufmgr', '@amlapi/lapi', '@amlapi/pgas'])
     for (const p of packed) {
       const files = p.files.map((f) => f.path)
-      expect(files, p.name).toContain('dist/index.js')
+      expect(files, p.name).toContain('lib/index.js')
       expect(files, p.name).toContain('dist/index.d.ts')
       expect(files, p.name).toContain('package.json')
-      if (p.name === '@amlapi/lapi' || p.name === '@amlapi/am2') expect(files, p.name).toContain('dist/compat.js')
-      if (p.name === '@amlapi/pgas') expect(files, p.name).toContain('dist/flat.js')
-      if (p.name === '@amlapi/lapi') expect(files).toEqual(expect.arrayContaining(['bin/lapirun.js', 'dist/launcher/cli.js']))
+      if (p.name === '@amlapi/lapi' || p.name === '@amlapi/am2') expect(files, p.name).toContain('lib/compat.js')
+      if (p.name === '@amlapi/pgas') expect(files, p.name).toContain('lib/flat.js')
+      if (p.name === '@amlapi/lapi') expect(files).toEqual(expect.arrayContaining(['bin/lapirun.js', 'lib/launcher/cli.js', 'lib/job/child.js', expect.stringMatching(/^lib\/chunks\/.+\.js$/)]))
     }
     // every @amlapi dependency names a version that is packed beside it
     const versions = new Map(packed.map((p) => [p.name, p.version]))
@@ -168,7 +168,7 @@ describe('amlapi from a project of one\'s own', () => {
     for (const w of WORKSPACES) {
       const dir = realpathSync(join(app, 'node_modules', '@amlapi', w))
       expect(dir.startsWith(realpathSync(app) + sep), dir).toBe(true)
-      expect(existsSync(join(dir, 'dist', 'index.js'))).toBe(true)
+      expect(existsSync(join(dir, 'lib', 'index.js'))).toBe(true)
     }
     expect(existsSync(join(app, 'node_modules', 'pino', 'package.json'))).toBe(true)
     expect(existsSync(join(app, 'node_modules', '.bin', 'lapirun'))).toBe(true)

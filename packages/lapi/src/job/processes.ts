@@ -83,7 +83,8 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   // none is left behind, even when this process ends before the job does (a second Ctrl-C)
   const killAll = (): void => { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL') }
   process.once('exit', killAll)
-  const childScript = fileURLToPath(new URL('./child.js', import.meta.url))
+  // (job/child.js beside this file as tsc builds it, or beside the chunk that holds it in the bundle)
+  const childScript = fileURLToPath(new URL('../job/child.js', import.meta.url))
   // (the processes read their network settings from the environment, as a process of `lapirun --join` does)
   const netEnv: Record<string, string> = {}
   if (opts.transport !== undefined) netEnv['AMLAPI_TRANSPORT'] = opts.transport
