@@ -3,8 +3,8 @@
  * agent (runJob, lapirun) creates one spec per process and hands each task worker its copy with its
  * own task id in `workerData`; a program run with plain `node` makes a job of one task itself.
  */
-import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { totalmem } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
@@ -147,7 +147,8 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
   }
   return {
     version: SPEC_VERSION,
-    jobId: randomBytes(8).toString('hex'),
+    // (node:crypto loaded here, where a spec is made, not in every thread that reads one)
+    jobId: (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).randomBytes(8).toString('hex'),
     numTasks,
     config,
     firstTask: first,

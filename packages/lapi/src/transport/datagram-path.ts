@@ -47,9 +47,9 @@
  *
  * The checksum (transport/checksum.ts) sums the header and the payload as two pieces.
  */
-import { createHmac } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { copyBuf } from '../copy.js'
 import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll, type Sum4 } from './fd-io.js'
 import { DatagramSum } from './checksum.js'
@@ -100,6 +100,8 @@ const ALIGN_COPY = 256
 const DIRECT_READ_MIN = 4096
 /** Datagrams one poll reads at most (the rest wait for the next). */
 const READ_BUDGET = 64
+/** node:crypto's createHmac, loaded with the first MAC. */
+let hmacOf: typeof import('node:crypto').createHmac | undefined
 /** How long a datagram the `reorder` fault holds back waits, ms (later ones overtake it). */
 const REORDER_HOLD_MS = 0.3
 /** Slots of the fault injector's delay line. */
@@ -631,7 +633,8 @@ export class DatagramPath extends StreamPath {
   private hmac (p: number, h: number, hl: number, at: number, len: number): Buffer {
     let key = this.macKeys[p]!
     if (key === null) key = this.macKeys[p] = Buffer.from(new Uint8Array(this.sd.keys, 32 * p, 32))
-    const m = createHmac('sha256', key).update(this.mu8.subarray(h, h + hl))
+    // (node:crypto loaded with the first MAC, not in every thread of a job)
+    const m = (hmacOf ??= (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHmac)('sha256', key).update(this.mu8.subarray(h, h + hl))
     if (len > 0) m.update(this.mu8.subarray(at, at + len))
     return m.digest()
   }
