@@ -8,6 +8,8 @@ export default defineConfig({
     // (the tiers have npm scripts of their own: test:netns)
     exclude: ['test/tiers/**', '**/node_modules/**'],
     pool: 'forks',
+    // (stops the run when the packages' bundles are older than what tsc last wrote)
+    globalSetup: ['test/helpers/fresh-build.ts'],
     // One test file at a time. Multi-task tests run two to four spinning worker threads each, which
     // fill a 2-CPU machine by themselves: with two files at once, the spin-budget test (which
     // needs a CPU per task) failed whenever a heavy file ran beside it, and the whole suite took

@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     include: ['test/tiers/launchers.test.ts'],
     pool: 'forks',
+    // (stops the run when the packages' bundles are older than what tsc last wrote)
+    globalSetup: ['test/helpers/fresh-build.ts'],
     fileParallelism: false,
     testTimeout: 90_000,
     hookTimeout: 30_000,
