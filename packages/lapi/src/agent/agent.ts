@@ -146,8 +146,7 @@ export class Agent {
     this.bytesAt = performance.now()
     if (this.quietChecks !== 0) {
       this.quietChecks = 0
-      Atomics.add(this.ctl, W_AGENT_BELL, 1)
-      Atomics.notify(this.ctl, W_AGENT_BELL)
+      this.wakeLoop()
     }
     // (a read that filled the event loop's buffer: more is waiting, a bulk stream. A datagram
     // (peer -1): the others waiting are read by a round of our own, straight into the frame path,
@@ -177,9 +176,14 @@ export class Agent {
   /** Stops the loop (the transport is closed by its owner). */
   stop (): void {
     this.running = false
-    if (this.watch !== null) { clearTimeout(this.watch); this.watch = null }
+    this.stopWatch()
     if (this.ackTimer !== null) { clearTimeout(this.ackTimer); this.ackTimer = null }
     if (this.pathTimer !== null) { clearTimeout(this.pathTimer); this.pathTimer = null }
+    this.wakeLoop()
+  }
+
+  /** Ends the loop's sleep at once, so that it takes its bound again (the doorbell rung unconditionally: this thread knows it may sleep). */
+  private wakeLoop (): void {
     Atomics.add(this.ctl, W_AGENT_BELL, 1)
     Atomics.notify(this.ctl, W_AGENT_BELL)
   }
@@ -458,6 +462,12 @@ export class Agent {
     this.watch = setTimeout(this.watchDue, 1)
   }
 
+  /** The watch stops (the connections are this thread's again, or the agent ends). */
+  private stopWatch (): void {
+    if (this.watch !== null) { clearTimeout(this.watch); this.watch = null }
+    Atomics.store(this.w, W_WATCH_SLOW, 0)
+  }
+
   private readonly watchDue = (): void => {
     this.watch = null
     if (!this.running) return
@@ -504,11 +514,9 @@ export class Agent {
     if (asleep) { this.idleTicks = 0; this.checkPeers(); return }
     if (!ok) { this.later(); return }
     this.o.log.trace('connections taken back')
-    if (this.watch !== null) { clearTimeout(this.watch); this.watch = null }
-    Atomics.store(this.w, W_WATCH_SLOW, 0)
+    this.stopWatch()
     // (the loop may sleep without a bound: from now on it must look every ACK_CHECK_MS)
-    Atomics.add(this.ctl, W_AGENT_BELL, 1)
-    Atomics.notify(this.ctl, W_AGENT_BELL)
+    this.wakeLoop()
     this.o.transport.agentReads(true)
     this.round()
     this.checkPeers()
