@@ -12,8 +12,8 @@ const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url))
 /** The newest modification time of the .js files under `dir`, ms. */
 function newest (dir: string): number {
   let t = 0
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && e.name.endsWith('.js')) t = Math.max(t, statSync(join(e.parentPath, e.name)).mtimeMs)
+  for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (f.endsWith('.js')) t = Math.max(t, statSync(join(dir, f)).mtimeMs)
   }
   return t
 }
