@@ -368,9 +368,18 @@ export class Agent {
     this.pathTimer = null
     this.pathDueAt = Infinity
     if (!this.running) return
+    // (tasks that read the connections and poll run the timers themselves: a round here would take
+    // a CPU from one of them and contend for the lock. Once they stop polling, it runs here.)
+    if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) {
+      const polls = Atomics.load(this.w, W_POLLS)
+      if (polls !== this.pathPolls) { this.pathPolls = polls; this.timers(); return }
+    }
     this.round()
     this.checkPeers()
   }
+
+  /** The tasks' poll count when the path's timer last found them polling. */
+  private pathPolls = -1
 
   /** ACK_DELAY_MS after a round that left acknowledgements owed: a round that sends them. */
   private readonly ackDue = (): void => {

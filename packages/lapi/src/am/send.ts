@@ -407,7 +407,12 @@ export class Sender {
       tgtCntr ?? 0, cmplCntr ?? 0, pull ? pullSrc : 0, pull && staged === 0 ? orgCntr ?? 0 : 0, 0)
     if (uhdrLen > 0) out.copyIn(out.wu8, off + PACKET_HEADER_BYTES, uhdr, 0, uhdrLen)
     if (first > 0) out.copyIn(out.wu8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
+    // (a rendezvous to another process: its data waits for the target's CTS, so the request goes
+    // at once, not held back for a burst, which would also wake the agent to write it)
+    const now = rndv && c.local[tgt] === 0 ? c.net : null
+    now?.holdSends()
     out.endPacket()
+    now?.releaseSends()
     if (rndv) {
       if (staged !== 0) {
         // the caller's buffer is free now; the staging copy goes when the target has pulled it

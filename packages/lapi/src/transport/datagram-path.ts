@@ -836,8 +836,10 @@ export class DatagramPath extends StreamPath {
       let e = 0
       for (let s = una; s !== ack; s = (s + 1) | 0) {
         e = f0 + (s & (W - 1))
-        // (Karn: a round trip is measured only on a datagram sent once, when first acknowledged)
-        if (this.fi[e * FI_WORDS] === 1 && this.fi[e * FI_WORDS + 1] === 0) sample = now - this.fl[e * FL_DOUBLES + 2]!
+        // (Karn: a round trip is measured only on a datagram sent once, when first acknowledged;
+        // and on the oldest one newly acknowledged, as TCP does: its sample holds the time the
+        // receiver let the acknowledgement wait, which a timeout must cover)
+        if (sample < 0 && this.fi[e * FI_WORDS] === 1 && this.fi[e * FI_WORDS + 1] === 0) sample = now - this.fl[e * FL_DOUBLES + 2]!
         this.fi[e * FI_WORDS + 1] = 0
       }
       const endPos = this.fl[e * FL_DOUBLES]! + this.fl[e * FL_DOUBLES + 1]!
