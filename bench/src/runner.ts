@@ -180,8 +180,12 @@ export async function calibrate(
   return n
 }
 
-/** Repeats of a `wholeRuns` series (each a whole application run, seconds long; one with --quick). */
-const WHOLE_RUN_REPEATS = 3
+/**
+ * Repeats of a `wholeRuns` series (each a whole application run, seconds long; one with --quick):
+ * five, as other series, since a slow spell of a VM can take two runs of three, and the goals
+ * read the median.
+ */
+const WHOLE_RUN_REPEATS = 5
 
 /** The garbage run of a `garbage: true` series is this many samples long. */
 const GARBAGE_RUN_SAMPLES = 4

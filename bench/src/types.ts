@@ -96,7 +96,7 @@ export interface SeriesSpec {
   garbage?: boolean
   /**
    * Each `run` is one whole program run that times itself (an application benchmark, seconds
-   * long): no calibration or warm-up run, one iteration a sample, at most 3 repeats (1 with --quick).
+   * long): no calibration or warm-up run, one iteration a sample, at most 5 repeats (1 with --quick).
    */
   wholeRuns?: boolean
   /** What a size counts (default bytes): `tasks` for a series over the number of tasks. */
