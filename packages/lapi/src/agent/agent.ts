@@ -24,7 +24,7 @@ import { placement, type JobSpec } from '../job/spec.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, peerFlags } from '../transport/stream-path.js'
-import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_WANT, W_WATCH_SLOW } from './engine.js'
+import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_WANT } from './engine.js'
 
 /** Longest a process's goodbye waits for what it has queued to be written, ms. */
 const FINISH_MS = 5000
@@ -276,9 +276,6 @@ export class Agent {
   /** What the doorbell may mean: a task asks for the connections, a control message or a barrier waits, packets wait to go. */
   private onBell (): void {
     const w = this.w
-    // (a thread that held a send back while the watch looked seldom cleared the flag this thread
-    // set with the longer gap, and rang: the next look comes in a millisecond)
-    if (this.watch !== null && this.watchMs > 1 && Atomics.load(w, W_WATCH_SLOW) === 0) this.watchFast()
     if (Atomics.load(w, W_GIVEBACK) !== 0) {
       Atomics.store(w, W_GIVEBACK, 0)
       if (Atomics.load(w, W_OWNER) === OWNER_TASKS) this.takeBack()
@@ -463,10 +460,9 @@ export class Agent {
   /** The watch's gap (ms) and its timer. */
   private watchMs = 1
 
-  /** The watch looks every millisecond from now on (the tasks just took the connections, or a task rang). */
+  /** The watch looks every millisecond from now on (the tasks just took the connections). */
   private watchFast (): void {
     this.watchMs = 1
-    Atomics.store(this.w, W_WATCH_SLOW, 0)
     if (this.watch !== null) clearTimeout(this.watch)
     this.watch = setTimeout(this.watchDue, 1)
   }
@@ -474,7 +470,6 @@ export class Agent {
   /** The watch stops (the connections are this thread's again, or the agent ends). */
   private stopWatch (): void {
     if (this.watch !== null) { clearTimeout(this.watch); this.watch = null }
-    Atomics.store(this.w, W_WATCH_SLOW, 0)
   }
 
   private readonly watchDue = (): void => {
@@ -486,9 +481,9 @@ export class Agent {
 
   /**
    * While tasks read the connections: take them back when no task has polled for IDLE_TICKS looks
-   * a millisecond apart. While they poll, the looks grow apart (up to WATCH_MAX_MS; W_WATCH_SLOW
-   * tells a task that holds a send back to ring this thread, whose next look then comes in a
-   * millisecond, as without the longer gaps).
+   * a millisecond apart. While they poll, the looks grow apart (up to WATCH_MAX_MS). A look that
+   * finds no poll since the last writes what a task held back when it stopped (its last sends,
+   * left to go with later ones): within two looks of its last poll.
    */
   private tick (): void {
     const polls = Atomics.load(this.w, W_POLLS)
@@ -496,16 +491,11 @@ export class Agent {
       this.lastPolls = polls
       this.idleTicks = 0
       this.checkPeers()
-      // (the tasks poll, and every poll writes what its thread held back; a send held back from
-      // now on rings this thread, which looks every millisecond again)
-      if (this.watchMs < WATCH_MAX_MS) {
-        Atomics.store(this.w, W_WATCH_SLOW, 1)
-        this.watchMs *= 2
-      }
+      // (the tasks poll, and a send or poll writes what its thread held back)
+      if (this.watchMs < WATCH_MAX_MS) this.watchMs *= 2
       return
     }
     this.watchMs = 1
-    Atomics.store(this.w, W_WATCH_SLOW, 0)
     // (a task that sent and then stopped polling may have left its last sends to go with later ones)
     if (this.engine.pendingOut) this.round()
     if (++this.idleTicks < IDLE_TICKS) return

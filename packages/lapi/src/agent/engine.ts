@@ -68,12 +68,6 @@ export const W_LOCK_WAITER = 9
 export const W_FDSLEEP = 10
 /** Get answers set aside for room toward their origin (`park`): the agent keeps rounds coming while there are. */
 export const W_PARKED = 11
-/**
- * 1 while the agent's watch looks less often than every millisecond (the tasks that read the
- * connections poll steadily): a thread that holds a send back rings it (`flushOut`), so that the
- * send waits no longer for it than with the watch every millisecond.
- */
-export const W_WATCH_SLOW = 12
 export const OWNER_AGENT = 0
 export const OWNER_TASKS = 1
 /** Engine rounds acknowledgements wait for another frame to ride on before they go by themselves. */
@@ -349,11 +343,10 @@ export class NetEngine {
     if (!now && this.framesIn === this.framesAtWrite && q < COALESCE_BYTES) {
       const t = performance.now()
       this.times[TM_CLOCK] = t
-      if (t - this.times[TM_WRITE]! < COALESCE_MS) {
-        // (held back: if this thread leaves LAPI now, the agent's watch writes it — soon)
-        if (this.w[W_WATCH_SLOW] !== 0 && Atomics.compareExchange(this.w, W_WATCH_SLOW, 1, 0) === 1) ringAgent(this.ctl)
-        return
-      }
+      // (held back: if this thread leaves LAPI now, the agent's watch writes it at its next look
+      // that finds no poll. Ringing the agent instead cost the sending thread its CPU for the
+      // agent's wake, 50-150 us on 2 vCPUs, about once a millisecond in a burst)
+      if (t - this.times[TM_WRITE]! < COALESCE_MS) return
     }
     this.path.flush()
     // (the window counts from the end of the write: a system call as long as it must not close it)
