@@ -409,10 +409,10 @@ export class Sender {
     if (first > 0) out.copyIn(out.wu8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
     // (a rendezvous to another process: its data waits for the target's CTS, so the request goes
     // at once, not held back for a burst, which would also wake the agent to write it)
-    const now = rndv && c.local[tgt] === 0 ? c.net : null
-    now?.holdSends()
+    const urgent = rndv && c.local[tgt] === 0 ? c.net : null
+    urgent?.holdSends()
     out.endPacket()
-    now?.releaseSends()
+    urgent?.releaseSends()
     if (rndv) {
       if (staged !== 0) {
         // the caller's buffer is free now; the staging copy goes when the target has pulled it
