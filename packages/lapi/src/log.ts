@@ -10,9 +10,9 @@
  * worker, each process's agent) about 50 ms of CPU at its start, and a silent logger needs none
  * of it.
  */
-import { createRequire } from 'node:module'
 import { isMainThread } from 'node:worker_threads'
 import type { Logger } from 'pino'
+import { lazyLoad } from './lazy.js'
 
 let root: Logger | undefined
 
@@ -35,7 +35,7 @@ export function rootLogger (): Logger {
     if (level === 'silent') {
       root = SILENT
     } else {
-      const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino')
+      const { pino } = lazyLoad<typeof import('pino')>('pino')
       const dest = isMainThread ? pino.destination({ fd: 2, sync: true }) : process.stderr
       root = pino({ level, base: { pid: process.pid } }, dest)
     }

@@ -21,7 +21,7 @@
  * tasks when the job's `jit` setting is `'tuned'` (`AMLAPI_JIT=tuned`, `lapirun --jit tuned`). A
  * flag given on node's command line is left as the user set it.
  */
-import { createRequire } from 'node:module'
+import { lazyLoad } from '../lazy.js'
 
 /** What `runJob` does with V8's inlining budgets: raise them (`tuned`) or leave them as they are. */
 export type JitMode = 'tuned' | 'default'
@@ -58,7 +58,7 @@ export function tuneJit (mode: JitMode): readonly string[] {
   if (applied !== null) return applied
   const flags = jitFlags()
   // (node:v8 loaded here, not with the module, which every thread of a job loads)
-  const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8')
+  const v8 = lazyLoad<typeof import('node:v8')>('node:v8')
   for (const f of flags) v8.setFlagsFromString(f)
   applied = Object.freeze(flags)
   return applied

@@ -4,10 +4,10 @@
  * own task id in `workerData`; a program run with plain `node` makes a job of one task itself.
  */
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { totalmem } from 'node:os'
 import { workerData } from 'node:worker_threads'
 import { resolveConfig, type JobConfig } from '../config.js'
+import { lazyLoad } from '../lazy.js'
 import { controlLayout, createControl } from './control.js'
 import { createStreamShared, streamBufferBytes, streamMemoryBytes, type StreamShared } from '../transport/stream-path.js'
 import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
@@ -148,7 +148,7 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
   return {
     version: SPEC_VERSION,
     // (node:crypto loaded here, where a spec is made, not in every thread that reads one)
-    jobId: (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).randomBytes(8).toString('hex'),
+    jobId: lazyLoad<typeof import('node:crypto')>('node:crypto').randomBytes(8).toString('hex'),
     numTasks,
     config,
     firstTask: first,

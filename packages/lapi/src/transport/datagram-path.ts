@@ -49,8 +49,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { copyBuf } from '../copy.js'
+import { lazyLoad } from '../lazy.js'
 import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll, type Sum4 } from './fd-io.js'
 import { DatagramSum } from './checksum.js'
 import { faultState, nextRandom, type FaultSpec } from './faults.js'
@@ -634,7 +634,8 @@ export class DatagramPath extends StreamPath {
     let key = this.macKeys[p]!
     if (key === null) key = this.macKeys[p] = Buffer.from(new Uint8Array(this.sd.keys, 32 * p, 32))
     // (node:crypto loaded with the first MAC, not in every thread of a job)
-    const m = (hmacOf ??= (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHmac)('sha256', key).update(this.mu8.subarray(h, h + hl))
+    hmacOf ??= lazyLoad<typeof import('node:crypto')>('node:crypto').createHmac
+    const m = hmacOf('sha256', key).update(this.mu8.subarray(h, h + hl))
     if (len > 0) m.update(this.mu8.subarray(at, at + len))
     return m.digest()
   }

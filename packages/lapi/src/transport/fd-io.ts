@@ -9,8 +9,8 @@
  * (used under the network lock only), then the subscriptions and events of the one thread that may
  * sleep on the descriptors (`FdPoll`, outside the lock).
  */
-import { createRequire } from 'node:module'
 import type { WASI } from 'node:wasi'
+import { lazyLoad } from '../lazy.js'
 import { SLEEP_FAILED, SLEEP_READY, SLEEP_TIMEOUT } from './contract.js'
 import { WASM_PAGE, Wasm, type WasmMemory } from './wasm.js'
 
@@ -96,7 +96,7 @@ function wasiOf (): typeof WASI {
     ;(emit as (...a: unknown[]) => void).call(process, warning, ...rest)
   } as typeof process.emitWarning
   try {
-    wasiClass = (createRequire(import.meta.url)('node:wasi') as { WASI: typeof WASI }).WASI
+    wasiClass = lazyLoad<{ WASI: typeof WASI }>('node:wasi').WASI
   } finally {
     process.emitWarning = emit
   }
