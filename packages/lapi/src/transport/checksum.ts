@@ -6,7 +6,7 @@
  * block x, lane by lane, a += x then b += a (modulo 2^32, from zero). Its value folds the eight
  * sums: A = a0 + 3·a1 + 5·a2 + 7·a3, B the same of the b's, value = A xor (B turned by 16 bits).
  * Where the engine runs WebAssembly's SIMD code the blocks are summed there (fd-io.ts `Sum4`,
- * 16 GB/s here against 3 GB/s in plain code); the two give the same value.
+ * 40–45 GB/s here against 4 GB/s in plain code); the two give the same value.
  *
  * The eight running sums lie in the shared memory (at `stateAt`, where `Sum4` keeps them), so one
  * thread at a time may sum: the one holding the process's network lock.
