@@ -491,7 +491,8 @@ export class Agent {
       this.lastPolls = polls
       this.idleTicks = 0
       this.checkPeers()
-      // (the tasks poll, and a send or poll writes what its thread held back)
+      // (the tasks poll: a wait or an explicit poll writes what its thread held back, and so does
+      // a send 0.05 ms or more after the thread's last write, engine.ts `flushOut`)
       if (this.watchMs < WATCH_MAX_MS) this.watchMs *= 2
       return
     }
