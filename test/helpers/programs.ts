@@ -65,6 +65,8 @@ export const PROGRAMS: Program[] = [
   { file: 'lapi/idiomatic.mjs', tasks: 3, ok: 'idiomatic ok' },
   { file: 'lapi/counter-args.mjs', tasks: 3, ok: 'counter-args ok' },
   { file: 'lapi/ring.mjs', tasks: 4, args: ['30'], ok: 'ring ok' },
+  { file: 'lapi/segment-memory.mjs', tasks: 3, ok: 'segment-memory ok' },
+  { file: 'lapi/segment-memory.mjs', tasks: 2, args: ['plain'], config: { segmentSize: 1_000_000 }, ok: 'segment-memory ok' },
   // LAPI active messages
   { file: 'am/basic.mjs', tasks: 3, ok: 'am basic ok' },
   { file: 'am/vector.mjs', tasks: 3, ok: 'am vector ok' },

@@ -39,7 +39,7 @@ import { AddressInit } from './collectives/address-init.js'
 import { Barrier } from './collectives/barrier.js'
 import { Settings } from './settings.js'
 import type {
-  Addr, compl_hndlr_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t,
+  Addr, compl_hndlr_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t, SegmentMemory,
 } from './types.js'
 
 /**
@@ -216,6 +216,11 @@ export class Context implements RemoteHost {
       throw new RangeError(`LAPIX_View(${addr}, ${nbytes}) is outside the segment of ${this.segmentSize} bytes`)
     }
     return new Uint8Array(this.spec.segments[this.taskId]!, addr, nbytes)
+  }
+
+  /** The own segment as a shared WebAssembly.Memory (addresses are the same), where it is one. */
+  segmentMemory (): SegmentMemory | undefined {
+    return this.spec.segmentMemories[this.taskId] ?? undefined
   }
 
   // ───────────────────────────── counters (sync/counters.ts) ─────────────────────────────

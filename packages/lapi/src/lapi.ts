@@ -12,7 +12,7 @@ import { LapiError, check, checkSend } from './errors.js'
 import { LapiStatus } from './status.js'
 import { currentContext, openContext } from './registry.js'
 import { ringDoorbell } from './job/control.js'
-import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref } from './types.js'
+import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref, SegmentMemory } from './types.js'
 
 /** Options of `Lapi.init`. */
 export interface LapiInitOptions {
@@ -157,6 +157,13 @@ export class Lapi {
   get numTasks (): number { return this.ctx.numTasks }
   /** Bytes of every task's segment. */
   get segmentSize (): number { return this.ctx.segmentSize }
+  /**
+   * This task's segment as a shared WebAssembly.Memory, for WebAssembly code to work on it in
+   * place: byte `a` of the memory is segment address `a`. Undefined where the segment is a plain
+   * SharedArrayBuffer: its size is not a whole number of 64 KiB pages, or the engine refused the
+   * memory. (Pass it as an instance's imported memory, declared shared with as many pages.)
+   */
+  get segmentMemory (): SegmentMemory | undefined { return this.ctx.segmentMemory() }
 
   /** LAPI_Qenv. */
   query (q: number): number {

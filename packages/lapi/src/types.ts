@@ -15,6 +15,13 @@ export function ref<T> (init: T): Ref<T> { return { value: init } }
 /** Local memory: an Addr in the caller's segment, or a Uint8Array (its first `len` bytes are used). */
 export type LocalBuf = Addr | Uint8Array | null
 
+/**
+ * A task's segment as a shared WebAssembly.Memory (`Lapi.segmentMemory`): pass it to
+ * `WebAssembly.Instance` as an imported memory. (Declared here by what this package reads of it,
+ * `buffer`, as the library is built without the WebAssembly types.)
+ */
+export interface SegmentMemory { readonly buffer: SharedArrayBuffer }
+
 /** Asynchronous error handler given to LAPI_Init (err_type is an ErrClass value). */
 export type LAPI_err_hndlr = (hndl: lapi_handle_t, error_code: number, err_type: number, task_id: number, src: number) => void
 

@@ -3,7 +3,7 @@
  * (its `code` a PgasStatus) where the flat face (flat.ts) returns the code. Both run the same parts:
  * rma.ts, atomics.ts, messages.ts, barrier.ts, collectives.ts, rpc.ts, lock.ts, shared-array.ts.
  */
-import { Lapi, type Counter } from '@amlapi/lapi'
+import { Lapi, type Counter, type SegmentMemory } from '@amlapi/lapi'
 import { AtomicOp, RemoteAtomics } from './atomics.js'
 import { Barrier, BarrierFlag, NOT_READY } from './barrier.js'
 import { Collectives } from './collectives.js'
@@ -142,6 +142,13 @@ export class Pgas {
     const seg = this.core.u8[p.task]
     return seg === null || seg === undefined ? null : seg.subarray(p.addr, p.addr + bytes)
   }
+
+  /**
+   * This task's segment as a shared WebAssembly.Memory (`Lapi.segmentMemory`), for WebAssembly
+   * kernels that work on the task's part of global objects in place: a pointer `p` of this task is
+   * byte `p.addr` of it. Undefined where the segment is a plain buffer.
+   */
+  get segmentMemory (): SegmentMemory | undefined { return this.core.lapi.segmentMemory }
 
   // ───────────────────────────── data movement ─────────────────────────────
 

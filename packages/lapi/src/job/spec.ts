@@ -14,10 +14,11 @@ import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../trans
 import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
+import { WASM_PAGE, sharedMemory, type WasmMemory } from '../transport/wasm.js'
 
 /** Key of the spec inside `workerData`. */
 export const SPEC_KEY = '__amlapi_job'
-export const SPEC_VERSION = 2
+export const SPEC_VERSION = 3
 /** Key of `RunJobOptions.data` inside `workerData`. */
 export const DATA_KEY = '__amlapi_data'
 
@@ -62,6 +63,12 @@ export interface JobSpec {
   processes: number
   /** One segment per task, index = task id; null for a task of another process. */
   segments: Array<SharedArrayBuffer | null>
+  /**
+   * The shared WebAssembly.Memory whose buffer is each segment, index = task id: null where the
+   * segment is a plain SharedArrayBuffer (its size not a whole number of 64 KiB pages, or the engine
+   * refused the memory) and for a task of another process.
+   */
+  segmentMemories: Array<WasmMemory | null>
   /** The job control block of this process (control.ts). */
   control: SharedArrayBuffer
   /**
@@ -125,11 +132,22 @@ export interface ProcessPart {
   faults?: FaultSpec
 }
 
+/**
+ * A segment of `bytes` as a shared WebAssembly.Memory, so that WebAssembly code can work on it in
+ * place (it also starts on a page boundary); null where `bytes` is not a whole number of its pages
+ * or the engine refuses the memory (an address-space limit): the segment is then a plain buffer.
+ */
+function segmentMemory (bytes: number): WasmMemory | null {
+  if (bytes % WASM_PAGE !== 0) return null
+  try { return sharedMemory(bytes / WASM_PAGE) } catch { return null }
+}
+
 /** Creates the shared memory of a job of `numTasks` tasks for the tasks of this process. */
 export function createJob (numTasks: number, config: JobConfig, part: ProcessPart = { procs: 1, rank: 0 }): Omit<JobSpec, 'taskId'> {
   if (!Number.isInteger(numTasks) || numTasks < 1 || numTasks > MAX_TASKS) throw new RangeError(`invalid number of tasks ${numTasks}`)
   const { first, count } = placement(numTasks, part.procs, part.rank)
   const segments: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
+  const segmentMemories: Array<WasmMemory | null> = new Array<WasmMemory | null>(numTasks).fill(null)
   const inboxes: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
   const netOut: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
   const netState: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
@@ -137,7 +155,8 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
   const netRing = { ...ring, slotBytes: ring.slotBytes + 64, ringBytes: RING_HEADER_BYTES + ring.slots * (ring.slotBytes + 64), rings: 1 }
   const firstPacket = config.chaos?.firstPacket
   for (let t = first; t < first + count; t++) {
-    segments[t] = new SharedArrayBuffer(config.segmentSize)
+    segmentMemories[t] = segmentMemory(config.segmentSize)
+    segments[t] = segmentMemories[t]?.buffer ?? new SharedArrayBuffer(config.segmentSize)
     inboxes[t] = createInbox(ring)
     if (firstPacket !== undefined && firstPacket !== 0) startRingsAt(inboxes[t]!, ring, firstPacket | 0)
     if (part.procs > 1) {
@@ -155,6 +174,7 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
     localTasks: count,
     processes: part.procs,
     segments,
+    segmentMemories,
     control: createControl(numTasks, first, count),
     inboxes,
     ring,
