@@ -273,7 +273,7 @@ describe('bench --quick, the network and application benchmarks (two cores, goal
       const apps = rep.series.filter((x: any) => x.benchmark === 'pgas.apps')
       expect(apps.map((x: any) => [x.id, x.points.map((p: any) => p.size)])).toEqual([
         ['pgas.apps.is', [1, 2, 4]], ['pgas.apps.is-tcp', [2]], ['pgas.apps.is-udp', [2]],
-        ['pgas.apps.gups', [1, 2, 4]], ['pgas.apps.gups-tcp', [2]], ['pgas.apps.gups-udp', [2]], ['pgas.apps.jacobi', [1, 2]],
+        ['pgas.apps.gups', [1, 2, 4]], ['pgas.apps.gups-tcp', [2]], ['pgas.apps.gups-udp', [2]], ['pgas.apps.jacobi', [1, 2]], ['pgas.apps.jacobi-js', [1, 2]],
       ])
       for (const x of apps) for (const p of x.points) { expect(p.samples, x.id).toHaveLength(1); expect(p.median, x.id).toBeGreaterThan(0) }
       const appGoals = rep.goals.filter((g: any) => g.series.startsWith('pgas.apps'))

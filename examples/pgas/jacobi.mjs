@@ -5,12 +5,17 @@
 // rows into its neighbours' halo rows with putSignal, which moves a counter there when the row has
 // landed, and waits on its own counters for the rows it needs. No barrier per iteration.
 //
-//   lapirun -n P [--segment-size BYTES] examples/pgas/jacobi.mjs [N] [iterations] [--check]
+//   lapirun -n P [--segment-size BYTES] examples/pgas/jacobi.mjs [N] [iterations] [--check] [--js]
+//
+// The sweep runs in WebAssembly's SIMD code on the segment in place (jacobi-simd.mjs) where the
+// segment is a WebAssembly memory (its size a whole number of 64 KiB pages) and the engine has
+// SIMD; else, or with --js, in plain JavaScript. Both give the same grid, bit for bit.
 //
 // Prints the time per iteration and a hash of the final grid (FNV-1a over its bytes, row by row),
 // which is the same for every number of tasks: the arithmetic is the same. With --check (the
 // default for N ≤ 512) task 0 also recomputes the grid alone and compares it bit for bit.
 import { Pgas } from '@amlapi/pgas'
+import { simdSweep } from './jacobi-simd.mjs'
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 const N = Number(args[0] ?? 256)
@@ -49,7 +54,7 @@ function initRow (g, r, i) {
 }
 for (const g of grid) for (let r = 0; r < rows + 2; r++) initRow(g, r, lo - 1 + r)
 
-/** One sweep over local rows 1..rows of `src` into `dst` (the side columns stay). */
+/** One sweep over local rows 1..rows of `src` into `dst` (the side columns stay), in JavaScript. */
 function sweep (src, dst, nrows) {
   const end = N - 1
   for (let r = 1; r <= nrows; r++) {
@@ -74,6 +79,10 @@ function sweep (src, dst, nrows) {
   }
 }
 
+// the same sweep in WebAssembly, on the grids' segment addresses (null: the JavaScript one)
+const simd = process.argv.includes('--js') ? null : simdSweep(pg.segmentMemory, N)
+const at = G.map((g) => g[me].addr)
+
 pg.barrier()
 const t0 = performance.now()
 let cur = 0
@@ -88,7 +97,8 @@ for (let it = 0; it < ITERS; it++) {
   if (down >= 0) hs.push(pg.putSignal(G[cur][down], g.subarray(rows * N, (rows + 1) * N), fromUp))
   if (up >= 0) fromUp.wait(1)
   if (down >= 0) fromDown.wait(1)
-  sweep(g, grid[1 - cur], rows)
+  if (simd !== null) simd(at[cur], at[1 - cur], rows)
+  else sweep(g, grid[1 - cur], rows)
   pg.waitAll(hs)
   cur = 1 - cur
 }
@@ -125,6 +135,7 @@ if (me === 0) {
   const ms = tmax[0] / Math.max(1, ITERS)
   console.log(`Jacobi ${N} x ${N}, ${ITERS} iterations, ${P} tasks: ${ms.toFixed(3)} ms per iteration (${(tmax[0] / 1000).toFixed(3)} s)`)
   console.log(`grid hash ${hash.toString(16).padStart(8, '0')}`)
+  console.log(`sweep: ${simd !== null ? 'WebAssembly SIMD, on the segment in place' : 'JavaScript'}`)
   if (check) console.log(ok ? `Jacobi ${N} verified (bit for bit against one task)` : `Jacobi ${N} verification FAILED`)
 }
 const okAll = new Int32Array([ok ? 1 : 0])

@@ -38,10 +38,14 @@ describe('pgas applications', () => {
     }, 120_000)
   }
   const hashes = new Map<string, string>()
-  for (const pl of [...PLACEMENTS, { name: 'shm, 3 tasks', tasks: 3, procs: 1 }, { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' as const }]) {
+  const jacobi: Array<Placement & { js?: boolean }> = [...PLACEMENTS, { name: 'shm, 3 tasks', tasks: 3, procs: 1 },
+    { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' }, { name: 'shm, 2 tasks, the JavaScript sweep', tasks: 2, procs: 1, js: true }]
+  for (const pl of jacobi) {
     it(`Jacobi 96 × 96, 40 iterations: ${pl.name}`, async () => {
-      const out = await app('jacobi.mjs', pl, ['96', '40'])
+      const out = await app('jacobi.mjs', pl, ['96', '40', ...(pl.js === true ? ['--js'] : [])])
       expect(out).toMatch(/Jacobi 96 verified \(bit for bit against one task\)/)
+      // (the check recomputes the grid with the JavaScript sweep: the SIMD one gives the same bits)
+      expect(out).toContain(pl.js === true ? 'sweep: JavaScript' : 'sweep: WebAssembly SIMD')
       hashes.set(pl.name, /grid hash ([0-9a-f]+)/.exec(out)![1]!)
       expect(new Set(hashes.values()).size).toBe(1)
     }, 120_000)

@@ -6,7 +6,8 @@
  *
  * The goals hold the applications against native figures measured on the reference machine kind
  * (2 vCPUs; Open MPI 4.1 over shared memory, 2 ranks): NPB IS class A 307 Mop/s (1 rank 138),
- * RandomAccess 2^22 0.039 GUP/s, Jacobi 4096 × 4096 12.2 ms an iteration.
+ * RandomAccess 2^22 0.039 GUP/s, Jacobi 4096 × 4096 12.2 ms an iteration. Jacobi runs twice: with its sweep in WebAssembly's SIMD
+ * code (the program's default) and in plain JavaScript.
  */
 import { appSession, gups, is, jacobi, over, shm, type AppRun } from '../lib/app-run.js'
 import type { Benchmark, BenchContext, Session } from '../types.js'
@@ -19,6 +20,7 @@ const RUNS: Readonly<Record<string, AppRun>> = {
   'pgas.apps.gups-tcp': gups(over('tcp'), 20),
   'pgas.apps.gups-udp': gups(over('udp'), 20),
   'pgas.apps.jacobi': jacobi(shm),
+  'pgas.apps.jacobi-js': jacobi(shm, true),
 }
 
 const TASKS = [1, 2, 4] as const
@@ -44,6 +46,7 @@ const bench: Benchmark = {
       id: 'pgas.apps.jacobi', title: 'Jacobi 4096 × 4096, 100 iterations (quick: 256, 20), tasks of one process', kind: 'latency', unit: 'us', group: 'pgas-apps-jacobi',
       groupTitle: 'Jacobi stencil: µs per iteration', xLabel: 'tasks', sizes: [1, 2], sizeUnit: 'tasks', wholeRuns: true,
     },
+    { id: 'pgas.apps.jacobi-js', title: 'the same, the sweep in JavaScript (--js)', kind: 'latency', unit: 'us', group: 'pgas-apps-jacobi', sizes: [1, 2], sizeUnit: 'tasks', wholeRuns: true },
   ],
   goals: [
     { name: 'NPB IS class A, 2 tasks ≥ 0.5 × MPI (307 Mop/s)', series: 'pgas.apps.is', size: 2, op: '>=', target: 153.5e6 },

@@ -64,14 +64,19 @@ export const gups = (place: (size: number) => string[], logN: number): AppRun =>
   read: (out) => { verified(out, /^RandomAccess 2\^\d+ verified$/m); return figure(out, /([\d.]+) Billion\(10\^9\) Updates per second/, 'GUP/s') * 1e9 },
 })
 
-/** Jacobi 4096 × 4096, 100 iterations (256 × 256, 20 with --quick), its grid hash checked. */
-export const jacobi = (place: (size: number) => string[]): AppRun => ({
+/**
+ * Jacobi 4096 × 4096, 100 iterations (256 × 256, 20 with --quick), its grid hash checked: the sweep
+ * in WebAssembly SIMD on the segment (the program's default, segments of whole MiB), or with `js`
+ * in JavaScript (`--js`).
+ */
+export const jacobi = (place: (size: number) => string[], js = false): AppRun => ({
   program: 'jacobi.mjs',
   place: (size) => [...place(size), '--segment-size', `${Math.ceil((2 * (Math.ceil(JACOBI.n / size) + 2) * JACOBI.n * 8) / MiB) + 4}M`],
-  args: (quick) => { const j = quick ? JACOBI_QUICK : JACOBI; return [String(j.n), String(j.iterations)] },
+  args: (quick) => { const j = quick ? JACOBI_QUICK : JACOBI; return [String(j.n), String(j.iterations), ...(js ? ['--js'] : [])] },
   perOp: true,
   read: (out, quick) => {
     const j = quick ? JACOBI_QUICK : JACOBI
+    verified(out, js ? /^sweep: JavaScript$/m : /^sweep: WebAssembly SIMD/m)
     if (j.hash === null) verified(out, /^Jacobi \d+ verified/m)
     else if (!out.includes(`grid hash ${j.hash}`)) throw new Error(`the final grid is not the one-task grid (hash ${j.hash}):\n${out.slice(-2000)}`)
     return figure(out, /: ([\d.]+) ms per iteration/, 'ms per iteration') * 1e3
