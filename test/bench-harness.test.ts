@@ -115,6 +115,9 @@ describe('bench --quick (the real CLI)', () => {
     if (report.environment.cpusAllowedCount >= 2) {
       want.push(['baseline.sab-spin.rtt', QUICK_SIZES.message], ['baseline.sab-spin.bw', QUICK_SIZES.message],
         ['baseline.sab-am.rtt', [8, 16, 32]])
+      // the bare-thread floor of the pgas broadcast and all-to-all, and the pgas series' ratios to it
+      for (const id of ['bcast-2', 'bcast-4', 'alltoall-2', 'alltoall-4']) want.push([`baseline.threads.${id}`, [65536, 1048576]])
+      expect(byId.get('pgas.bcast-bw-4')?.ratios.map((r: any) => r.series)).toContain('baseline.threads.bcast-4')
     }
     if (report.environment.oneCore.status === 'ran') {
       want.push(

@@ -16,6 +16,7 @@ export const registry: readonly RegistryEntry[] = [
   { name: 'baseline.sab-am', load: () => import('./benchmarks/baseline-sab-am.js') },
   { name: 'baseline.sab-wait', load: () => import('./benchmarks/baseline-sab-wait.js') },
   { name: 'baseline.msgport', load: () => import('./benchmarks/baseline-msgport.js') },
+  { name: 'baseline.threads', load: () => import('./benchmarks/baseline-threads.js') },
   { name: 'bufmgr.alloc-free', load: () => import('./benchmarks/bufmgr-alloc-free.js') },
   { name: 'lapi.rma', load: () => import('./benchmarks/lapi-rma.js') },
   { name: 'lapi.am', load: () => import('./benchmarks/lapi-am.js') },

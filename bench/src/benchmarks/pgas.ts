@@ -3,7 +3,8 @@
  * barrier and 8 B all-reduce latency, broadcast and all-to-all bandwidth. The 2-task job also
  * measures AM-2's Short round trip (`@amlapi/am2/compat` on the same LAPI contexts), so the
  * barrier and all-reduce are compared with a round trip of the same job; the bandwidths are
- * compared with the same run's Uint8Array.set into a SAB. The task program is
+ * compared with the same run's Uint8Array.set into a SAB and with bare worker threads doing only
+ * the copies and counting (`baseline.threads`, the floor of the machine). The task program is
  * workers/pgas-task.ts.
  *
  * Each job starts when one of its series is first run (the interleaved goal check then starts
@@ -73,19 +74,19 @@ const bench: Benchmark = {
       id: 'pgas.bcast-bw-2', title: 'pg.bcast from task 0, 2 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw',
       groupTitle: 'PGAS broadcast and all-to-all bandwidth: bytes into each task\'s buffer per second (MB/s)',
       xLabel: 'buffer bytes per task (all-to-all: size / P from each task)', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.bcast-2', label: '÷ bare threads' }],
     },
     {
       id: 'pgas.bcast-bw-4', title: 'pg.bcast from task 0, 4 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.bcast-4', label: '÷ bare threads' }],
     },
     {
       id: 'pgas.alltoall-bw-2', title: 'pg.alltoall, 2 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.alltoall-2', label: '÷ bare threads' }],
     },
     {
       id: 'pgas.alltoall-bw-4', title: 'pg.alltoall, 4 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
+      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.alltoall-4', label: '÷ bare threads' }],
     },
     {
       id: 'pgas.bcast-bw-2-private', title: 'pg.bcast from task 0, 2 tasks, private buffers', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
