@@ -7,7 +7,7 @@
  * gives four threads on two CPUs is this floor, not the library's.
  */
 import { pageAlignedShared } from '@amlapi/lapi/transport'
-import { CTL_BYTES, C_ABORT, type FloorCommand, type FloorData } from '../lib/floor-layout.js'
+import { CTL_BYTES, CTL_WORDS, C_ABORT, type FloorCommand, type FloorData } from '../lib/floor-layout.js'
 import { Peer } from '../lib/peer.js'
 import type { Benchmark, BenchContext, Session } from '../types.js'
 
@@ -69,7 +69,7 @@ const bench: Benchmark = {
         if (s === undefined) throw new Error(`unknown series ${series}`)
         if (size % s.threads !== 0) throw new Error(`${series}: size ${size} is not a multiple of ${s.threads} threads`)
         const t = await team(s.threads)
-        for (let w = 0; w < 4; w++) Atomics.store(t.ctl, w, 0)
+        for (let w = 0; w < CTL_WORDS; w++) Atomics.store(t.ctl, w, 0)
         const cmd: FloorCommand = { op: s.op, size, iterations, spinUs: s.threads <= ctx.cpus ? SPIN_US : 0, timeoutMs: ctx.timeoutMs }
         const replies = await Promise.allSettled(t.peers.map((p) => p.request<{ seconds?: number, error?: string }>(cmd, ctx.timeoutMs + 5000)))
         const failed = replies.find((r) => r.status === 'rejected')

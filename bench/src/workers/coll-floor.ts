@@ -7,16 +7,17 @@
  * - Broadcast: thread 0 raises the round number; every other thread waits for it, copies thread
  *   0's source into its destination (`Uint8Array.set`) and counts itself done; thread 0 waits for
  *   every count before the next round (its source may change once its call returned).
- * - All-to-all: every thread copies block `me` of each thread's source into block `s` of its
- *   destination, counts itself done and waits for all P counts of the round (a thread may change
- *   its source once its call returned).
+ * - All-to-all: every thread counts itself in and waits for all P (each source is ready once its
+ *   thread is in), copies block `me` of each thread's source into block `s` of its destination,
+ *   counts itself done and waits for all P counts of the round (a thread may change its source
+ *   once its call returned).
  *
  * A wait spins for `spinUs` (0 where the threads outnumber the CPUs, as the library's waits), then
  * sleeps in `Atomics.wait`; every wait gives up at the command's deadline or on the abort word.
  * All threads start together (a start line); each answers its own time from there.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { CTL_BYTES, C_ABORT, C_DONE, C_ROUND, C_START, type FloorCommand, type FloorData, type FloorReply } from '../lib/floor-layout.js'
+import { CTL_BYTES, C_ABORT, C_DONE, C_ENTER, C_ROUND, C_START, type FloorCommand, type FloorData, type FloorReply } from '../lib/floor-layout.js'
 
 const d = workerData as FloorData
 const port = parentPort!
@@ -29,7 +30,7 @@ port.on('message', (cmd: FloorCommand) => {
     port.postMessage({ seconds: run(cmd) } satisfies FloorReply)
   } catch (e) {
     Atomics.store(ctl, C_ABORT, 1)
-    Atomics.notify(ctl, C_ROUND); Atomics.notify(ctl, C_DONE); Atomics.notify(ctl, C_START)
+    for (const w of [C_ROUND, C_DONE, C_START, C_ENTER]) Atomics.notify(ctl, w)
     port.postMessage({ error: (e as Error).message } satisfies FloorReply)
   }
 })
