@@ -50,4 +50,13 @@ describe('pgas applications', () => {
       expect(new Set(hashes.values()).size).toBe(1)
     }, 120_000)
   }
+  // (the SIMD sweep takes four points a step, then a pair where (N - 2) / 2 is odd and one point
+  // where N - 2 is odd: 98 has neither tail, 99 one point, 100 a pair, 101 both)
+  it('Jacobi at widths 98 to 101: the SIMD sweep\'s tails, bit for bit against the JavaScript sweep', async () => {
+    for (const n of ['98', '99', '100', '101']) {
+      const out = await app('jacobi.mjs', { name: 'shm, 2 tasks', tasks: 2, procs: 1 }, [n, '25'])
+      expect(out).toContain('sweep: WebAssembly SIMD')
+      expect(out).toMatch(new RegExp(`Jacobi ${n} verified \\(bit for bit against one task\\)`))
+    }
+  }, 120_000)
 })
