@@ -17,6 +17,7 @@
  * P.pgas_finalize()
  * ```
  */
+import type { SegmentMemory } from '@amlapi/lapi'
 import { Pgas, type SignalCounter } from './pgas.js'
 import { AtomicOp } from './atomics.js'
 import { NOT_READY } from './barrier.js'
@@ -73,6 +74,11 @@ export function pgas_is_local (t: number): number { return rt()?.isLocal(t) === 
 /** `nbytes` of this task's segment; its address in `out[0]`. */
 export function pgas_alloc (nbytes: number, out: Int32Array): number { return code(() => { out[0] = P!.alloc(nbytes).addr }) }
 export function pgas_free (addr: number): number { return code(() => P!.free(new GlobalPtr(P!.rank, addr))) }
+/**
+ * This task's segment as a shared WebAssembly.Memory, for code compiled to WebAssembly (an address
+ * of this task is the byte of that number); null where the segment is a plain buffer or before init.
+ */
+export function pgas_segment_memory (): SegmentMemory | null { return rt()?.segmentMemory ?? null }
 /** Collective: `nbytes` on every task; `out[t]` = task t's address. */
 export function pgas_alloc_all (nbytes: number, out: Int32Array): number {
   return code(() => { if (out.length < P!.size) throw Object.assign(new Error(), { name: 'PgasError', code: S.ERR_BAD_ARG }); P!.allocAll(nbytes).forEach((p, t) => { out[t] = p.addr }) })
