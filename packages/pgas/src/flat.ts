@@ -75,8 +75,8 @@ export function pgas_is_local (t: number): number { return rt()?.isLocal(t) === 
 export function pgas_alloc (nbytes: number, out: Int32Array): number { return code(() => { out[0] = P!.alloc(nbytes).addr }) }
 export function pgas_free (addr: number): number { return code(() => P!.free(new GlobalPtr(P!.rank, addr))) }
 /**
- * This task's segment as a shared WebAssembly.Memory, for code compiled to WebAssembly (an address
- * of this task is the byte of that number); null where the segment is a plain buffer or before init.
+ * This task's segment as a shared WebAssembly.Memory, for code compiled to WebAssembly: byte `a`
+ * of it is this task's address `a`. Null where the segment is a plain buffer, or before init.
  */
 export function pgas_segment_memory (): SegmentMemory | null { return rt()?.segmentMemory ?? null }
 /** Collective: `nbytes` on every task; `out[t]` = task t's address. */
