@@ -6,8 +6,8 @@
  *
  * The goals hold the applications against native figures measured on the reference machine kind
  * (2 vCPUs; Open MPI 4.1 over shared memory, 2 ranks): NPB IS class A 307 Mop/s (1 rank 138),
- * RandomAccess 2^22 0.039 GUP/s, Jacobi 4096 × 4096 12.2 ms an iteration. Jacobi runs twice: with its sweep in WebAssembly's SIMD
- * code (the program's default) and in plain JavaScript.
+ * RandomAccess 2^22 0.039 GUP/s, Jacobi 4096 × 4096 12.2 ms an iteration. Jacobi runs twice:
+ * with its sweep in WebAssembly's SIMD code (the program's default) and in plain JavaScript.
  */
 import { appSession, gups, is, jacobi, over, shm, type AppRun } from '../lib/app-run.js'
 import type { Benchmark, BenchContext, Session } from '../types.js'

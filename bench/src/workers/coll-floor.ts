@@ -85,6 +85,9 @@ function run(cmd: FloorCommand): number {
     }
   } else {
     for (let k = 1; k <= iterations; k++) {
+      Atomics.add(ctl, C_ENTER, 1)
+      Atomics.notify(ctl, C_ENTER)
+      waitAtLeast(C_ENTER, P * k, spinUs, deadline)
       for (let s = 0; s < P; s++) into[s]!.set(from[s]!)
       Atomics.add(ctl, C_DONE, 1)
       Atomics.notify(ctl, C_DONE)
