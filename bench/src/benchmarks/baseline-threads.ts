@@ -71,10 +71,15 @@ const bench: Benchmark = {
         const t = await team(s.threads)
         for (let w = 0; w < CTL_WORDS; w++) Atomics.store(t.ctl, w, 0)
         const cmd: FloorCommand = { op: s.op, size, iterations, spinUs: s.threads <= ctx.cpus ? SPIN_US : 0, timeoutMs: ctx.timeoutMs }
-        const replies = await Promise.allSettled(t.peers.map((p) => p.request<{ seconds?: number, error?: string }>(cmd, ctx.timeoutMs + 5000)))
-        const failed = replies.find((r) => r.status === 'rejected')
-        if (failed !== undefined) { Atomics.store(t.ctl, C_ABORT, 1); throw (failed as PromiseRejectedResult).reason }
-        return Math.max(...replies.map((r) => (r as PromiseFulfilledResult<{ seconds: number }>).value.seconds))
+        // (a worker's { error } reply rejects its request (Peer); the first failure stops the others' waits)
+        const stop = (e: unknown): never => { Atomics.store(t.ctl, C_ABORT, 1); throw e }
+        const replies = await Promise.allSettled(t.peers.map((p) => p.request<{ seconds: number }>(cmd, ctx.timeoutMs + 5000).catch(stop)))
+        let seconds = 0
+        for (const r of replies) {
+          if (r.status === 'rejected') throw r.reason
+          seconds = Math.max(seconds, r.value.seconds)
+        }
+        return seconds
       },
       async close() {
         for (const t of teams.values()) await Promise.all((await t).peers.map((p) => p.terminate()))

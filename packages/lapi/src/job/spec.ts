@@ -14,7 +14,7 @@ import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../trans
 import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
-import { WASM_PAGE, sharedMemory, type WasmMemory } from '../transport/wasm.js'
+import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../transport/wasm.js'
 
 /** Key of the spec inside `workerData`. */
 export const SPEC_KEY = '__amlapi_job'
@@ -138,8 +138,7 @@ export interface ProcessPart {
  * or the engine refuses the memory (an address-space limit): the segment is then a plain buffer.
  */
 function segmentMemory (bytes: number): WasmMemory | null {
-  if (bytes % WASM_PAGE !== 0) return null
-  try { return sharedMemory(bytes / WASM_PAGE) } catch { return null }
+  return bytes % WASM_PAGE === 0 ? trySharedMemory(bytes / WASM_PAGE) : null
 }
 
 /** Creates the shared memory of a job of `numTasks` tasks for the tasks of this process. */

@@ -19,7 +19,7 @@ import { readSync, writeSync, writevSync } from 'node:fs'
 import { WORD_COPY, copyBuf, copySmall } from '../copy.js'
 import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
-import { WASM_PAGE, sharedMemory, type WasmMemory } from './wasm.js'
+import { WASM_PAGE, trySharedMemory, type WasmMemory } from './wasm.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
@@ -87,10 +87,10 @@ export function createStreamShared (procs: number, bufBytes: number, corrupt: { 
   for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
   const bytes = streamMemoryBytes(procs, bufBytes)
   const pages = bytes / WASM_PAGE
-  let mem: WasmMemory
-  let wasm = true
-  // (an address-space limit such as ulimit -v may refuse a shared WebAssembly memory: then the fs calls)
-  try { mem = sharedMemory(pages) } catch { mem = { buffer: new SharedArrayBuffer(bytes) }; wasm = false }
+  // (where the memory is refused, the fs calls)
+  const m = trySharedMemory(pages)
+  const mem: WasmMemory = m ?? { buffer: new SharedArrayBuffer(bytes) }
+  const wasm = m !== null
   let c: StreamShared['corrupt'] = null
   if (corrupt !== null) { c = { p: corrupt.p, rng: new SharedArrayBuffer(4) }; new Int32Array(c.rng)[0] = corrupt.seed }
   return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, txCap: bufBytes, procs, corrupt: c }

@@ -28,3 +28,12 @@ export function sharedMemory (pages: number): WasmMemory {
   if (Wasm === undefined) throw new Error('no WebAssembly')
   return new Wasm.Memory({ initial: pages, maximum: pages, shared: true })
 }
+
+/**
+ * `sharedMemory(pages)`, or null where the engine has none or refuses one (an address-space limit
+ * such as `ulimit -v`: V8 reserves guard regions around each memory); its users then take a plain
+ * SharedArrayBuffer.
+ */
+export function trySharedMemory (pages: number): WasmMemory | null {
+  try { return sharedMemory(pages) } catch { return null }
+}
