@@ -160,11 +160,16 @@ export class Dispatcher implements Progress {
 
   /** True when a packet waits in the inbox. */
   inboxPending (): boolean {
+    // (slots the last round gave back without publishing them (`tailsHeld`) go back now: a wait
+    // that finds its rings empty would otherwise keep their producers — the agent's or this
+    // thread's engine, with frames for this task — from refilling them until the wait sleeps)
+    const rings = this.rings
+    if (rings.tailsHeld) rings.publishTails()
     // (what crossed the network may still be in the socket: take it in first)
     if (this.net !== null) this.net.poll(true)
-    const rings = this.polled
-    for (let i = 0; i < rings.length; i++) {
-      if (rings[i]!.nonEmpty) {
+    const polled = this.polled
+    for (let i = 0; i < polled.length; i++) {
+      if (polled[i]!.nonEmpty) {
         // (the dispatcher round that follows need not run the engine again)
         this.netFresh = 1
         return true
