@@ -67,8 +67,6 @@ const ACK_DELAY_MS = 1
 const PATH_TIMER_SLACK_MS = 0.5
 /** Bytes of a read by the event loop that filled its buffer (Node reads a stream 64 KiB at a time). */
 const FULL_READ = 64 << 10
-/** How long a handover that waits for room keeps this event loop from reading the connections, ms (`handOver`). */
-const HANDOVER_HOLD_MS = 5
 
 export interface AgentOptions {
   spec: Omit<JobSpec, 'taskId'>
@@ -370,7 +368,7 @@ export class Agent {
     // (tasks that read the connections and poll run the timers themselves: a round here would take
     // a CPU from one of them and contend for the lock, and re-arming would wake this thread every
     // millisecond, each wake taking a CPU from a task that spins. The watch, which looks anyway
-    // while they read, arms the timer again once they stop polling: \`tick\`.)
+    // while they read, arms the timer again once they stop polling: `tick`.)
     if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) {
       const polls = Atomics.load(this.w, W_POLLS)
       if (polls !== this.pathPolls) { this.pathPolls = polls; return }
@@ -440,9 +438,6 @@ export class Agent {
     else setTimeout(f, ms)
   }
 
-  /** When a handover began to wait for room (`handOver`), or -1. */
-  private handingSince = -1
-
   /** A polling task asked for the connections: stop reading them here and let the tasks. */
   private handOver (): void {
     const t = this.o.transport
@@ -454,20 +449,7 @@ export class Agent {
       Atomics.store(this.w, W_OWNER, OWNER_TASKS)
       Atomics.store(this.w, W_WANT, 0)
     })
-    if (!ok || Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) {
-      // (what was read does not fit yet — frames wait for room in a task's network ring — or a task
-      // holds the lock. Reading on meanwhile would only add bytes that must go in first: a peer that
-      // keeps sending would put the handover off for as long as it sends, every byte crossing this
-      // event loop. So this loop stops reading while the tasks' polls make the room, and tries again
-      // each round; it reads again only when that takes HANDOVER_HOLD_MS)
-      const now = performance.now()
-      if (this.handingSince < 0) this.handingSince = now
-      else if (now - this.handingSince >= HANDOVER_HOLD_MS) { this.handingSince = -1; t.agentReads(true) }
-      this.o.log.trace({ ok }, 'handover postponed')
-      this.later()
-      return
-    }
-    this.handingSince = -1
+    if (!ok || Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) { this.o.log.trace({ ok }, 'handover postponed'); t.agentReads(true); this.later(); return }
     this.o.log.trace('connections handed to the tasks')
     this.handovers++
     // (a task may be giving this thread its CPU meanwhile: wake it)
@@ -518,7 +500,7 @@ export class Agent {
     }
     this.watchMs = 1
     // (a task that sent and then stopped polling may have left its last sends to go with later ones;
-    // and the path's timers are this thread's again until the tasks poll: \`pathDue\`)
+    // and the path's timers are this thread's again until the tasks poll: `pathDue`)
     if (this.engine.pendingOut) this.round()
     else this.timers()
     if (++this.idleTicks < IDLE_TICKS) return
