@@ -2,7 +2,7 @@
  * A long stream of small active messages into a task that comes to it late (busy in its own code
  * while the stream backs up) is taken in at the pace of the wait loop, not of its sleeps: no round
  * of the fixture's four takes 1.5 s (a few hundred ms here; a wait that kept the slots it drained
- * unpublished took 5–6 s a round over tcp). The claim is about time, with a margin for a loaded
+ * unpublished took 5–7 s a round over tcp). The claim is about time, with a margin for a loaded
  * host. Two processes over tcp and udp, both CPUs (a wait spins only where the tasks have a CPU).
  */
 import { fileURLToPath } from 'node:url'

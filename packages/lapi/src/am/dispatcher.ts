@@ -161,8 +161,9 @@ export class Dispatcher implements Progress {
   /** True when a packet waits in the inbox. */
   inboxPending (): boolean {
     // (slots the last round gave back without publishing them (`tailsHeld`) go back now: a wait
-    // that finds its rings empty would otherwise keep their producers — the agent's or this
-    // thread's engine, with frames for this task — from refilling them until the wait sleeps)
+    // that finds its rings empty would otherwise keep their producers — another task, the agent,
+    // or this thread's engine with frames for this task — from refilling them until its next
+    // dispatcher round; docs/architecture.md, "TAIL held back")
     const rings = this.rings
     if (rings.tailsHeld) rings.publishTails()
     // (what crossed the network may still be in the socket: take it in first)
