@@ -59,7 +59,7 @@ import {
   FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS,
   S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, StreamPath, type StreamShared,
 } from './stream-path.js'
-import { WASM_PAGE, trySharedMemory, type WasmMemory } from './wasm.js'
+import { WASM_PAGE, sharedOrPlain } from './wasm.js'
 
 export const UDP_VERSION = 2
 export const DG_DATA = 1
@@ -266,11 +266,8 @@ export function createDatagramShared (procs: number, bufBytes: number, rank: num
   const alignAt = scratchAt + md
   const delayAt = alignAt + md
   const slotsAt = delayAt + (opts.faults !== null ? DELAY_SLOTS * md : 0)
-  const bytes = Math.ceil((slotsAt + procs * W * slotBytes) / WASM_PAGE) * WASM_PAGE
-  const pages = bytes / WASM_PAGE
-  const m = trySharedMemory(pages)
-  const mem: WasmMemory = m ?? { buffer: new SharedArrayBuffer(bytes) }
-  const wasm = m !== null
+  const pages = Math.ceil((slotsAt + procs * W * slotBytes) / WASM_PAGE)
+  const { mem, wasm } = sharedOrPlain(pages)
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
   for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1

@@ -19,7 +19,7 @@ import { readSync, writeSync, writevSync } from 'node:fs'
 import { WORD_COPY, copyBuf, copySmall } from '../copy.js'
 import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
-import { WASM_PAGE, trySharedMemory, type WasmMemory } from './wasm.js'
+import { WASM_PAGE, sharedOrPlain, type WasmMemory } from './wasm.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 export const PEER_BASE = 32
@@ -85,12 +85,8 @@ export function createStreamShared (procs: number, bufBytes: number, corrupt: { 
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
   for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
-  const bytes = streamMemoryBytes(procs, bufBytes)
-  const pages = bytes / WASM_PAGE
-  // (where the memory is refused, the fs calls)
-  const m = trySharedMemory(pages)
-  const mem: WasmMemory = m ?? { buffer: new SharedArrayBuffer(bytes) }
-  const wasm = m !== null
+  const pages = streamMemoryBytes(procs, bufBytes) / WASM_PAGE
+  const { mem, wasm } = sharedOrPlain(pages)
   let c: StreamShared['corrupt'] = null
   if (corrupt !== null) { c = { p: corrupt.p, rng: new SharedArrayBuffer(4) }; new Int32Array(c.rng)[0] = corrupt.seed }
   return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, txCap: bufBytes, procs, corrupt: c }

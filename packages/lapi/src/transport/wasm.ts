@@ -37,3 +37,13 @@ export function sharedMemory (pages: number): WasmMemory {
 export function trySharedMemory (pages: number): WasmMemory | null {
   try { return sharedMemory(pages) } catch { return null }
 }
+
+/**
+ * A memory of `pages` pages for a frame path: shared WebAssembly memory (`wasm` true: its WASI
+ * calls can move its bytes), or where that is refused a plain SharedArrayBuffer as large (the fs
+ * calls then).
+ */
+export function sharedOrPlain (pages: number): { mem: WasmMemory, wasm: boolean } {
+  const m = trySharedMemory(pages)
+  return m !== null ? { mem: m, wasm: true } : { mem: { buffer: new SharedArrayBuffer(pages * WASM_PAGE) }, wasm: false }
+}
