@@ -333,10 +333,8 @@ export class Agent {
     this.timers()
     if (done) {
       if (this.ackTimer === null && this.running && this.engine.acksOwed) this.ackTimer = setTimeout(this.ackDue, ACK_DELAY_MS)
-      if (this.inbound.length > 0) {
-        for (let p = 0; p < this.procs; p++) this.o.transport.resumePeer(p)
-        this.later()
-      }
+      // (what did not fit waits, its peer paused, for the room this round's work made)
+      if (this.inbound.length > 0) this.later()
       if (Atomics.load(this.w, W_OWNER) === OWNER_AGENT && this.engine.path.queued() > 0) this.later(1)
     }
     return done
@@ -418,12 +416,28 @@ export class Agent {
     let k = 0
     for (; k < inb.length; k += 3) {
       const peer = inb[k] as number
-      if (!path.ingest(peer, inb[k + 1] as Uint8Array, inb[k + 2] as number)) { this.o.transport.pausePeer(peer); break }
+      if (!path.ingest(peer, inb[k + 1] as Uint8Array, inb[k + 2] as number)) {
+        this.o.transport.pausePeer(peer)
+        if (!this.paused) this.o.log.trace({ peer }, 'peer paused: its bytes wait for room')
+        this.paused = true
+        break
+      }
     }
-    if (k === inb.length) inb.length = 0
-    else if (k > 0) inb.splice(0, k)
+    if (k === inb.length) {
+      inb.length = 0
+      // (everything went in: the peers paused meanwhile are read again — wherever they were
+      // paused, a hand-over's ingest included; one left paused would be read by nobody once
+      // this event loop reads the connections again)
+      if (this.paused) {
+        this.paused = false
+        for (let p = 0; p < this.procs; p++) this.o.transport.resumePeer(p)
+      }
+    } else if (k > 0) inb.splice(0, k)
     return inb.length === 0
   }
+
+  /** Whether a peer may be paused (`ingestAll`). */
+  private paused = false
 
   /** Runs a round again soon (`ms` 0: on the next turn of the event loop). */
   private later (ms = 0): void {
