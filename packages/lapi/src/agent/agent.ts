@@ -696,6 +696,35 @@ export class Agent {
     for (let t = this.lo; t < this.lo + this.spec.localTasks; t++) ringDoorbell(this.ctl, t)
   }
 
+  /**
+   * The state of this process's network, in words, for the report of a job that timed out: who
+   * reads the connections and holds the lock, what waits (to be sent, for room in a task's ring,
+   * for this thread), and per peer the bytes received and not yet taken in. Plain reads, no lock.
+   */
+  describe (): string {
+    const w = this.w
+    const lock = Atomics.load(w, W_LOCK)
+    const flags = [
+      Atomics.load(w, W_WANT) !== 0 ? 'a task asks for the connections' : '',
+      Atomics.load(w, W_BLOCKED) !== 0 ? 'frames wait for room in a task\'s network ring' : '',
+      Atomics.load(w, W_PARKED) !== 0 ? 'Get answers wait for room toward their origin' : '',
+      Atomics.load(w, W_CTRL) !== 0 ? 'a control message waits for this thread' : '',
+      Atomics.load(w, W_FDSLEEP) !== 0 ? 'the task sleeps on the connections' : '',
+      this.paused ? 'a peer is paused (its bytes wait for room)' : '',
+    ].filter((f) => f !== '')
+    const path = this.engine.path
+    const peers: string[] = []
+    for (let p = 0; p < this.procs; p++) {
+      if (p === this.o.rank) continue
+      let chunks = 0
+      for (let k = 0; k < this.inbound.length; k += 3) if (this.inbound[k] === p) chunks++
+      peers.push(`process ${p}: ${path.unparsed(p)} bytes not taken in, ${chunks} reads held by the agent, flags ${peerFlags(this.spec.net!.stream, p)}`)
+    }
+    return `network of process ${this.o.rank}: the connections read by ${Atomics.load(w, W_OWNER) === OWNER_TASKS ? 'the tasks' : 'the agent'} ` +
+      `(${this.handovers} hand-overs), the lock ${lock === 0 ? 'free' : lock === AGENT_ID ? 'held by the agent' : `held by task ${lock - 1}`}, ` +
+      `${path.queued()} bytes waiting to be sent${flags.length > 0 ? `; ${flags.join('; ')}` : ''}; ${peers.join('; ')}`
+  }
+
   /** A task of this process ended (`failed`: not normally): tell the other processes. */
   taskEnded (task: number, failed: boolean): void {
     // (with the barrier generation it passed: a peer still waiting for that barrier's release, which

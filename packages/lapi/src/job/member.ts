@@ -153,10 +153,13 @@ export async function runMember (o: MemberOptions): Promise<number> {
       if (pendingAbort !== null) fail(pendingAbort.task, pendingAbort.reason)
     },
     onFail: (task, reason) => {
+      // (what the network held when the job failed here: a hang's report names one process's, this is each one's)
+      log.debug({ network: agent.describe() }, 'the job failed')
       sock.write(encodeMessage({ t: 'fail', task, reason }))
       agent.abort(task, reason)
     },
     onTaskEnded: (task, failed) => agent.taskEnded(task, failed),
+    describe: () => agent.describe(),
   })
   finished = true
   if (o.join && result.failure !== undefined) process.stderr.write(failureLine(result.failure))

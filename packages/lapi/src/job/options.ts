@@ -72,6 +72,8 @@ export interface ProcessHooks {
   onFail: (task: number, reason: string) => void
   /** A task of this process ended (`failed`: not normally). */
   onTaskEnded: (task: number, failed: boolean) => void
+  /** The state of this process's network, in words (for the report of a job that timed out). */
+  describe: () => string
 }
 
 export interface JobResult {

@@ -131,7 +131,10 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   if (opts.timeoutMs !== undefined) {
     const ms = opts.timeoutMs
     timer = setTimeout(() => {
-      void watchTasks(ctl, n, job.segments, codes, local).then((what) => fail(-1, `the job timed out after ${seconds(ms)}:\n${what}`))
+      void watchTasks(ctl, n, job.segments, codes, local).then((what) => {
+        const net = hooks !== null ? `\n  ${hooks.describe()}` : ''
+        fail(-1, `the job timed out after ${seconds(ms)}:\n${what}${net}`)
+      })
     }, ms)
   }
   const onAbort = (): void => fail(-1, 'the job was interrupted')
