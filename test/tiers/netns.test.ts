@@ -99,7 +99,7 @@ function jobEnv (): Record<string, string> {
 
 /** The lines of a process's log a failure message shows: all but the debug ones, except the start's. */
 function told (l: string): boolean {
-  return !l.startsWith('{"level":20') || /"c":"lapi:join"|welcomed by the rendezvous|sockets bound|tcp: listening|process joined the job/.test(l)
+  return !l.startsWith('{"level":20') || /"c":"lapi:join"|welcomed by the rendezvous|sockets bound|tcp: listening|process joined the job|"msg":"the job failed"/.test(l)
 }
 
 /** The transport statistics each process logged when it left. */
@@ -146,7 +146,8 @@ describe.skipIf(why !== null)('two processes in two network namespaces, over a l
         const ps = [member(1, env, args), member(0, env, args)]
         const codes = await Promise.all(ps.map((p) => p.code))
         const out = ps.map((p) => p.out).join('')
-        expect(codes, ps.map((p) => p.err.split('\n').filter(told).join('\n')).join('\n')).toEqual([0, 0])
+        // (on failure: each process's output, then its log but the debug lines, which keep the network's state)
+        expect(codes, ps.map((p) => `${p.out}${p.err.split('\n').filter(told).join('\n')}`).join('\n')).toEqual([0, 0])
         const n = typeof prog.ok === 'string' ? out.split('\n').filter((l) => l.includes(prog.ok as string)).length : out.split('\n').filter((l) => (prog.ok as RegExp).test(l)).length
         expect(n).toBe(prog.count)
         // the processes really talked over the namespaces' addresses, and the network really lost packets
