@@ -552,7 +552,11 @@ export class DatagramPath extends StreamPath {
     d.setInt32(h + H_SESSION + 4, u[this.uw(p, U_SESSION_HI)]!, true)
     d.setInt32(h + H_SEQ, seq, true)
     d.setInt32(h + H_ACK, u[this.uw(p, U_RCV_NXT)]!, true)
-    d.setInt32(h + H_SACK, u[this.uw(p, U_RMASK)]! >>> 1, true)
+    // (while the next datagram in order waits for room in the receive buffer, the ones after it
+    // are not acknowledged selectively: they came in order, and a sender told of them would take
+    // the waiting one for lost and send it again)
+    const rmask = u[this.uw(p, U_RMASK)]!
+    d.setInt32(h + H_SACK, (rmask & 1) !== 0 ? 0 : rmask >>> 1, true)
     d.setUint32(h + H_WIN, this.W, true)
     d.setUint32(h + H_SUM, 0, true)
     d.setUint32(h + H_SUM + 4, 0, true)
@@ -920,7 +924,9 @@ export class DatagramPath extends StreamPath {
       this.mu8.copyWithin(this.sd.slotsAt + e * this.sd.slotBytes, at, at + len)
       this.sl[e] = len
       u[this.uw(p, U_RMASK)] = mask | bit
-      if (d > 0) { this.ds[D_OUT_OF_ORDER]!++; u[this.uw(p, U_ACK_NOW)] = 1 }
+      // (a gap, acknowledged at once; not when the one expected is held for room: then this one
+      // most likely came in order behind it, and an acknowledgement would carry no news)
+      if (d > 0 && (mask & 1) === 0) { this.ds[D_OUT_OF_ORDER]!++; u[this.uw(p, U_ACK_NOW)] = 1 }
     }
     if (u[this.uw(p, U_ACK_OWED)]!++ === 0) this.t[this.tw(p, T_ACK_OWED)] = now
   }
