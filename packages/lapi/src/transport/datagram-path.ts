@@ -30,7 +30,8 @@
  *   offset size field
  *   0      1    version (UDP_VERSION)
  *   1      1    type: DG_DATA, or DG_ACK (no payload)
- *   2      1    flags: DG_MAC (a MAC follows the header)
+ *   2      1    flags: DG_MAC (a MAC follows the header), DG_HELD (number `ack` arrived and waits for
+ *                room in the sender's receive buffer)
  *   3      1    reserved, 0
  *   4      2    sender's rank
  *   6      2    payload bytes
@@ -65,6 +66,7 @@ export const UDP_VERSION = 2
 export const DG_DATA = 1
 export const DG_ACK = 2
 export const DG_MAC = 1
+export const DG_HELD = 2
 export const DG_HEADER_BYTES = 48
 export const DG_MAC_BYTES = 16
 const H_SRC = 4
@@ -83,6 +85,11 @@ export const MAX_WINDOW = 32
 export const RTO_MIN_MS = 0.1
 export const RTO_MAX_MS = 500
 export const RTO_INITIAL_MS = 20
+/**
+ * The least time before a datagram the receiver holds for room (DG_HELD) is sent again, ms: not a
+ * loss, so only a probe in case the acknowledgement that the receiver took it in was lost.
+ */
+export const HELD_PROBE_MS = 20
 /** How long an acknowledgement waits for data going back before it goes alone, ms. */
 export const ACK_DELAY_MS = 0.25
 /** A peer that has not been sent anything for this long is sent an acknowledgement (a keepalive), ms. */
@@ -130,6 +137,8 @@ const U_PEER_MAX = 9
 const U_LOST = 10
 const U_SESSION_LO = 11
 const U_SESSION_HI = 12
+/** 1 while the peer holds the oldest datagram not acknowledged for room (DG_HELD): it arrived. */
+const U_HELD = 13
 // ── global times (Float64): the next time a tick is due ──
 const T_DUE = 0
 const T_GLOBAL = 4
@@ -546,17 +555,18 @@ export class DatagramPath extends StreamPath {
     const d = this.mdv
     const h = SEND_HDR
     const u = this.u
-    d.setUint32(h, UDP_VERSION | (type << 8) | ((this.mac ? DG_MAC : 0) << 16), true)
+    // (while the next datagram in order waits for room in the receive buffer, the ones after it
+    // are not acknowledged selectively: they came in order, and a sender told of them would take
+    // the waiting one for lost and send it again; DG_HELD tells it that one arrived)
+    const rmask = u[this.uw(p, U_RMASK)]!
+    const held = rmask & 1
+    d.setUint32(h, UDP_VERSION | (type << 8) | (((this.mac ? DG_MAC : 0) | (held !== 0 ? DG_HELD : 0)) << 16), true)
     d.setUint32(h + H_SRC, this.self | (len << 16), true)
     d.setInt32(h + H_SESSION, u[this.uw(p, U_SESSION_LO)]!, true)
     d.setInt32(h + H_SESSION + 4, u[this.uw(p, U_SESSION_HI)]!, true)
     d.setInt32(h + H_SEQ, seq, true)
     d.setInt32(h + H_ACK, u[this.uw(p, U_RCV_NXT)]!, true)
-    // (while the next datagram in order waits for room in the receive buffer, the ones after it
-    // are not acknowledged selectively: they came in order, and a sender told of them would take
-    // the waiting one for lost and send it again)
-    const rmask = u[this.uw(p, U_RMASK)]!
-    d.setInt32(h + H_SACK, (rmask & 1) !== 0 ? 0 : rmask >>> 1, true)
+    d.setInt32(h + H_SACK, held !== 0 ? 0 : rmask >>> 1, true)
     d.setUint32(h + H_WIN, this.W, true)
     d.setUint32(h + H_SUM, 0, true)
     d.setUint32(h + H_SUM + 4, 0, true)
@@ -817,12 +827,15 @@ export class DatagramPath extends StreamPath {
     ds[D_RECEIVED]!++
     this.lastSrc = len >= DIRECT_READ_MIN ? src : -1
     this.t[this.tw(src, T_HEARD)] = now
-    this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true))
+    this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true), ((w0 >>> 16) & DG_HELD) !== 0)
     if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), pat, len)
   }
 
-  /** The acknowledgements of a datagram from peer `p`: the next number it expects (`ack`) and the bitmap after it. */
-  private onAck (p: number, ack: number, sack: number): void {
+  /**
+   * The acknowledgements of a datagram from peer `p`: the next number it expects (`ack`), the
+   * bitmap after it, and whether number `ack` arrived and waits there for room (`held`).
+   */
+  private onAck (p: number, ack: number, sack: number, held: boolean): void {
     const now = this.clock[0]!
     const W = this.W
     const u = this.u
@@ -832,6 +845,8 @@ export class DatagramPath extends StreamPath {
     const out = (nxt - una) | 0
     // (an acknowledgement older than one seen, or of what was never sent: only its news is ignored)
     if (adv < 0 || adv > out) return
+    // (the oldest datagram not acknowledged arrived: its timer only probes, `runTimers`)
+    u[this.uw(p, U_HELD)] = held && adv < out ? 1 : 0
     const f0 = p * W
     if (adv > 0) {
       let sample = -1
@@ -914,7 +929,8 @@ export class DatagramPath extends StreamPath {
     if (d >= this.W) { this.ds[D_OUTSIDE_WINDOW]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
     const bit = 1 << d
     const mask = u[this.uw(p, U_RMASK)]!
-    if ((mask & bit) !== 0) { this.ds[D_DUPLICATES]!++; return }
+    // (a duplicate of one held: answered at once, it may be the sender's probe, `runTimers`)
+    if ((mask & bit) !== 0) { this.ds[D_DUPLICATES]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
     if (d === 0 && this.append(p, at, len)) {
       u[this.uw(p, U_RCV_NXT)] = (seq + 1) | 0
       u[this.uw(p, U_RMASK)] = mask >>> 1
@@ -1009,7 +1025,10 @@ export class DatagramPath extends StreamPath {
       // (RFC 6298: when the oldest datagram not acknowledged times out it alone is sent again and
       // the timeout doubles until a round trip is measured anew; the others wait for the answer,
       // whose selective acknowledgements say which of them are missing)
-      const rto = this.t[this.tw(p, T_RTO)]!
+      // (one the peer holds for room arrived: sent again only as a probe, after HELD_PROBE_MS at
+      // least, in case the acknowledgement that the peer took it in is lost)
+      const rto0 = this.t[this.tw(p, T_RTO)]!
+      const rto = this.u[this.uw(p, U_HELD)] !== 0 && rto0 < HELD_PROBE_MS ? HELD_PROBE_MS : rto0
       for (let s = una; s !== nxt; s = (s + 1) | 0) {
         const e = p * W + (s & (W - 1))
         if (this.fi[e * FI_WORDS + 1] === 1) continue
