@@ -18,7 +18,7 @@
  */
 import type { Logger } from 'pino'
 import {
-  T_EXIT_GEN, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, ringDoorbell, taskWord,
+  T_EXIT_GEN, T_SLEEPING, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, describeTask, ringDoorbell, taskWord,
 } from '../job/control.js'
 import { placement, type JobSpec } from '../job/spec.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
@@ -701,7 +701,7 @@ export class Agent {
    * reads the connections and holds the lock, what waits (to be sent, for room in a task's ring,
    * for this thread), and per peer the bytes received and not yet taken in. Plain reads, no lock.
    */
-  describe (): string {
+  describe (detail = false): string {
     const w = this.w
     const lock = Atomics.load(w, W_LOCK)
     const flags = [
@@ -720,9 +720,19 @@ export class Agent {
       for (let k = 0; k < this.inbound.length; k += 3) if (this.inbound[k] === p) chunks++
       peers.push(`process ${p}: ${path.unparsed(p)} bytes not taken in, ${chunks} reads held by the agent, flags ${peerFlags(this.spec.net!.stream, p)}`)
     }
-    return `network of process ${this.o.rank}: the connections read by ${Atomics.load(w, W_OWNER) === OWNER_TASKS ? 'the tasks' : 'the agent'} ` +
+    const line = `network of process ${this.o.rank}: the connections read by ${Atomics.load(w, W_OWNER) === OWNER_TASKS ? 'the tasks' : 'the agent'} ` +
       `(${this.handovers} hand-overs), the lock ${lock === 0 ? 'free' : lock === AGENT_ID ? 'held by the agent' : `held by task ${lock - 1}`}, ` +
       `${path.queued()} bytes waiting to be sent${flags.length > 0 ? `; ${flags.join('; ')}` : ''}; ${peers.join('; ')}`
+    if (!detail) return line
+    // (for the debug log: this process's own tasks, whose report another process's may have
+    // replaced, the rings, and the counts)
+    const tasks: string[] = []
+    for (let t = this.lo; t < this.lo + this.spec.localTasks; t++) {
+      tasks.push(describeTask(this.ctl, this.n, t, null, Atomics.load(this.ctl, taskWord(t, T_SLEEPING))))
+    }
+    const s = this.o.transport.stats()
+    return `${line}; ${tasks.join('; ')}; ${this.engine.ringState()}; frames sent ${s.framesSent}, received ${s.framesReceived}, dropped ${s.framesDropped}; ` +
+      `bytes sent ${s.bytesSent}, received ${s.bytesReceived}; control messages dropped ${this.dropped}; agent wakes ${this.wakes}`
   }
 
   /** A task of this process ended (`failed`: not normally): tell the other processes. */

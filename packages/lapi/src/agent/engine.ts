@@ -601,6 +601,26 @@ export class NetEngine {
     for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) this.sendAcks(t)
   }
 
+  /**
+   * What waits in the rings of this process's tasks, in words, for the report of a job that
+   * failed: per task the packets in its ring toward the network and in its network ring, and
+   * whether acknowledgements are owed; then this engine's counts. Under the lock when it is free.
+   */
+  ringState (): string {
+    let rings = ''
+    const look = (): void => {
+      rings = this.tasks.map((t) => `task ${t.id}: ${t.out.available()} packets toward the network, ${t.netIn.pending()} in its network ring` +
+        `${Atomics.load(t.state, NET_DIRTY) !== 0 ? ', acknowledgements owed' : ''}`).join('; ')
+    }
+    // (asked from within this thread's own round, it holds the lock already)
+    let ok = true
+    if (Atomics.load(this.w, W_LOCK) === this.me) look()
+    else ok = this.locked(look)
+    const st = this.st
+    return `${ok ? rings : 'the rings not read (the lock is taken)'}; ${Atomics.load(this.w, W_TXPEND) !== 0 ? 'TXPEND set; ' : ''}` +
+      `packets out ${st[ST_PACKETS_OUT]!}, in ${st[ST_PACKETS_IN]!}, acknowledgements sent ${st[ST_ACKS]!}`
+  }
+
   /** Whether anything waits for the network: packets in a ring toward it, or bytes not written. */
   get pendingOut (): boolean {
     for (const t of this.tasks) if (t.out.nonEmpty) return true

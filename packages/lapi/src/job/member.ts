@@ -154,7 +154,7 @@ export async function runMember (o: MemberOptions): Promise<number> {
     },
     onFail: (task, reason) => {
       // (what the network held when the job failed here: a hang's report names one process's, this is each one's)
-      log.debug({ network: agent.describe() }, 'the job failed')
+      log.debug({ network: agent.describe(true) }, 'the job failed')
       sock.write(encodeMessage({ t: 'fail', task, reason }))
       agent.abort(task, reason)
     },
