@@ -144,10 +144,17 @@ describe.skipIf(why !== null)('two processes in two network namespaces, over a l
         const env = jobEnv()
         const args = ['--tasks-per-proc', String(prog.k), '--transport', transport, ...(prog.segment !== undefined ? ['--segment-size', prog.segment] : []), FIXTURES + prog.file, ...(prog.args ?? [])]
         const ps = [member(1, env, args), member(0, env, args)]
+        // (a job still running after 40 s hangs, and will time out at 45 s: the kernel's view of its
+        // connections then — bytes a socket holds unread, or not yet sent — goes with the failure)
+        let sockets = ''
+        const look = setTimeout(() => {
+          for (let k = 0; k < 2; k++) sockets += `${NS[k]}:\n${sh('ip', ['netns', 'exec', NS[k]!, 'ss', '-tnmi']).out}\n`
+        }, 40_000)
         const codes = await Promise.all(ps.map((p) => p.code))
+        clearTimeout(look)
         const out = ps.map((p) => p.out).join('')
         // (on failure: each process's output, then its log but the debug lines, which keep the network's state)
-        expect(codes, ps.map((p) => `${p.out}${p.err.split('\n').filter(told).join('\n')}`).join('\n')).toEqual([0, 0])
+        expect(codes, ps.map((p) => `${p.out}${p.err.split('\n').filter(told).join('\n')}`).join('\n') + sockets).toEqual([0, 0])
         const n = typeof prog.ok === 'string' ? out.split('\n').filter((l) => l.includes(prog.ok as string)).length : out.split('\n').filter((l) => (prog.ok as RegExp).test(l)).length
         expect(n).toBe(prog.count)
         // the processes really talked over the namespaces' addresses, and the network really lost packets
