@@ -699,7 +699,9 @@ export class Agent {
   /**
    * The state of this process's network, in words, for the report of a job that timed out: who
    * reads the connections and holds the lock, what waits (to be sent, for room in a task's ring,
-   * for this thread), and per peer the bytes received and not yet taken in. Plain reads, no lock.
+   * for this thread), and per peer the bytes received and not yet taken in: plain reads, no lock.
+   * With `detail` (the debug line of a failed job) also this process's tasks, their rings (read
+   * under the lock when it is free: NetEngine.ringState) and the counts.
    */
   describe (detail = false): string {
     const w = this.w
