@@ -2,8 +2,8 @@
  * The network-namespace tier (`npm run test:netns`; docs/transports.md, "Testing on a real lossy
  * network"): two processes of a job in two network namespaces joined by a veth pair, each bound
  * to its own address, started with `lapirun --join` as another launcher would, while nftables
- * drops, duplicates and (with an HTB class) reorders their UDP packets. The conformance programs
- * must still verify; a process cut off by a firewall rule must be declared lost, named.
+ * loses, duplicates and (with an HTB class) reorders their UDP and TCP packets. The conformance
+ * programs must still verify; a process cut off by a firewall rule must be declared lost, named.
  *
  * Runs only as root with `ip`, `nft` and `tc` on the PATH (scripts/install-netns-deps.sh installs
  * them from Debian's packages); it installs nothing itself, and says plainly when it skips. The
@@ -49,7 +49,14 @@ function inNs (k: number, ...cmd: string[]): string {
   return r.out
 }
 
-/** Drops, duplicates and reorders each namespace's outgoing UDP and TCP (nftables, and an HTB class for the slow lane); or cuts its UDP. */
+/**
+ * Faults on the veth pair (nftables, and an HTB class for the slow lane): each namespace duplicates
+ * and reorders the UDP and TCP it sends, and loses some of what arrives from the other; or it cuts
+ * the UDP it sends. The loss is at the receiver, as a network loses packets: a drop in the
+ * sender's output hook fails the send, and where the duplicate of a segment went out first the
+ * sender's TCP would count that segment unsent while its peer acknowledges it — an
+ * acknowledgement of unsent data, which TCP discards, so the connection stalls for good.
+ */
 function faults (k: number, rules: 'lossy' | 'clean' | 'cut'): void {
   const other = ADDR[1 - k]!
   sh('ip', ['netns', 'exec', NS[k]!, 'nft', 'delete', 'table', 'inet', 'amlapi'])
@@ -62,8 +69,11 @@ function faults (k: number, rules: 'lossy' | 'clean' | 'cut'): void {
         'table inet amlapi {',
         ' chain out {',
         '  type filter hook output priority 0; policy accept;',
-        '  meta l4proto { udp, tcp } numgen random mod 100 < 5 counter drop',
         '  meta l4proto { udp, tcp } numgen random mod 100 < 25 counter meta priority set 1:20',
+        ' }',
+        ' chain in {',
+        '  type filter hook input priority 0; policy accept;',
+        `  iifname "${DEV[k]}" meta l4proto { udp, tcp } numgen random mod 100 < 5 counter drop`,
         ' }',
         '}',
         'table ip amlapidup {',

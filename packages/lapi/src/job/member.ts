@@ -162,15 +162,26 @@ export async function runMember (o: MemberOptions): Promise<number> {
     describe: () => agent.describe(),
   })
   finished = true
+  process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal)
   if (o.join && result.failure !== undefined) process.stderr.write(failureLine(result.failure))
   const codes = result.taskExitCodes.slice(spec.firstTask, spec.firstTask + spec.localTasks)
   await agent.finish()
   agent.stop()
   await transport.close()
   log.debug({ stats: transport.stats(), agent: agent.stats() }, 'process leaves the job')
-  await new Promise<void>((resolve) => { if (sock.destroyed) resolve(); else sock.end(encodeMessage({ t: 'done', codes }), resolve) })
+  // (the rendezvous's end closes the connection; where its FIN or reset is lost, as on a lossy
+  // network, this end would wait for it for ever: it lets go after LEAVE_MS)
+  await new Promise<void>((resolve) => {
+    if (sock.destroyed) { resolve(); return }
+    const t = setTimeout(() => { sock.destroy(); resolve() }, LEAVE_MS)
+    sock.once('close', () => { clearTimeout(t); resolve() })
+    sock.end(encodeMessage({ t: 'done', codes }))
+  })
   return result.exitCode
 }
+
+/** How long a leaving process waits for the rendezvous to close their connection, ms. */
+const LEAVE_MS = 2000
 
 /**
  * How long one attempt to reach the rendezvous (to connect and get its challenge) may take, ms: a
