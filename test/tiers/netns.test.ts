@@ -179,6 +179,28 @@ describe.skipIf(why !== null)('two processes in two network namespaces, over a l
     }
   }
 
+  it('a process that never hears the rendezvous close their connection still exits', async () => {
+    faults(0, 'clean'); faults(1, 'clean')
+    const env = jobEnv()
+    // (process 1 loses every FIN and reset from the rendezvous's port: its end of that connection stays open)
+    const rv = env['AMLAPI_RENDEZVOUS']!.split(':')[1]!
+    const file = join(tmpdir(), `amlapi-nft-${process.pid}-rv.nft`)
+    writeFileSync(file, ['table inet amlapirv {', ' chain in {', '  type filter hook input priority 0; policy accept;',
+      `  ip saddr ${ADDR[0]} tcp sport ${rv} tcp flags & (fin | rst) != 0 counter drop`, ' }', '}', ''].join('\n'))
+    inNs(1, 'nft', '-f', file)
+    try {
+      const args = ['--transport', 'tcp', FIXTURES + 'lapi/putget.mjs']
+      const ps = [member(0, env, args), member(1, env, args)]
+      expect(await ps[0]!.code).toBe(0)
+      const t0 = performance.now()
+      expect(await ps[1]!.code).toBe(0)
+      expect(performance.now() - t0).toBeLessThan(10_000)
+      expect(inNs(1, 'nft', 'list', 'table', 'inet', 'amlapirv')).toMatch(/packets [1-9]\d* bytes \d+ drop/)
+    } finally {
+      sh('ip', ['netns', 'exec', NS[1]!, 'nft', 'delete', 'table', 'inet', 'amlapirv'])
+    }
+  }, 60_000)
+
   it('udp: a process cut off by a firewall rule is declared lost after the peer timeout, its task named', async () => {
     faults(0, 'clean'); faults(1, 'clean')
     const env = { ...jobEnv(), AMLAPI_PEER_TIMEOUT_MS: '1500' }

@@ -162,7 +162,6 @@ export async function runMember (o: MemberOptions): Promise<number> {
     describe: () => agent.describe(),
   })
   finished = true
-  process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal)
   if (o.join && result.failure !== undefined) process.stderr.write(failureLine(result.failure))
   const codes = result.taskExitCodes.slice(spec.firstTask, spec.firstTask + spec.localTasks)
   await agent.finish()
