@@ -12,7 +12,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -85,6 +85,7 @@ function faults (k: number, rules: 'lossy' | 'clean' | 'cut'): void {
         '',
       ].join('\n'))
   inNs(k, 'nft', '-f', file)
+  rmSync(file, { force: true })
 }
 
 interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null> }
@@ -188,6 +189,7 @@ describe.skipIf(why !== null)('two processes in two network namespaces, over a l
     writeFileSync(file, ['table inet amlapirv {', ' chain in {', '  type filter hook input priority 0; policy accept;',
       `  ip saddr ${ADDR[0]} tcp sport ${rv} tcp flags & (fin | rst) != 0 counter drop`, ' }', '}', ''].join('\n'))
     inNs(1, 'nft', '-f', file)
+    rmSync(file, { force: true })
     try {
       const args = ['--transport', 'tcp', FIXTURES + 'lapi/putget.mjs']
       const ps = [member(0, env, args), member(1, env, args)]
