@@ -51,8 +51,8 @@ function inNs (k: number, ...cmd: string[]): string {
 
 /**
  * Faults on the veth pair (nftables, and an HTB class for the slow lane): each namespace duplicates
- * and reorders the UDP and TCP it sends, and loses some of what arrives from the other; or it cuts
- * the UDP it sends. The loss is at the receiver, as a network loses packets: a drop in the
+ * and reorders the UDP and TCP it sends over it, and loses some of what arrives from the other; or
+ * it cuts the UDP it sends. The loss is at the receiver, as a network loses packets: a drop in the
  * sender's output hook fails the send, and where the duplicate of a segment went out first the
  * sender's TCP would count that segment unsent while its peer acknowledges it — an
  * acknowledgement of unsent data, which TCP discards, so the connection stalls for good.
@@ -69,7 +69,7 @@ function faults (k: number, rules: 'lossy' | 'clean' | 'cut'): void {
         'table inet amlapi {',
         ' chain out {',
         '  type filter hook output priority 0; policy accept;',
-        '  meta l4proto { udp, tcp } numgen random mod 100 < 25 counter meta priority set 1:20',
+        `  oifname "${DEV[k]}" meta l4proto { udp, tcp } numgen random mod 100 < 25 counter meta priority set 1:20`,
         ' }',
         ' chain in {',
         '  type filter hook input priority 0; policy accept;',
@@ -79,7 +79,7 @@ function faults (k: number, rules: 'lossy' | 'clean' | 'cut'): void {
         'table ip amlapidup {',
         ' chain out {',
         '  type filter hook output priority 0; policy accept;',
-        `  meta l4proto { udp, tcp } numgen random mod 100 < 1 counter dup to ${other}`,
+        `  oifname "${DEV[k]}" meta l4proto { udp, tcp } numgen random mod 100 < 1 counter dup to ${other}`,
         ' }',
         '}',
         '',
@@ -171,7 +171,9 @@ describe.skipIf(why !== null)('two processes in two network namespaces, over a l
         // the processes really talked over the namespaces' addresses, and the network really lost packets
         const bound = ps.map((p) => p.err.split('\n').find((l) => l.includes(transport === 'udp' ? 'udp: sockets bound' : 'tcp: listening')) ?? '')
         expect(bound[0]).toContain(`"rank":1`)
-        expect(inNs(0, 'nft', 'list', 'table', 'inet', 'amlapi')).toMatch(/packets [1-9]\d* bytes \d+ drop/)
+        const rules = inNs(0, 'nft', 'list', 'table', 'inet', 'amlapi')
+        expect(rules).toMatch(/packets [1-9]\d* bytes \d+ drop/)
+        expect(rules).toMatch(/packets [1-9]\d* bytes \d+ meta priority set 1:20/)
         if (transport === 'udp') {
           const s = ps.map((p) => leaveStats(p.err))
           expect(s[0]!['datagramsReceived']! + s[1]!['datagramsReceived']!).toBeGreaterThan(0)
