@@ -62,8 +62,7 @@ function faults (k: number, rules: 'lossy' | 'clean' | 'cut'): void {
   sh('ip', ['netns', 'exec', NS[k]!, 'nft', 'delete', 'table', 'inet', 'amlapi'])
   sh('ip', ['netns', 'exec', NS[k]!, 'nft', 'delete', 'table', 'ip', 'amlapidup'])
   if (rules === 'clean') return
-  const file = join(tmpdir(), `amlapi-nft-${process.pid}-${k}.nft`)
-  writeFileSync(file, rules === 'cut'
+  loadRules(k, rules === 'cut'
     ? 'table inet amlapi {\n chain out {\n  type filter hook output priority 0; policy accept;\n  meta l4proto udp counter drop\n }\n}\n'
     : [
         'table inet amlapi {',
@@ -84,8 +83,17 @@ function faults (k: number, rules: 'lossy' | 'clean' | 'cut'): void {
         '}',
         '',
       ].join('\n'))
-  inNs(k, 'nft', '-f', file)
-  rmSync(file, { force: true })
+}
+
+/** Loads nftables rules (`nft -f` of a file written for it, removed after) into namespace k. */
+function loadRules (k: number, text: string): void {
+  const file = join(tmpdir(), `amlapi-nft-${process.pid}-${k}.nft`)
+  writeFileSync(file, text)
+  try {
+    inNs(k, 'nft', '-f', file)
+  } finally {
+    rmSync(file, { force: true })
+  }
 }
 
 interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null> }
@@ -168,7 +176,7 @@ describe.skipIf(why !== null)('two processes in two network namespaces, over a l
         expect(codes, ps.map((p) => `${p.out}${p.err.split('\n').filter(told).join('\n')}`).join('\n') + sockets).toEqual([0, 0])
         const n = typeof prog.ok === 'string' ? out.split('\n').filter((l) => l.includes(prog.ok as string)).length : out.split('\n').filter((l) => (prog.ok as RegExp).test(l)).length
         expect(n).toBe(prog.count)
-        // the processes really talked over the namespaces' addresses, and the network really lost packets
+        // the processes really talked over the namespaces' addresses; the network lost and reordered packets
         const bound = ps.map((p) => p.err.split('\n').find((l) => l.includes(transport === 'udp' ? 'udp: sockets bound' : 'tcp: listening')) ?? '')
         expect(bound[0]).toContain(`"rank":1`)
         const rules = inNs(0, 'nft', 'list', 'table', 'inet', 'amlapi')
@@ -187,11 +195,8 @@ describe.skipIf(why !== null)('two processes in two network namespaces, over a l
     const env = jobEnv()
     // (process 1 loses every FIN and reset from the rendezvous's port: its end of that connection stays open)
     const rv = env['AMLAPI_RENDEZVOUS']!.split(':')[1]!
-    const file = join(tmpdir(), `amlapi-nft-${process.pid}-rv.nft`)
-    writeFileSync(file, ['table inet amlapirv {', ' chain in {', '  type filter hook input priority 0; policy accept;',
+    loadRules(1, ['table inet amlapirv {', ' chain in {', '  type filter hook input priority 0; policy accept;',
       `  ip saddr ${ADDR[0]} tcp sport ${rv} tcp flags & (fin | rst) != 0 counter drop`, ' }', '}', ''].join('\n'))
-    inNs(1, 'nft', '-f', file)
-    rmSync(file, { force: true })
     try {
       const args = ['--transport', 'tcp', FIXTURES + 'lapi/putget.mjs']
       const ps = [member(0, env, args), member(1, env, args)]
