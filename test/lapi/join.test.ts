@@ -153,6 +153,31 @@ describe('lapirun --join', () => {
   }
 
   for (const transport of ['tcp', 'udp']) {
+    it(`Ctrl-C of a process whose tasks have ended ends it at once with status 130, while its leave waits for a peer that does not answer (${transport})`, async () => {
+      const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex'), AMLAPI_LOG_LEVEL: 'debug' }
+      // (task 0 stays on 30 s, task 1 ends 1.5 s after the Gfence: by then process 0 is stopped,
+      // and process 1's leave waits for it, FINISH_MS and LEAVE_MS, several seconds)
+      const args = ['--transport', transport, FIXTURES + 'lapi/linger.mjs', '30000', '1500']
+      const ps = [member(0, 2, env, args), member(1, 2, env, args)]
+      try {
+        for (let i = 0; i < 400 && !(/^linger 0$/m.test(ps[0]!.out) && /^linger 1$/m.test(ps[1]!.out)); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+        ps[0]!.p.kill('SIGSTOP')
+        for (let i = 0; i < 400 && !ps[1]!.err.includes('leaving the job'); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(ps[1]!.err).toContain('leaving the job')
+        const t0 = performance.now()
+        ps[1]!.p.kill('SIGINT')
+        expect(await ps[1]!.code, ps[1]!.err).toBe(130)
+        expect(performance.now() - t0).toBeLessThan(1500)
+        expect(ps[1]!.err).not.toContain('process leaves the job')
+      } finally {
+        ps[0]!.p.kill('SIGCONT')
+        ps[0]!.p.kill('SIGINT')
+      }
+      expect(await ps[0]!.code).not.toBe(0)
+    }, 45_000)
+  }
+
+  for (const transport of ['tcp', 'udp']) {
     it(`a lost process: LAPI's err_hndlr hears of it, and AM-2 requests in flight to it come back to handler 0 as EUNREACHABLE (${transport})`, async () => {
       for (const [file, want] of [['lapi/lost-handler.mjs', /^err_hndlr code 421 type 4 task 1 src 0$/m], ['am2/lost.mjs', /^lost: status 9 opcode 1$/m]] as const) {
         const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }

@@ -80,6 +80,8 @@ export interface JoinOptions {
   bind?: string
   faults?: string
   mac?: boolean
+  /** Called once this process's tasks have ended, as it starts to leave the job (MemberOptions.onLeave). */
+  onLeave?: () => void
 }
 
 /** Runs this process's part of the job; resolves with its exit code. */
@@ -161,7 +163,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
       rendezvous = address
       key ??= parseKey(hex)
     }
-    return await runMember({ rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true })
+    return await runMember({ rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true, ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}) })
   } finally {
     clearTimeout(startTimer)
     server?.close()

@@ -38,6 +38,8 @@ export interface MemberOptions {
    * lost processes), and a failure is reported here, on stderr.
    */
   join: boolean
+  /** Called once this process's tasks have ended, as it starts to leave the job (lapirun --join: a signal then ends the process at once). */
+  onLeave?: () => void
 }
 
 /** How long a process of `lapirun --join` keeps trying to reach the rendezvous, ms. */
@@ -162,6 +164,8 @@ export async function runMember (o: MemberOptions): Promise<number> {
     describe: () => agent.describe(),
   })
   finished = true
+  log.debug('the tasks of this process ended: leaving the job')
+  o.onLeave?.()
   if (o.join && result.failure !== undefined) process.stderr.write(failureLine(result.failure))
   const codes = result.taskExitCodes.slice(spec.firstTask, spec.firstTask + spec.localTasks)
   await agent.finish()

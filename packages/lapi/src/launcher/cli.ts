@@ -194,8 +194,12 @@ export async function main (argv: string[]): Promise<number> {
 
   const ac = new AbortController()
   let interrupted = false
+  // (under --join, once this process's tasks have ended: what is left is its leave, which waits
+  // for its peers a few seconds at most; a signal then ends it at once)
+  let leaving = false
   const onSig = (sig: NodeJS.Signals): void => {
     if (interrupted) { log.debug({ signal: sig }, 'second signal: exiting without waiting for the tasks'); process.exit(130) }
+    if (leaving) { log.debug({ signal: sig }, 'signal while leaving the job: exiting without waiting for the peers'); process.exit(130) }
     interrupted = true
     log.debug({ signal: sig }, 'signal: stopping the job')
     ac.abort()
@@ -205,7 +209,7 @@ export async function main (argv: string[]): Promise<number> {
   if (join > 0) {
     try {
       return await joinJob({
-        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env,
+        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env, onLeave: () => { leaving = true },
         ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...net,
       })
     } catch (e) {
