@@ -30,6 +30,12 @@ import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDS
 const FINISH_MS = 5000
 /** Longest a lost peer's last frames may wait to be taken in before the loss is judged, ms. */
 const LOSS_DRAIN_MS = 5000
+/**
+ * Shortest time from a loss being seen to its judgement, ms: what the peer sent just before may
+ * still wait unread in the socket (a goodbye datagram, when a write of this process found the
+ * peer's port closed, as one resumed after a stop does).
+ */
+const LOSS_LOOK_MS = 50
 /** Milliseconds without a task's poll after which the agent reads the connections again. */
 export const IDLE_TICKS = 2
 /**
@@ -543,7 +549,8 @@ export class Agent {
   /**
    * Peers the frame path found gone (end of stream, an error, a malformed stream), and losses the
    * transport reported: each is judged once everything the peer sent before has been taken in
-   * (its goodbye may be behind frames that wait for room), or after LOSS_DRAIN_MS.
+   * (its goodbye may be behind frames that wait for room), or after LOSS_DRAIN_MS; never sooner
+   * than LOSS_LOOK_MS after it was seen.
    */
   private checkPeers (): void {
     const s = this.spec.net!.stream
@@ -552,9 +559,13 @@ export class Agent {
       const f = peerFlags(s, p)
       const reported = this.reported[p]
       if ((f & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0 && reported === undefined) continue
-      if ((f & PEER_MALFORMED) === 0 && this.unread(p) && performance.now() < (this.lossSeen[p] ??= performance.now()) + LOSS_DRAIN_MS) {
-        this.later(1)
-        continue
+      if ((f & PEER_MALFORMED) === 0) {
+        const now = performance.now()
+        const seen = this.lossSeen[p] ??= now
+        if (now < seen + LOSS_LOOK_MS || (this.unread(p) && now < seen + LOSS_DRAIN_MS)) {
+          this.later(1)
+          continue
+        }
       }
       this.gone[p] = true
       this.o.log.debug({ peer: p, flags: f, reported, unparsed: this.engine.path.unparsed(p), owner: Atomics.load(this.w, W_OWNER) }, 'peer gone')

@@ -803,7 +803,10 @@ export class DatagramPath extends StreamPath {
     const type = (w0 >>> 8) & 0xff
     if (type !== DG_DATA && type !== DG_ACK) { ds[D_BAD_TYPE]!++; return }
     const src = d.getUint16(at + H_SRC, true)
-    if (src >= this.peers || src === this.self || this.u[this.uw(src, U_READY)] !== 1 || (this.w[this.word(src, FLAGS)]! & PEER_ERROR) !== 0) { ds[D_UNKNOWN_SENDER]!++; return }
+    // (a peer lost because its port closed sent what waits here before it closed: that is still
+    // taken in, its goodbye among it; one lost for silence is not heard any more)
+    if (src >= this.peers || src === this.self || this.u[this.uw(src, U_READY)] !== 1 ||
+      ((this.w[this.word(src, FLAGS)]! & PEER_ERROR) !== 0 && this.u[this.uw(src, U_LOST)] !== LOST_REFUSED)) { ds[D_UNKNOWN_SENDER]!++; return }
     if (d.getInt32(at + H_SESSION, true) !== this.u[this.uw(src, U_SESSION_LO)] || d.getInt32(at + H_SESSION + 4, true) !== this.u[this.uw(src, U_SESSION_HI)]) { ds[D_BAD_SESSION]!++; return }
     const mac = ((w0 >>> 16) & DG_MAC) !== 0
     if (mac !== this.mac) { ds[D_BAD_MAC]!++; return }
