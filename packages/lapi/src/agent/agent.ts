@@ -549,8 +549,8 @@ export class Agent {
   /**
    * Peers the frame path found gone (end of stream, an error, a malformed stream), and losses the
    * transport reported: each is judged once everything the peer sent before has been taken in
-   * (its goodbye may be behind frames that wait for room), or after LOSS_DRAIN_MS; never sooner
-   * than LOSS_LOOK_MS after it was seen.
+   * (its goodbye may be behind frames that wait for room), or after LOSS_DRAIN_MS; before its
+   * goodbye is in, never sooner than LOSS_LOOK_MS after it was seen.
    */
   private checkPeers (): void {
     const s = this.spec.net!.stream
@@ -562,7 +562,8 @@ export class Agent {
       if ((f & PEER_MALFORMED) === 0) {
         const now = performance.now()
         const seen = this.lossSeen[p] ??= now
-        if (now < seen + LOSS_LOOK_MS || (this.unread(p) && now < seen + LOSS_DRAIN_MS)) {
+        // (a peer whose goodbye is in needs no look for it)
+        if ((now < seen + LOSS_LOOK_MS && (f & PEER_BYE) === 0) || (this.unread(p) && now < seen + LOSS_DRAIN_MS)) {
           this.later(1)
           continue
         }
