@@ -286,6 +286,12 @@ export interface PairedRun { ratios: number[]; values: Array<[number, number]> }
 export const GOAL_PAIRS = { quick: 3, full: 9 } as const
 /** Unpaired warm-up runs of each side before the pairs. */
 const PAIR_WARMUPS = 3
+/**
+ * In a pair, each side's timed run follows an untimed one of this fraction of its count: a side
+ * otherwise starts while its threads have slept through the other side's run, and a thread that
+ * slept runs slower for some milliseconds on a VM, where the main repeats' runs follow one another.
+ */
+const PAIR_REWARM = 1 / 4
 
 /**
  * The interleaved goal check. The main repeats measure one benchmark after the other, so a goal's
@@ -364,7 +370,11 @@ export async function pairGoals(
         emit({ type: 'step', name: `${label}: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `${alone ? 'run' : 'pair'} ${k + 1}/${pairs}` })
         if (alone) { ratios.push(await one(so, ours, g.size, itO)); continue }
         let vo: number, vb: number
-        if (k % 2 === 0) { vo = await one(so, ours, g.size, itO); vb = await one(sb, base, baseSize, itB) } else { vb = await one(sb, base, baseSize, itB); vo = await one(so, ours, g.size, itO) }
+        const warmed = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> => {
+          await timed(session, s, size, Math.max(1, Math.round(iterations * PAIR_REWARM)))
+          return await one(session, s, size, iterations)
+        }
+        if (k % 2 === 0) { vo = await warmed(so, ours, g.size, itO); vb = await warmed(sb, base, baseSize, itB) } else { vb = await warmed(sb, base, baseSize, itB); vo = await warmed(so, ours, g.size, itO) }
         const r = ratio(vo, ours.unit, vb, base.unit)
         if (r !== null) { ratios.push(r); values.push([vo, vb]) }
       }
