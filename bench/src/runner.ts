@@ -359,6 +359,11 @@ export async function pairGoals(
         seconds < budgetS / 2 ? Math.min(n * 1000, Math.max(n, Math.round((n * budgetS) / seconds))) : n
       const one = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> =>
         toValue(s.kind, s.unit, size, iterations, await timed(session, s, size, iterations))
+      // (a pair's side, after an untimed run of a fraction of its count: PAIR_REWARM)
+      const warmed = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> => {
+        await timed(session, s, size, Math.max(1, Math.round(iterations * PAIR_REWARM)))
+        return await one(session, s, size, iterations)
+      }
       // warm-up runs of each side (a fresh session's threads are still being compiled for), then the pairs
       for (let w = 0; w < PAIR_WARMUPS; w++) {
         itO = grown(itO, await timed(so, ours, g.size, itO))
@@ -370,10 +375,6 @@ export async function pairGoals(
         emit({ type: 'step', name: `${label}: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `${alone ? 'run' : 'pair'} ${k + 1}/${pairs}` })
         if (alone) { ratios.push(await one(so, ours, g.size, itO)); continue }
         let vo: number, vb: number
-        const warmed = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> => {
-          await timed(session, s, size, Math.max(1, Math.round(iterations * PAIR_REWARM)))
-          return await one(session, s, size, iterations)
-        }
         if (k % 2 === 0) { vo = await warmed(so, ours, g.size, itO); vb = await warmed(sb, base, baseSize, itB) } else { vb = await warmed(sb, base, baseSize, itB); vo = await warmed(so, ours, g.size, itO) }
         const r = ratio(vo, ours.unit, vb, base.unit)
         if (r !== null) { ratios.push(r); values.push([vo, vb]) }
