@@ -20,6 +20,12 @@ async function freePort (): Promise<number> {
   })
 }
 
+/** Waits until `cond` holds, looking every 20 ms, for at most `limitMs` (the caller's expect says whether it came). */
+async function until (cond: () => boolean, limitMs: number): Promise<void> {
+  const end = performance.now() + limitMs
+  while (!cond() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
 interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null> }
 
 /** Starts `lapirun --join` as rank `rank` of `size` with `env` added. */
@@ -116,7 +122,7 @@ describe('lapirun --join', () => {
     const bad = member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }, [FIXTURES + 'lapi/putget.mjs'])
     expect(await bad.code).toBe(1)
     expect(bad.err).toMatch(/the rendezvous refused this process: it did not prove the job key/)
-    for (let i = 0; i < 100 && !good.err.includes('refused a process'); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    await until(() => good.err.includes('refused a process'), 5_000)
     expect(good.err).toMatch(/"why":"it did not prove the job key","msg":"rendezvous: refused a process"/)
     good.p.kill('SIGKILL')
     await good.code
@@ -139,7 +145,7 @@ describe('lapirun --join', () => {
         expect(rv.waitingFor()).toBe('processes 0, 1 never joined')
         const p = member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${rv.port}`, AMLAPI_JOB_KEY: Buffer.from(key).toString('hex') }, ['--transport', transport, FIXTURES + 'lapi/putget.mjs'])
         // (process 1 has bound its transport's sockets and said where they are)
-        for (let i = 0; i < 300 && rv.waitingFor() !== 'process 0 never joined'; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        await until(() => rv.waitingFor() === 'process 0 never joined', 15_000)
         expect(rv.waitingFor()).toBe('process 0 never joined')
         const t0 = performance.now()
         rv.abort(-1, 'called off by the test')
@@ -160,9 +166,9 @@ describe('lapirun --join', () => {
       const args = ['--transport', transport, FIXTURES + 'lapi/linger.mjs', '4000', '1500']
       const ps = [member(0, 2, env, args), member(1, 2, env, args)]
       try {
-        for (let i = 0; i < 400 && !(/^linger 0$/m.test(ps[0]!.out) && /^linger 1$/m.test(ps[1]!.out)); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+        await until(() => /^linger 0$/m.test(ps[0]!.out) && /^linger 1$/m.test(ps[1]!.out), 8_000)
         ps[0]!.p.kill('SIGSTOP')
-        for (let i = 0; i < 400 && !ps[1]!.err.includes('leaving the job'); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+        await until(() => ps[1]!.err.includes('leaving the job'), 8_000)
         expect(ps[1]!.err).toContain('leaving the job')
         const t0 = performance.now()
         ps[1]!.p.kill('SIGINT')
@@ -187,7 +193,7 @@ describe('lapirun --join', () => {
         const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
         const args = ['--transport', transport, FIXTURES + file]
         const ps = [member(0, 2, env, args), member(1, 2, env, args)]
-        for (let i = 0; i < 400 && !(/task 0 pid (\d+)/.test(ps[0]!.out) && /task 1 pid/.test(ps[1]!.out)); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        await until(() => /task 0 pid (\d+)/.test(ps[0]!.out) && /task 1 pid/.test(ps[1]!.out), 20_000)
         const pid = Number(/task 0 pid (\d+)/.exec(ps[0]!.out)![1])
         const t0 = performance.now()
         process.kill(pid, 'SIGKILL')
@@ -205,7 +211,7 @@ describe('lapirun --join', () => {
       const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
       const args = ['--transport', transport, FIXTURES + 'lapi/lose.mjs']
       const ps = [member(0, 2, env, args), member(1, 2, env, args)]
-      for (let i = 0; i < 400 && !/task 1 pid (\d+)/.test(ps[1]!.out); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      await until(() => /task 1 pid (\d+)/.test(ps[1]!.out), 20_000)
       const pid = Number(/task 1 pid (\d+)/.exec(ps[1]!.out)![1])
       const t0 = performance.now()
       process.kill(pid, 'SIGKILL')
