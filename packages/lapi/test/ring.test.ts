@@ -1,12 +1,12 @@
 /** Inbox rings: full/empty, wrap-around of the free-running counters, and a real two-thread run. */
 import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, isPageAligned, pageAlignedShared, ringGeometry } from '@amlapi/lapi/transport'
+import { NET_RING_SLOTS, RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, isPageAligned, netRingAt, netRingGeometry, pageAlignedShared, ringGeometry } from '@amlapi/lapi/transport'
 
 describe('inbox ring', () => {
   it('rounds slots to a power of two and slot bytes to 64', () => {
     const g = ringGeometry(3, 5, 100)
-    expect(g).toMatchObject({ slots: 8, slotBytes: 128, rings: 4 })
+    expect(g).toMatchObject({ slots: 8, slotBytes: 128, rings: 3 })
     // a packet sits at SLOT_PACKET (after the STAMP), 8-aligned: 56 bytes of packet fit in a line
     expect(ringGeometry(1, 4, 64 - SLOT_PACKET).slotBytes).toBe(64)
     expect(ringGeometry(1, 4, 64 - SLOT_PACKET + 1).slotBytes).toBe(128)
@@ -35,6 +35,33 @@ describe('inbox ring', () => {
     expect(refused.byteLength).toBe(100_000)
     expect(isPageAligned(refused)).toBe(false)
     expect(isPageAligned(new SharedArrayBuffer(65536))).toBe(false)
+  })
+
+  it('puts the network ring, larger, after the rings of the tasks, and keeps it apart from them', () => {
+    const g = ringGeometry(2, 4, 64)
+    const net = netRingGeometry(g)
+    expect(net).toMatchObject({ slots: NET_RING_SLOTS, slotBytes: g.slotBytes, rings: 1 })
+    expect(net.ringBytes).toBe(RING_HEADER_BYTES + NET_RING_SLOTS * g.slotBytes)
+    // (never fewer slots than the job's rings have)
+    expect(netRingGeometry(ringGeometry(1, 2 * NET_RING_SLOTS, 64)).slots).toBe(2 * NET_RING_SLOTS)
+    expect(netRingAt(g)).toBe(2 * g.ringBytes)
+    const inbox = createInbox(g, net)
+    expect(inbox.byteLength).toBeGreaterThanOrEqual(netRingAt(g) + net.ringBytes)
+    const nw = new RingWriter(inbox, net, 0, netRingAt(g))
+    const nr = new RingReader(inbox, net, 0, netRingAt(g))
+    const w1 = new RingWriter(inbox, g, 1)
+    const r1 = new RingReader(inbox, g, 1)
+    // the network ring takes all of its slots, past those of a task's ring, and the last ring of
+    // the tasks sees none of it
+    for (let i = 0; i < NET_RING_SLOTS; i++) { const o = nw.reserve(); expect(o).toBeGreaterThanOrEqual(netRingAt(g)); nw.dv.setUint32(o, i, true); nw.publish() }
+    expect(nw.reserve()).toBe(-1)
+    expect(r1.available()).toBe(0)
+    for (let i = 0; i < g.slots; i++) { const o = w1.reserve(); w1.dv.setUint32(o, 1000 + i, true); w1.publish() }
+    expect(nr.available()).toBe(NET_RING_SLOTS)
+    for (let i = 0; i < NET_RING_SLOTS; i++) { expect(nr.dv.getUint32(nr.front(), true)).toBe(i); nr.release(1) }
+    for (let i = 0; i < g.slots; i++) { expect(r1.dv.getUint32(r1.front(), true)).toBe(1000 + i); r1.release(1) }
+    expect(nw.pending()).toBe(0)
+    expect(w1.pending()).toBe(0)
   })
 
   it('counts landed messages with the release of a slot (the fence reads them); a same-thread writer stands in for the stamps', () => {

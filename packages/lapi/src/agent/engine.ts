@@ -36,7 +36,7 @@ import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
   T_AM_BARE, T_AM_SHORT, T_NET_ACK, T_NET_BUMP, T_NET_DONE, T_NET_GET, T_NET_GETR, T_NET_PUT, T_NET_RMW, T_NET_RMWR, packetBodyBytes, writePacketHeader,
 } from '../transport/packet.js'
-import { RingReader, RingWriter } from '../transport/ring.js'
+import { RingReader, RingWriter, netRingAt } from '../transport/ring.js'
 import { StreamPath } from '../transport/stream-path.js'
 import { DatagramPath, isDatagramShared } from '../transport/datagram-path.js'
 
@@ -195,7 +195,7 @@ export class NetEngine {
         id: t,
         at: t - spec.firstTask,
         out: new RingReader(spec.netOut[t]!, spec.netRing, 0),
-        netIn: new RingWriter(spec.inboxes[t]!, spec.ring, spec.localTasks),
+        netIn: new RingWriter(spec.inboxes[t]!, spec.netIn!, 0, netRingAt(spec.ring)),
         u8: new Uint8Array(seg),
         i32: new Int32Array(seg),
         i64: new BigInt64Array(seg, 0, seg.byteLength >>> 3),

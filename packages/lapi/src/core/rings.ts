@@ -9,7 +9,7 @@
 import { ringDoorbell } from '../job/control.js'
 import type { NetEngine } from '../agent/engine.js'
 import { RemoteSource, RemoteWriter } from '../net/remote-ends.js'
-import { RingReader, RingWriter, type OutRing } from '../transport/ring.js'
+import { RingReader, RingWriter, netRingAt, type OutRing } from '../transport/ring.js'
 import type { ContextState } from './state.js'
 
 export class Rings {
@@ -48,7 +48,7 @@ export class Rings {
     const lo = spec.firstTask
     const nLocal = spec.localTasks
     const myInbox = spec.inboxes[spec.taskId]!
-    // My inbox: ring i from task lo + i, ring nLocal from the network (the agent).
+    // My inbox: ring i from task lo + i, then the network ring (what the engine brings in).
     this.inbox = []
     this.polled = []
     for (let t = 0; t < spec.numTasks; t++) {
@@ -64,7 +64,7 @@ export class Rings {
     for (let i = 0; i < nLocal; i++) this.polledTask[i] = lo + i
     if (spec.processes > 1) {
       // what the agent brings in from the network (any remote source; the packets say which)
-      this.polled.push(new RingReader(myInbox, spec.ring, nLocal))
+      this.polled.push(new RingReader(myInbox, spec.netIn!, 0, netRingAt(spec.ring)))
       this.polledTask[nLocal] = -1
     }
     this.outbox = []

@@ -13,12 +13,12 @@ import { createStreamShared, streamBufferBytes, streamMemoryBytes, type StreamSh
 import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
 import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
-import { RING_HEADER_BYTES, createInbox, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
+import { RING_HEADER_BYTES, createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../transport/wasm.js'
 
 /** Key of the spec inside `workerData`. */
 export const SPEC_KEY = '__amlapi_job'
-export const SPEC_VERSION = 3
+export const SPEC_VERSION = 4
 /** Key of `RunJobOptions.data` inside `workerData`. */
 export const DATA_KEY = '__amlapi_data'
 
@@ -73,11 +73,14 @@ export interface JobSpec {
   control: SharedArrayBuffer
   /**
    * One inbox per task of this process, index = task id (null for other processes' tasks): ring i
-   * carries packets from task firstTask + i, ring localTasks what the agent brings in from the network.
+   * carries packets from task firstTask + i; in a job of several processes the network ring
+   * (`netIn`, at `netRingAt(ring)`) follows, with what the engine brings in from the network.
    */
   inboxes: Array<SharedArrayBuffer | null>
-  /** Geometry of every inbox ring. */
+  /** Geometry of every inbox ring from a task of this process. */
   ring: RingGeometry
+  /** Geometry of an inbox's network ring (null in a job of one process). */
+  netIn: RingGeometry | null
   /**
    * Per task of this process (index = task id; null elsewhere, and all null in a job of one
    * process): its one ring toward the network (to the agent), whose slots carry the destination
@@ -151,13 +154,14 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
   const netOut: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
   const netState: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
   const ring = ringGeometry(count, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
-  const netRing = { ...ring, slotBytes: ring.slotBytes + 64, ringBytes: RING_HEADER_BYTES + ring.slots * (ring.slotBytes + 64), rings: 1 }
+  const netRing = netOutGeometry(ring)
+  const netIn = part.procs > 1 ? netRingGeometry(ring) : null
   const firstPacket = config.chaos?.firstPacket
   for (let t = first; t < first + count; t++) {
     segmentMemories[t] = segmentMemory(config.segmentSize)
     segments[t] = segmentMemories[t]?.buffer ?? new SharedArrayBuffer(config.segmentSize)
-    inboxes[t] = createInbox(ring)
-    if (firstPacket !== undefined && firstPacket !== 0) startRingsAt(inboxes[t]!, ring, firstPacket | 0)
+    inboxes[t] = createInbox(ring, netIn)
+    if (firstPacket !== undefined && firstPacket !== 0) startRingsAt(inboxes[t]!, ring, firstPacket | 0, netIn)
     if (part.procs > 1) {
       netOut[t] = createInbox(netRing)
       netState[t] = new SharedArrayBuffer(netStateBytes(numTasks))
@@ -177,11 +181,22 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
     control: createControl(numTasks, first, count),
     inboxes,
     ring,
+    netIn,
     netOut,
     netState,
     netRing,
     net: part.procs > 1 ? { stream: netShared(numTasks, part), stats: new SharedArrayBuffer(64), control: controlQueue(numTasks), gets: parkedGets() } : null,
   }
+}
+
+/**
+ * The geometry of a task's ring toward the network: as many slots as its network ring (a batch of
+ * answers goes out in one write only as far as the ring holds it), each 64 bytes longer for the
+ * destination tag (`netTagOffset`).
+ */
+function netOutGeometry (ring: RingGeometry): RingGeometry {
+  const slots = netRingGeometry(ring).slots
+  return { slots, slotBytes: ring.slotBytes + 64, ringBytes: RING_HEADER_BYTES + slots * (ring.slotBytes + 64), rings: 1 }
 }
 
 /** The frame path's shared memory: a datagram path's for udp, a stream path's for tcp. */
@@ -216,8 +231,8 @@ export const PER_PEER_BYTES = 512
 export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number, udp = false): { bytes: number, segment: number, rings: number, thread: number } {
   const page = 65536
   const ring = ringGeometry(localTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
-  const inbox = Math.ceil(ring.rings * ring.ringBytes / page) * page
-  const netOut = procs > 1 ? Math.ceil((RING_HEADER_BYTES + ring.slots * (ring.slotBytes + 64)) / page) * page : 0
+  const inbox = Math.ceil((netRingAt(ring) + (procs > 1 ? netRingGeometry(ring).ringBytes : 0)) / page) * page
+  const netOut = procs > 1 ? Math.ceil(netOutGeometry(ring).ringBytes / page) * page : 0
   const rings = inbox + netOut
   const thread = WORKER_BYTES + PER_PEER_BYTES * numTasks
   // (the frame path's buffers and the agent's control queue, once per process)

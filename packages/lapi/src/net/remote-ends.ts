@@ -24,14 +24,15 @@ export class RemoteWriter implements OutRing {
   private sent = 0
   private readonly ctl: Int32Array
   private readonly stateWord: number
-  private readonly slots: number
+  /** Slots of the ring toward the network, which this end shares with the task's others. */
+  readonly slots: number
   /** Packets reserved toward dst since it left the job. */
   private toGone = 0
 
   constructor (out: RingWriter, ring: RingGeometry, dst: number, state: Int32Array, ctl: Int32Array) {
     this.ctl = ctl
     this.stateWord = taskWord(dst, T_STATE)
-    this.slots = ring.slots
+    this.slots = out.slots
     this.out = out
     this.u8 = out.u8
     this.dv = out.dv

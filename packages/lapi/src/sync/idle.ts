@@ -43,7 +43,6 @@ export class Idler {
   private readonly myWaitWord: number
   private readonly myWaitVal: number
   private readonly myWaitCall: number
-  private readonly ringSlots: number
   private readonly net: NetEngine | null
   /** The network engine's `moved` when the current spin period began. */
   private netMoved = 0
@@ -79,7 +78,6 @@ export class Idler {
     this.myWaitWord = s.myWaitWord
     this.myWaitVal = s.myWaitVal
     this.myWaitCall = s.myWaitCall
-    this.ringSlots = s.spec.ring.slots
     this.net = s.net
     // (adaptive spinning only where every task of the job, all in this process, can have a CPU:
     // with more tasks than CPUs a longer spin only keeps the awaited task off the CPU it needs)
@@ -300,7 +298,7 @@ export class Idler {
       case NAP: return true
       case WAIT_COUNTER: return Atomics.load(i32!, idx) < val
       case WAIT_BARRIER: return Atomics.load(this.ctl, W_BAR_GEN) === val
-      case WAIT_RING: return this.rings.outbox[val]!.pending() >= this.ringSlots
+      case WAIT_RING: { const o = this.rings.outbox[val]!; return o.pending() >= o.slots }
       case WAIT_COND: return !this.waitCond!()
       default: return this.rings.outstanding() > 0
     }

@@ -3,7 +3,7 @@
  * implements (and the `tcp` one), the job key's proofs, the control-message framing, the inbox
  * rings every packet is delivered through and the packet header layout. Not for applications.
  */
-export { RingReader, RingWriter, createInbox, isPageAligned, pageAlignedShared, ringGeometry, RING_HEADER_BYTES, SLOT_PACKET, SLOT_STAMP_BYTES, type RingGeometry, type OutRing } from './ring.js'
+export { RingReader, RingWriter, createInbox, isPageAligned, netRingAt, netRingGeometry, pageAlignedShared, ringGeometry, NET_RING_SLOTS, RING_HEADER_BYTES, SLOT_PACKET, SLOT_STAMP_BYTES, type RingGeometry, type OutRing } from './ring.js'
 export * from './packet.js'
 export * from './contract.js'
 export { TcpTransport, type TcpOptions } from './tcp.js'

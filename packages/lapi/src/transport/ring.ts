@@ -58,19 +58,37 @@ export interface RingGeometry {
   slotBytes: number
   /** Bytes per ring including its header. */
   ringBytes: number
-  /** Rings per inbox: one per task of the process plus the agent's. */
+  /** Rings per inbox: one per task of the process (a job of several processes adds its network ring: `netRingGeometry`). */
   rings: number
 }
 
 /**
- * The geometry for `localTasks` senders (the tasks of one process) and the network, `slots` slots (rounded up to a power of two) that hold
- * packets of up to `packetBytes` at SLOT_PACKET.
+ * Slots of a task's network ring (at least; the job's ring slots where more): it carries what the
+ * engine takes in from every remote task, and a datagram of a burst brings tens of packets at once.
+ * With 32, a burst of pipelined AM-2 requests went in datagrams of about 30 packets (a reader
+ * takes in what the ring holds, and the answers of those go back together); with 128 in fewer,
+ * larger ones, a quarter fewer system calls per request each way.
+ */
+export const NET_RING_SLOTS = 128
+
+/** The geometry of a task's network ring, whose packets are `g`'s. */
+export function netRingGeometry (g: RingGeometry): RingGeometry {
+  const slots = Math.max(g.slots, NET_RING_SLOTS)
+  return { slots, slotBytes: g.slotBytes, ringBytes: RING_HEADER_BYTES + slots * g.slotBytes, rings: 1 }
+}
+
+/** Where an inbox's network ring starts: after the rings of the process's tasks. */
+export function netRingAt (g: RingGeometry): number { return g.rings * g.ringBytes }
+
+/**
+ * The geometry for `localTasks` senders (the tasks of one process), `slots` slots (rounded up to a
+ * power of two) that hold packets of up to `packetBytes` at SLOT_PACKET.
  */
 export function ringGeometry (localTasks: number, slots: number, packetBytes: number): RingGeometry {
   let s = 1
   while (s < slots) s <<= 1
   const slotBytes = Math.ceil((packetBytes + SLOT_PACKET) / 64) * 64
-  return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: localTasks + 1 }
+  return { slots: s, slotBytes, ringBytes: RING_HEADER_BYTES + s * slotBytes, rings: localTasks }
 }
 
 /** A page-aligned shared buffer of `pages` pages: the buffer of a shared WebAssembly.Memory. */
@@ -105,9 +123,9 @@ export function isPageAligned (b: SharedArrayBuffer): boolean {
   return pageAligned.has(b)
 }
 
-/** Creates one inbox (all its rings, empty), page-aligned (`pageAlignedShared`). */
-export function createInbox (g: RingGeometry): SharedArrayBuffer {
-  return pageAlignedShared(g.rings * g.ringBytes)
+/** Creates one inbox (all its rings, and the network ring `net` after them if given, empty), page-aligned (`pageAlignedShared`). */
+export function createInbox (g: RingGeometry, net: RingGeometry | null = null): SharedArrayBuffer {
+  return pageAlignedShared(netRingAt(g) + (net === null ? 0 : net.ringBytes))
 }
 
 /**
@@ -116,15 +134,17 @@ export function createInbox (g: RingGeometry): SharedArrayBuffer {
  * of the first lap waits for (packet j waits for j + 1); zeros would be taken for the publication
  * of packet -1.
  */
-export function startRingsAt (inbox: SharedArrayBuffer, g: RingGeometry, k: number): void {
+export function startRingsAt (inbox: SharedArrayBuffer, g: RingGeometry, k: number, net: RingGeometry | null = null): void {
   const i32 = new Int32Array(inbox)
-  for (let r = 0; r < g.rings; r++) {
-    const base = (r * g.ringBytes) >> 2
+  const start = (at: number, r: RingGeometry): void => {
+    const base = at >> 2
     i32[base + RING_HEAD] = k
     i32[base + RING_TAIL] = k
     i32[base + RING_LANDED] = k
-    for (let s = 0; s < g.slots; s++) i32[base + (RING_HEADER_BYTES >> 2) + s * (g.slotBytes >> 2)] = k
+    for (let s = 0; s < r.slots; s++) i32[base + (RING_HEADER_BYTES >> 2) + s * (r.slotBytes >> 2)] = k
   }
+  for (let r = 0; r < g.rings; r++) start(r * g.ringBytes, g)
+  if (net !== null) start(netRingAt(g), net)
 }
 
 /** One set of views per inbox, shared by all ends of its rings (so a packet's memory is one array). */
@@ -156,8 +176,9 @@ abstract class RingEnd {
   protected readonly firstWord: number
   protected readonly slotWords: number
 
-  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
-    const base = ring * g.ringBytes
+  /** Ring `ring` of `inbox`, or the ring of geometry `g` at byte `at` (an inbox's network ring: `netRingAt`). */
+  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
+    const base = at
     let v = inboxViews.get(inbox)
     if (v === undefined) {
       v = { u8: new Uint8Array(inbox), dv: new DataView(inbox), i32: new Int32Array(inbox) }
@@ -190,21 +211,23 @@ export interface OutRing {
   publish (): void
   readonly published: number
   pending (): number
+  /** Slots of the ring (it is full when `pending()` reaches them). */
+  readonly slots: number
   markSent (): void
   outstanding (): number
 }
 
 /** The sending end of one ring. */
 export class RingWriter extends RingEnd implements OutRing {
-  private readonly slots: number
+  readonly slots: number
   private next: number
   /** TAIL as last read (the consumer only moves it forward). */
   private seenTail: number
   /** Messages sent on this ring (for the fence; counted by the sender, see `markSent`). */
   private sent = 0
 
-  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
-    super(inbox, g, ring)
+  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
+    super(inbox, g, ring, at)
     this.slots = g.slots
     this.next = Atomics.load(this.i32, this.head)
     this.seenTail = Atomics.load(this.i32, this.tail)
@@ -274,8 +297,8 @@ export class RingReader extends RingEnd {
   /** Packets known to be published (a look that found them spares the next look its atomic read). */
   private seen: number
 
-  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number) {
-    super(inbox, g, ring)
+  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
+    super(inbox, g, ring, at)
     this.next = Atomics.load(this.i32, this.tail)
     this.seen = this.next
   }
