@@ -81,6 +81,11 @@ const HANDOVER_WAIT_MS = 0.2
 const COALESCE_MS = 0.05
 /** … unless this many bytes wait. */
 const COALESCE_BYTES = 16 << 10
+/**
+ * … and a send within that window leaves its packet in the ring toward the network, for the write
+ * that ends the window to frame, up to this many packets (`kick`).
+ */
+const RING_HOLD_MAX = 16
 /** A thread's incidental polls (inside a send) read the connections at most once per this long, ms. */
 const READ_GAP_MS = 0.05
 /** Body bytes of an answer without payload (an acknowledgement, an Rmw's old value). */
@@ -306,8 +311,30 @@ export class NetEngine {
   kick (): void {
     if (this.holds !== 0) { this.kickOwed = true; return }
     // (while the agent reads, nobody may poll soon: what is sent goes at once)
-    this.send(this.w[W_OWNER] !== OWNER_TASKS)
+    const now = this.w[W_OWNER] !== OWNER_TASKS
+    if (!now && this.holdInRing()) return
+    this.send(now)
   }
+
+  /**
+   * Whether a send leaves its packet in the ring toward the network for now: where `flushOut`
+   * would only hold it back in the send queue (not an answer, within COALESCE_MS of this thread's
+   * last write), the framing waits too, for whatever writes next (a send after the window, a
+   * wait or a poll, a sleep, the agent's watch: each frames the rings first). A burst then takes
+   * the lock and frames once per write, not once per packet. At most RING_HOLD_MAX packets wait
+   * so, which keeps a burst of large ones near COALESCE_BYTES.
+   */
+  private holdInRing (): boolean {
+    if (this.framesIn !== this.framesAtWrite || this.ringHeld >= RING_HOLD_MAX) return false
+    const t = performance.now()
+    this.times[TM_CLOCK] = t
+    if (t - this.times[TM_WRITE]! >= COALESCE_MS) return false
+    this.ringHeld++
+    return true
+  }
+
+  /** Packets this thread's sends left in its ring since it last framed (`holdInRing`). */
+  private ringHeld = 0
 
   /** `holdSends` calls not yet released, and whether a kick waits for the last release. */
   private holds = 0
@@ -642,6 +669,7 @@ export class NetEngine {
 
   /** Frames every packet the tasks put toward the network (until a peer's queue is full); returns how many. */
   private sendOut (): number {
+    this.ringHeld = 0
     let sent = 0
     for (const t of this.tasks) {
       const r = t.out
