@@ -322,7 +322,7 @@ export class NetEngine {
    * last write), the framing waits too, for whatever writes next (a send after the window, a
    * wait or a poll, a sleep, the agent's watch: each frames the rings first). A burst then takes
    * the lock and frames once per write, not once per packet. At most RING_HOLD_MAX packets wait
-   * so, which keeps a burst of large ones near COALESCE_BYTES.
+   * so (of the ring's 128 slots or more): a bound on what a burst of large packets leaves unframed.
    */
   private holdInRing (): boolean {
     if (this.framesIn !== this.framesAtWrite || this.ringHeld >= RING_HOLD_MAX) return false

@@ -64,10 +64,10 @@ export interface RingGeometry {
 
 /**
  * Slots of a task's network ring (at least; the job's ring slots where more): it carries what the
- * engine takes in from every remote task, and a datagram of a burst brings tens of packets at once.
- * With 32, a burst of pipelined AM-2 requests went in datagrams of about 30 packets (a reader
- * takes in what the ring holds, and the answers of those go back together); with 128 in fewer,
- * larger ones, a quarter fewer system calls per request each way.
+ * engine takes in from every remote task, and one datagram of a burst brings tens of packets. The
+ * engine takes in only what the ring holds, and a batch of handlers answers in one write only what
+ * the ring toward the network holds (which has as many slots), so the ring's size bounds how many
+ * messages share a datagram (docs/transports.md, "Memory").
  */
 export const NET_RING_SLOTS = 128
 
