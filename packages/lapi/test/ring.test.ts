@@ -42,6 +42,8 @@ describe('inbox ring', () => {
     const net = netRingGeometry(g)
     expect(net).toMatchObject({ slots: NET_RING_SLOTS, slotBytes: g.slotBytes, rings: 1 })
     expect(net.ringBytes).toBe(RING_HEADER_BYTES + NET_RING_SLOTS * g.slotBytes)
+    // (the ring toward the network: as many slots, each longer by the destination tag's room)
+    expect(netRingGeometry(g, 64)).toEqual({ slots: NET_RING_SLOTS, slotBytes: g.slotBytes + 64, ringBytes: RING_HEADER_BYTES + NET_RING_SLOTS * (g.slotBytes + 64), rings: 1 })
     // (never fewer slots than the job's rings have)
     expect(netRingGeometry(ringGeometry(1, 2 * NET_RING_SLOTS, 64)).slots).toBe(2 * NET_RING_SLOTS)
     expect(netRingAt(g)).toBe(2 * g.ringBytes)

@@ -282,8 +282,8 @@ export class NetEngine {
     const owner = w[W_OWNER]!
     if (owner !== OWNER_TASKS && this.asks) {
       // (one request at a time: the agent clears WANT when it hands the connections over)
-      if (Atomics.compareExchange(this.w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
-      if (waiting) Atomics.wait(this.w, W_OWNER, owner, HANDOVER_WAIT_MS)
+      if (Atomics.compareExchange(w, W_WANT, 0, 1) === 0) ringAgent(this.ctl)
+      if (waiting) Atomics.wait(w, W_OWNER, owner, HANDOVER_WAIT_MS)
     } else if (!waiting && owner === OWNER_TASKS && w[W_TXPEND] === 0 && this.sendClock() - this.times[TM_READ]! < READ_GAP_MS) {
       // (a poll on the side of a send, within the read gap: the send framed and wrote, or held,
       // what it had; nothing else is due)

@@ -13,7 +13,7 @@ import { createStreamShared, streamBufferBytes, streamMemoryBytes, type StreamSh
 import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
 import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
-import { RING_HEADER_BYTES, createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
+import { createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
 import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../transport/wasm.js'
 
 /** Key of the spec inside `workerData`. */
@@ -191,13 +191,13 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
 
 /**
  * The geometry of a task's ring toward the network: as many slots as its network ring (a batch of
- * answers goes out in one write only as far as the ring holds it), each 64 bytes longer for the
- * destination tag (`netTagOffset`).
+ * answers goes out in one write only as far as the ring holds it), each NET_TAG_BYTES longer for
+ * the destination tag (`netTagOffset`).
  */
-function netOutGeometry (ring: RingGeometry): RingGeometry {
-  const slots = netRingGeometry(ring).slots
-  return { slots, slotBytes: ring.slotBytes + 64, ringBytes: RING_HEADER_BYTES + slots * (ring.slotBytes + 64), rings: 1 }
-}
+function netOutGeometry (ring: RingGeometry): RingGeometry { return netRingGeometry(ring, NET_TAG_BYTES) }
+
+/** Bytes a slot of a ring toward the network has beyond an inbox slot (the destination tag's room). */
+const NET_TAG_BYTES = 64
 
 /** The frame path's shared memory: a datagram path's for udp, a stream path's for tcp. */
 function netShared (numTasks: number, part: ProcessPart): StreamShared {

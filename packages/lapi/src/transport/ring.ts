@@ -71,10 +71,14 @@ export interface RingGeometry {
  */
 export const NET_RING_SLOTS = 128
 
-/** The geometry of a task's network ring, whose packets are `g`'s. */
-export function netRingGeometry (g: RingGeometry): RingGeometry {
+/**
+ * The geometry of a task's network ring, whose packets are `g`'s; with `extra` bytes more per slot
+ * for its ring toward the network (the destination tag), which has as many slots.
+ */
+export function netRingGeometry (g: RingGeometry, extra = 0): RingGeometry {
   const slots = Math.max(g.slots, NET_RING_SLOTS)
-  return { slots, slotBytes: g.slotBytes, ringBytes: RING_HEADER_BYTES + slots * g.slotBytes, rings: 1 }
+  const slotBytes = g.slotBytes + extra
+  return { slots, slotBytes, ringBytes: RING_HEADER_BYTES + slots * slotBytes, rings: 1 }
 }
 
 /** Where an inbox's network ring starts: after the rings of the process's tasks. */
