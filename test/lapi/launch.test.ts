@@ -79,7 +79,7 @@ describe('lapirun --join under a launcher: the environment', () => {
   it('the file: note is private, and one older than the job is not taken', async () => {
     const dir = tempDir()
     const path = meetingFile(dir, 'j1')
-    publishNote(dir, path, { rendezvous: '127.0.0.1:5000', key: 'ab'.repeat(32) })
+    publishNote(path, { rendezvous: '127.0.0.1:5000', key: 'ab'.repeat(32) })
     expect(statSync(path).mode & 0o777).toBe(0o600)
     expect(await awaitNote(path, Date.now() - 60_000, Date.now() + 1000)).toEqual({ rendezvous: '127.0.0.1:5000', key: 'ab'.repeat(32) })
     // a finished job's note: waited past, then the deadline says so
@@ -151,8 +151,11 @@ describe('lapirun --join under a launcher: meeting', () => {
       const codes = await Promise.all(ps.map((p) => p.code))
       expect(codes, ps.map((p) => p.err).join('\n')).toEqual([0, 0])
       expect((ps[0]!.out + ps[1]!.out).match(/putget ok/g)).toHaveLength(2)
-      // (process 0 removed its note)
-      expect(readdirSync(dir)).toEqual([])
+      // (process 0 removed its note; the user's own subdirectory stays, mode 0700)
+      const own = `amlapi-${process.getuid!()}`
+      expect(readdirSync(dir)).toEqual([own])
+      expect(readdirSync(join(dir, own))).toEqual([])
+      expect(statSync(join(dir, own)).mode & 0o777).toBe(0o700)
     }, 45_000)
   }
 

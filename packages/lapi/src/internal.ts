@@ -15,7 +15,7 @@ export { placementFromEnv, type EnvPlacement } from './job/join.js'
 export function contextOf (lapi: Lapi): Context {
   return (lapi as unknown as { ctx: Context }).ctx
 }
-export { awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, publishNote, spansHosts, type Meeting } from './job/meeting.js'
+export { NoteError, awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, privateDir, publishNote, readNote, removeNote, runtimeDir, spansHosts, type Meeting } from './job/meeting.js'
 export { parsePmiLine } from './job/pmi.js'
 export { serveRendezvous, type Rendezvous } from './job/rendezvous.js'
 export { logger } from './log.js'

@@ -1,7 +1,9 @@
 /**
- * A process `lapirun --procs` (job/processes.ts) started: reads AMLAPI_RANK, AMLAPI_SIZE,
- * AMLAPI_RENDEZVOUS (host:port) and AMLAPI_JOB_KEY (hex) and runs its part of the job
- * (job/member.ts); everything else comes from the rendezvous and the environment.
+ * A process `lapirun --procs` (job/processes.ts) started as `child.js PROGRAM-URL [args…]`: reads
+ * AMLAPI_RANK, AMLAPI_SIZE, AMLAPI_RENDEZVOUS (host:port) and AMLAPI_JOB_KEY (hex; then taken out
+ * of the environment, so that the tasks and what they spawn do not inherit it) and runs its part
+ * of the job (job/member.ts); the settings come from the rendezvous and the environment, the
+ * program from the launcher that started it.
  */
 import { parseKey } from '../transport/auth.js'
 import { describeError } from '../errors.js'
@@ -14,11 +16,17 @@ function env (name: string): string {
 }
 
 try {
+  const key = parseKey(env('AMLAPI_JOB_KEY'))
+  delete process.env['AMLAPI_JOB_KEY']
+  const [program, ...args] = process.argv.slice(2)
+  if (program === undefined) throw new Error('no program given')
   process.exitCode = await runMember({
+    program: new URL(program),
+    args,
     rank: Number(env('AMLAPI_RANK')),
     size: Number(env('AMLAPI_SIZE')),
     rendezvous: env('AMLAPI_RENDEZVOUS'),
-    key: parseKey(env('AMLAPI_JOB_KEY')),
+    key,
     env: process.env,
     join: false,
   })

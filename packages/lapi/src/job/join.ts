@@ -97,13 +97,16 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   if (o.mac === true) net['AMLAPI_UDP_MAC'] = '1'
   if (o.bind !== undefined) net['AMLAPI_BIND'] = o.bind
   const whole = { ...env, ...net }
+  const keyText = (env['AMLAPI_JOB_KEY'] ?? '').trim()
+  // (read once: the tasks, and whatever they spawn, do not inherit the key)
+  delete process.env['AMLAPI_JOB_KEY']
+  delete whole['AMLAPI_JOB_KEY']
   if (at.size === 1 && (env['AMLAPI_RENDEZVOUS'] ?? '').trim() === '') {
     // a job of one process: its tasks share memory, nothing to meet
-    const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
+    const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env: whole, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
     return r.exitCode
   }
   const how = meetingFromEnv(env, at.size, at.source, pmiOpen(env))
-  const keyText = (env['AMLAPI_JOB_KEY'] ?? '').trim()
   if (how.kind === 'address' && keyText === '') {
     throw new JoinError('a host:port rendezvous needs AMLAPI_JOB_KEY, the same for every process of the job and known to nobody else ' +
       '(other users of a host can reach its ports, loopback too): for example export AMLAPI_JOB_KEY=$(openssl rand -hex 32)')
@@ -122,22 +125,32 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   const notePath = how.kind === 'file' ? meetingFile(how.dir, jobId) : ''
   let server: Rendezvous | null = null
   let startTimer: NodeJS.Timeout | undefined
+  // (process 0's note holds the key: removed once every process has joined, and on every way out —
+  // an exit, a signal that would end the process without one)
+  let noted = false
+  const unnote = (): void => { if (noted) { noted = false; removeNote(notePath) } }
+  const onHangup = (sig: NodeJS.Signals): void => { unnote(); process.off(sig, onHangup); process.kill(process.pid, sig) }
   try {
     if (pmi !== null) await withDeadline(pmi.init(), deadline, 'the launcher did not answer PMI init')
     let rendezvous: string
     if (at.rank === 0) {
       // process 0 serves the rendezvous: at the given address, or at one of its own it then tells
       key ??= makeKey()
-      const url = checkProgram(o.program)
       const listen = how.kind === 'address' ? how : { host: await rendezvousHost(whole), port: 0 }
       server = await serveRendezvous({
         key, procs: at.size, host: listen.host, port: listen.port, log,
-        job: { numTasks, program: url.href, args: o.args, config, label: o.label, graceMs: ABORT_GRACE_MS, data: undefined, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) },
+        job: { numTasks, config, label: o.label, graceMs: ABORT_GRACE_MS, data: undefined, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) },
         onFail: (task, reason) => server?.abort(task, reason),
         onDone: () => {},
+        onComplete: unnote,
       })
       const address = rendezvous = hostPort(listen.host, server.port)
-      if (how.kind === 'file') publishNote(how.dir, notePath, { rendezvous: address, key: Buffer.from(key).toString('hex') })
+      if (how.kind === 'file') {
+        process.once('exit', unnote)
+        process.once('SIGHUP', onHangup)
+        noted = true
+        publishNote(notePath, { rendezvous: address, key: Buffer.from(key).toString('hex') })
+      }
       if (pmi !== null) {
         await pmi.put(PMI_RV, address)
         if (keyText === '') await pmi.put(PMI_KEY, Buffer.from(key).toString('hex'))
@@ -163,11 +176,14 @@ export async function joinJob (o: JoinOptions): Promise<number> {
       rendezvous = address
       key ??= parseKey(hex)
     }
-    return await runMember({ rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true, ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}) })
+    // (the program of this process's own command line: nothing the rendezvous says chooses it)
+    return await runMember({ program: checkProgram(o.program), args: o.args, rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true, ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}) })
   } finally {
     clearTimeout(startTimer)
     server?.close()
-    if (at.rank === 0 && notePath !== '') removeNote(notePath)
+    unnote()
+    process.off('exit', unnote)
+    process.off('SIGHUP', onHangup)
     if (pmi !== null) await pmi.finalize().catch(() => {})
   }
 }

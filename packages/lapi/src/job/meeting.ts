@@ -5,8 +5,10 @@
  *
  *   - `address`: AMLAPI_RENDEZVOUS=host:port, with AMLAPI_JOB_KEY given to every process;
  *   - `file`: AMLAPI_RENDEZVOUS=file:DIR — process 0 writes the rendezvous's address and the key
- *     into DIR/amlapi-<job id>.rv (mode 0600, by a rename: never seen half written), the others
- *     wait for it; the default on one host, in the temporary directory, under Open MPI's `mpirun`,
+ *     into DIR/amlapi-<uid>/amlapi-<job id>.rv (the user's 0700 subdirectory; mode 0600, exclusive
+ *     create, by a rename: never seen half written; removed once every process has joined), the
+ *     others wait for it and take it only if this user wrote it (`readNote`); the default on one
+ *     host, in the user's runtime directory or else the temporary directory, under Open MPI's `mpirun`,
  *     Slurm's `srun` without PMI, and a PMI launcher whose socket did not reach this process
  *     (`npx lapirun` is a process of its own, without PMI_FD);
  *   - `pmi`: the launcher's PMI-1 key-value space (PMI_FD: MPICH's `mpiexec`, `srun --mpi=pmi2`;
@@ -17,9 +19,10 @@
  * environment, for tests with each launcher's variables.
  */
 import { lookup } from 'node:dns/promises'
-import { fstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, closeSync, constants as fsc, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname, networkInterfaces, tmpdir } from 'node:os'
-import { join as joinPath } from 'node:path'
+import { dirname, join as joinPath } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 export type Meeting =
@@ -35,6 +38,16 @@ export function splitHostPort (text: string): { host: string, port: number } {
   const colon = text.lastIndexOf(':')
   if (colon <= 0) return { host: '', port: NaN }
   return { host: text.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(text.slice(colon + 1)) }
+}
+
+/**
+ * Where a one-host job's file rendezvous goes: the user's runtime directory (XDG_RUNTIME_DIR, which
+ * only the user can use) when the environment names one, else the temporary directory (the note
+ * then sits in a 0700 subdirectory of it: `meetingFile`).
+ */
+export function runtimeDir (env: NodeJS.ProcessEnv): string {
+  const x = (env['XDG_RUNTIME_DIR'] ?? '').trim()
+  return x.startsWith('/') ? x : tmpdir()
 }
 
 /** What `--join` says to a usage error (lapirun prints it and exits 2). */
@@ -116,13 +129,13 @@ export function meetingFromEnv (env: NodeJS.ProcessEnv, size: number, source: st
   if ((env['PMI_FD'] ?? '').trim() !== '') {
     if (pmiOpen) return { kind: 'pmi' }
     // (the launcher's socket did not reach this process: a wrapper between them, such as npx, closed it)
-    if (spansHosts(env) === false) return { kind: 'file', dir: tmpdir(), why: 'PMI_FD not open here, one host' }
+    if (spansHosts(env) === false) return { kind: 'file', dir: runtimeDir(env), why: 'PMI_FD not open here, one host' }
     throw new JoinError(`PMI_FD=${env['PMI_FD']!} is not open in this process (a wrapper between the launcher and lapirun, such as npx, closes it): ` +
       'run lapirun itself (node_modules/.bin/lapirun), or set AMLAPI_RENDEZVOUS=file:DIR on a shared file system, or host:port with AMLAPI_JOB_KEY')
   }
   const launcher = env['OMPI_COMM_WORLD_SIZE'] !== undefined ? "Open MPI's mpirun" : env['SLURM_PROCID'] !== undefined ? "Slurm's srun" : null
   if (launcher !== null) {
-    if (spansHosts(env) === false) return { kind: 'file', dir: tmpdir(), why: `${launcher}, one host` }
+    if (spansHosts(env) === false) return { kind: 'file', dir: runtimeDir(env), why: `${launcher}, one host` }
     const hint = launcher.startsWith('Slurm') ? ' (or run srun --mpi=pmi2, whose PMI lapirun speaks)' : ''
     throw new JoinError(`a job of ${size} processes started by ${launcher} on several hosts needs a rendezvous: set AMLAPI_RENDEZVOUS=file:DIR ` +
       `on a file system every host shares, or host:port with AMLAPI_JOB_KEY${hint}`)
@@ -152,34 +165,110 @@ export async function rendezvousHost (env: NodeJS.ProcessEnv): Promise<string> {
 /** What the `file` rendezvous's file holds. */
 export interface MeetingNote { rendezvous: string, key: string }
 
-/** The file of job `jobId` in `dir`. */
-export function meetingFile (dir: string, jobId: string): string { return joinPath(dir, `amlapi-${jobId}.rv`) }
+/** Largest note a reader takes, bytes (one holds an address and a key: about 120). */
+const NOTE_MAX_BYTES = 4096
 
-/** Process 0: writes the note (mode 0600; a rename, so a reader sees all of it or none). */
-export function publishNote (dir: string, path: string, note: MeetingNote): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const tmp = `${path}.${process.pid}.tmp`
-  writeFileSync(tmp, JSON.stringify(note), { mode: 0o600 })
-  renameSync(tmp, path)
+/** This process's user id (-1 where the platform has none). */
+function myUid (): number { return typeof process.getuid === 'function' ? process.getuid() : -1 }
+
+/**
+ * The file of job `jobId` under `dir`: in the user's own subdirectory `amlapi-<uid>` of it (made
+ * 0700 by `privateDir`), so that `dir` may be one every user can write, as the temporary
+ * directory is.
+ */
+export function meetingFile (dir: string, jobId: string): string { return joinPath(dir, `amlapi-${myUid()}`, `amlapi-${jobId}.rv`) }
+
+/** What the file rendezvous refuses to use (a directory or note another user could have made or read). */
+export class NoteError extends Error {}
+
+/**
+ * Makes (or checks) the directory a note lives in: a real directory (not a symbolic link), owned
+ * by this user, mode 0700 (one of this user's with other modes is set to 0700). Throws NoteError
+ * naming what is wrong where another user made it or could use it.
+ */
+export function privateDir (path: string): void {
+  const dir = dirname(path)
+  mkdirSync(dirname(dir), { recursive: true, mode: 0o700 })
+  try { mkdirSync(dir, { mode: 0o700 }) } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e }
+  const st = lstatSync(dir)
+  const uid = myUid()
+  if (st.isSymbolicLink() || !st.isDirectory()) throw new NoteError(`${dir} is not a directory of its own (a symbolic link or a file): the file rendezvous refuses it; remove it, or set AMLAPI_RENDEZVOUS=file:DIR elsewhere`)
+  if (uid >= 0 && st.uid !== uid) throw new NoteError(`${dir} belongs to user ${st.uid}, not to this user (${uid}): the file rendezvous refuses it; remove it, or set AMLAPI_RENDEZVOUS=file:DIR elsewhere`)
+  if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700)
 }
 
-/** Process 0, at the end: removes the note (a crashed job leaves one; the next one of its id replaces it). */
+/**
+ * Process 0: writes the note, mode 0600, through a temporary file of an unpredictable name made
+ * with exclusive create and without following a symbolic link, then renamed (a reader sees all of
+ * it or none). The temporary file is removed whatever happens.
+ */
+export function publishNote (path: string, note: MeetingNote): void {
+  privateDir(path)
+  const tmp = joinPath(dirname(path), `.${randomBytes(12).toString('hex')}.tmp`)
+  let fd = -1
+  try {
+    fd = openSync(tmp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o600)
+    fchmodSync(fd, 0o600)
+    writeSync(fd, JSON.stringify(note))
+    closeSync(fd)
+    fd = -1
+    renameSync(tmp, path)
+  } finally {
+    if (fd >= 0) closeSync(fd)
+    try { unlinkSync(tmp) } catch { /* renamed, or never made */ }
+  }
+}
+
+/** Removes the note (process 0: once every process has joined, and at every end). */
 export function removeNote (path: string): void {
   try { unlinkSync(path) } catch { /* gone already */ }
 }
 
 /**
+ * Reads the note at `path` if it is one this user's process 0 wrote at `notBefore` (ms since the
+ * epoch) or later: a regular file (opened without following a symbolic link), owned by this user,
+ * mode 0600, short. Returns null while there is none yet (or only an older one: a finished job's);
+ * throws NoteError for one that fails a check.
+ */
+export function readNote (path: string, notBefore: number): MeetingNote | null {
+  let fd: number
+  try {
+    fd = openSync(path, fsc.O_RDONLY | fsc.O_NOFOLLOW | fsc.O_NONBLOCK)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return null
+    if (code === 'ELOOP') throw new NoteError(`${path} is a symbolic link: the file rendezvous refuses it`)
+    throw e
+  }
+  try {
+    const st = fstatSync(fd)
+    const uid = myUid()
+    if (!st.isFile()) throw new NoteError(`${path} is not a regular file: the file rendezvous refuses it`)
+    if (uid >= 0 && st.uid !== uid) throw new NoteError(`${path} belongs to user ${st.uid}, not to this user (${uid}): the file rendezvous refuses it`)
+    if ((st.mode & 0o777) !== 0o600) throw new NoteError(`${path} has mode ${(st.mode & 0o777).toString(8)}, not 600: the file rendezvous refuses it`)
+    if (st.size > NOTE_MAX_BYTES) throw new NoteError(`${path} holds ${st.size} bytes, more than a note (${NOTE_MAX_BYTES}): the file rendezvous refuses it`)
+    if (st.mtimeMs < notBefore) return null
+    const b = Buffer.alloc(st.size)
+    const got = readSync(fd, b, 0, st.size, 0)
+    let n: Partial<MeetingNote>
+    try { n = JSON.parse(b.subarray(0, got).toString('utf8')) as Partial<MeetingNote> } catch { return null }
+    if (typeof n !== 'object' || n === null || typeof n.rendezvous !== 'string' || typeof n.key !== 'string') return null
+    return { rendezvous: n.rendezvous, key: n.key }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
  * The other processes: waits for a note written at `notBefore` (ms since the epoch) or later — an
- * older one is a finished job's — until `deadline`; rejects after it.
+ * older one is a finished job's — until `deadline`; rejects after it, or at once with NoteError
+ * for a directory or note that fails a check (`privateDir`, `readNote`).
  */
 export async function awaitNote (path: string, notBefore: number, deadline: number): Promise<MeetingNote> {
+  privateDir(path)
   for (;;) {
-    try {
-      if (statSync(path).mtimeMs >= notBefore) {
-        const n = JSON.parse(readFileSync(path, 'utf8')) as Partial<MeetingNote>
-        if (typeof n.rendezvous === 'string' && typeof n.key === 'string') return { rendezvous: n.rendezvous, key: n.key }
-      }
-    } catch { /* not there yet */ }
+    const n = readNote(path, notBefore)
+    if (n !== null) return n
     if (Date.now() > deadline) throw new Error(`process 0 did not write ${path} in time (is the directory shared by every host of the job?)`)
     await sleep(20)
   }

@@ -10,7 +10,7 @@ import { connect, isIPv6, type Socket } from 'node:net'
 import { Agent } from '../agent/agent.js'
 import { makeNonce, proof, sameProof } from '../transport/auth.js'
 import type { PeerAddress } from '../transport/contract.js'
-import { encodeMessage, field, readMessages } from '../transport/messages.js'
+import { MAX_MESSAGE_BYTES, encodeMessage, field, readMessages } from '../transport/messages.js'
 import { TcpTransport } from '../transport/tcp.js'
 import { UdpTransport } from '../transport/udp.js'
 import type { DatagramShared } from '../transport/datagram-path.js'
@@ -25,6 +25,9 @@ import type { RendezvousJob } from './rendezvous.js'
 type JobMessage = RendezvousJob & { table: PeerAddress[] }
 
 export interface MemberOptions {
+  /** The program this process's tasks run, and its arguments: its own command line's (never the rendezvous's word). */
+  program: URL
+  args: string[]
   rank: number
   size: number
   /** The rendezvous, host:port. */
@@ -88,9 +91,10 @@ export async function runMember (o: MemberOptions): Promise<number> {
       let joined = false
       let challenge: Uint8Array | null = null
       sock.once('error', (e) => reject(new Error(`cannot reach the rendezvous at ${rv}: ${e.message}`)))
-      readMessages(sock, (m) => {
+      // (until the rendezvous proves the key its messages are a stranger's: short, PRE_AUTH_MAX_BYTES)
+      const reader = readMessages(sock, (m) => {
         const t = field(m, 't')
-        if (t === 'challenge' && !joined) {
+        if (t === 'challenge' && !joined && challenge === null) {
           const n = field(m, 'n')
           if (!(n instanceof Uint8Array)) { reject(new Error('the rendezvous sent a malformed challenge')); return }
           challenge = n
@@ -98,14 +102,15 @@ export async function runMember (o: MemberOptions): Promise<number> {
         } else if (t === 'welcome' && !joined && challenge !== null) {
           if (!sameProof(field(m, 'p'), proof(key, 'rendezvous', challenge, nonce, rank))) { sock.destroy(); reject(new Error('the rendezvous did not prove the job key')); return }
           joined = true
+          reader.setLimit(MAX_MESSAGE_BYTES)
           log.debug({ rendezvous: rv }, 'welcomed by the rendezvous')
           void transport.listen().then((a) => sock.write(encodeMessage({ t: 'addr', host: a.host, port: a.port })), reject)
         } else if (t === 'job' && joined) {
           resolve(m as JobMessage)
         } else if (t === 'refused' && !joined) {
-          const why = field(m, 'why')
-          reject(new Error(`the rendezvous refused this process: ${typeof why === 'string' ? why : 'no reason given'}`))
-        } else if (t === 'abort') {
+          // (one answer for every reason: process 0's log names which)
+          reject(new Error('the rendezvous refused this process: a wrong AMLAPI_JOB_KEY, or a rank out of range or already in the job (process 0\'s log, AMLAPI_LOG_LEVEL=warn, says which)'))
+        } else if (t === 'abort' && joined) {
           const task = field(m, 'task'); const reason = field(m, 'reason')
           abort(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'aborted')
         }
@@ -140,9 +145,9 @@ export async function runMember (o: MemberOptions): Promise<number> {
   log.debug({ tasks: `${spec.firstTask}-${spec.firstTask + spec.localTasks - 1}` }, 'process joined the job')
 
   const opts: RunJobOptions = {
-    program: new URL(job.program),
+    program: o.program,
     numTasks: job.numTasks,
-    args: job.args,
+    args: o.args,
     label: job.label,
     graceMs: job.graceMs,
     data: job.data,

@@ -1,8 +1,10 @@
 /**
  * A job of several processes on this host (`lapirun --procs P`, `runJob({ procs })`): this process
  * is the launcher and the rendezvous. It makes the job key, listens on loopback (or `bind`), and
- * starts P processes (job/child.ts), each told only its rank, the rendezvous address and the key
- * (AMLAPI_RANK, AMLAPI_SIZE, AMLAPI_RENDEZVOUS, AMLAPI_JOB_KEY, as `lapirun --join` reads them).
+ * starts P processes (job/child.ts), each told the program and its arguments (on its command line)
+ * and its rank, the rendezvous address and the key (AMLAPI_RANK, AMLAPI_SIZE, AMLAPI_RENDEZVOUS,
+ * AMLAPI_JOB_KEY in its environment, as `lapirun --join` reads them; the environment of a process
+ * is readable by its user only).
  *
  * The rendezvous (job/rendezvous.ts) runs here.
  *
@@ -65,7 +67,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
 
   rv = await serveRendezvous({
     key, procs: P, host: bind, port: 0, log,
-    job: { numTasks: n, program: url.href, args: opts.args ?? [], config, label: opts.label === true, graceMs, data: opts.data, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) },
+    job: { numTasks: n, config, label: opts.label === true, graceMs, data: opts.data, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) },
     onFail: fail,
     onDone: (rank, c) => {
       const { first, count } = placement(n, P, rank)
@@ -94,7 +96,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   const exits: Array<Promise<void>> = []
   const streams: Array<Promise<void>> = []
   for (let r = 0; r < P; r++) {
-    const c = spawn(process.execPath, [...process.execArgv, childScript], {
+    const c = spawn(process.execPath, [...process.execArgv, childScript, url.href, ...(opts.args ?? [])], {
       env: {
         ...(opts.env ?? process.env),
         AMLAPI_RANK: String(r),

@@ -1,31 +1,32 @@
 /**
  * The rendezvous of a job of several processes: where they prove the job key, publish their
- * transport's address and get the job (the address table, the program, the settings). `lapirun
+ * transport's address and get the job (the address table and the settings). `lapirun
  * --procs` runs it in the launcher (job/processes.ts); under `lapirun --join` rank 0 runs it at
  * AMLAPI_RENDEZVOUS (job/join.ts).
  *
  * Protocol (length-prefixed msgpackr, transport/messages.ts), per process:
  *   rendezvous → {t:'challenge', n}            process → {t:'hello', rank, n, p: proof(key,'join',…)}
  *   rendezvous → {t:'welcome', p: proof(key,'rendezvous',…)}   process → {t:'addr', host, port}
- *   rendezvous → {t:'job', table, numTasks, program, args, config, label, graceMs, data, timeoutMs}  (once all are in)
+ *   rendezvous → {t:'job', table, numTasks, config, label, graceMs, data, timeoutMs}  (once all are in)
  *   process → {t:'fail', task, reason} (its first failure)    rendezvous → {t:'abort', task, reason} (to all)
  *   process → {t:'done', codes}                                  (its tasks' exit codes, then it exits)
- * A connection that does not prove the key is told {t:'refused', why} and closed, and a warning
- * logged with its address.
+ * A hello's proof is checked first; a connection that fails any check (the proof, a rank out of
+ * range or taken, a message too long or that does not decode, no hello within HANDSHAKE_MS) is told
+ * {t:'refused'} — the same for every reason — and closed, and the reason logged with its address
+ * (transport/strangers.ts bounds what strangers cost). Nothing here says which program a process
+ * runs: each runs the program of its own command line.
  */
 import { createServer, type Server, type Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { makeNonce, proof, sameProof } from '../transport/auth.js'
 import type { PeerAddress } from '../transport/contract.js'
-import { encodeMessage, field, readMessages } from '../transport/messages.js'
+import { MAX_MESSAGE_BYTES, encodeMessage, field, readMessages } from '../transport/messages.js'
+import { StrangerGate } from '../transport/strangers.js'
 import type { JobConfig } from '../config.js'
 
 /** What every process is told once all have met. */
 export interface RendezvousJob {
   numTasks: number
-  /** The program's file URL (href). */
-  program: string
-  args: string[]
   config: JobConfig
   label: boolean
   graceMs: number
@@ -60,14 +61,16 @@ export interface Rendezvous {
   close: () => void
 }
 
+/** What every refused connection is told, whatever the reason (a stranger learns nothing of the job from it). */
+const REFUSED = encodeMessage({ t: 'refused' })
+
 /** Listens; resolves once it does (rejects when it cannot: a port in use, an address not here). */
 export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous> {
   const P = o.procs
   const socks: Array<Socket | null> = new Array<Socket | null>(P).fill(null)
   const addrs: Array<PeerAddress | null> = new Array<PeerAddress | null>(P).fill(null)
   let complete = false
-  /** Connections that have not (yet) proved the key. */
-  let strangers = 0
+  const gate = new StrangerGate('rendezvous', o.log, REFUSED)
   const send = (r: number, m: unknown): void => {
     const s = socks[r]
     if (s !== null && !s.destroyed) s.write(encodeMessage(m))
@@ -75,32 +78,32 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
   const server: Server = createServer((sock) => {
     const challenge = makeNonce()
     let rank = -1
-    strangers++
-    sock.once('close', () => { if (rank < 0) strangers-- })
+    gate.admit(sock)
     sock.on('error', () => { /* its process's end says what happened */ })
     sock.write(encodeMessage({ t: 'challenge', n: challenge }))
-    readMessages(sock, (m) => {
+    const reader = readMessages(sock, (m) => {
       const t = field(m, 't')
       if (rank < 0) {
+        if (!gate.waiting(sock)) return
+        // (the proof first, for every hello alike; then what it claims)
         const r = field(m, 'rank'); const nc = field(m, 'n')
-        if (t !== 'hello' || typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P || !(nc instanceof Uint8Array) ||
-          !sameProof(field(m, 'p'), proof(o.key, 'join', challenge, nc, r)) || socks[r] !== null) {
-          const why = t === 'hello' && typeof r === 'number' && r >= 0 && r < P && socks[r] !== null ? `rank ${r} is in the job already` : 'it did not prove the job key'
-          o.log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, rank: r, why }, 'rendezvous: refused a process')
-          sock.end(encodeMessage({ t: 'refused', why }))
-          setTimeout(() => sock.destroy(), 1000).unref()
-          return
-        }
-        rank = r
-        strangers--
-        socks[r] = sock
-        sock.write(encodeMessage({ t: 'welcome', p: proof(o.key, 'rendezvous', challenge, nc, r) }))
+        const proved = t === 'hello' && (typeof r === 'number' || typeof r === 'string') && nc instanceof Uint8Array &&
+          sameProof(field(m, 'p'), proof(o.key, 'join', challenge, nc, r))
+        const why = !proved ? 'it did not prove the job key'
+          : typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P ? `rank ${String(r)} is not in the job (0-${P - 1})`
+            : socks[r] !== null ? `rank ${r} is in the job already` : ''
+        if (why !== '') { gate.refuse(sock, why); return }
+        rank = r as number
+        gate.proven(sock)
+        reader.setLimit(MAX_MESSAGE_BYTES)
+        socks[rank] = sock
+        sock.write(encodeMessage({ t: 'welcome', p: proof(o.key, 'rendezvous', challenge, nc as Uint8Array, rank) }))
         return
       }
       switch (t) {
         case 'addr': {
           const host = field(m, 'host'); const port = field(m, 'port')
-          if (typeof host !== 'string' || typeof port !== 'number') { sock.destroy(); return }
+          if (typeof host !== 'string' || typeof port !== 'number' || host.length > 255 || !Number.isInteger(port) || port < 1 || port > 65535) { sock.destroy(); return }
           addrs[rank] = { host, port }
           if (!complete && addrs.every((a) => a !== null)) {
             complete = true
@@ -119,7 +122,7 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
           break
         default: break
       }
-    }, () => sock.destroy())
+    }, (why) => { if (gate.waiting(sock)) gate.refuse(sock, why); else sock.destroy() })
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -140,12 +143,13 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
       const parts: string[] = []
       if (absent.length > 0) parts.push(`process${absent.length > 1 ? 'es' : ''} ${list(absent)} never joined`)
       if (silent.length > 0) parts.push(`process${silent.length > 1 ? 'es' : ''} ${list(silent)} joined but sent no address`)
-      if (strangers > 0) parts.push(`${strangers} connection${strangers > 1 ? 's' : ''} did not prove the job key`)
+      if (gate.refused > 0) parts.push(`${gate.refused} connection${gate.refused > 1 ? 's were' : ' was'} refused (a wrong AMLAPI_JOB_KEY, a rank out of range or taken: this process's log says which)`)
       return parts.join('; ')
     },
     abort: (task, reason) => { for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason }) },
     close: () => {
-      for (const s of socks) s?.destroy()
+      // (every connection, strangers' too: none may keep this process from exiting)
+      gate.closeAll()
       server.close()
     },
   }

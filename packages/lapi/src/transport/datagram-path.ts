@@ -42,7 +42,10 @@
  *   28     2    the sender's window (slots)
  *   30     2    reserved, 0
  *   32     4    checksum (computed with this field and the MAC zero)
- *   36     12   reserved, 0
+ *   36     4    packet number: one more than the last datagram the sender sent this peer, of any
+ *                type (a resent datagram gets a new one); only a datagram with a number above every
+ *                one heard from the peer counts as news of it (liveness, acknowledgements)
+ *   40     8    reserved, 0
  *   48     16   MAC (with DG_MAC): HMAC-SHA-256 of the datagram with this field zero, first 16 bytes
  *   48|64  …    payload
  *
@@ -62,7 +65,7 @@ import {
 } from './stream-path.js'
 import { WASM_PAGE, sharedOrPlain } from './wasm.js'
 
-export const UDP_VERSION = 2
+export const UDP_VERSION = 3
 export const DG_DATA = 1
 export const DG_ACK = 2
 export const DG_MAC = 1
@@ -77,6 +80,7 @@ const H_ACK = 20
 const H_SACK = 24
 const H_WIN = 28
 const H_SUM = 32
+const H_PN = 36
 const H_MAC = 48
 
 /** Most datagrams a peer may have unacknowledged (the selective bitmap's width); a window is a power of 2 up to it. */
@@ -139,6 +143,9 @@ const U_SESSION_LO = 11
 const U_SESSION_HI = 12
 /** 1 while the peer holds the oldest datagram not acknowledged for room (DG_HELD): it arrived. */
 const U_HELD = 13
+/** The packet number of the last datagram sent to the peer, and the highest heard from it. */
+const U_PN_OUT = 14
+const U_PN_IN = 15
 // ── global times (Float64): the next time a tick is due ──
 const T_DUE = 0
 const T_GLOBAL = 4
@@ -179,9 +186,11 @@ const D_FAULT_DUPS = 18
 const D_FAULT_REORDERS = 19
 const D_FAULT_CORRUPTS = 20
 const D_FAULT_DELAYS = 21
+/** Datagrams whose packet number was not news (replays, duplicates, late copies). */
+const D_STALE = 22
 /** Acknowledgements that freed room in a send buffer (not a statistic: `freed`). */
-const D_FREED = 22
-const D_COUNT = 23
+const D_FREED = 23
+const D_COUNT = 24
 
 /** The datagram counters of a `udp` transport (every field only grows). */
 export interface DatagramStats {
@@ -209,11 +218,13 @@ export interface DatagramStats {
   faultReorders: number
   faultCorrupts: number
   faultDelays: number
+  /** Datagrams that passed every check but brought no news (a packet number not above all heard: replays, duplicates, late copies). */
+  stale: number
 }
 const STAT_NAMES: Array<keyof DatagramStats> = [
   'datagramsSent', 'datagramsReceived', 'retransmits', 'fastRetransmits', 'duplicates', 'outOfOrder', 'acksSent', 'keepalives',
   'badLength', 'badVersion', 'badType', 'unknownSender', 'badSession', 'badChecksum', 'badMac', 'outsideWindow', 'sendErrors',
-  'faultDrops', 'faultDups', 'faultReorders', 'faultCorrupts', 'faultDelays',
+  'faultDrops', 'faultDups', 'faultReorders', 'faultCorrupts', 'faultDelays', 'stale',
 ]
 
 /** What a process's datagram path is made with (UdpTransport.geometry, and the job's settings). */
@@ -452,10 +463,16 @@ export class DatagramPath extends StreamPath {
     return Math.min(max, k * per - overhead)
   }
 
-  /** Bytes queued and not yet sent once (what is sent and not yet acknowledged is not counted: the timers resend it). */
+  /**
+   * Bytes queued and not yet sent once (what is sent and not yet acknowledged is not counted: the
+   * timers resend it); a lost peer's are never sent, and not counted either (a leaving process
+   * does not wait for them).
+   */
   override queued (): number {
     let n = 0
-    for (let p = 0; p < this.peers; p++) if (p !== this.self) n += this.w[this.word(p, TX_END)]! - this.u[this.uw(p, U_SENT)]!
+    for (let p = 0; p < this.peers; p++) {
+      if (p !== this.self && (this.w[this.word(p, FLAGS)]! & PEER_ERROR) === 0) n += this.w[this.word(p, TX_END)]! - this.u[this.uw(p, U_SENT)]!
+    }
     return n
   }
 
@@ -569,7 +586,9 @@ export class DatagramPath extends StreamPath {
     d.setInt32(h + H_SACK, held !== 0 ? 0 : rmask >>> 1, true)
     d.setUint32(h + H_WIN, this.W, true)
     d.setUint32(h + H_SUM, 0, true)
-    d.setUint32(h + H_SUM + 4, 0, true)
+    const pn = (u[this.uw(p, U_PN_OUT)]! + 1) | 0
+    u[this.uw(p, U_PN_OUT)] = pn
+    d.setInt32(h + H_PN, pn, true)
     const hl = this.hl
     if (this.mac) for (let k = 0; k < DG_MAC_BYTES; k++) this.mu8[h + H_MAC + k] = 0
     if (!this.ck.simd && (at & 3) !== 0 && len >= ALIGN_COPY) {
@@ -829,8 +848,16 @@ export class DatagramPath extends StreamPath {
     }
     ds[D_RECEIVED]!++
     this.lastSrc = len >= DIRECT_READ_MIN ? src : -1
-    this.t[this.tw(src, T_HEARD)] = now
-    this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true), ((w0 >>> 16) & DG_HELD) !== 0)
+    // (news of the peer only from a packet number above all heard: a replay, a duplicate or a late
+    // copy keeps no lost peer alive, and its acknowledgements are older than those already taken;
+    // its data, if new, is still taken in order)
+    const pn = d.getInt32(at + H_PN, true)
+    const pi = this.uw(src, U_PN_IN)
+    if (((pn - this.u[pi]!) | 0) > 0) {
+      this.u[pi] = pn
+      this.t[this.tw(src, T_HEARD)] = now
+      this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true), ((w0 >>> 16) & DG_HELD) !== 0)
+    } else ds[D_STALE]!++
     if (type === DG_DATA) this.onData(src, d.getInt32(at + H_SEQ, true), pat, len)
   }
 

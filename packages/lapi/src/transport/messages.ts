@@ -29,29 +29,66 @@ export function decodeBody (body: Uint8Array): unknown {
 }
 
 /**
- * Reads length-prefixed messages from `sock` and calls `onMessage` with each (decoded), until
- * `stop()`; bytes after the last whole message are handed back then (the rest of the stream may
- * speak another protocol). A message over MAX_MESSAGE_BYTES or one that does not decode is
- * `onError`'s, and reading stops.
+ * Longest control message a peer may send before it has proved the job key (a challenge, a hello
+ * and a welcome take well under 200 bytes): what a stranger's connection can make a process hold.
  */
-export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onError: (why: string) => void): { stop: () => Buffer } {
-  let buf: Buffer = Buffer.alloc(0)
+export const PRE_AUTH_MAX_BYTES = 1024
+
+/** What `readMessages` hands back: a way to stop it, and to raise its limit once the peer is known. */
+export interface MessageReader {
+  /** Stops reading; returns the bytes after the last whole message (the rest of the stream may speak another protocol). */
+  stop: () => Buffer
+  /** The longest message accepted from now on (after the peer proved the key: MAX_MESSAGE_BYTES). */
+  setLimit: (bytes: number) => void
+}
+
+/**
+ * Reads length-prefixed messages from `sock` and calls `onMessage` with each (decoded), until
+ * `stop()`. A length over the limit (`maxBytes`, PRE_AUTH_MAX_BYTES unless said: a stranger's
+ * messages are small until it proves the key) or a body that does not decode is `onError`'s, and
+ * reading stops. Buffering is linear: a message's chunks are joined once, when all of it is there.
+ */
+export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onError: (why: string) => void, maxBytes = PRE_AUTH_MAX_BYTES): MessageReader {
+  let limit = maxBytes
+  const chunks: Buffer[] = []
+  let have = 0
   let stopped = false
+  /** All buffered bytes as one buffer (joined once; kept as the only chunk). */
+  const joined = (): Buffer => {
+    if (chunks.length > 1) { const b = Buffer.concat(chunks, have); chunks.length = 0; chunks.push(b) }
+    return chunks[0] ?? Buffer.alloc(0)
+  }
+  /** The 4-byte length prefix, read across chunks. */
+  const prefix = (): number => {
+    const c0 = chunks[0]!
+    if (c0.length >= 4) return c0.readUInt32LE(0)
+    return joined().readUInt32LE(0)
+  }
+  const fail = (why: string): void => {
+    stopped = true
+    sock.off('data', onData)
+    chunks.length = 0; have = 0
+    onError(why)
+  }
   const onData = (chunk: Buffer): void => {
-    buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
-    while (!stopped && buf.length >= 4) {
-      const n = buf.readUInt32LE(0)
-      if (n > MAX_MESSAGE_BYTES) { stopped = true; sock.off('data', onData); onError(`a control message of ${n} bytes`); return }
-      if (buf.length < 4 + n) break
+    if (stopped) return
+    chunks.push(chunk)
+    have += chunk.length
+    while (!stopped && have >= 4) {
+      const n = prefix()
+      if (n > limit) { fail(`a control message of ${n} bytes (at most ${limit} here)`); return }
+      if (have < 4 + n) break
+      const buf = joined()
       const body = buf.subarray(4, 4 + n)
-      buf = buf.subarray(4 + n)
+      const rest = buf.subarray(4 + n)
+      chunks.length = 0
+      have = rest.length
+      if (have > 0) chunks.push(rest)
       let m: unknown
       try {
         m = decodeBody(body)
       } catch (e) {
-        stopped = true
-        sock.off('data', onData)
-        onError(`a control message that does not decode (${(e as Error).message})`)
+        fail(`a control message that does not decode (${(e as Error).message})`)
         return
       }
       onMessage(m)
@@ -62,8 +99,9 @@ export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onE
     stop: () => {
       stopped = true
       sock.off('data', onData)
-      return buf
+      return joined()
     },
+    setLimit: (bytes: number) => { limit = bytes },
   }
 }
 

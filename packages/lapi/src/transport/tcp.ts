@@ -9,7 +9,8 @@
  * answers with its rank, its own nonce and proof(key, "tcp-connect", challenge, nonce, its rank,
  * the acceptor's rank); the acceptor checks it and answers proof(key, "tcp-accept", …), which the
  * connector checks. Only then does either side read frames. A connection that fails any step is
- * closed and counted (`connectionsRefused`), with the reason logged.
+ * closed and counted (`connectionsRefused`), with the reason logged; until it proves the key it
+ * is a stranger's (transport/strangers.ts: a deadline, a cap, messages of PRE_AUTH_MAX_BYTES).
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net'
 import type { Logger } from 'pino'
@@ -17,6 +18,7 @@ import { makeNonce, proof, sameProof } from './auth.js'
 import { type PeerAddress, type Transport, type TransportEvents, type TransportStats } from './contract.js'
 import { encodeMessage, field, readMessages } from './messages.js'
 import { setPeerFd, streamStats, type StreamShared } from './stream-path.js'
+import { StrangerGate } from './strangers.js'
 
 /** How long the handshake with every peer may take. */
 const CONNECT_TIMEOUT_MS = 30_000
@@ -81,21 +83,25 @@ export class TcpTransport implements Transport {
   /** Where the descriptors go: the frame path's shared memory (before `connect`). */
   useShared (s: StreamShared): void { this.shared = s }
 
+  /** Every accepted connection goes through it until it proves the key (transport/strangers.ts). */
+  private readonly gate: StrangerGate
+
   constructor (o: TcpOptions) {
     this.o = o
+    this.gate = new StrangerGate('tcp', o.log)
     for (let r = 0; r < o.size; r++) this.peers.push(new Peer())
   }
 
   stats (): TransportStats {
-    if (this.shared === null) return { framesSent: 0, framesReceived: 0, bytesSent: 0, bytesReceived: 0, framesDropped: 0, connectionsRefused: this.refused, writes: 0, reads: 0, emptyReads: 0 }
+    if (this.shared === null) return { framesSent: 0, framesReceived: 0, bytesSent: 0, bytesReceived: 0, framesDropped: 0, connectionsRefused: this.refused + this.gate.refused, writes: 0, reads: 0, emptyReads: 0 }
     const s = streamStats(this.shared)
-    return { framesSent: s.framesSent, framesReceived: s.framesReceived, bytesSent: s.bytesSent, bytesReceived: s.bytesReceived, framesDropped: s.framesDropped, connectionsRefused: this.refused, writes: s.writes, reads: s.reads, emptyReads: s.emptyReads }
+    return { framesSent: s.framesSent, framesReceived: s.framesReceived, bytesSent: s.bytesSent, bytesReceived: s.bytesReceived, framesDropped: s.framesDropped, connectionsRefused: this.refused + this.gate.refused, writes: s.writes, reads: s.reads, emptyReads: s.emptyReads }
   }
 
   listen (): Promise<PeerAddress> {
     const host = this.o.bind ?? '127.0.0.1'
     return new Promise((resolve, reject) => {
-      const server = createServer((sock) => this.accept(sock))
+      const server = createServer((sock) => { this.gate.admit(sock); this.accept(sock) })
       this.server = server
       server.once('error', reject)
       server.listen(0, host, () => {
@@ -114,7 +120,9 @@ export class TcpTransport implements Transport {
 
   connect (table: PeerAddress[], events: TransportEvents): Promise<void> {
     this.events = events
-    for (const s of this.early.splice(0)) if (!s.destroyed) this.accept(s)
+    const early = [...this.early]
+    this.early.clear()
+    for (const s of early) if (!s.destroyed) this.accept(s)
     const { rank, size } = this.o
     const want = size - 1
     this.dialUntil = performance.now() + CONNECT_TIMEOUT_MS
@@ -173,50 +181,40 @@ export class TcpTransport implements Transport {
   }
 
   /** Connections accepted before `connect` (their handshake waits for it). */
-  private readonly early: Socket[] = []
-  /** Connections accepted whose handshake is not done (a close ends them: a silent stranger must not hold the process). */
-  private readonly pending = new Set<Socket>()
+  private readonly early = new Set<Socket>()
 
-  /** A connection from a higher rank: challenge it. */
+  /** A connection (admitted by the gate: HANDSHAKE_MS to prove the key, MAX_STRANGERS at once). */
   private accept (sock: Socket): void {
     // (a peer that got the address table first may connect before this process knows the job and
-    // has the frame path's memory: its handshake starts once `connect` is called)
+    // has the frame path's memory: its handshake starts once `connect` is called; its dialer tries
+    // again after DIAL_TRY_MS, well within the gate's deadline)
     if (this.events === null) {
-      this.early.push(sock)
+      this.early.add(sock)
       sock.on('error', () => {})
+      sock.once('close', () => this.early.delete(sock))
       return
     }
-    const { rank, size, key, log } = this.o
+    const { rank, size, key } = this.o
     sock.setNoDelay(true)
     const challenge = makeNonce()
-    let done = false
-    const refuse = (why: string): void => {
-      if (done) return
-      done = true
-      this.refused++
-      log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, why }, 'tcp: connection refused')
-      sock.destroy()
-    }
-    const timer = setTimeout(() => refuse('no handshake in time'), CONNECT_TIMEOUT_MS)
-    this.pending.add(sock)
     sock.on('error', () => { /* reported through close */ })
-    sock.once('close', () => { clearTimeout(timer); this.pending.delete(sock); if (!done) refuse('closed during the handshake') })
     sock.write(encodeMessage({ t: 'challenge', n: challenge }))
     const reader = readMessages(sock, (m) => {
-      if (done) return
+      if (!this.gate.waiting(sock)) return
+      // (the proof first, for every hello alike; then what it claims: one refusal for all)
       const r = field(m, 'rank')
       const n = field(m, 'n')
-      if (field(m, 't') !== 'hello' || typeof r !== 'number' || !Number.isInteger(r) || r <= rank || r >= size || !(n instanceof Uint8Array)) {
-        refuse('a malformed hello'); return
-      }
-      if (!sameProof(field(m, 'p'), proof(key, 'tcp-connect', challenge, n, r, rank))) { refuse(`process ${r} did not prove the job key`); return }
-      if (this.peers[r]!.sock !== null) { refuse(`process ${r} is connected already`); return }
-      done = true
-      clearTimeout(timer)
-      this.pending.delete(sock)
-      sock.write(encodeMessage({ t: 'welcome', rank, p: proof(key, 'tcp-accept', challenge, n, rank, r) }))
-      this.attach(r, sock, reader.stop())
-    }, (why) => refuse(why))
+      const proved = field(m, 't') === 'hello' && (typeof r === 'number' || typeof r === 'string') && n instanceof Uint8Array &&
+        sameProof(field(m, 'p'), proof(key, 'tcp-connect', challenge, n, r, rank))
+      const why = !proved ? 'it did not prove the job key'
+        : typeof r !== 'number' || !Number.isInteger(r) || r <= rank || r >= size ? `rank ${String(r)} does not connect to this process`
+          : this.peers[r]!.sock !== null ? `process ${r} is connected already` : ''
+      if (why !== '') { this.gate.refuse(sock, why); return }
+      const peer = r as number
+      this.gate.proven(sock)
+      sock.write(encodeMessage({ t: 'welcome', rank, p: proof(key, 'tcp-accept', challenge, n as Uint8Array, rank, peer) }))
+      this.attach(peer, sock, reader.stop())
+    }, (why) => { if (this.gate.waiting(sock)) this.gate.refuse(sock, why) })
   }
 
   /** The handshake with `r` is done: frames from now on (`rest`: bytes that came after it). */
@@ -308,7 +306,8 @@ export class TcpTransport implements Transport {
       }))
     }
     this.server?.close()
-    for (const s of this.pending) s.destroy()
+    // (strangers, and connections that never got to their handshake, hold nothing up)
+    this.gate.closeStrangers()
     for (const s of this.early) s.destroy()
     return Promise.all(waits).then(() => undefined)
   }

@@ -18,18 +18,21 @@
  *
  * (`port`: the sender's receiving socket; `max`, `win`: the largest datagram it takes and its
  * window.) Each side checks the other's proof, so the key never travels and both know the other
- * holds it; the pair's session value and MAC key are HMACs of the key over both nonces. A
- * datagram that fails any check is dropped and counted (`connectionsRefused`), its reason logged.
+ * holds it; the pair's session value and MAC key are HMACs of the key over both nonces. The
+ * acceptor keeps no state per hello: its nonce ni is an HMAC of nj under a secret of its own, made
+ * again to check the response. A datagram that fails any check (or is longer than
+ * PRE_AUTH_MAX_BYTES) is dropped and counted (`connectionsRefused`), its reason logged.
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { readFileSync } from 'node:fs'
 import { isIPv6 } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import type { Logger } from 'pino'
-import { makeNonce, proof, sameProof } from './auth.js'
+import { randomBytes } from 'node:crypto'
+import { NONCE_BYTES, makeNonce, proof, sameProof } from './auth.js'
 import type { PeerAddress, Transport, TransportEvents, TransportStats } from './contract.js'
 import type { FaultSpec } from './faults.js'
-import { decodeBody, encodeBody } from './messages.js'
+import { PRE_AUTH_MAX_BYTES, decodeBody, encodeBody } from './messages.js'
 import {
   DG_HEADER_BYTES, DG_MAC_BYTES, LOST_REFUSED, MAX_WINDOW, datagramLoss, markLost, datagramStats, setDatagramPeer, setReceiveFd, type DatagramOptions, type DatagramShared, type DatagramStats,
 } from './datagram-path.js'
@@ -105,8 +108,6 @@ class Shake {
   port = 0
   max = 0
   win = 0
-  /** As the acceptor: the nonces we answered hellos with, by the hello's nonce (hex). */
-  answered = new Map<string, Buffer>()
   ready = false
   timer: NodeJS.Timeout | null = null
   retry = HS_RETRY_MS
@@ -130,6 +131,8 @@ export class UdpTransport implements Transport {
   private onReady: (() => void) | null = null
   private readyCount = 0
   private closed = false
+  /** What this process makes its handshake answers' nonces with (never leaves the process). */
+  private readonly secret = randomBytes(32)
 
   constructor (o: UdpOptions) {
     this.o = o
@@ -242,6 +245,7 @@ export class UdpTransport implements Transport {
     // (before the address table is known, a peer's hello goes unanswered: it is sent again)
     if (this.closed || this.events === null) return
     if (b.length < 5 || b.readUInt32LE(0) !== MAGIC) { this.refuse(from, 'not a handshake datagram'); return }
+    if (b.length > PRE_AUTH_MAX_BYTES) { this.refuse(from, `a handshake datagram of ${b.length} bytes`); return }
     let m: Record<string, unknown>
     try {
       const v = decodeBody(b.subarray(4))
@@ -256,15 +260,10 @@ export class UdpTransport implements Transport {
     const num = (k: string): number => { const x = m[k]; return typeof x === 'number' && Number.isInteger(x) ? x : -1 }
     switch (m['t']) {
       case 'hello': {
-        if (r < rank || !(nj instanceof Uint8Array) || nj.length !== 16) { this.refuse(from, 'a malformed hello'); return }
-        const k = Buffer.from(nj).toString('hex')
-        let mine = s.answered.get(k)
-        if (mine === undefined) {
-          // (a few are kept: a stranger's hellos cannot push out the real one's answer at once)
-          if (s.answered.size >= 4) s.answered.delete(s.answered.keys().next().value!)
-          mine = makeNonce()
-          s.answered.set(k, mine)
-        }
+        if (r < rank || !(nj instanceof Uint8Array) || nj.length !== NONCE_BYTES) { this.refuse(from, 'a malformed hello'); return }
+        // (stateless: the answer's nonce is made from the hello and this process's secret, so no
+        // table holds it and no flood of hellos can push the real one's out)
+        const mine = this.acceptorNonce(nj, r)
         const g = this.geom!
         this.sendHs(r, { t: 'challenge', from: rank, to: r, nj, ni: mine, port: this.rxPort, max: g.maxDatagram, win: g.window, p: proof(key, 'udp-accept', nj, mine, rank, r, this.rxPort, g.maxDatagram, g.window) })
         return
@@ -284,8 +283,7 @@ export class UdpTransport implements Transport {
       }
       case 'response': {
         if (r < rank || !(ni instanceof Uint8Array) || !(nj instanceof Uint8Array)) { this.refuse(from, 'a malformed response'); return }
-        const mine = s.answered.get(Buffer.from(nj).toString('hex'))
-        if (mine === undefined || !mine.equals(ni)) { this.refuse(from, 'a response to no challenge of ours'); return }
+        if (nj.length !== NONCE_BYTES || !sameProof(ni, this.acceptorNonce(nj, r))) { this.refuse(from, 'a response to no challenge of ours'); return }
         const port = num('port'); const max = num('max'); const win = num('win')
         if (!sameProof(m['p'], proof(key, 'udp-connect', ni, nj, r, rank, port, max, win))) { this.refuse(from, `process ${r} did not prove the job key`); return }
         if (!this.validPeer(port, max, win)) { this.refuse(from, 'a response with impossible sizes'); return }
@@ -303,6 +301,11 @@ export class UdpTransport implements Transport {
       }
       default: this.refuse(from, 'an unknown handshake step')
     }
+  }
+
+  /** The nonce this process answers a hello of nonce `nj` from peer `r` with (an HMAC under its secret). */
+  private acceptorNonce (nj: Uint8Array, r: number): Buffer {
+    return proof(this.secret, 'udp-acceptor-nonce', nj, r, this.o.rank).subarray(0, NONCE_BYTES)
   }
 
   private validPeer (port: number, max: number, win: number): boolean {

@@ -1,0 +1,117 @@
+/**
+ * What a connection costs a listener before it proves the job key (docs/security.md, "What a
+ * stranger can cost"): the rendezvous and the tcp transport's listener admit every connection
+ * through a `StrangerGate`, which gives it HANDSHAKE_MS to prove the key, holds at most
+ * MAX_STRANGERS such connections at once (a new one beyond that pushes out the oldest of the
+ * source address that holds the most), and logs refusals sparingly. Its messages are capped at
+ * PRE_AUTH_MAX_BYTES meanwhile (transport/messages.ts).
+ */
+import type { Socket } from 'node:net'
+import type { Logger } from 'pino'
+
+/** How long a connection may take to prove the key, ms. */
+export const HANDSHAKE_MS = 5000
+/** Connections a listener holds at once that have not proved the key. */
+export const MAX_STRANGERS = 64
+/** Refusals logged one by one, then every LOG_EVERY-th. */
+const LOG_FIRST = 10
+const LOG_EVERY = 1000
+
+interface Pending { source: string, timer: NodeJS.Timeout }
+
+export class StrangerGate {
+  private readonly pending = new Map<Socket, Pending>()
+  /** Every connection not yet closed, proven or not (closed all at once by `closeAll`). */
+  private readonly all = new Set<Socket>()
+  /** Connections refused or pushed out so far. */
+  refused = 0
+  /** Connections pushed out by newer ones (a subset of `refused`). */
+  evicted = 0
+
+  /**
+   * @param what the listener, for the log ("rendezvous", "tcp")
+   * @param answer what a refused connection is told before it is closed (the same whatever the reason), if anything
+   */
+  private readonly what: string
+  private readonly log: Logger
+  private readonly answer: Buffer | null
+
+  constructor (what: string, log: Logger, answer: Buffer | null = null) {
+    this.what = what; this.log = log; this.answer = answer
+  }
+
+  /** Connections that have not proved the key. */
+  get strangers (): number { return this.pending.size }
+
+  /** Takes a new connection in: it has HANDSHAKE_MS to be `proven`. */
+  admit (sock: Socket): void {
+    const source = sock.remoteAddress ?? '?'
+    this.all.add(sock)
+    sock.once('close', () => {
+      this.all.delete(sock)
+      const p = this.pending.get(sock)
+      if (p !== undefined) { clearTimeout(p.timer); this.pending.delete(sock) }
+    })
+    if (this.pending.size >= MAX_STRANGERS) this.evictOne()
+    const timer = setTimeout(() => this.refuse(sock, 'no proof of the key in time'), HANDSHAKE_MS)
+    timer.unref()
+    this.pending.set(sock, { source, timer })
+  }
+
+  /** The connection proved the key: no deadline, no longer a stranger. */
+  proven (sock: Socket): void {
+    const p = this.pending.get(sock)
+    if (p === undefined) return
+    clearTimeout(p.timer)
+    this.pending.delete(sock)
+  }
+
+  /** Whether the connection is still waiting to prove the key. */
+  waiting (sock: Socket): boolean { return this.pending.has(sock) }
+
+  /** Refuses a connection (the same way whatever the reason, which is only logged) and closes it. */
+  refuse (sock: Socket, why: string): void {
+    const p = this.pending.get(sock)
+    if (p !== undefined) { clearTimeout(p.timer); this.pending.delete(sock) }
+    this.refused++
+    if (this.refused <= LOG_FIRST || this.refused % LOG_EVERY === 0) {
+      this.log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, why, refused: this.refused }, `${this.what}: connection refused`)
+    }
+    if (this.answer === null || sock.destroyed) { sock.destroy(); return }
+    // (the answer is written, then the connection closed: at once once it is flushed, 1 s at most)
+    const t = setTimeout(() => sock.destroy(), 1000)
+    t.unref()
+    sock.once('finish', () => { clearTimeout(t); sock.destroy() })
+    sock.end(this.answer)
+  }
+
+  /** Closes every connection that has not proved the key. */
+  closeStrangers (): void {
+    for (const [s, p] of this.pending) { clearTimeout(p.timer); s.destroy() }
+    this.pending.clear()
+  }
+
+  /** Closes every connection, proven or not. */
+  closeAll (): void {
+    for (const s of this.all) s.destroy()
+    for (const p of this.pending.values()) clearTimeout(p.timer)
+    this.pending.clear()
+  }
+
+  /** Pushes out the oldest connection of the source that holds the most (on one host: the oldest). */
+  private evictOne (): void {
+    const count = new Map<string, number>()
+    let top = ''; let most = 0
+    for (const p of this.pending.values()) {
+      const c = (count.get(p.source) ?? 0) + 1
+      count.set(p.source, c)
+      if (c > most) { most = c; top = p.source }
+    }
+    for (const [s, p] of this.pending) {
+      if (p.source !== top) continue
+      this.evicted++
+      this.refuse(s, `pushed out: ${MAX_STRANGERS} connections were waiting to prove the key`)
+      return
+    }
+  }
+}
