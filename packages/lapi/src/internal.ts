@@ -19,3 +19,7 @@ export { NoteError, awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, privat
 export { parsePmiLine } from './job/pmi.js'
 export { serveRendezvous, type Rendezvous } from './job/rendezvous.js'
 export { logger } from './log.js'
+export { DatagramPath, createDatagramShared, datagramLoss, datagramStats, setDatagramPeer, setReceiveFd, DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION, type DatagramShared, type DatagramOptions } from './transport/datagram-path.js'
+export { UdpTransport, type UdpOptions } from './transport/udp.js'
+export { PRE_AUTH_MAX_BYTES } from './transport/messages.js'
+export { HANDSHAKE_MS, MAX_STRANGERS, StrangerGate } from './transport/strangers.js'

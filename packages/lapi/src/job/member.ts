@@ -61,9 +61,8 @@ export async function runMember (o: MemberOptions): Promise<number> {
     : new TcpTransport({ rank, size, key, bind, log: logger('lapi:tcp', { rank }) })
   // Ctrl-C reaches every process of the terminal's group: the launcher decides what it means
 
-  const sock = o.join ? await reach(host, port) : connect({ host, port })
-  sock.setNoDelay(true)
-  const nonce = makeNonce()
+  const startEnd = performance.now() + START_TIMEOUT_MS
+  let sock = await reach(host, port, startEnd)
   let failFn: ((task: number, reason: string) => void) | null = null
   let pendingAbort: { task: number, reason: string } | null = null
   let finished = false
@@ -89,33 +88,53 @@ export async function runMember (o: MemberOptions): Promise<number> {
     job = await new Promise<JobMessage>((resolve, reject) => {
       notJoined = reject
       let joined = false
-      let challenge: Uint8Array | null = null
-      sock.once('error', (e) => reject(new Error(`cannot reach the rendezvous at ${rv}: ${e.message}`)))
-      // (until the rendezvous proves the key its messages are a stranger's: short, PRE_AUTH_MAX_BYTES)
-      const reader = readMessages(sock, (m) => {
-        const t = field(m, 't')
-        if (t === 'challenge' && !joined && challenge === null) {
-          const n = field(m, 'n')
-          if (!(n instanceof Uint8Array)) { reject(new Error('the rendezvous sent a malformed challenge')); return }
-          challenge = n
-          sock.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'join', n, nonce, rank) }))
-        } else if (t === 'welcome' && !joined && challenge !== null) {
-          if (!sameProof(field(m, 'p'), proof(key, 'rendezvous', challenge, nonce, rank))) { sock.destroy(); reject(new Error('the rendezvous did not prove the job key')); return }
-          joined = true
-          reader.setLimit(MAX_MESSAGE_BYTES)
-          log.debug({ rendezvous: rv }, 'welcomed by the rendezvous')
-          void transport.listen().then((a) => sock.write(encodeMessage({ t: 'addr', host: a.host, port: a.port })), reject)
-        } else if (t === 'job' && joined) {
-          resolve(m as JobMessage)
-        } else if (t === 'refused' && !joined) {
-          // (one answer for every reason: process 0's log names which)
-          reject(new Error('the rendezvous refused this process: a wrong AMLAPI_JOB_KEY, or a rank out of range or already in the job (process 0\'s log, AMLAPI_LOG_LEVEL=warn, says which)'))
-        } else if (t === 'abort' && joined) {
-          const task = field(m, 'task'); const reason = field(m, 'reason')
-          abort(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'aborted')
-        }
-      }, (why) => reject(new Error(`the rendezvous sent ${why}`)))
-      sock.once('close', () => { if (!o.join || !started) abort(-1, o.join ? 'the rendezvous (process 0) is gone' : 'the launcher is gone') })
+      /** One connection to the rendezvous, up to its welcome (then the job's). */
+      const attempt = (s: Socket): void => {
+        sock = s
+        s.setNoDelay(true)
+        const nonce = makeNonce()
+        let challenge: Uint8Array | null = null
+        let refused = false
+        s.on('error', () => { /* its close follows */ })
+        const fail = (e: Error): void => { refused = true; s.destroy(); reject(e) }
+        // (until the rendezvous proves the key its messages are a stranger's: short, PRE_AUTH_MAX_BYTES)
+        const reader = readMessages(s, (m) => {
+          const t = field(m, 't')
+          if (t === 'challenge' && !joined && challenge === null) {
+            const n = field(m, 'n')
+            if (!(n instanceof Uint8Array)) { fail(new Error('the rendezvous sent a malformed challenge')); return }
+            challenge = n
+            s.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'join', n, nonce, rank) }))
+          } else if (t === 'welcome' && !joined && challenge !== null) {
+            if (!sameProof(field(m, 'p'), proof(key, 'rendezvous', challenge, nonce, rank))) { fail(new Error('the rendezvous did not prove the job key')); return }
+            joined = true
+            reader.setLimit(MAX_MESSAGE_BYTES)
+            log.debug({ rendezvous: rv }, 'welcomed by the rendezvous')
+            void transport.listen().then((a) => s.write(encodeMessage({ t: 'addr', host: a.host, port: a.port })), reject)
+          } else if (t === 'job' && joined) {
+            resolve(m as JobMessage)
+          } else if (t === 'refused' && !joined) {
+            // (one answer for every reason: process 0's log names which)
+            fail(new Error('the rendezvous refused this process: a wrong AMLAPI_JOB_KEY, or a rank out of range or already in the job ' +
+              "(process 0's log, AMLAPI_LOG_LEVEL=warn, says which)"))
+          } else if (t === 'abort' && joined) {
+            const task = field(m, 'task'); const reason = field(m, 'reason')
+            abort(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'aborted')
+          }
+        }, (why) => fail(new Error(`the rendezvous sent ${why}`)))
+        s.once('close', () => {
+          if (sock !== s) return
+          if (!joined && !refused && performance.now() < startEnd) {
+            // (closed before the welcome, without a refusal: out of time, or pushed out by strangers
+            // holding the rendezvous's connections; tried again until the start deadline)
+            log.debug({ rendezvous: rv }, 'the rendezvous closed the connection before its welcome: connecting again')
+            setTimeout(() => { reach(host, port, startEnd).then(attempt, reject) }, 50)
+            return
+          }
+          if (!o.join || !started) abort(-1, o.join ? 'the rendezvous (process 0) is gone' : 'the launcher is gone')
+        })
+      }
+      attempt(sock)
     })
     started = true
     notJoined = null
@@ -198,9 +217,8 @@ const LEAVE_MS = 2000
  */
 const REACH_TRY_MS = 2000
 
-/** Connects to the rendezvous, trying again while nothing listens there yet (up to START_TIMEOUT_MS). */
-async function reach (host: string, port: number): Promise<Socket> {
-  const end = performance.now() + START_TIMEOUT_MS
+/** Connects to the rendezvous, trying again while nothing listens there yet (until `end`, performance.now() ms). */
+async function reach (host: string, port: number, end: number): Promise<Socket> {
   for (let wait = 20; ; wait = Math.min(2 * wait, 500)) {
     const s = connect({ host, port })
     const ok = await new Promise<boolean>((resolve) => {

@@ -3,7 +3,9 @@
  * stranger can cost"): the rendezvous and the tcp transport's listener admit every connection
  * through a `StrangerGate`, which gives it HANDSHAKE_MS to prove the key, holds at most
  * MAX_STRANGERS such connections at once (a new one beyond that pushes out the oldest of the
- * source address that holds the most), and logs refusals sparingly. Its messages are capped at
+ * source address that holds the most), and logs refusals sparingly. A connection closed for time
+ * or pushed out is closed without an answer: a real peer's dials again (job/member.ts,
+ * transport/tcp.ts) until its start deadline. Its messages are capped at
  * PRE_AUTH_MAX_BYTES meanwhile (transport/messages.ts).
  */
 import type { Socket } from 'node:net'
@@ -53,7 +55,7 @@ export class StrangerGate {
       if (p !== undefined) { clearTimeout(p.timer); this.pending.delete(sock) }
     })
     if (this.pending.size >= MAX_STRANGERS) this.evictOne()
-    const timer = setTimeout(() => this.refuse(sock, 'no proof of the key in time'), HANDSHAKE_MS)
+    const timer = setTimeout(() => this.refuse(sock, 'no proof of the key in time', false), HANDSHAKE_MS)
     timer.unref()
     this.pending.set(sock, { source, timer })
   }
@@ -69,15 +71,19 @@ export class StrangerGate {
   /** Whether the connection is still waiting to prove the key. */
   waiting (sock: Socket): boolean { return this.pending.has(sock) }
 
-  /** Refuses a connection (the same way whatever the reason, which is only logged) and closes it. */
-  refuse (sock: Socket, why: string): void {
+  /**
+   * Refuses a connection and closes it: with the listener's answer (the same whatever the reason,
+   * which is only logged) when `answer`, else without a word — a connection that ran out of time
+   * or was pushed out may be a real peer's, which then tries again.
+   */
+  refuse (sock: Socket, why: string, answer = true): void {
     const p = this.pending.get(sock)
     if (p !== undefined) { clearTimeout(p.timer); this.pending.delete(sock) }
     this.refused++
     if (this.refused <= LOG_FIRST || this.refused % LOG_EVERY === 0) {
       this.log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, why, refused: this.refused }, `${this.what}: connection refused`)
     }
-    if (this.answer === null || sock.destroyed) { sock.destroy(); return }
+    if (!answer || this.answer === null || sock.destroyed) { sock.destroy(); return }
     // (the answer is written, then the connection closed: at once once it is flushed, 1 s at most)
     const t = setTimeout(() => sock.destroy(), 1000)
     t.unref()
@@ -110,7 +116,7 @@ export class StrangerGate {
     for (const [s, p] of this.pending) {
       if (p.source !== top) continue
       this.evicted++
-      this.refuse(s, `pushed out: ${MAX_STRANGERS} connections were waiting to prove the key`)
+      this.refuse(s, `pushed out: ${MAX_STRANGERS} connections were waiting to prove the key`, false)
       return
     }
   }

@@ -150,34 +150,48 @@ export class TcpTransport implements Transport {
     const retry = setTimeout(() => {
       if (challenge !== null || performance.now() > this.dialUntil) return
       log.debug({ peer: r }, 'tcp: no challenge in time, dialling again')
-      sock.removeAllListeners('error')
-      sock.on('error', () => {})
+      broken = true
       sock.destroy()
       this.dial(r, addr, fail)
     }, DIAL_TRY_MS)
-    sock.once('close', () => clearTimeout(retry))
-    sock.once('error', (e) => { if (this.peers[r]!.sock !== sock) fail(new Error(`tcp: cannot connect to process ${r} at ${addr.host}:${addr.port}: ${e.message}`)) })
+    let connected = false
+    let broken = false
+    sock.once('connect', () => { connected = true })
+    sock.once('close', () => {
+      clearTimeout(retry)
+      // (closed after it connected and before the welcome, without a word: the listener's gate let
+      // it go — out of time, or pushed out by strangers' connections: dialled again)
+      if (connected && !broken && this.peers[r]!.sock !== sock && performance.now() < this.dialUntil) {
+        log.debug({ peer: r }, 'tcp: closed before the welcome, dialling again')
+        setTimeout(() => { if (performance.now() < this.dialUntil) this.dial(r, addr, fail) }, 50)
+      }
+    })
+    sock.on('error', (e) => {
+      if (!connected && !broken) { broken = true; fail(new Error(`tcp: cannot connect to process ${r} at ${addr.host}:${addr.port}: ${e.message}`)) }
+    })
     const reader = readMessages(sock, (m) => {
       const t = field(m, 't')
       if (t === 'challenge' && challenge === null) {
         const n = field(m, 'n')
-        if (!(n instanceof Uint8Array)) { sock.destroy(); fail(new Error(`tcp: process ${r} sent a malformed challenge`)); return }
+        if (!(n instanceof Uint8Array)) { broken = true; sock.destroy(); fail(new Error(`tcp: process ${r} sent a malformed challenge`)); return }
         challenge = n
         sock.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'tcp-connect', challenge, nonce, rank, r) }))
       } else if (t === 'welcome' && challenge !== null) {
         if (field(m, 'rank') !== r || !sameProof(field(m, 'p'), proof(key, 'tcp-accept', challenge, nonce, r, rank))) {
           this.refused++
           log.warn({ peer: r }, 'tcp: the process listening there did not prove the job key')
+          broken = true
           sock.destroy()
           fail(new Error(`tcp: process ${r} at ${addr.host}:${addr.port} did not prove the job key`))
           return
         }
         this.attach(r, sock, reader.stop())
       } else {
+        broken = true
         sock.destroy()
         fail(new Error(`tcp: process ${r} broke the handshake`))
       }
-    }, (why) => { sock.destroy(); fail(new Error(`tcp: process ${r} sent ${why}`)) })
+    }, (why) => { broken = true; sock.destroy(); fail(new Error(`tcp: process ${r} sent ${why}`)) })
   }
 
   /** Connections accepted before `connect` (their handshake waits for it). */
