@@ -6,7 +6,9 @@
 import type { Socket } from 'node:net'
 import { Packr } from 'msgpackr/pack'
 
-const packr = new Packr({ useRecords: false, moreTypes: false })
+// (structuredClone off: its id and pointer extensions let a 300-byte message describe a value of
+// millions of nodes, which msgpackr's own error path then expands)
+const packr = new Packr({ useRecords: false, moreTypes: false, structuredClone: false })
 
 /** Longest control message accepted (a larger length prefix is a broken or hostile stream). */
 export const MAX_MESSAGE_BYTES = 16 << 20
