@@ -139,7 +139,7 @@ describe('lapirun --join', () => {
       const key = randomBytes(32)
       const rv = await serveRendezvous({
         key, procs: 2, host: '127.0.0.1', port: 0, log: logger('test'), onFail: () => {}, onDone: () => {},
-        job: { numTasks: 2, program: 'file:///nothing.mjs', args: [], config: { ...DEFAULT_CONFIG }, label: false, graceMs: 1000, data: undefined },
+        job: { numTasks: 2, config: { ...DEFAULT_CONFIG }, label: false, graceMs: 1000, data: undefined },
       })
       try {
         expect(rv.waitingFor()).toBe('processes 0, 1 never joined')
