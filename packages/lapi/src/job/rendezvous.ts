@@ -78,7 +78,7 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
   const server: Server = createServer((sock) => {
     const challenge = makeNonce()
     let rank = -1
-    gate.admit(sock)
+    if (!gate.admit(sock)) return
     sock.on('error', () => { /* its process's end says what happened */ })
     sock.write(encodeMessage({ t: 'challenge', n: challenge }))
     const reader = readMessages(sock, (m) => {

@@ -3,7 +3,8 @@
  * stranger can cost"): the rendezvous and the tcp transport's listener admit every connection
  * through a `StrangerGate`, which gives it HANDSHAKE_MS to prove the key, holds at most
  * MAX_STRANGERS such connections at once (a new one beyond that pushes out the oldest of the
- * source address that holds the most), and logs refusals sparingly. A connection closed for time
+ * source address that holds the most, if it has had SAFE_MS to prove the key; else the new one is
+ * closed), and logs refusals sparingly. A connection closed for time
  * or pushed out is closed without an answer: a real peer's dials again (job/member.ts,
  * transport/tcp.ts) until its start deadline. Its messages are capped at
  * PRE_AUTH_MAX_BYTES meanwhile (transport/messages.ts).
@@ -15,11 +16,18 @@ import type { Logger } from 'pino'
 export const HANDSHAKE_MS = 5000
 /** Connections a listener holds at once that have not proved the key. */
 export const MAX_STRANGERS = 64
+/**
+ * How long a new connection is safe from being pushed out, ms: a real peer proves the key within a
+ * round trip or two, so a burst of strangers cannot push it out before it does (while every
+ * waiting connection is this young, a newer one is closed at once instead, and a real peer's
+ * dials again a little later).
+ */
+export const SAFE_MS = 50
 /** Refusals logged one by one, then every LOG_EVERY-th. */
 const LOG_FIRST = 10
 const LOG_EVERY = 1000
 
-interface Pending { source: string, timer: NodeJS.Timeout }
+interface Pending { source: string, timer: NodeJS.Timeout, since: number }
 
 export class StrangerGate {
   private readonly pending = new Map<Socket, Pending>()
@@ -45,8 +53,8 @@ export class StrangerGate {
   /** Connections that have not proved the key. */
   get strangers (): number { return this.pending.size }
 
-  /** Takes a new connection in: it has HANDSHAKE_MS to be `proven`. */
-  admit (sock: Socket): void {
+  /** Takes a new connection in: it has HANDSHAKE_MS to be `proven`. False when it was closed at once (no room). */
+  admit (sock: Socket): boolean {
     const source = sock.remoteAddress ?? '?'
     this.all.add(sock)
     sock.once('close', () => {
@@ -54,10 +62,16 @@ export class StrangerGate {
       const p = this.pending.get(sock)
       if (p !== undefined) { clearTimeout(p.timer); this.pending.delete(sock) }
     })
-    if (this.pending.size >= MAX_STRANGERS) this.evictOne()
+    if (this.pending.size >= MAX_STRANGERS && !this.evictOne()) {
+      this.refused++
+      this.evicted++
+      sock.destroy()
+      return false
+    }
     const timer = setTimeout(() => this.refuse(sock, 'no proof of the key in time', false), HANDSHAKE_MS)
     timer.unref()
-    this.pending.set(sock, { source, timer })
+    this.pending.set(sock, { source, timer, since: performance.now() })
+    return true
   }
 
   /** The connection proved the key: no deadline, no longer a stranger. */
@@ -104,20 +118,27 @@ export class StrangerGate {
     this.pending.clear()
   }
 
-  /** Pushes out the oldest connection of the source that holds the most (on one host: the oldest). */
-  private evictOne (): void {
+  /**
+   * Pushes out the oldest connection older than SAFE_MS of the source that holds the most such (on
+   * one host: the oldest); false when every waiting connection is younger.
+   */
+  private evictOne (): boolean {
+    const old = performance.now() - SAFE_MS
     const count = new Map<string, number>()
     let top = ''; let most = 0
     for (const p of this.pending.values()) {
+      if (p.since > old) continue
       const c = (count.get(p.source) ?? 0) + 1
       count.set(p.source, c)
       if (c > most) { most = c; top = p.source }
     }
+    if (most === 0) return false
     for (const [s, p] of this.pending) {
-      if (p.source !== top) continue
+      if (p.source !== top || p.since > old) continue
       this.evicted++
       this.refuse(s, `pushed out: ${MAX_STRANGERS} connections were waiting to prove the key`, false)
-      return
+      return true
     }
+    return false
   }
 }

@@ -101,7 +101,7 @@ export class TcpTransport implements Transport {
   listen (): Promise<PeerAddress> {
     const host = this.o.bind ?? '127.0.0.1'
     return new Promise((resolve, reject) => {
-      const server = createServer((sock) => { this.gate.admit(sock); this.accept(sock) })
+      const server = createServer((sock) => { if (this.gate.admit(sock)) this.accept(sock) })
       this.server = server
       server.once('error', reject)
       server.listen(0, host, () => {
