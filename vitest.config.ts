@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-    // (the tiers have npm scripts of their own: test:netns)
+    // (the tiers have npm scripts of their own: test:netns, test:launchers, test:security)
     exclude: ['test/tiers/**', '**/node_modules/**'],
     pool: 'forks',
     // (stops the run when the packages' bundles are older than what tsc last wrote)

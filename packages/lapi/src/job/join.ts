@@ -82,6 +82,8 @@ export interface JoinOptions {
   mac?: boolean
   /** Called once this process's tasks have ended, as it starts to leave the job (MemberOptions.onLeave). */
   onLeave?: () => void
+  /** Aborts a start that waits (for the note, for PMI): a signal before the job began. */
+  signal?: AbortSignal
 }
 
 /** Runs this process's part of the job; resolves with its exit code. */
@@ -131,7 +133,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   const unnote = (): void => { if (noted) { noted = false; removeNote(notePath) } }
   const onHangup = (sig: NodeJS.Signals): void => { unnote(); process.off(sig, onHangup); process.kill(process.pid, sig) }
   try {
-    if (pmi !== null) await withDeadline(pmi.init(), deadline, 'the launcher did not answer PMI init')
+    if (pmi !== null) await withDeadline(pmi.init(), deadline, 'the launcher did not answer PMI init', o.signal)
     let rendezvous: string
     if (at.rank === 0) {
       // process 0 serves the rendezvous: at the given address, or at one of its own it then tells
@@ -148,13 +150,14 @@ export async function joinJob (o: JoinOptions): Promise<number> {
       if (how.kind === 'file') {
         process.once('exit', unnote)
         process.once('SIGHUP', onHangup)
-        noted = true
         publishNote(notePath, { rendezvous: address, key: Buffer.from(key).toString('hex') })
+        // (only once it is written: a refused directory — a planted link — is never unlinked through)
+        noted = true
       }
       if (pmi !== null) {
         await pmi.put(PMI_RV, address)
         if (keyText === '') await pmi.put(PMI_KEY, Buffer.from(key).toString('hex'))
-        await withDeadline(pmi.barrier(), deadline, 'the PMI barrier did not complete')
+        await withDeadline(pmi.barrier(), deadline, 'the PMI barrier did not complete', o.signal)
       }
       log.debug({ rendezvous: address, by: how.kind, procs: at.size, numTasks }, 'rendezvous listening')
       const s = server
@@ -166,11 +169,11 @@ export async function joinJob (o: JoinOptions): Promise<number> {
     } else {
       let address: string; let hex: string
       if (pmi !== null) {
-        await withDeadline(pmi.barrier(), deadline, 'the PMI barrier did not complete')
+        await withDeadline(pmi.barrier(), deadline, 'the PMI barrier did not complete', o.signal)
         address = await pmi.get(PMI_RV)
         hex = keyText !== '' ? keyText : await pmi.get(PMI_KEY)
       } else {
-        const n = await awaitNote(notePath, started - NOTE_SLACK_MS, deadline)
+        const n = await awaitNote(notePath, started - NOTE_SLACK_MS, deadline, o.signal)
         address = n.rendezvous; hex = keyText !== '' ? keyText : n.key
       }
       rendezvous = address
@@ -197,9 +200,15 @@ const PMI_KEY = 'amlapi-key'
  */
 const NOTE_SLACK_MS = 5000
 
-/** `p`, or a rejection once `deadline` (ms since the epoch) has passed. */
-async function withDeadline<T> (p: Promise<T>, deadline: number, what: string): Promise<T> {
+/** `p`, or a rejection once `deadline` (ms since the epoch) has passed or `signal` aborts (an interrupted start). */
+async function withDeadline<T> (p: Promise<T>, deadline: number, what: string, signal?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`${what} within ${START_TIMEOUT_MS / 1000} s`)), Math.max(0, deadline - Date.now())) })
-  try { return await Promise.race([p, late]) } finally { clearTimeout(timer) }
+  let onAbort = (): void => {}
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${START_TIMEOUT_MS / 1000} s`)), Math.max(0, deadline - Date.now()))
+    onAbort = () => reject(new Error('the job was interrupted'))
+    if (signal?.aborted === true) onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+  try { return await Promise.race([p, late]) } finally { clearTimeout(timer); signal?.removeEventListener('abort', onAbort) }
 }

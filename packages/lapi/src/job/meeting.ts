@@ -219,9 +219,17 @@ export function publishNote (path: string, note: MeetingNote): void {
   }
 }
 
-/** Removes the note (process 0: once every process has joined, and at every end). */
+/**
+ * Removes the note (process 0: once every process has joined, and at every end) — only while its
+ * directory is still this user's own (a directory swapped for a link since is not unlinked through).
+ */
 export function removeNote (path: string): void {
-  try { unlinkSync(path) } catch { /* gone already */ }
+  try {
+    const st = lstatSync(dirname(path))
+    const uid = myUid()
+    if (st.isSymbolicLink() || !st.isDirectory() || (uid >= 0 && st.uid !== uid)) return
+    unlinkSync(path)
+  } catch { /* gone already */ }
 }
 
 /**
@@ -261,14 +269,15 @@ export function readNote (path: string, notBefore: number): MeetingNote | null {
 
 /**
  * The other processes: waits for a note written at `notBefore` (ms since the epoch) or later — an
- * older one is a finished job's — until `deadline`; rejects after it, or at once with NoteError
+ * older one is a finished job's — until `deadline` or `signal`; rejects after it, or at once with NoteError
  * for a directory or note that fails a check (`privateDir`, `readNote`).
  */
-export async function awaitNote (path: string, notBefore: number, deadline: number): Promise<MeetingNote> {
+export async function awaitNote (path: string, notBefore: number, deadline: number, signal?: AbortSignal): Promise<MeetingNote> {
   privateDir(path)
   for (;;) {
     const n = readNote(path, notBefore)
     if (n !== null) return n
+    if (signal?.aborted === true) throw new Error('the job was interrupted')
     if (Date.now() > deadline) throw new Error(`process 0 did not write ${path} in time (is the directory shared by every host of the job?)`)
     await sleep(20)
   }

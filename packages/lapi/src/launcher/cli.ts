@@ -209,12 +209,12 @@ export async function main (argv: string[]): Promise<number> {
   if (join > 0) {
     try {
       return await joinJob({
-        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env, onLeave: () => { leaving = true },
+        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env, onLeave: () => { leaving = true }, signal: ac.signal,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...net,
       })
     } catch (e) {
       process.stderr.write(`lapirun: ${(e as Error).message}\n`)
-      return e instanceof JoinError ? 2 : 1
+      return e instanceof JoinError ? 2 : interrupted ? 130 : 1
     }
   }
   try {
