@@ -107,6 +107,9 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
           addrs[rank] = { host, port }
           if (!complete && addrs.every((a) => a !== null)) {
             complete = true
+            // (nobody else may come now: the listener stops, strangers' connections close)
+            server.close()
+            gate.closeStrangers()
             for (let r = 0; r < P; r++) send(r, { t: 'job', table: addrs, ...o.job })
             o.onComplete?.()
           }

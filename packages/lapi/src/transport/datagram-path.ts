@@ -42,10 +42,11 @@
  *   28     2    the sender's window (slots)
  *   30     2    reserved, 0
  *   32     4    checksum (computed with this field and the MAC zero)
- *   36     4    packet number: one more than the last datagram the sender sent this peer, of any
- *                type (a resent datagram gets a new one); only a datagram with a number above every
- *                one heard from the peer counts as news of it (liveness, acknowledgements)
- *   40     8    reserved, 0
+ *   36     8    packet number (low 32 bits, then high): one more than the last datagram the sender
+ *                sent this peer, of any type (a resent datagram gets a new one); only a datagram
+ *                whose number is above every one heard from the peer, by less than PN_JUMP, counts
+ *                as news of it (liveness, acknowledgements)
+ *   44     4    reserved, 0
  *   48     16   MAC (with DG_MAC): HMAC-SHA-256 of the datagram with this field zero, first 16 bytes
  *   48|64  …    payload
  *
@@ -81,6 +82,13 @@ const H_SACK = 24
 const H_WIN = 28
 const H_SUM = 32
 const H_PN = 36
+const H_PN_HI = 40
+/**
+ * How far above the highest heard a packet number may be and still be news: more datagrams than a
+ * peer sends unheard within any peer timeout, far fewer than a corrupted high bit adds (a checksum
+ * cannot tell every two-bit change: a MAC can).
+ */
+const PN_JUMP = 2 ** 24
 const H_MAC = 48
 
 /** Most datagrams a peer may have unacknowledged (the selective bitmap's width); a window is a power of 2 up to it. */
@@ -143,14 +151,11 @@ const U_SESSION_LO = 11
 const U_SESSION_HI = 12
 /** 1 while the peer holds the oldest datagram not acknowledged for room (DG_HELD): it arrived. */
 const U_HELD = 13
-/** The packet number of the last datagram sent to the peer, and the highest heard from it. */
-const U_PN_OUT = 14
-const U_PN_IN = 15
 // ── global times (Float64): the next time a tick is due ──
 const T_DUE = 0
 const T_GLOBAL = 4
 // ── per peer times (Float64, from T_GLOBAL + TW·p) ──
-const TW = 8
+const TW = 10
 const T_SRTT = 0
 const T_RTTVAR = 1
 const T_RTO = 2
@@ -158,6 +163,9 @@ const T_HEARD = 3
 const T_SENT = 4
 const T_ACK_OWED = 5
 const T_TXBASE = 6
+/** The packet number of the last datagram sent to the peer, and the highest heard from it (whole numbers below 2^53: no wrap). */
+const T_PN_OUT = 7
+const T_PN_IN = 8
 // in-flight table (Float64, per peer WINDOW entries of FL_DOUBLES): stream position, length, when sent
 const FL_DOUBLES = 3
 // and (Int32, per peer WINDOW entries of FI_WORDS): times sent, selectively acknowledged
@@ -586,9 +594,10 @@ export class DatagramPath extends StreamPath {
     d.setInt32(h + H_SACK, held !== 0 ? 0 : rmask >>> 1, true)
     d.setUint32(h + H_WIN, this.W, true)
     d.setUint32(h + H_SUM, 0, true)
-    const pn = (u[this.uw(p, U_PN_OUT)]! + 1) | 0
-    u[this.uw(p, U_PN_OUT)] = pn
-    d.setInt32(h + H_PN, pn, true)
+    const pn = this.t[this.tw(p, T_PN_OUT)]! + 1
+    this.t[this.tw(p, T_PN_OUT)] = pn
+    d.setUint32(h + H_PN, pn >>> 0, true)
+    d.setUint32(h + H_PN_HI, (pn / 4294967296) >>> 0, true)
     const hl = this.hl
     if (this.mac) for (let k = 0; k < DG_MAC_BYTES; k++) this.mu8[h + H_MAC + k] = 0
     if (!this.ck.simd && (at & 3) !== 0 && len >= ALIGN_COPY) {
@@ -851,10 +860,10 @@ export class DatagramPath extends StreamPath {
     // (news of the peer only from a packet number above all heard: a replay, a duplicate or a late
     // copy keeps no lost peer alive, and its acknowledgements are older than those already taken;
     // its data, if new, is still taken in order)
-    const pn = d.getInt32(at + H_PN, true)
-    const pi = this.uw(src, U_PN_IN)
-    if (((pn - this.u[pi]!) | 0) > 0) {
-      this.u[pi] = pn
+    const pi = this.tw(src, T_PN_IN)
+    const jump = d.getUint32(at + H_PN, true) + d.getUint32(at + H_PN_HI, true) * 4294967296 - this.t[pi]!
+    if (jump > 0 && jump < PN_JUMP) {
+      this.t[pi]! += jump
       this.t[this.tw(src, T_HEARD)] = now
       this.onAck(src, d.getInt32(at + H_ACK, true), d.getInt32(at + H_SACK, true), ((w0 >>> 16) & DG_HELD) !== 0)
     } else ds[D_STALE]!++

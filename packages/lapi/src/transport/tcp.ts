@@ -132,7 +132,13 @@ export class TcpTransport implements Transport {
         reject(new Error(`tcp: could not connect to process${missing.length === 1 ? '' : 'es'} ${missing.join(', ')} within ${CONNECT_TIMEOUT_MS / 1000} s`))
       }, CONNECT_TIMEOUT_MS)
       this.onConnected = () => {
-        if (this.connectedCount === want) { clearTimeout(timer); resolve() }
+        if (this.connectedCount !== want) return
+        clearTimeout(timer)
+        // (every peer is in: nobody else may come, so the listener stops and strangers' connections close)
+        this.server?.close()
+        this.gate.closeStrangers()
+        for (const s of this.early) s.destroy()
+        resolve()
       }
       if (want === 0) { clearTimeout(timer); resolve(); return }
       for (let r = 0; r < rank; r++) this.dial(r, table[r]!, (e) => { clearTimeout(timer); reject(e) })

@@ -258,6 +258,9 @@ export class UdpTransport implements Transport {
     const nj = m['nj']; const ni = m['ni']
     const s = this.shakes[r]!
     const num = (k: string): number => { const x = m[k]; return typeof x === 'number' && Number.isInteger(x) ? x : -1 }
+    // (a peer already met sends nothing here but a response again, when our welcome was lost: the
+    // rest is a stranger's, dropped before any HMAC is spent on it)
+    if (s.ready && m['t'] !== 'response') { if (m['t'] !== 'welcome') this.refuse(from, 'a handshake step from a peer already met'); return }
     switch (m['t']) {
       case 'hello': {
         if (r < rank || !(nj instanceof Uint8Array) || nj.length !== NONCE_BYTES) { this.refuse(from, 'a malformed hello'); return }
@@ -288,7 +291,9 @@ export class UdpTransport implements Transport {
         if (!sameProof(m['p'], proof(key, 'udp-connect', ni, nj, r, rank, port, max, win))) { this.refuse(from, `process ${r} did not prove the job key`); return }
         if (!this.validPeer(port, max, win)) { this.refuse(from, 'a response with impossible sizes'); return }
         const welcome = (): void => this.sendHs(r, { t: 'welcome', from: rank, to: r, nj, ni, p: proof(key, 'udp-welcome', ni, nj, rank, r) })
-        if (s.ready || s.sock !== null) { if (s.ready) welcome(); return }
+        // (taken once: a copy that comes while the sending socket is being made — a resend, a
+        // replay — must not make the peer ready twice)
+        if (s.ready || s.theirs !== null) { if (s.ready) welcome(); return }
         s.theirs = nj; s.port = port; s.max = max; s.win = win
         this.connectSend(r, () => { this.ready(r, ni, nj); welcome() })
         return
