@@ -3,7 +3,6 @@
  * their rank, meet at process 0's rendezvous with the job key, and run one job; strangers with a
  * wrong key are refused; a lost process ends the others.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { connect, createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
@@ -11,33 +10,7 @@ import { logger, placementFromEnv, serveRendezvous } from '@amlapi/lapi/internal
 import { DEFAULT_CONFIG } from '@amlapi/lapi'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'
-
-/** A free loopback port (for process 0's rendezvous). */
-async function freePort (): Promise<number> {
-  return await new Promise((resolve) => {
-    const s = createServer()
-    s.listen(0, '127.0.0.1', () => { const a = s.address(); s.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0)) })
-  })
-}
-
-/** Waits until `cond` holds, looking every 20 ms, for at most `limitMs` (the caller's expect says whether it came). */
-async function until (cond: () => boolean, limitMs: number): Promise<void> {
-  const end = performance.now() + limitMs
-  while (!cond() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20))
-}
-
-interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null> }
-
-/** Starts `lapirun --join` as rank `rank` of `size` with `env` added. */
-function member (rank: number, size: number, env: NodeJS.ProcessEnv, args: string[]): Proc {
-  const p = spawn(process.execPath, [LAPIRUN, '--join', ...args], { env: { ...process.env, AMLAPI_RANK: String(rank), AMLAPI_SIZE: String(size), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  const r: Proc = { p, out: '', err: '', code: new Promise((resolve) => p.on('close', (c) => resolve(c))) }
-  p.stdout!.on('data', (d: Buffer) => { r.out += d.toString() })
-  p.stderr!.on('data', (d: Buffer) => { r.err += d.toString() })
-  // (no test leaves one behind)
-  setTimeout(() => p.kill('SIGKILL'), 40_000).unref()
-  return r
-}
+import { freePort, member, until } from '../helpers/join.js'
 
 describe('lapirun --join', () => {
   it('reads rank and size from the first launcher variables found, and warns when others disagree', () => {

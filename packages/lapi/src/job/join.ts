@@ -15,7 +15,7 @@ import { makeKey, parseKey } from '../transport/auth.js'
 import { ABORT_GRACE_MS, checkProgram } from './options.js'
 import { wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
-import { JoinError, awaitNote, hostPort, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
+import { JoinError, NOTE_SLACK_S, awaitLiveNote, hostPort, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
 import { Pmi1 } from './pmi.js'
 import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { runJob } from './run-job.js'
@@ -89,7 +89,8 @@ export interface JoinOptions {
 /** Runs this process's part of the job; resolves with its exit code. */
 export async function joinJob (o: JoinOptions): Promise<number> {
   const env = o.env
-  const at = placementFromEnv(env)
+  let at: EnvPlacement
+  try { at = placementFromEnv(env) } catch (e) { throw new JoinError((e as Error).message) }
   for (const w of at.warnings) process.stderr.write(`lapirun: warning: ${w}\n`)
   const K = o.tasksPerProc
   const numTasks = at.size * K
@@ -103,8 +104,8 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   // (read once: the tasks, and whatever they spawn, do not inherit the key)
   delete process.env['AMLAPI_JOB_KEY']
   delete whole['AMLAPI_JOB_KEY']
-  if (at.size === 1 && (env['AMLAPI_RENDEZVOUS'] ?? '').trim() === '') {
-    // a job of one process: its tasks share memory, nothing to meet
+  if (at.size === 1) {
+    // a job of one process: its tasks share memory, nothing to meet (a rendezvous given is not needed)
     const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env: whole, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
     return r.exitCode
   }
@@ -145,6 +146,12 @@ export async function joinJob (o: JoinOptions): Promise<number> {
         onFail: (task, reason) => server?.abort(task, reason),
         onDone: () => {},
         onComplete: unnote,
+      }).catch((e: NodeJS.ErrnoException) => {
+        if (how.kind === 'address' && (e.code === 'EADDRNOTAVAIL' || e.code === 'EADDRINUSE')) {
+          throw new JoinError(`process 0 cannot listen at AMLAPI_RENDEZVOUS=${hostPort(how.host, how.port)}: ` +
+            (e.code === 'EADDRINUSE' ? 'the port is in use (pick a free one)' : `${how.host} is not an address of this host (process 0 listens there: give one of its own)`))
+        }
+        throw e
       })
       const address = rendezvous = hostPort(listen.host, server.port)
       if (how.kind === 'file') {
@@ -162,7 +169,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
       log.debug({ rendezvous: address, by: how.kind, procs: at.size, numTasks }, 'rendezvous listening')
       const s = server
       startTimer = setTimeout(() => {
-        if (!s.complete) s.abort(-1, `the ${at.size} processes did not all join within ${START_TIMEOUT_MS / 1000} s: ${s.waitingFor()} (a wrong AMLAPI_JOB_KEY is refused at the rendezvous: its log says so)`)
+        if (!s.complete) s.abort(-1, `the ${at.size} processes did not all join within ${START_TIMEOUT_MS / 1000} s: ${s.waitingFor()} (a process with a wrong AMLAPI_JOB_KEY is refused at the rendezvous: this process's log, AMLAPI_LOG_LEVEL=warn, names each refusal)`)
       }, START_TIMEOUT_MS)
     } else if (how.kind === 'address') {
       rendezvous = hostPort(how.host, how.port)
@@ -173,14 +180,14 @@ export async function joinJob (o: JoinOptions): Promise<number> {
         address = await pmi.get(PMI_RV)
         hex = keyText !== '' ? keyText : await pmi.get(PMI_KEY)
       } else {
-        const n = await awaitNote(notePath, started - NOTE_SLACK_MS, deadline, o.signal)
+        const n = await awaitLiveNote(notePath, started - NOTE_SLACK_MS, deadline, o.signal)
         address = n.rendezvous; hex = keyText !== '' ? keyText : n.key
       }
       rendezvous = address
       key ??= parseKey(hex)
     }
     // (the program of this process's own command line: nothing the rendezvous says chooses it)
-    return await runMember({ program: checkProgram(o.program), args: o.args, rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true, ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}) })
+    return await runMember({ program: checkProgram(o.program), args: o.args, numTasks, tasksPerProc: K, rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true, ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}) })
   } finally {
     clearTimeout(startTimer)
     server?.close()
@@ -194,11 +201,8 @@ export async function joinJob (o: JoinOptions): Promise<number> {
 /** The keys of the rendezvous's address and the job key in a PMI key-value space. */
 const PMI_RV = 'amlapi-rv'
 const PMI_KEY = 'amlapi-key'
-/**
- * How much older than this process a `file:` note may be and still be its job's (process 0 may
- * have been started a little before it), ms.
- */
-const NOTE_SLACK_MS = 5000
+/** How much older than this process a `file:` note may be and still be its job's, ms. */
+const NOTE_SLACK_MS = NOTE_SLACK_S * 1000
 
 /** `p`, or a rejection once `deadline` (ms since the epoch) has passed or `signal` aborts (an interrupted start). */
 async function withDeadline<T> (p: Promise<T>, deadline: number, what: string, signal?: AbortSignal): Promise<T> {

@@ -19,6 +19,7 @@
  * environment, for tests with each launcher's variables.
  */
 import { lookup } from 'node:dns/promises'
+import { connect } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, constants as fsc, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname, networkInterfaces, tmpdir } from 'node:os'
@@ -162,8 +163,8 @@ export async function rendezvousHost (env: NodeJS.ProcessEnv): Promise<string> {
   return '127.0.0.1'
 }
 
-/** What the `file` rendezvous's file holds. */
-export interface MeetingNote { rendezvous: string, key: string }
+/** What the `file` rendezvous's file holds (and, as read, when it was written). */
+export interface MeetingNote { rendezvous: string, key: string, mtimeMs?: number }
 
 /** Largest note a reader takes, bytes (one holds an address and a key: about 120). */
 const NOTE_MAX_BYTES = 4096
@@ -258,10 +259,11 @@ export function readNote (path: string, notBefore: number): MeetingNote | null {
     if (st.mtimeMs < notBefore) return null
     const b = Buffer.alloc(st.size)
     const got = readSync(fd, b, 0, st.size, 0)
-    let n: Partial<MeetingNote>
-    try { n = JSON.parse(b.subarray(0, got).toString('utf8')) as Partial<MeetingNote> } catch { return null }
-    if (typeof n !== 'object' || n === null || typeof n.rendezvous !== 'string' || typeof n.key !== 'string') return null
-    return { rendezvous: n.rendezvous, key: n.key }
+    let n: Partial<MeetingNote> | null = null
+    try { n = JSON.parse(b.subarray(0, got).toString('utf8')) as Partial<MeetingNote> } catch { /* below */ }
+    // (a note is renamed into place whole: one that does not read is nobody's process 0's)
+    if (typeof n !== 'object' || n === null || typeof n.rendezvous !== 'string' || typeof n.key !== 'string') throw new NoteError(`${path} is not a note of process 0 (it does not read as one): the file rendezvous refuses it`)
+    return { rendezvous: n.rendezvous, key: n.key, mtimeMs: st.mtimeMs }
   } finally {
     closeSync(fd)
   }
@@ -272,13 +274,48 @@ export function readNote (path: string, notBefore: number): MeetingNote | null {
  * older one is a finished job's — until `deadline` or `signal`; rejects after it, or at once with NoteError
  * for a directory or note that fails a check (`privateDir`, `readNote`).
  */
-export async function awaitNote (path: string, notBefore: number, deadline: number, signal?: AbortSignal): Promise<MeetingNote> {
+export async function awaitNote (path: string, notBefore: number, deadline: number, signal?: AbortSignal, skip?: (n: MeetingNote) => boolean): Promise<MeetingNote> {
   privateDir(path)
   for (;;) {
     const n = readNote(path, notBefore)
-    if (n !== null) return n
+    if (n !== null && skip?.(n) !== true) return n
     if (signal?.aborted === true) throw new Error('the job was interrupted')
-    if (Date.now() > deadline) throw new Error(`process 0 did not write ${path} in time (is the directory shared by every host of the job?)`)
+    if (Date.now() > deadline) {
+      const old = readNote(path, 0)
+      const why = old === null ? 'is the directory shared by every host of the job?'
+        : n !== null ? 'the one there names a rendezvous that does not answer: a job that ended without removing it'
+          : `the one there was written ${((notBefore - (old.mtimeMs ?? 0)) / 1000 + NOTE_SLACK_S).toFixed(1)} s before this process started: a finished job's, or this process started more than ${NOTE_SLACK_S} s after process 0`
+      throw new Error(`process 0 did not write ${path} in time (${why})`)
+    }
     await sleep(20)
   }
+}
+
+/** How much older than a process a note may be and still be its job's, s (process 0 may start a little before it). */
+export const NOTE_SLACK_S = 5
+
+/**
+ * `awaitNote`, skipping a note whose rendezvous refuses connections (a process 0 killed before it
+ * could remove its note: the next one of the job's name replaces it).
+ */
+export async function awaitLiveNote (path: string, notBefore: number, deadline: number, signal?: AbortSignal): Promise<MeetingNote> {
+  const dead = new Set<string>()
+  for (;;) {
+    const n = await awaitNote(path, notBefore, deadline, signal, (x) => dead.has(x.rendezvous + ' ' + String(x.mtimeMs)))
+    const { host, port } = splitHostPort(n.rendezvous)
+    if (await answers(host, port)) return n
+    dead.add(n.rendezvous + ' ' + String(n.mtimeMs))
+  }
+}
+
+/** Whether something listens at host:port (a connection opened, then closed at once; false when refused). */
+function answers (host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host, port })
+    const done = (ok: boolean): void => { clearTimeout(t); s.destroy(); resolve(ok) }
+    // (no answer in time, as on a lossy network: taken as alive, the join tries again as it does)
+    const t = setTimeout(() => done(true), 2000)
+    s.once('connect', () => done(true))
+    s.once('error', (e: NodeJS.ErrnoException) => done(e.code !== 'ECONNREFUSED'))
+  })
 }

@@ -28,6 +28,9 @@ export interface MemberOptions {
   /** The program this process's tasks run, and its arguments: its own command line's (never the rendezvous's word). */
   program: URL
   args: string[]
+  /** Under --join: the job's tasks and this process's share as its command line says (the rendezvous's must agree). */
+  numTasks?: number
+  tasksPerProc?: number
   rank: number
   size: number
   /** The rendezvous, host:port. */
@@ -62,7 +65,20 @@ export async function runMember (o: MemberOptions): Promise<number> {
   // Ctrl-C reaches every process of the terminal's group: the launcher decides what it means
 
   const startEnd = performance.now() + START_TIMEOUT_MS
-  let sock = await reach(host, port, startEnd)
+  // (a signal while the rendezvous is not up yet ends the wait at once)
+  let interrupted = false
+  const onEarlySignal = (): void => { if (o.join) interrupted = true }
+  process.on('SIGINT', onEarlySignal)
+  if (o.join) process.on('SIGTERM', onEarlySignal)
+  let sock: Socket
+  try {
+    sock = await reach(host, port, startEnd, () => interrupted)
+  } catch (e) {
+    await transport.close().catch(() => {})
+    throw e
+  } finally {
+    process.off('SIGINT', onEarlySignal); process.off('SIGTERM', onEarlySignal)
+  }
   let failFn: ((task: number, reason: string) => void) | null = null
   let pendingAbort: { task: number, reason: string } | null = null
   let finished = false
@@ -128,7 +144,7 @@ export async function runMember (o: MemberOptions): Promise<number> {
             // (closed before the welcome, without a refusal: out of time, or pushed out by strangers
             // holding the rendezvous's connections; tried again until the start deadline)
             log.debug({ rendezvous: rv }, 'the rendezvous closed the connection before its welcome: connecting again')
-            setTimeout(() => { reach(host, port, startEnd).then(attempt, reject) }, 50)
+            setTimeout(() => { reach(host, port, startEnd, () => pendingAbort !== null).then(attempt, reject) }, 50)
             return
           }
           if (!o.join || !started) abort(-1, o.join ? 'the rendezvous (process 0) is gone' : 'the launcher is gone')
@@ -137,7 +153,15 @@ export async function runMember (o: MemberOptions): Promise<number> {
       attempt(sock)
     })
     started = true
-    notJoined = null
+    // (an abort while the transport connects ends that wait too)
+    const called = new Promise<never>((_resolve, reject) => { notJoined = reject })
+    called.catch(() => {})
+    const early = pendingAbort as { task: number, reason: string } | null
+    if (early !== null) notJoined!(new Error(early.reason))
+    if (o.numTasks !== undefined && job.numTasks !== o.numTasks) {
+      throw new Error(`process 0 runs a job of ${job.numTasks} tasks, this process was started for one of ${o.numTasks}` +
+        (o.tasksPerProc !== undefined ? ` (--tasks-per-proc ${o.tasksPerProc} × ${size} processes): give every process the same command` : ''))
+    }
     checkJobFits(job.numTasks, job.config, size, [rank], undefined, net.transport === 'udp')
     spec = createJob(job.numTasks, job.config, {
       procs: size,
@@ -148,14 +172,19 @@ export async function runMember (o: MemberOptions): Promise<number> {
     const a = agent = new Agent({ spec, rank, transport, log, onAbort: abort })
     if (transport instanceof UdpTransport) transport.useShared(spec.net!.stream as DatagramShared)
     else transport.useShared(spec.net!.stream)
-    await transport.connect(job.table, {
+    await Promise.race([called, transport.connect(job.table, {
       onBytes: (peer, chunk, len) => a.onBytes(peer, chunk, len),
       onPeerLost: (peer, reason, normal) => a.onPeerLost(peer, reason, normal),
-    })
+    })])
+    notJoined = null
   } catch (e) {
-    // (a start that fails leaves nothing open: this process exits with its message)
+    // (a start that fails leaves nothing open: this process exits with its message; once it has the
+    // job, the others hear of it through the rendezvous rather than wait for it)
     process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal)
-    sock.destroy()
+    if (started && !sock.destroyed) {
+      sock.end(encodeMessage({ t: 'fail', task: -1, reason: `process ${rank}: ${(e as Error).message}` }))
+      setTimeout(() => sock.destroy(), 1000).unref()
+    } else sock.destroy()
     agent?.stop()
     await transport.close().catch(() => {})
     throw e
@@ -218,8 +247,9 @@ const LEAVE_MS = 2000
 const REACH_TRY_MS = 2000
 
 /** Connects to the rendezvous, trying again while nothing listens there yet (until `end`, performance.now() ms). */
-async function reach (host: string, port: number, end: number): Promise<Socket> {
+async function reach (host: string, port: number, end: number, stop: () => boolean = () => false): Promise<Socket> {
   for (let wait = 20; ; wait = Math.min(2 * wait, 500)) {
+    if (stop()) throw new Error('the job was interrupted')
     const s = connect({ host, port })
     const ok = await new Promise<boolean>((resolve) => {
       const t = setTimeout(() => resolve(false), REACH_TRY_MS)

@@ -37,10 +37,12 @@ options:
                          probabilities per datagram, delay in µs; on tcp only corrupt
   --mac                  udp: every datagram carries a MAC (env AMLAPI_UDP_MAC=1)
   --join                 this process is one of P processes another launcher started
-                         (a script, ip netns exec, by hand): rank and size from
-                         AMLAPI_RANK/AMLAPI_SIZE (or PMI_*, OMPI_COMM_WORLD_*, SLURM_*),
+                         (mpirun, mpiexec, srun, a script, by hand): rank and size from
+                         AMLAPI_RANK/AMLAPI_SIZE (or PMI_*, OMPI_COMM_WORLD_*, SLURM_*);
                          the rendezvous from AMLAPI_RENDEZVOUS=host:port (process 0
-                         listens there), the key from AMLAPI_JOB_KEY (hex, >= 128 bits)
+                         listens there; the key from AMLAPI_JOB_KEY, hex, >= 128 bits)
+                         or file:DIR (process 0 makes the key), else the launcher's PMI
+                         or a one-host default (docs/launching.md)
   --tasks-per-proc K     with --join: tasks of each process (default 1)
   --segment-size BYTES   bytes of each task's segment, e.g. 64M (env AMLAPI_SEGMENT_SIZE)
   --spin-us US           how long waits spin before sleeping, µs (env AMLAPI_SPIN_US)
@@ -192,6 +194,9 @@ export async function main (argv: string[]): Promise<number> {
     return 2
   }
 
+  // (a job of this launcher makes its own key: one in the environment is not passed to the tasks;
+  // under --join, joinJob reads it and takes it out)
+  if (join === 0) delete process.env['AMLAPI_JOB_KEY']
   const ac = new AbortController()
   let interrupted = false
   // (under --join, once this process's tasks have ended: what is left is its leave, which waits

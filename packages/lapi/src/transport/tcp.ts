@@ -115,6 +115,8 @@ export class TcpTransport implements Transport {
 
   private onConnected: (() => void) | null = null
   private connectedCount = 0
+  /** The deadline of `connect` (cleared by `close`). */
+  private connectTimer: NodeJS.Timeout | undefined
   /** Until when stalled dials are tried again (`connect`'s deadline; 0 once closed). */
   private dialUntil = 0
 
@@ -127,7 +129,7 @@ export class TcpTransport implements Transport {
     const want = size - 1
     this.dialUntil = performance.now() + CONNECT_TIMEOUT_MS
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = this.connectTimer = setTimeout(() => {
         const missing = this.peers.flatMap((p, r) => r !== rank && p.sock === null ? [r] : [])
         reject(new Error(`tcp: could not connect to process${missing.length === 1 ? '' : 'es'} ${missing.join(', ')} within ${CONNECT_TIMEOUT_MS / 1000} s`))
       }, CONNECT_TIMEOUT_MS)
@@ -307,6 +309,8 @@ export class TcpTransport implements Transport {
 
   close (): Promise<void> {
     this.dialUntil = 0
+    // (a close before every peer was in: the connect's deadline must not keep the process alive)
+    clearTimeout(this.connectTimer)
     const waits: Array<Promise<void>> = []
     // (the goodbye went out through the frame path; from here on the closes are normal)
     for (const p of this.peers) {

@@ -131,6 +131,8 @@ export class UdpTransport implements Transport {
   private onReady: (() => void) | null = null
   private readyCount = 0
   private closed = false
+  /** The deadline of `connect` (cleared by `close`). */
+  private connectTimer: NodeJS.Timeout | undefined
   /** What this process makes its handshake answers' nonces with (never leaves the process). */
   private readonly secret = randomBytes(32)
 
@@ -197,7 +199,7 @@ export class UdpTransport implements Transport {
     this.table = table
     const { rank, size } = this.o
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = this.connectTimer = setTimeout(() => {
         const missing = this.shakes.flatMap((s, r) => r !== rank && !s.ready ? [r] : [])
         for (const s of this.shakes) if (s.timer !== null) clearTimeout(s.timer)
         reject(new Error(`udp: no handshake with process${missing.length === 1 ? '' : 'es'} ${missing.join(', ')} within ${CONNECT_TIMEOUT_MS / 1000} s`))
@@ -384,6 +386,8 @@ export class UdpTransport implements Transport {
 
   close (): Promise<void> {
     this.closed = true
+    // (a close before every peer was met: the connect's deadline must not keep the process alive)
+    clearTimeout(this.connectTimer)
     const waits: Array<Promise<void>> = []
     const close = (s: Socket | null): void => { if (s !== null) waits.push(new Promise<void>((resolve) => { try { s.close(() => resolve()) } catch { resolve() } })) }
     for (const s of this.shakes) { if (s.timer !== null) clearTimeout(s.timer); close(s.sock); s.sock = null }
