@@ -1,14 +1,22 @@
 /**
- * A local user against a running job's sockets (docs/security.md, docs/transports.md "Joining:
- * rendezvous and key"): the job's ports are found as anyone on the host finds them (/proc), then
+ * A local user against a job's sockets while it starts (docs/security.md, "What a stranger can
+ * cost"; docs/transports.md "Joining: rendezvous and key"). A job that has started listens on no
+ * tcp port: the rendezvous stops once every process has joined, each process's tcp listener once
+ * its peers are connected, both closing strangers' connections. So the attacks aim at the start:
+ * the job's ports are found as anyone on the host finds them (/proc, every few ms) and attacked as
+ * soon as they listen — under --join process 1 is held back 1.2 s, while process 0's rendezvous
+ * and tcp listener are up; under --procs the launcher's rendezvous is up while its processes start
+ * (their listeners only for a moment, attacked where found). Then
  *   - 200 hostile connections per port (16 MiB claims that trickle, and silent ones) cost each
  *     process less than 32 MiB over the same job unattacked, the job still verifies, none is
  *     welcomed, and the rendezvous refuses every way alike (the same bytes);
- *   - strangers holding connections open do not keep lapirun, or a --join process, from exiting
- *     within 2 s of the program's last line;
+ *   - once the job has started, every port attacked refuses connections (the kernel's
+ *     ECONNREFUSED) and the strangers' connections have been closed;
+ *   - strangers that keep trying to connect again do not keep lapirun, or a --join process, from
+ *     exiting within 2 s of the program's last line, and every try after the start is refused;
  *   - a rendezvous in the middle that knows the key still cannot choose what a process runs;
  *   - the job key is not in a task's environment, nor a spawned process's, nor in a debug log.
- * Times are recorded in the messages, never asserted (a timing tier does that).
+ * Times are recorded in the messages (SECURITY_VERBOSE=1 prints them), never asserted (a timing tier does that).
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -20,21 +28,26 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { MAX_MESSAGE_BYTES, decodeBody, encodeMessage, makeNonce, proof, readMessages } from '@amlapi/lapi/transport'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN } from '../helpers/run.js'
-import { answerChallenge, watchMemory, type HostileOptions, type MemorySeen, type Target } from './helpers/attack.js'
+import { answerChallenge, watchMemory, type HostileOptions, type HostileStats, type MemorySeen, type Target } from './helpers/attack.js'
 import { freePort, mib, runWorkJob, type JobRun, type Shape } from './helpers/jobs.js'
 import { reapAll, startNode, survivors, until, within } from './helpers/procs.js'
 
 const MiB = 1024
+/** Figures for a reader of the run (SECURITY_VERBOSE=1), not for the assertions: each assertion's message holds them too. */
+const note = (line: string): void => { if (process.env['SECURITY_VERBOSE'] === '1') process.stdout.write(`[rendezvous security] ${line}\n`) }
 const dirs: string[] = []
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
 // (no test leaves a process behind: what is left is killed, and must then be gone)
 afterEach(async () => { expect(await reapAll(), 'processes left running after the test').toEqual([]) })
 
 /**
- * 200 strangers per port, opened at once: three of four claim a 16 MiB message, send 64 KiB of
- * random bytes and trickle 4 KiB more every 50 ms; one of four sends nothing.
+ * 200 strangers per port, opened at once as soon as it listens: three of four claim a 16 MiB
+ * message, send 64 KiB of random bytes and trickle 4 KiB more every 50 ms; one of four sends nothing.
  */
 const FLOOD: HostileOptions = { perTarget: 200, kinds: ['claim', 'claim', 'claim', 'idle'] }
+
+/** The ports that must have been attacked while the job started: the others listen too briefly to be found for sure. */
+const MUST: Record<Shape, string[]> = { procs: ['rendezvous'], join: ['rendezvous', 'process 0 tcp'] }
 
 /** "launcher: peak VmHWM 60.1 → 61.0 MiB, sampled VmRSS 58.0 → 59.2 MiB" for each role. */
 function memoryReport (base: Map<string, MemorySeen>, hit: Map<string, MemorySeen>): string {
@@ -45,8 +58,22 @@ function memoryReport (base: Map<string, MemorySeen>, hit: Map<string, MemorySee
   }).join('; ')
 }
 
-/** The rendezvous's answer to each way a stranger can fail its hello (with the key, where known, for the ways that need it). */
-async function refusals (rv: Target, keyHex: string | null): Promise<Map<string, Buffer>> {
+/** What the strangers of each port got: "rendezvous (found at 312 ms): 200 made, 200 closed by it, 0 refused; …". */
+function strangersReport (r: JobRun, stats: Record<string, HostileStats>): string {
+  return [...r.found].map(([label, f]) => {
+    const s = stats[label]
+    const what = s === undefined ? 'not attacked'
+      : `${s.opened} tried, ${s.connected} made, ${s.closedByListener} closed by it, ${s.refusedByKernel} refused by the kernel, ` +
+        `${s.refusals} {t:'refused'}, ${s.welcomes} welcomed`
+    return `${label} (found at ${Math.round(f.foundMs)} ms): ${what}`
+  }).join('; ')
+}
+
+/**
+ * The rendezvous's answer to each way a stranger can fail its hello (with the key, where known, for
+ * the ways that need it: `inJob` is a rank that has joined already).
+ */
+async function refusals (rv: Target, keyHex: string | null, inJob: number): Promise<Map<string, Buffer>> {
   const key = keyHex === null ? null : Buffer.from(keyHex, 'hex')
   const hello = (rank: number, c: Uint8Array, withKey: Buffer | null): Buffer => {
     const n = makeNonce()
@@ -60,71 +87,107 @@ async function refusals (rv: Target, keyHex: string | null): Promise<Map<string,
   ]
   if (key !== null) {
     ways.push(['a proven hello of a rank out of range', (c) => hello(7, c, key)])
-    ways.push(['a proven hello of a rank in the job already', (c) => hello(1, c, key)])
+    ways.push(['a proven hello of a rank in the job already', (c) => hello(inJob, c, key)])
   }
   const got = await Promise.all(ways.map(([, answer]) => answerChallenge(rv, answer, 4000)))
   return new Map(ways.map(([why], i) => [why, got[i]!.closed ? got[i]!.reply : Buffer.from('(not closed)')]))
 }
 
-/** The same job unattacked, then under the flood: memory, verification, welcomes, refusals. */
+/** Once the job started: every port it listened on refuses connections, and no stranger's connection is left open. */
+function expectClosedAfterStart (r: JobRun, report: string): void {
+  expect(Object.keys(r.afterStart).sort(), report).toEqual([...r.found.keys()].sort())
+  for (const [label, got] of Object.entries(r.afterStart)) expect(got, `${label}, connected to once the job had started: ${report}`).toBe('ECONNREFUSED')
+  expect(r.closedAtStart, `strangers' connections still open once the job had started: ${report}`).toBe(true)
+  for (const [label, s] of Object.entries(r.atStart)) expect(s.closedByListener, `${label}: ${report}`).toBe(s.connected)
+}
+
+/** The same job unattacked, then under the flood: memory, verification, welcomes, refusals, the ports after the start. */
 async function floodTest (shape: Shape): Promise<void> {
   let answers = new Map<string, Buffer>()
   const base = await runWorkJob(shape, {
-    whileReady: async (targets, keyHex) => { answers = await refusals(targets.find((t) => t.label === 'rendezvous')!, keyHex) },
+    // (rank 0 is in the job: under --join process 0 joined its own rendezvous before its tcp listener opened)
+    atRendezvous: async (rv, keyHex) => { answers = await refusals(rv, keyHex, 0) },
   })
   expect(base.ok, `unattacked job:\n${base.err}`).toBe(true)
   expect(survivors(), 'processes left after the unattacked job').toEqual([])
+  expectClosedAfterStart(base, `unattacked: ${JSON.stringify(base.afterStart)}`)
   const hit = await runWorkJob(shape, { attack: FLOOD })
   const times = `job time unattacked ${Math.round(base.totalMs)} ms (rounds ${base.workMs} ms), ` +
-    `attacked ${Math.round(hit.totalMs)} ms (rounds ${hit.workMs} ms)`
-  const report = `${memoryReport(base.memory, hit.memory)}; ${times}; strangers ${JSON.stringify(hit.hostile)}`
+    `attacked ${Math.round(hit.totalMs)} ms (rounds ${hit.workMs} ms)${shape === 'join' ? `, process 1 started at ${Math.round(hit.heldMs)} ms` : ''}`
+  const report = `${memoryReport(base.memory, hit.memory)}; ${times}; strangers when the job started: ${strangersReport(hit, hit.atStart)}; ` +
+    `connecting after the start: ${JSON.stringify(hit.afterStart)}`
   expect(hit.ok, `attacked job (${report}):\n${hit.err}`).toBe(true)
   expect(hit.out.match(/^task \d work ok /gm), report).toHaveLength(4)
   expect(survivors(), 'processes left after the attacked job').toEqual([])
-  // every port of the job was found and attacked: the rendezvous and each process's tcp listener
-  const labels = hit.targets.map((t) => t.label).sort()
-  expect(labels, report).toEqual(['process 0 tcp', 'process 1 tcp', 'rendezvous'])
-  expect(hit.hostile!.opened, report).toBeGreaterThanOrEqual(3 * FLOOD.perTarget)
-  expect(hit.hostile!.welcomes, report).toBe(0)
+  // the ports that listen long enough were attacked while the job started, each with every connection
+  for (const label of MUST[shape]) {
+    expect(hit.atEnd[label], `${label} attacked: ${report}`).toBeDefined()
+    expect(hit.atEnd[label]!.connected, `${label}: connections made: ${report}`).toBe(FLOOD.perTarget)
+  }
+  for (const [label, s] of Object.entries(hit.atEnd)) expect(s.welcomes, `${label}: ${report}`).toBe(0)
+  expectClosedAfterStart(hit, report)
   expect([...hit.memory.keys()].sort(), report).toEqual([...base.memory.keys()].sort())
   for (const role of base.memory.keys()) {
     const grew = hit.memory.get(role)!.peakKiB - base.memory.get(role)!.peakKiB
     expect(grew, `${role} grew ${mib(grew)} MiB under attack: ${report}`).toBeLessThan(32 * MiB)
   }
   // one refusal, the same bytes, whatever the reason; nothing of the key in it
+  expect(answers.size).toBe(shape === 'join' ? 6 : 4)
   const first = [...answers.values()][0]!
   expect(decodeBody(first.subarray(4)), 'the refusal').toEqual({ t: 'refused' })
   expect(first.readUInt32LE(0) + 4).toBe(first.length)
   for (const [why, bytes] of answers) expect(bytes.toString('hex'), `refusal of ${why}`).toBe(first.toString('hex'))
-  expect(answers.size).toBe(shape === 'join' ? 6 : 4)
   if (base.keyHex !== null) expect(first.includes(Buffer.from(base.keyHex, 'hex'))).toBe(false)
+  note(`${shape}: ${report}`)
 }
 
-describe('strangers before they prove the key', () => {
-  it('lapirun -n 4 --procs 2: 200 hostile connections on each of its ports cost each process < 32 MiB; the job verifies', async () => {
+describe('strangers while a job starts, before they prove the key', () => {
+  it('lapirun -n 4 --procs 2: 200 hostile connections on each port as it opens cost each process < 32 MiB; the job verifies; ' +
+    'once started, its ports refuse connections', async () => {
     await floodTest('procs')
   }, 50_000)
 
-  it('lapirun --join, 2 processes: the same, and the rendezvous refuses six ways with the same bytes', async () => {
-    await floodTest('join')
-  }, 50_000)
+  it('lapirun --join, 2 processes, process 1 started 1.2 s after process 0: the same, and the rendezvous refuses six ways with the same bytes',
+    async () => {
+      await floodTest('join')
+    }, 50_000)
 })
 
-/** Strangers that hold connections open: silent ones and hellos sent half way, reopened as soon as a listener lets one go. */
-const HOLDERS: HostileOptions = { perTarget: 30, kinds: ['idle', 'idle', 'half-hello'], reopenMs: 50 }
+/**
+ * Strangers that hold connections open while the job starts (silent ones, and hellos sent half
+ * way), and try again 100 ms after each is closed or refused: up to 3000 tries per port (10 s of them).
+ */
+const HOLDERS: HostileOptions = { perTarget: 30, kinds: ['idle', 'idle', 'half-hello'], reopenMs: 100, retryFailed: true, maxOpens: 3000 }
 
 describe('the end of a job', () => {
   for (const shape of ['procs', 'join'] as const) {
     const who = shape === 'procs' ? 'lapirun --procs' : 'every lapirun --join process'
-    it(`${who} exits within 2 s of the program's last line, whatever strangers hold open`, async () => {
+    it(`${who} exits within 2 s of the program's last line, whatever strangers that held its ports while it started try since`, async () => {
       const r: JobRun = await runWorkJob(shape, { rounds: 100, pauseMs: 600, attack: HOLDERS })
       const after = r.exitsAt.map((at) => Math.round(at - r.lastLineAt))
-      const report = `exits ${after.join(', ')} ms after the last line; strangers at the last line ${JSON.stringify(r.hostileAtLastLine)}`
+      const tries = (label: string, k: keyof HostileStats, from: Record<string, HostileStats>, to: Record<string, HostileStats>): number =>
+        (to[label]![k] as number) - (from[label]![k] as number)
+      const report = `exits ${after.join(', ')} ms after the last line; while the job started: ${strangersReport(r, r.atStart)}; ` +
+        `tries since the start, to the last line and in all: ${Object.keys(r.atEnd).map((l) =>
+          `${l} ${tries(l, 'opened', r.atStart, r.atLastLine)}/${tries(l, 'opened', r.atStart, r.atEnd)} ` +
+          `(${tries(l, 'refusedByKernel', r.atStart, r.atEnd)} refused by the kernel, ${tries(l, 'connected', r.atStart, r.atEnd)} made)`).join('; ')}`
       expect(r.ok, `${report}\n${r.err}`).toBe(true)
-      // (strangers did hold connections to every port when the job ended)
-      for (const t of r.targets) expect(r.hostileAtLastLine!.open[t.label!] ?? 0, `${t.label}: ${report}`).toBeGreaterThan(0)
+      // (strangers held connections to the ports that listen long enough while the job started)
+      for (const label of MUST[shape]) expect(r.atStart[label]?.connected ?? 0, `${label}: ${report}`).toBeGreaterThanOrEqual(HOLDERS.perTarget)
+      expectClosedAfterStart(r, report)
+      // every try since the start was refused by the kernel, up to the last line and after it
+      for (const label of Object.keys(r.atEnd)) {
+        expect(tries(label, 'connected', r.atStart, r.atEnd), `${label}: connections made after the start: ${report}`).toBe(0)
+        expect(tries(label, 'failed', r.atStart, r.atEnd), `${label}: ${report}`).toBe(tries(label, 'refusedByKernel', r.atStart, r.atEnd))
+      }
+      // (and they were still at it when the job ended: tries refused between the start and the last line, their budget not spent)
+      for (const label of MUST[shape]) {
+        expect(tries(label, 'refusedByKernel', r.atStart, r.atLastLine), `${label}: tries refused before the last line: ${report}`).toBeGreaterThan(0)
+        expect(r.atLastLine[label]!.opened, `${label}: ${report}`).toBeLessThan(HOLDERS.maxOpens!)
+      }
       for (const ms of after) expect(ms, report).toBeLessThan(2000)
       expect(survivors(), 'processes left after the job').toEqual([])
+      note(`the end, ${shape}: ${report}`)
     }, 40_000)
   }
 })

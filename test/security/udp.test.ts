@@ -10,13 +10,22 @@
  *     lengthened, fields rewritten, re-checksummed under the MAC) and random bytes are each dropped
  *     by the check a model of the header predicts, never taken as news, never delivered. (Without
  *     the MAC, an altered datagram whose checksum is still right is B's as far as A can tell: those
- *     are counted, not sent.)
+ *     are counted, not sent — but for those altered only in the packet number and the reserved
+ *     word, which must be stale.) A's counters are compared in two phases: B's own traffic, then
+ *     the attacker's alone, so that a datagram of B's taken as stale is never mistaken for one of
+ *     the attacker's.
+ *   - Packet numbers are 64 bits, news only when above every one heard by less than 2^24: an old
+ *     datagram whose packet number's bit 31 and another top bit of its 16-byte block are flipped
+ *     (which the checksum cannot see) is not news, and A keeps its live peer.
+ *   - A handshake response handled twice before its sending socket is made counts the peer ready
+ *     once (before, twice: a job of three went on with a peer it never met).
  *   - "Stateless handshake": a flood of forged hellos at a process's handshake port while its peer
  *     joins does not keep the pair from meeting (before, the acceptor's table of four answered
  *     hellos was pushed out faster than the real handshake could finish).
  *
- * The first two run two datagram paths in this process with the test as the network between them
- * (helpers/datagram-pair.ts); the third runs a two-process job with `lapirun --join`.
+ * The datagram tests run two datagram paths in this process with the test as the network between
+ * them (helpers/datagram-pair.ts); the forged hellos a two-process job with `lapirun --join`; the
+ * response a transport of this process, its handshake called directly.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -25,11 +34,11 @@ import { writeSync } from 'node:fs'
 import { createServer } from 'node:net'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION } from '@amlapi/lapi/internal'
-import { DatagramSum } from '@amlapi/lapi/transport'
+import { DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION, UdpTransport, createDatagramShared, logger } from '@amlapi/lapi/internal'
+import { DatagramSum, decodeBody, encodeMessage, makeKey, makeNonce, proof, type PeerAddress } from '@amlapi/lapi/transport'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN } from '../helpers/run.js'
-import { DROP_COUNTERS, DatagramPair, type DgStats } from './helpers/datagram-pair.js'
+import { DROP_COUNTERS, DatagramPair, PN_JUMP, isNews, packetNumber, type DgStats } from './helpers/datagram-pair.js'
 
 /** Figures for a reader of the run (FUZZ_VERBOSE=1, as `npm run test:fuzz` sets it), not for the assertions. */
 const note = (...a: unknown[]): void => { if (process.env['FUZZ_VERBOSE'] === '1') console.log('[udp security]', ...a) }
@@ -119,6 +128,7 @@ describe('udp: liveness only from news (replayed datagrams)', () => {
       await exchange(pair, 12)
       const recorded = pair.captured.slice()
       const s0 = pair.stats(pair.a)
+      const rs0 = pair.realStale
       let next = performance.now()
       let sendAt = next
       await pair.run(3 * P, () => pair.loss(pair.a) !== null || pair.loss(pair.b) !== null, () => {
@@ -131,7 +141,8 @@ describe('udp: liveness only from news (replayed datagrams)', () => {
       const s1 = pair.stats(pair.a)
       expect(pair.loss(pair.a), `mac ${mac}`).toBeNull()
       expect(pair.loss(pair.b), `mac ${mac}`).toBeNull()
-      expect(delta(s1, s0, 'stale'), `mac ${mac}: the replays were stale`).toBe(pair.attacks)
+      // (and B's own datagrams news, but for any the way to the relay put out of order)
+      expect(delta(s1, s0, 'stale'), `mac ${mac}: the replays were stale`).toBe(pair.attacks + pair.realStale - rs0)
       expect(pair.a.inbound.violations, `mac ${mac}`).toEqual([])
       expect(pair.b.inbound.violations, `mac ${mac}`).toEqual([])
       expect(pair.a.inbound.got, `mac ${mac}`).toBe(pair.a.inbound.sent)
@@ -149,8 +160,14 @@ type Verdict = typeof DROP_COUNTERS[number] | 'stale'
 /** Header fields a mutation may rewrite: offset and bytes (datagram-path.ts's layout). */
 const FIELDS: Record<string, [number, number]> = {
   version: [0, 1], type: [1, 1], flags: [2, 1], reserved0: [3, 1], src: [4, 2], len: [6, 2], session: [8, 8], seq: [16, 4],
-  ack: [20, 4], sack: [24, 4], win: [28, 2], reserved1: [30, 2], sum: [32, 4], pn: [36, 4], reserved2: [40, 8], mac: [48, 16],
+  ack: [20, 4], sack: [24, 4], win: [28, 2], reserved1: [30, 2], sum: [32, 4], pn: [36, 4], pnHigh: [40, 4], reserved2: [44, 4], mac: [48, 16],
 }
+/**
+ * The top bits of the packet number's two words and of the reserved word: lanes 1-3 of the 16-byte
+ * block at 32. The checksum adds each lane times an odd number, so flipping the top bit of two of
+ * them changes no sum: only a MAC tells.
+ */
+const TOP_BITS = [39, 43, 47]
 type Op =
   | { k: 'replay' }
   | { k: 'flip', at: Array<[number, number]> }
@@ -159,6 +176,10 @@ type Op =
   | { k: 'field', f: string, v: number }
   /** The packet number set just above any heard: a try at forging news. */
   | { k: 'pnAhead', by: number }
+  /** The packet number set far above any heard (PN_JUMP or more), or below: never news. */
+  | { k: 'pnFar', by: number }
+  /** The top bits of two of TOP_BITS flipped: a change the checksum cannot see. */
+  | { k: 'topBits', pair: [number, number] }
   | { k: 'random', bytes: Uint8Array }
 interface Mutation { base: number, op: Op, resum: boolean }
 
@@ -169,6 +190,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ k: fc.constant('extend' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }) }),
   fc.record({ k: fc.constant('field' as const), f: fc.constantFrom(...Object.keys(FIELDS)), v: fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 4 })) }),
   fc.record({ k: fc.constant('pnAhead' as const), by: fc.integer({ min: 1, max: 64 }) }),
+  fc.record({
+    k: fc.constant('pnFar' as const),
+    by: fc.oneof(fc.constantFrom(PN_JUMP, PN_JUMP + 1, 2 ** 31, 2 ** 32, 2 ** 32 + 1, 2 ** 52, -1, -(2 ** 31)), fc.integer({ min: PN_JUMP, max: 2 ** 40 })),
+  }),
+  fc.record({ k: fc.constant('topBits' as const), pair: fc.constantFrom<[number, number]>([0, 1], [0, 2], [1, 2]) }),
   fc.record({ k: fc.constant('random' as const), bytes: fc.uint8Array({ minLength: 0, maxLength: 1600 }) }),
 )
 const mutationArb: fc.Arbitrary<Mutation> = fc.record({ base: fc.nat(), op: opArb, resum: fc.boolean() })
@@ -206,11 +232,14 @@ const equalBytes = (x: Uint8Array, y: Uint8Array): boolean => x.length === y.len
 /**
  * Which check drops datagram `d` (as A's socket gives it: cut at the largest datagram), in the
  * order the path makes them (datagram-path.ts `onDatagram`): 'stale' when it passes them all with
- * a packet number not above `pnHigh` (every one B sent was taken), 'news' otherwise. `missed`: it
- * differs from `base` where the checksum looks, and its checksum is right all the same.
+ * a packet number that is not news to A (`heard`: the highest A took, datagram-pair.ts `isNews`),
+ * 'news' otherwise. `missed`: it differs from `base` where the checksum looks, and its checksum
+ * is right all the same; `inPn`: only in the packet number's and the reserved word (bytes 36-47).
  */
-function verdict (d: Uint8Array, base: Uint8Array, o: { mac: boolean, session: Uint8Array, pnHigh: number, summer: Summer }): { v: Verdict | 'news', missed: boolean } {
-  const no = (v: Verdict): { v: Verdict, missed: boolean } => ({ v, missed: false })
+function verdict (
+  d: Uint8Array, base: Uint8Array, o: { mac: boolean, session: Uint8Array, heard: number, summer: Summer },
+): { v: Verdict | 'news', missed: boolean, inPn: boolean } {
+  const no = (v: Verdict): { v: Verdict, missed: boolean, inPn: boolean } => ({ v, missed: false, inPn: false })
   const dv = new DataView(d.buffer, d.byteOffset, d.length)
   if (d.length < DG_HEADER_BYTES) return no('badLength')
   if (d[0] !== UDP_VERSION) return no('badVersion')
@@ -227,12 +256,20 @@ function verdict (d: Uint8Array, base: Uint8Array, o: { mac: boolean, session: U
   // (the checksum leaves the MAC field out: a change there alone is the MAC's to find)
   const outsideMac = (x: Uint8Array): Buffer => Buffer.concat([x.subarray(0, DG_HEADER_BYTES), x.subarray(hl)])
   const missed = !equalBytes(outsideMac(d), outsideMac(base))
+  const inPn = missed && d.length === base.length && equalBytes(d.subarray(0, 36), base.subarray(0, 36)) && equalBytes(d.subarray(48), base.subarray(48))
   // (a MAC is right only on the bytes it was made for: those of a datagram B sent)
-  if (o.mac && !same) return { v: 'badMac', missed }
-  return { v: ((dv.getInt32(36, true) - o.pnHigh) | 0) > 0 ? 'news' : 'stale', missed }
+  if (o.mac && !same) return { v: 'badMac', missed, inPn }
+  return { v: isNews(packetNumber(d), o.heard) ? 'news' : 'stale', missed, inPn }
 }
 
-function mutate (m: Mutation, base: Buffer, pnAbove: number): Uint8Array {
+/** Writes packet number `pn` (a whole number below 2^64, as exact as a double is) into datagram `d`. */
+function setPn (d: Buffer, pn: number): void {
+  const v = ((pn % 2 ** 64) + 2 ** 64) % 2 ** 64
+  d.writeUInt32LE(v % 2 ** 32, 36)
+  d.writeUInt32LE(Math.floor(v / 2 ** 32) % 2 ** 32, 40)
+}
+
+function mutate (m: Mutation, base: Buffer, heard: number): Uint8Array {
   const op = m.op
   switch (op.k) {
     case 'replay': return Buffer.from(base)
@@ -244,9 +281,15 @@ function mutate (m: Mutation, base: Buffer, pnAbove: number): Uint8Array {
       for (const [at, bit] of op.at) d[at % d.length]! ^= 1 << bit
       return d
     }
-    case 'pnAhead': {
+    case 'pnAhead':
+    case 'pnFar': {
       const d = Buffer.from(base)
-      d.writeUInt32LE((pnAbove + op.by) >>> 0, 36)
+      setPn(d, heard + op.by)
+      return d
+    }
+    case 'topBits': {
+      const d = Buffer.from(base)
+      for (const i of op.pair) d[TOP_BITS[i]!]! ^= 0x80
       return d
     }
     case 'field': {
@@ -273,49 +316,68 @@ describe('udp: the datagram header, fuzzed', () => {
       let sent = 0
       const byVerdict: Record<string, number> = {}
       let missed = 0
+      let pnMissed = 0
       const prop = fc.asyncProperty(fc.array(mutationArb, { minLength: 1, maxLength: 8 }), async (muts) => {
         runs++
-        // real traffic goes on both ways, so the captured datagrams stay close to the live ones
+        // B's own traffic first, to its end: B's datagrams taken (news, but for any the way to the relay put out
+        // of order: `realStale`), nothing else counted. It goes on both ways, so the captured datagrams stay close
+        // to the live ones
         if (runs % 3 === 0) { pair.send(pair.b); pair.send(pair.a) }
         if (runs % 64 === 0) await new Promise((resolve) => setImmediate(resolve))
+        const r0 = pair.stats(pair.a)
+        const fwd0 = pair.forwarded; const rs0 = pair.realStale; const short0 = pair.shortDrains
+        pair.step()
+        const r1 = pair.stats(pair.a)
+        const realStale = pair.realStale - rs0
+        expect(DROP_COUNTERS.filter((k) => delta(r1, r0, k) !== 0), 'B\'s datagrams dropped by a check').toEqual([])
+        expect(delta(r1, r0, 'stale'), 'B\'s datagrams taken as stale (the model: only those out of order)').toBe(realStale)
+        expect(delta(r1, r0, 'datagramsReceived') - delta(r1, r0, 'stale'), 'B\'s datagrams taken as news').toBe(pair.forwarded - fwd0 - realStale)
+
+        // then the attacker's datagrams, A alone: each counted by the check predicted
         const recent = Math.min(pair.captured.length, 256)
         const want: Record<string, number> = {}
         const news: string[] = []
         for (const m of muts) {
           const base = pair.captured[pair.captured.length - 1 - (m.base % recent)]!
           // (A's socket gives at most the largest datagram: the rest of a longer one is cut off)
-          let d = mutate(m, base, pair.pnHigh).subarray(0, pair.opts.maxDatagram)
+          let d = mutate(m, base, pair.pnHeard).subarray(0, pair.opts.maxDatagram)
           // (under the MAC, half are given a right checksum, so that they reach the MAC's check)
           const resummed = mac && m.resum && m.op.k !== 'random'
           if (resummed) { d = Buffer.from(d); summer.fix(d, hl) }
-          const { v, missed: miss } = verdict(d, base, { mac, session: pair.session, pnHigh: pair.pnHigh, summer })
+          const { v, missed: miss, inPn } = verdict(d, base, { mac, session: pair.session, heard: pair.pnHeard, summer })
           // (without the MAC nothing tells an altered datagram with a right checksum from one B sent:
-          // it is not sent, only counted. The checksum misses some two-bit changes (the top bits of
-          // two words of one 16-byte block), and a packet number so raised would be news. Any other
-          // that the checks would pass as news fails the property, not sent)
+          // the checksum misses some two-bit changes, the top bits of two words of one 16-byte block.
+          // One altered in the packet number (and the reserved word) only is sent: its number moved by
+          // 2^31 or more, it must be stale. Any other is counted, not sent. Any datagram the checks
+          // would pass as news fails the property, not sent)
           if (miss && !resummed) missed++
-          if (miss && !mac) continue
+          if (miss && !mac && !inPn) continue
           if (v === 'news') { news.push(Buffer.from(d).toString('hex')); continue }
+          if (miss && !mac) pnMissed++
           want[v] = (want[v] ?? 0) + 1
           byVerdict[v] = (byVerdict[v] ?? 0) + 1
           pair.attack(d)
           sent++
         }
-        expect(news, 'altered datagrams that every check would pass as news').toEqual([])
         const s0 = pair.stats(pair.a)
-        const fwd0 = pair.forwarded
-        pair.step()
+        pair.stepA()
         const s1 = pair.stats(pair.a)
+        expect(pair.shortDrains, 'steps in which A did not read all that was sent to it within 200 ms').toBe(short0)
+        expect(news, 'altered datagrams that every check would pass as news').toEqual([])
         const got: Record<string, number> = {}
         for (const k of [...DROP_COUNTERS, 'stale'] as const) if (delta(s1, s0, k) !== 0) got[k] = delta(s1, s0, k)
         expect(got, 'each datagram in the counter of the check predicted').toEqual(want)
-        // (every datagram B sent was news, and only those: news = taken less stale)
-        expect(delta(s1, s0, 'datagramsReceived') - delta(s1, s0, 'stale'), 'news only from B').toBe(pair.forwarded - fwd0)
+        // (none was news: news = taken less stale)
+        expect(delta(s1, s0, 'datagramsReceived') - delta(s1, s0, 'stale'), 'news from the attacker').toBe(0)
         expect(pair.a.inbound.violations).toEqual([])
         expect(pair.loss(pair.a)).toBeNull()
       })
-      await fc.assert(prop, { seed: FUZZ_SEED, numRuns: 100_000_000, plugins: [fc.interruptAfterTimeLimit(FUZZ_MS)] })
-      note(`fuzz mac ${mac}: ${runs} runs, ${sent} datagrams in ${FUZZ_MS} ms (${missed} altered ones the checksum missed${mac ? ', each dropped by the MAC' : ', not sent'}):`, byVerdict)
+      // (no shrinking: every run acts on the same live pair, so a smaller input tried after a failure meets what the
+      // failure left — the first failure, as it came, is the one to read)
+      await fc.assert(prop, { seed: FUZZ_SEED, numRuns: 100_000_000, endOnFailure: true, plugins: [fc.interruptAfterTimeLimit(FUZZ_MS)] })
+      note(`fuzz mac ${mac}: ${runs} runs, ${sent} datagrams in ${FUZZ_MS} ms (${missed} altered ones the checksum missed` +
+        `${mac ? ', each dropped by the MAC' : `, ${pnMissed} of them in the packet number only, sent, stale; the rest not sent`}; ` +
+        `${pair.realStale} of B's stale on the way):`, byVerdict)
       expect(runs).toBeGreaterThan(50)
 
       // afterwards the pair still exchanges frames, all of them, intact and in order
@@ -332,7 +394,63 @@ describe('udp: the datagram header, fuzzed', () => {
       expect(pair.loss(pair.b)).toBeNull()
       const s = pair.stats(pair.a)
       const drops = DROP_COUNTERS.reduce((x, k) => x + s[k], 0)
-      expect(drops + s.stale, 'every attacking datagram accounted for').toBe(pair.attacks)
+      expect(drops + s.stale - pair.realStale, 'every attacking datagram accounted for').toBe(pair.attacks)
+    })
+  }
+})
+
+describe('udp: 64-bit packet numbers, news only by less than 2^24', () => {
+  for (const mac of [false, true]) {
+    it(`old datagrams with bit 31 of the packet number and another top bit of its block flipped (the checksum still right) are not news; ` +
+      `A keeps a live B (${mac ? 'with' : 'without'} MAC)`, async () => {
+      const P = 500
+      const pair = await openPair(mac, P)
+      await exchange(pair, 12)
+      const summer = new Summer()
+      const hl = DG_HEADER_BYTES + (mac ? DG_MAC_BYTES : 0)
+      // (the oldest datagrams B sent, each altered three ways: the top bits of bytes 39 and 47 — the packet
+      // number's low word and the reserved word: +2^31 —, of 39 and 43, of 43 and 47: the high word, +2^63)
+      const old = pair.captured.slice(0, 4)
+      const forged = old.flatMap((base) => [[39, 47], [39, 43], [43, 47]].map((bytes) => {
+        const d = Buffer.from(base)
+        for (const i of bytes) d[i]! ^= 0x80
+        return { d, bytes }
+      }))
+      for (const f of forged) {
+        expect(summer.valid(f.d, hl), `the checksum still right with bytes ${f.bytes.join(' and ')} altered`).toBe(true)
+        // (above every number heard: news to a rule without the bound, which would then take B's next ones as old)
+        expect(packetNumber(f.d) - pair.pnHeard, `bytes ${f.bytes.join(' and ')}`).toBeGreaterThanOrEqual(PN_JUMP)
+      }
+      const s0 = pair.stats(pair.a)
+      for (const f of forged) pair.attack(f.d)
+      pair.stepA()
+      const s1 = pair.stats(pair.a)
+      expect(delta(s1, s0, mac ? 'badMac' : 'stale'), `each forged datagram ${mac ? 'dropped by the MAC' : 'stale'}`).toBe(forged.length)
+      expect(delta(s1, s0, 'datagramsReceived') - delta(s1, s0, 'stale'), 'news from the forged datagrams').toBe(0)
+
+      // B goes on, the forged datagrams sent again every P/5: for three peer timeouts A keeps B, and takes B's datagrams as news
+      const r0 = pair.stats(pair.a); const rs0 = pair.realStale; const fwd0 = pair.forwarded; const a0 = pair.attacks
+      let sendAt = performance.now(); let next = sendAt
+      await pair.run(3 * P, () => pair.loss(pair.a) !== null || pair.loss(pair.b) !== null, () => {
+        const now = performance.now()
+        if (now >= sendAt) { pair.send(pair.b); pair.send(pair.a); sendAt = now + 20 }
+        if (now >= next) { for (const f of forged) pair.attack(f.d); next += P / 5 }
+      })
+      await pair.run(2000, () => pair.a.inbound.got === pair.a.inbound.sent && pair.b.inbound.got === pair.b.inbound.sent)
+      const r1 = pair.stats(pair.a)
+      const realStale = pair.realStale - rs0
+      const figures = `${pair.attacks - a0} forged datagrams, ${pair.forwarded - fwd0} of B's (${realStale} out of order on the way), ` +
+        `stale +${delta(r1, r0, 'stale')}, badMac +${delta(r1, r0, 'badMac')}`
+      expect(pair.loss(pair.a), figures).toBeNull()
+      expect(pair.loss(pair.b), figures).toBeNull()
+      expect(pair.attacks - a0, figures).toBeGreaterThanOrEqual(10 * forged.length)
+      expect(delta(r1, r0, mac ? 'badMac' : 'stale') - (mac ? 0 : realStale), figures).toBe(pair.attacks - a0)
+      expect(delta(r1, r0, 'datagramsReceived') - delta(r1, r0, 'stale'), `B's datagrams all news: ${figures}`).toBe(pair.forwarded - fwd0 - realStale)
+      expect(pair.a.inbound.violations).toEqual([])
+      expect(pair.b.inbound.violations).toEqual([])
+      expect(pair.a.inbound.got).toBe(pair.a.inbound.sent)
+      expect(pair.a.inbound.got, 'frames flowed').toBeGreaterThan(40)
+      expect(pair.shortDrains, 'steps in which A did not read all that was sent to it within 200 ms').toBe(0)
     })
   }
 })
@@ -487,4 +605,52 @@ describe('udp: stateless handshake (forged hellos)', () => {
     expect(left(flooded.ps[1]!)['connectionsRefused'], 'process 1 refused the challenges to forged hellos').toBeGreaterThan(100)
     expect(flooded.ps[1]!.err).toMatch(/"why":"a challenge to no hello of ours"/)
   }, 60_000)
+})
+
+// ─────────────────────────── a response taken once ───────────────────────────
+
+/** UdpTransport's insides this test reaches (udp.ts). */
+interface UdpInside {
+  readyCount: number
+  onHandshake (b: Buffer, from: string): void
+  acceptorNonce (nj: Uint8Array, r: number): Buffer
+}
+
+describe('udp: a handshake response taken once', () => {
+  it('the same valid response handled twice in a row, before the socket toward its sender is made, counts the peer ready once', async () => {
+    const key = makeKey()
+    const u = new UdpTransport({ rank: 0, size: 3, key, log: logger('udp-response'), mac: false, faults: null, peerTimeoutMs: 5000 })
+    cleanups.push(() => u.close())
+    const self = await u.listen()
+    u.useShared(createDatagramShared(3, 128 << 10, 0, u.geometry()))
+    // ranks 1 and 2 as sockets of this test: where process 0's welcome goes, and rank 1's receiving socket
+    const socks = await Promise.all([0, 1, 2].map(async () => {
+      const s = createSocket('udp4')
+      s.on('error', () => {})
+      await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))
+      cleanups.push(() => new Promise<void>((resolve) => { try { s.close(() => resolve()) } catch { resolve() } }))
+      return s
+    }))
+    const welcomes: unknown[] = []
+    socks[0]!.on('message', (b) => { try { welcomes.push((decodeBody(b.subarray(4)) as Record<string, unknown>)['t']) } catch { /* not ours */ } })
+    const table: PeerAddress[] = [self, ...[socks[0]!, socks[2]!].map((s) => ({ host: '127.0.0.1', port: s.address().port }))]
+    let connected = false
+    // (rank 2 never comes: connect() must not resolve; its 30 s deadline rejects after the test, unheard)
+    u.connect(table, { onBytes: () => {}, onPeerLost: () => {} }).then(() => { connected = true }, () => {})
+    const inside = u as unknown as UdpInside
+    const nj = makeNonce()
+    const ni = inside.acceptorNonce(nj, 1)
+    const port = socks[1]!.address().port; const max = 1472; const win = 16
+    // (rank 1's answer to the challenge process 0 would have sent its hello: a real peer's, with the key)
+    const p = proof(key, 'udp-connect', ni, nj, 1, 0, port, max, win)
+    const response = Buffer.concat([Buffer.from('AMLH'), encodeMessage({ t: 'response', from: 1, to: 0, nj, ni, port, max, win, p }).subarray(4)])
+    const from = `127.0.0.1:${socks[0]!.address().port}`
+    inside.onHandshake(response, from)
+    inside.onHandshake(response, from)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(inside.readyCount, 'peers counted ready').toBe(1)
+    expect(connected, 'connect() resolved without rank 2').toBe(false)
+    expect(welcomes, 'welcomes sent to rank 1').toEqual(['welcome'])
+    expect(u.stats().connectionsRefused, 'the copy is no refusal').toBe(0)
+  })
 })

@@ -10,12 +10,16 @@
  *    must refuse, naming the directory's owner, and never meet the attacker's rendezvous or run its
  *    program; a job that succeeds leaves its key nowhere the attacker can read.
  * 2. What 200 hostile connections to every tcp port of a job cost it, timed against the same job
- *    unattacked (medians of paired runs): a claim about time, so not in the default suite.
+ *    unattacked (medians of paired runs): a claim about time, so not in the default suite. A job
+ *    that has started listens on no tcp port, so the attack is on its start: a --join job whose
+ *    process 1 starts 1 s after process 0, its ports attacked as soon as they listen, timed from
+ *    process 1's start; once started, every port found refuses connections.
  *
  * Runs only as root; says `security tier SKIPPED: <why>` for each part it cannot run, installs
  * nothing, and undoes what it changed (users, the sysctl, temporary directories) at the end.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +28,8 @@ import { buildSync } from 'esbuild'
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN } from '../helpers/run.js'
-import { alive, descendants, environOf, listeningPorts, watchMemory, type HostileStats } from '../security/helpers/attack.js'
+import { alive, descendants, environOf, listeningPorts, tryConnect, watchMemory, type HostileStats } from '../security/helpers/attack.js'
+import { freePort } from '../security/helpers/jobs.js'
 
 const VICTIM = 'amlapi-victim'
 const ATTACKER = 'amlapi-attacker'
@@ -359,16 +364,22 @@ describe.skipIf(why !== null)('a second local user attacks a job of the file ren
 /** One run of the timed job. */
 interface Timed {
   attacked: boolean
-  code: number | null
+  /** Each process's exit code; its stderr. */
+  codes: Array<number | null>
   err: string
-  /** From lapirun's start to its exit, ms; rounds of the soak (every task's count, the same). */
+  /** From process 1's start to the last exit, ms; rounds of the soak (every task's count, the same). */
   ms: number
   rounds: number[]
-  /** Peak resident memory (VmHWM), KiB: of lapirun (the rendezvous) and of each process by rank. */
+  /** When process 1 started, ms after process 0; from then to when nothing of the job listened any more (it started), ms. */
+  heldMs: number
+  startMs: number
+  /** Peak resident memory (VmHWM), KiB, of each process by rank (process 0 serves the rendezvous). */
   peakKiB: Record<string, number>
-  /** The tcp ports found (and, attacked, given to the attacker), and what its connections saw. */
-  ports: number
-  stats: HostileStats[]
+  /** The tcp ports found listening while the job started (and, attacked, given to the attacker), by label, and what its connections saw. */
+  ports: string[]
+  stats: Record<string, HostileStats>
+  /** Whether every port found refused a connection once nothing of the job listened any more. */
+  refusedAfter: Record<string, string>
   /** CPUs' worth of time that processes other than the job, the attacker and this one took meanwhile, on average. */
   otherCpus: number
   /** CPU seconds of the job's processes, and of the attacker's, meanwhile. */
@@ -379,16 +390,19 @@ interface Timed {
 /**
  * Hostile connections per port, and the bytes each claim trickles after its 16 MiB length (a
  * trickle, not a flood: docs/security.md, "What a stranger can cost", leaves floods to the host);
- * the soak's work, ms.
+ * the soak's work, ms; how long process 1 starts after process 0, ms (process 0's rendezvous and
+ * tcp listener are up meanwhile: a started job listens on no tcp port, so the start is what a
+ * stranger can attack).
  */
 const PER_PORT = 200
 const TRICKLE_BYTES = 64
 const WORK_MS = 1500
+const HOLD_MS = 1000
 /** Pairs run; more, up to MAX_PAIRS, while fewer than MIN_CLEAN had the host to themselves (OTHER_CPUS). */
 const PAIRS = 5
 const MAX_PAIRS = 8
 const MIN_CLEAN = 3
-const OTHER_CPUS = 0.25
+const OTHER_CPUS = 0.1
 
 /** Busy CPU seconds of the whole host so far (/proc/stat: all but idle and iowait). */
 function hostBusySeconds (): number {
@@ -407,9 +421,12 @@ function cpuSeconds (pid: number, children = true): number {
 }
 
 /**
- * `lapirun -n 4 --procs 2` of the soak over tcp, as `runAs`; when `attack` (a bundle of
- * fixtures/security/hostile.ts), that script runs as `attacker` and is given every tcp port the
- * job's processes listen on as soon as it opens (the rendezvous first, then each process's).
+ * A `lapirun --join` job of 2 processes (2 tasks each) of the soak over tcp, as `runAs`, its
+ * process 1 started HOLD_MS after process 0 (and once process 0's rendezvous and tcp listener are
+ * found), timed from process 1's start. When `attack` (a bundle of fixtures/security/hostile.ts),
+ * that script runs as `attacker` and is given every tcp port the job's processes listen on as soon
+ * as it opens (found through /proc every few ms while the job starts: the rendezvous and process
+ * 0's listener first, then process 1's, if it is seen before it closes).
  */
 async function timedJob (runAs: User | null, attack: { bundle: string, attacker: User | null } | null): Promise<Timed> {
   let hostile: Proc | null = null
@@ -417,54 +434,78 @@ async function timedJob (runAs: User | null, attack: { bundle: string, attacker:
     hostile = start(attack.attacker, [attack.bundle, String(PER_PORT), '40000', String(TRICKLE_BYTES)], {}, true)
     if (!await until(() => hostile!.out.includes('"ready"'), 10_000)) throw new Error(`the attacker did not start: ${hostile.err}`)
   }
+  const rvPort = await freePort()
+  const env = { AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${rvPort}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
+  const args = [LAPIRUN, '--join', '--tasks-per-proc', '2', '--transport', 'tcp', '--timeout', '30', SOAK, String(WORK_MS)]
   const busy0 = hostBusySeconds(); const self0 = process.cpuUsage()
   const hostileCpu0 = hostile !== null ? cpuSeconds(hostile.p.pid!) : 0
-  const job = start(runAs, [LAPIRUN, '-n', '4', '--procs', '2', '--transport', 'tcp', '--timeout', '30', SOAK, String(WORK_MS)])
-  const pid = job.p.pid!
-  let ms = 0
-  let exited = false
-  const code = job.code.then((c) => { ms = job.ms; exited = true; return c })
-  const watch = watchMemory(pid, { everyMs: 100, limitMs: 40_000 })
-  // (the CPU time of the job and of the attacker, sampled as the memory is: lapirun's includes its processes' once they end)
-  let jobCpu = 0; let hostileCpu = 0
+  const t0 = performance.now()
+  const ps: Proc[] = [start(runAs, args, { ...env, AMLAPI_RANK: '0' })]
+  const watches = [watchMemory(ps[0]!.p.pid!, { everyMs: 100, limitMs: 40_000 })]
+  const ended = (): boolean => ps.every((p) => p.p.exitCode !== null || p.p.signalCode !== null)
+  // (the CPU time of the job and of the attacker, sampled as the memory is: a process's own, while it runs)
+  const jobCpus = [0, 0]; let hostileCpu = 0
   const cpu = (): void => {
-    const now = cpuSeconds(pid) + descendants(pid).reduce((a, d) => a + cpuSeconds(d, false), 0)
-    if (now > 0) jobCpu = Math.max(jobCpu, now)
+    ps.forEach((p, i) => { const now = cpuSeconds(p.p.pid!, false); if (now > 0) jobCpus[i] = Math.max(jobCpus[i]!, now) })
     if (hostile !== null) hostileCpu = Math.max(hostileCpu, cpuSeconds(hostile.p.pid!) - hostileCpu0)
   }
-  const cpuTimer = setInterval(cpu, 100)
-  const ports = new Set<number>()
-  // (the same looking in an unattacked run: it costs both the same)
-  const end = performance.now() + 15_000
-  while (!exited && ports.size < 3 && performance.now() < end) {
-    for (const s of listeningPorts([pid, ...descendants(pid)], 'tcp')) {
-      if (ports.has(s.port)) continue
-      ports.add(s.port)
-      hostile?.p.stdin!.write(`${s.host} ${s.port} ${s.pid === pid ? 'rendezvous' : `pid-${s.pid}`}\n`)
+  const cpuTimer = setInterval(cpu, 50)
+  const ports = new Map<string, { host: string, port: number }>()
+  /** Looks for the job's listening ports once, each new one given to the attacker at once; how many listen now. */
+  const look = (): number => {
+    const found = listeningPorts(ps.map((p) => p.p.pid!), 'tcp')
+    for (const s of found) {
+      const label = s.port === rvPort ? 'rendezvous' : `process-${ps.findIndex((p) => p.p.pid === s.pid)}-tcp`
+      if (ports.has(label)) continue
+      ports.set(label, { host: s.host, port: s.port })
+      hostile?.p.stdin!.write(`${s.host} ${s.port} ${label}\n`)
     }
-    await sleep(20)
+    return found.length
   }
-  const c = await code
+  // (the same looking in an unattacked run: it costs both the same)
+  let p1At = 0
+  let startedAt = NaN
+  const end = t0 + 20_000
+  while (!ended() && performance.now() < end) {
+    const listening = look()
+    if (p1At === 0 && performance.now() - t0 >= HOLD_MS && ports.has('rendezvous') && ports.has('process-0-tcp')) {
+      p1At = performance.now()
+      ps.push(start(runAs, args, { ...env, AMLAPI_RANK: '1' }))
+      watches.push(watchMemory(ps[1]!.p.pid!, { everyMs: 100, limitMs: 40_000 }))
+    } else if (p1At > 0 && listening === 0 && ports.has('rendezvous')) {
+      // (the rendezvous listened before process 1 started: nothing listening now is the job started)
+      startedAt = performance.now()
+      break
+    }
+    await sleep(4)
+  }
+  const refusedAfter: Record<string, string> = {}
+  for (const [label, a] of ports) refusedAfter[label] = await tryConnect(a)
+  // (bounded: `start` kills each process after 60 s)
+  const codes = await Promise.all(ps.map((p) => p.code))
+  const done = Math.max(...ps.map((p) => p.t0 + p.ms))
   clearInterval(cpuTimer)
-  if (hostile !== null) cpu()
+  cpu()
   const self = process.cpuUsage(self0)
-  const otherCpus = Math.max(0, hostBusySeconds() - busy0 - jobCpu - hostileCpu - (self.user + self.system) / 1e6) / (ms / 1000)
-  const mem = watch.stop()
-  let stats: HostileStats[] = []
+  const jobCpu = jobCpus[0]! + jobCpus[1]!
+  const span = (done - t0) / 1000
+  const otherCpus = Math.max(0, hostBusySeconds() - busy0 - jobCpu - hostileCpu - (self.user + self.system) / 1e6) / span
+  let stats: Record<string, HostileStats> = {}
   if (hostile !== null) {
     hostile.p.stdin!.end()
     if (!await until(() => hostile!.out.includes('"stats"'), 10_000)) throw new Error(`the attacker did not say what it did: ${hostile.err}`)
-    stats = (JSON.parse(hostile.out.split('\n').find((l) => l.includes('"stats"'))!) as { stats: HostileStats[] }).stats
+    const list = (JSON.parse(hostile.out.split('\n').find((l) => l.includes('"stats"'))!) as { stats: HostileStats[] }).stats
+    // (one figure per port, in the order the ports were given)
+    stats = Object.fromEntries([...ports.keys()].map((label, i) => [label, list[i]!]))
     await hostile.code
   }
   const peakKiB: Record<string, number> = {}
-  for (const m of mem.values()) {
-    const rank = m.env?.get('AMLAPI_RANK')
-    if (m.pid === pid) peakKiB['lapirun'] = m.peakKiB
-    else if (rank !== undefined) peakKiB[`process ${rank}`] = m.peakKiB
+  watches.forEach((w, rank) => { for (const m of w.stop().values()) if (m.pid === ps[rank]!.p.pid) peakKiB[`process ${rank}`] = m.peakKiB })
+  const rounds = ps.flatMap((p) => [...p.out.matchAll(/^soak ok (\d+)$/gm)].map((m) => Number(m[1])))
+  return {
+    attacked: attack !== null, codes, err: ps.map((p) => p.err).join('\n'), ms: done - p1At, rounds, heldMs: p1At - t0, startMs: startedAt - p1At, peakKiB,
+    ports: [...ports.keys()], stats, refusedAfter, otherCpus, jobCpu, hostileCpu,
   }
-  const rounds = [...job.out.matchAll(/^soak ok (\d+)$/gm)].map((m) => Number(m[1]))
-  return { attacked: attack !== null, code: c, err: job.err, ms, rounds, peakKiB, ports: ports.size, stats, otherCpus, jobCpu, hostileCpu }
 }
 
 function median (xs: number[]): number {
@@ -472,8 +513,9 @@ function median (xs: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
-describe.skipIf(why !== null)('what hostile connections cost a job, timed', () => {
-  it(`${PER_PORT} hostile connections to every tcp port of a job: its time within 20%, its peak memory within 32 MiB`, async (ctx) => {
+describe.skipIf(why !== null)('what hostile connections cost a job while it starts, timed', () => {
+  it(`${PER_PORT} hostile connections to every tcp port of a --join job as it opens: its time within 20%, its peak memory within 32 MiB; ` +
+    'once started, its ports refuse connections', async (ctx) => {
     const two = users !== null && usersWhy === ''
     if (!two) process.stdout.write(`security tier: the timed attack runs as root, job and attacker alike (${usersWhy || 'no second user'})\n`)
     const runAs = two ? users!.victim : null
@@ -496,16 +538,18 @@ describe.skipIf(why !== null)('what hostile connections cost a job, timed', () =
     }
     const runs = pairs.flatMap((p) => [p.attacked, p.unattacked])
     for (const r of runs) {
-      expect(r.code, r.err).toBe(0)
+      expect(r.codes, r.err).toEqual([0, 0])
       expect(r.rounds, r.err).toHaveLength(4)
       expect(new Set(r.rounds).size).toBe(1)
-      expect(r.ports, 'tcp ports found: the rendezvous and one per process').toBe(3)
+      // (process 0's rendezvous and tcp listener listen until process 1 is in: found in every run; process 1's, where seen)
+      expect(r.ports, 'tcp ports found while the job started').toEqual(expect.arrayContaining(['rendezvous', 'process-0-tcp']))
+      // (a moment came, between process 1's start and the job's end, when nothing of the job listened: from then on every port refuses)
+      expect(r.startMs, 'the job seen to stop listening').toBeGreaterThan(0)
+      for (const [label, got] of Object.entries(r.refusedAfter)) expect(got, `${label}, connected to once the job had started`).toBe('ECONNREFUSED')
       if (r.attacked) {
-        expect(r.stats).toHaveLength(3)
-        for (const s of r.stats) {
-          expect(s.opened).toBeGreaterThanOrEqual(PER_PORT)
-          expect(s.welcomes, 'hostile connections welcomed').toBe(0)
-        }
+        expect(Object.keys(r.stats).sort()).toEqual([...r.ports].sort())
+        for (const label of ['rendezvous', 'process-0-tcp']) expect(r.stats[label]!.connected, `${label}: connections made`).toBe(PER_PORT)
+        for (const s of Object.values(r.stats)) expect(s.welcomes, 'hostile connections welcomed').toBe(0)
       }
     }
     // (the soak works for a fixed time: what an attack costs shows as fewer rounds, and a longer start or end; both
@@ -513,17 +557,21 @@ describe.skipIf(why !== null)('what hostile connections cost a job, timed', () =
     const perRound = (r: Timed): number => r.ms / r.rounds[0]!
     const fig = (rs: Timed[]): string => `${median(rs.map((r) => r.ms)).toFixed(0)} ms, ${median(rs.map((r) => r.rounds[0]!))} rounds, ` +
       `${median(rs.map(perRound)).toFixed(2)} ms a round, CPU seconds: job ${median(rs.map((r) => r.jobCpu)).toFixed(2)}, ` +
-      `attacker ${median(rs.map((r) => r.hostileCpu)).toFixed(2)}`
+      `attacker ${median(rs.map((r) => r.hostileCpu)).toFixed(2)}, started in ${median(rs.map((r) => r.startMs)).toFixed(0)} ms`
     const judged = clean().length >= MIN_CLEAN ? clean() : pairs
     const a = judged.map((p) => p.attacked); const u = judged.map((p) => p.unattacked)
     const ratio = median(a.map(perRound)) / median(u.map(perRound))
     const wallRatio = median(a.map((r) => r.ms)) / median(u.map((r) => r.ms))
     const peaks = (rs: Timed[], who: string): number => median(rs.map((r) => r.peakKiB[who] ?? NaN))
-    const mem = ['lapirun', 'process 0', 'process 1'].map((who) => ({ who, attacked: peaks(a, who), unattacked: peaks(u, who) }))
+    const mem = ['process 0', 'process 1'].map((who) => ({ who, attacked: peaks(a, who), unattacked: peaks(u, who) }))
+    const made = (label: string): string => `${median(a.map((r) => r.stats[label]?.connected ?? 0))}`
     const said = `medians of ${judged.length} pairs (of ${pairs.length}; other processes held ` +
-      `${runs.map((r) => r.otherCpus.toFixed(2)).join(' ')} CPUs in the runs): attacked ${fig(a)}; unattacked ${fig(u)}; ` +
+      `${runs.map((r) => r.otherCpus.toFixed(2)).join(' ')} CPUs in the runs; process 1 started ${median(runs.map((r) => r.heldMs)).toFixed(0)} ms ` +
+      `after process 0, timed from its start): attacked ${fig(a)}; unattacked ${fig(u)}; ` +
       `attacked/unattacked: time a round ${ratio.toFixed(3)}, whole job ${wallRatio.toFixed(3)}; ` +
-      `peak RSS attacked/unattacked ${mem.map((m) => `${m.who} ${(m.attacked / 1024).toFixed(1)}/${(m.unattacked / 1024).toFixed(1)} MiB`).join(', ')}`
+      `peak RSS attacked/unattacked ${mem.map((m) => `${m.who} ${(m.attacked / 1024).toFixed(1)}/${(m.unattacked / 1024).toFixed(1)} MiB`).join(', ')}; ` +
+      `connections made: rendezvous ${made('rendezvous')}, process 0 ${made('process-0-tcp')}, process 1 ${made('process-1-tcp')} ` +
+      `(its listener found in ${a.filter((r) => r.ports.includes('process-1-tcp')).length} of ${a.length} runs)`
     process.stdout.write(`security tier: ${said}\n`)
     for (const m of mem) expect(m.attacked - m.unattacked, `${m.who}: ${said}`).toBeLessThan(32 * 1024)
     // (a claim about time holds only where the job had the host's CPUs: elsewhere it is not judged, and says so)

@@ -10,6 +10,7 @@
  *   watchMemory(root)               samples the RSS of `root` and its descendants until stopped
  *   environOf(pid), cmdlineOf(pid)  the environment (its user only) and command line a process runs with
  *   hostileConnections(targets, o)  strangers that claim huge messages, trickle bytes, or sit idle
+ *   tryConnect(target)              what one connection attempt gets: connected, or the error's code
  *   answerChallenge(target, reply)  one connection that answers a listener's challenge and reads what comes back
  */
 import { randomBytes } from 'node:crypto'
@@ -252,19 +253,24 @@ export interface HostileOptions {
   maxQueued?: number
   /** Where a listener closes a connection, open another in its place this many ms later (default: none). */
   reopenMs?: number
+  /** With `reopenMs`: where a connection cannot be made (nothing listens there any more), try again as often. */
+  retryFailed?: boolean
   /** The most connections opened in all, reopened ones included (default 20 per connection asked for). */
   maxOpens?: number
 }
 
 export interface HostileStats {
-  /** Connections opened, in all and per target (by label, else host:port). */
+  /** Connections tried, in all. */
   opened: number
-  /** Open now, per target. */
+  /** Connections made (the listener's kernel completed the handshake). */
+  connected: number
+  /** Open now, per target (by label, else host:port). */
   open: Record<string, number>
   /** Closed (or reset) by the other end. */
   closedByListener: number
-  /** Connections that could not be made. */
+  /** Connections that could not be made, and of those the ones the kernel refused (ECONNREFUSED: nothing listens there). */
   failed: number
+  refusedByKernel: number
   /** Messages received that say {t:'refused'}, {t:'welcome'}, and the rest (challenges…). */
   refusals: number
   welcomes: number
@@ -287,7 +293,8 @@ const PARSE_LIMIT = 4096
 
 /**
  * Opens `perTarget` hostile connections to each target and keeps them at it until `stop()` (the
- * caller's finally). Connections the listeners close stay closed unless `reopenMs` is given.
+ * caller's finally). Connections the listeners close stay closed unless `reopenMs` is given (and
+ * connections that cannot be made are not tried again unless `retryFailed` too).
  * Parses what the listeners send (length-prefixed msgpack) to count welcomes and refusals.
  */
 export function hostileConnections (targets: Target[], opts: HostileOptions): Hostile {
@@ -300,7 +307,8 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
   // (a few random buffers, reused: random enough for a parser, cheap for the attacker)
   const noise = Array.from({ length: 4 }, () => randomBytes(Math.max(burst, trickle)))
   const st: HostileStats = {
-    opened: 0, open: {}, closedByListener: 0, failed: 0, refusals: 0, welcomes: 0, otherMessages: 0, bytesWritten: 0, bytesReceived: 0, longestHeldMs: 0,
+    opened: 0, connected: 0, open: {}, closedByListener: 0, failed: 0, refusedByKernel: 0,
+    refusals: 0, welcomes: 0, otherMessages: 0, bytesWritten: 0, bytesReceived: 0, longestHeldMs: 0,
   }
   const live = new Set<Socket>()
   const trickling = new Set<Socket>()
@@ -322,9 +330,10 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
     let connected = false
     let got = Buffer.alloc(0)
     live.add(s)
-    s.on('error', () => { /* a reset: counted at close */ })
+    s.on('error', (e: NodeJS.ErrnoException) => { if (!connected && e.code === 'ECONNREFUSED') st.refusedByKernel++ })
     s.on('connect', () => {
       connected = true
+      st.connected++
       st.open[name] = (st.open[name] ?? 0) + 1
       if (kind === 'claim') {
         const head = Buffer.alloc(4); head.writeUInt32LE(claim, 0)
@@ -353,17 +362,19 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
         got = got.subarray(4 + n)
       }
     })
+    const again = (): void => {
+      if (opts.reopenMs === undefined || stopping) return
+      const r = setTimeout(() => { reopens.delete(r); open(t, kind) }, opts.reopenMs)
+      reopens.add(r)
+    }
     s.on('close', () => {
       live.delete(s); trickling.delete(s)
-      if (!connected) { st.failed++; return }
+      if (!connected) { st.failed++; if (opts.retryFailed === true) again(); return }
       st.open[name] = (st.open[name] ?? 1) - 1
       if (stopping) return
       st.closedByListener++
       st.longestHeldMs = Math.max(st.longestHeldMs, performance.now() - t0)
-      if (opts.reopenMs !== undefined) {
-        const r = setTimeout(() => { reopens.delete(r); open(t, kind) }, opts.reopenMs)
-        reopens.add(r)
-      }
+      again()
     })
   }
   const timer = setInterval(() => {
@@ -383,6 +394,20 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
       return copy()
     },
   }
+}
+
+/**
+ * One connection attempt to `target`: 'connected' (then closed at once), the error's code
+ * ('ECONNREFUSED': nothing listens there), or 'timeout' after `deadlineMs` (default 2000).
+ */
+export function tryConnect (target: Target, deadlineMs = 2000): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: target.host, port: target.port })
+    const done = (what: string): void => { clearTimeout(timer); s.destroy(); resolve(what) }
+    const timer = setTimeout(() => done('timeout'), deadlineMs)
+    s.once('connect', () => done('connected'))
+    s.once('error', (e: NodeJS.ErrnoException) => done(e.code ?? e.message))
+  })
 }
 
 /** What `answerChallenge` got. */

@@ -8,10 +8,14 @@
  *   attacker:                                                 ────────▶ A's receiving socket
  *
  * Everything moves in `step()`, synchronously: B's path is polled (unless stopped), the relay
- * forwards what B sent, then A's path is polled until its socket is empty. So whatever the
+ * forwards what B sent one datagram at a time, A's path reading each before the next goes, then A
+ * is polled until it has read every datagram sent its way (A's reads count them). So whatever the
  * attacker sent before a step is taken or dropped by A within it, and A's counters can be compared
- * with what was sent exactly. As in the transport (transport/udp.ts), the receiving sockets are
- * read by the paths only: Node's own reading of them is stopped.
+ * with what was sent exactly; `stepA()` polls A alone, so that what it counts is the attacker's
+ * only. The relay keeps a model of A's news rule over what it forwarded, in the order A read it
+ * (`pnHeard`, `realStale`): a datagram of B's is news to A only when its packet number is above
+ * every one A heard, by less than PN_JUMP. As in the transport (transport/udp.ts), the receiving
+ * sockets are read by the paths only: Node's own reading of them is stopped.
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { randomBytes } from 'node:crypto'
@@ -26,6 +30,23 @@ export const DROP_COUNTERS = ['badLength', 'badVersion', 'badType', 'unknownSend
 
 /** Datagrams the relay keeps (a long fuzz run must not hold all it saw). */
 const CAPTURE_MAX = 4096
+/** How far above the highest heard a packet number may be and still be news (datagram-path.ts's PN_JUMP). */
+export const PN_JUMP = 2 ** 24
+/** The longest A is polled for the datagrams sent its way to come (the kernel's loopback may hold one back a moment), ms. */
+const DRAIN_MS = 200
+
+/** The packet number of datagram `d` (64 bits: the low word at 36, the high at 40), or -1 when it is too short to have one. */
+export function packetNumber (d: Uint8Array): number {
+  if (d.length < 44) return -1
+  const v = new DataView(d.buffer, d.byteOffset, d.length)
+  return v.getUint32(36, true) + v.getUint32(40, true) * 2 ** 32
+}
+
+/** Whether packet number `pn` is news to a path whose highest heard is `heard` (datagram-path.ts `onDatagram`). */
+export function isNews (pn: number, heard: number): boolean {
+  const jump = pn - heard
+  return jump > 0 && jump < PN_JUMP
+}
 
 interface UdpHandle { fd: number, recvStop (): number }
 
@@ -124,12 +145,16 @@ export interface PairOptions {
 export class DatagramPair {
   /** The datagrams B sent to A, as the relay saw them (the attacker's material): the latest CAPTURE_MAX. */
   readonly captured: Buffer[] = []
-  /** The highest packet number among them. */
-  pnHigh = 0
+  /** The highest packet number A has heard from B, by the model of its news rule over what the relay forwarded. */
+  pnHeard = 0
+  /** Datagrams of B's the relay forwarded that the model says A takes as stale (B's sent out of order on the way to the relay). */
+  realStale = 0
   /** Datagrams the relay passed on to A. */
   forwarded = 0
   /** Datagrams the attacker sent to A. */
   attacks = 0
+  /** Steps in which A did not read, within DRAIN_MS, every datagram sent its way (the kernel dropped or held one). */
+  shortDrains = 0
   /** False once B is stopped: its path is no longer polled or ticked (its socket stays open). */
   bRuns = true
   readonly session: Uint8Array
@@ -186,32 +211,52 @@ export class DatagramPair {
     s.path.flush()
   }
 
-  /** The relay: passes on (and records) every datagram B sent that waits at its socket. */
+  /**
+   * The relay: passes on (and records) every datagram B sent that waits at its socket, one at a
+   * time, A reading each before the next goes (two datagrams written in a row may reach A's socket
+   * in the other order — two CPUs' loopback queues — and the order is what A's packet numbers judge).
+   */
   private relay (): void {
     const inFd = handleOf(this.relayIn).fd
     const outFd = handleOf(this.relayOut).fd
     for (let k = 0; k < 1024; k++) {
       const n = readOne(inFd, this.buf)
       if (n < 0) return
+      const d = Buffer.from(this.buf.subarray(0, n))
       if (this.captured.length >= CAPTURE_MAX) this.captured.splice(0, CAPTURE_MAX / 4)
-      this.captured.push(Buffer.from(this.buf.subarray(0, n)))
-      if (n >= 40) this.pnHigh = Math.max(this.pnHigh, this.buf.readUInt32LE(36))
-      writeSync(outFd, this.buf, 0, n)
+      this.captured.push(d)
+      const pn = packetNumber(d)
+      if (isNews(pn, this.pnHeard)) this.pnHeard = pn; else this.realStale++
+      writeSync(outFd, d, 0, n)
       this.forwarded++
+      this.drainA()
     }
   }
 
-  /** Polls A until a read finds its socket empty (bounded). */
+  /**
+   * Polls A until it has read every datagram sent its way (forwarded and the attacker's: A's reads
+   * count them), at most DRAIN_MS, then until a read finds its socket empty (bounded).
+   */
   private drainA (): void {
+    const want = this.forwarded + this.attacks
+    const reads = (): number => streamStats(this.a.shared).reads
+    const end = performance.now() + DRAIN_MS
+    while (reads() < want && performance.now() < end) this.poll(this.a)
+    if (reads() < want) this.shortDrains++
     const empty = (): number => streamStats(this.a.shared).emptyReads
     const e0 = empty()
     for (let k = 0; k < 256 && empty() === e0; k++) this.poll(this.a)
   }
 
-  /** One round of the network: B (while it runs), the relay, then A until its socket is empty. */
+  /** One round of the network: B (while it runs), the relay, then A until it has read all sent to it. */
   step (): void {
     if (this.bRuns) this.poll(this.b)
     this.relay()
+    this.drainA()
+  }
+
+  /** A alone (B not polled, nothing relayed) until it has read all sent to it: what it counts meanwhile is the attacker's. */
+  stepA (): void {
     this.drainA()
   }
 
