@@ -21,7 +21,7 @@
 import { lookup } from 'node:dns/promises'
 import { connect } from 'node:net'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, closeSync, constants as fsc, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { chmodSync, closeSync, constants as fsc, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { hostname, networkInterfaces, tmpdir } from 'node:os'
 import { dirname, join as joinPath } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -189,7 +189,14 @@ export class NoteError extends Error {}
  */
 export function privateDir (path: string): void {
   const dir = dirname(path)
-  mkdirSync(dirname(dir), { recursive: true, mode: 0o700 })
+  const parent = dirname(dir)
+  mkdirSync(parent, { recursive: true, mode: 0o700 })
+  // (the directory the user named, or the default: its owner could move the private one away, and
+  // others could where it is writable without the sticky bit)
+  const ps = statSync(parent)
+  const me = myUid()
+  if (me >= 0 && ps.uid !== me && ps.uid !== 0) throw new NoteError(`${parent} belongs to user ${ps.uid}, neither this user (${me}) nor root: the file rendezvous refuses it; set AMLAPI_RENDEZVOUS=file:DIR to a directory of your own`)
+  if ((ps.mode & 0o022) !== 0 && (ps.mode & 0o1000) === 0) throw new NoteError(`${parent} may be written by others and has no sticky bit (mode ${(ps.mode & 0o7777).toString(8)}): the file rendezvous refuses it; use a directory of your own, or one with the sticky bit as /tmp has`)
   try { mkdirSync(dir, { mode: 0o700 }) } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e }
   const st = lstatSync(dir)
   const uid = myUid()

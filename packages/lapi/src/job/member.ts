@@ -104,6 +104,14 @@ export async function runMember (o: MemberOptions): Promise<number> {
     job = await new Promise<JobMessage>((resolve, reject) => {
       notJoined = reject
       let joined = false
+      // (a rendezvous that answers and then says nothing — something else on its port — is given up
+      // at the start deadline like one that never answers)
+      const unwelcomed = setTimeout(() => {
+        if (joined) return
+        sock.destroy()
+        reject(new Error(`the rendezvous at ${rv} did not welcome this process within ${START_TIMEOUT_MS / 1000} s (is AMLAPI_RENDEZVOUS process 0's address?)`))
+      }, Math.max(0, startEnd - performance.now()))
+      unwelcomed.unref()
       /** One connection to the rendezvous, up to its welcome (then the job's). */
       const attempt = (s: Socket): void => {
         sock = s
@@ -124,6 +132,7 @@ export async function runMember (o: MemberOptions): Promise<number> {
           } else if (t === 'welcome' && !joined && challenge !== null) {
             if (!sameProof(field(m, 'p'), proof(key, 'rendezvous', challenge, nonce, rank))) { fail(new Error('the rendezvous did not prove the job key')); return }
             joined = true
+            clearTimeout(unwelcomed)
             reader.setLimit(MAX_MESSAGE_BYTES)
             log.debug({ rendezvous: rv }, 'welcomed by the rendezvous')
             void transport.listen().then((a) => s.write(encodeMessage({ t: 'addr', host: a.host, port: a.port })), reject)

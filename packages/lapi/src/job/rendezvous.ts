@@ -92,7 +92,8 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
         const why = !proved ? 'it did not prove the job key'
           : typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P ? `rank ${String(r)} is not in the job (0-${P - 1})`
             : socks[r] !== null ? `rank ${r} is in the job already` : ''
-        if (why !== '') { gate.refuse(sock, why); return }
+        // (nothing more is read from a refused connection: what it sent after costs nothing)
+        if (why !== '') { reader.stop(); gate.refuse(sock, why); return }
         rank = r as number
         gate.proven(sock)
         reader.setLimit(MAX_MESSAGE_BYTES)

@@ -455,6 +455,15 @@ export class DatagramPath extends StreamPath {
     return p !== this.self && this.u[this.uw(p, U_READY)] === 1 && (this.w[this.word(p, FLAGS)]! & PEER_ERROR) === 0
   }
 
+  /**
+   * Whether peer `p` said goodbye: it is sent nothing more but the acknowledgements its own
+   * datagrams call for — no data, no resend, no keepalive — so that its port, once its process has
+   * gone and whoever may have taken the port, hears nothing of the pair.
+   */
+  private gone (p: number): boolean {
+    return (this.w[this.word(p, FLAGS)]! & PEER_BYE) !== 0
+  }
+
   // ─────────────────────────────── out ───────────────────────────────
 
   /**
@@ -494,7 +503,7 @@ export class DatagramPath extends StreamPath {
   }
 
   protected override writeOut (p: number): number {
-    if (!this.live(p)) return 0
+    if (!this.live(p) || this.gone(p)) return 0
     const sent = this.u[this.uw(p, U_SENT)]!
     const end = this.w[this.word(p, TX_END)]!
     if (sent < end) this.sendNew(p, sent, end)
@@ -1059,6 +1068,14 @@ export class DatagramPath extends StreamPath {
       const heard = this.t[this.tw(p, T_HEARD)]!
       if (now - heard > this.peerTimeout) { this.lose(p, LOST_SILENT); continue }
       if (heard + this.peerTimeout < next) next = heard + this.peerTimeout
+      if (this.gone(p)) {
+        // (only what its own datagrams call for: the acknowledgement owed)
+        if (this.u[this.uw(p, U_ACK_OWED)] !== 0) {
+          const at = this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS
+          if (at <= now) { this.emit(p, DG_ACK, 0, 0, 0); this.ds[D_ACKS]!++ } else if (at < next) next = at
+        }
+        continue
+      }
       const una = this.u[this.uw(p, U_SND_UNA)]!
       const nxt = this.u[this.uw(p, U_SND_NXT)]!
       // (RFC 6298: when the oldest datagram not acknowledged times out it alone is sent again and

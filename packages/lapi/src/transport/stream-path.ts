@@ -503,6 +503,10 @@ export class StreamPath implements FramePath {
         this.st[S_FRAMES_DROPPED]!++
       } else if (kind === FRAME_BYE) {
         this.onBye(p)
+      } else if ((this.w[this.word(p, FLAGS)]! & PEER_BYE) !== 0) {
+        // (a goodbye is a peer's last frame: whatever follows it is nobody's, as a datagram sent in a
+        // departed peer's name by whoever took its port would be)
+        this.st[S_FRAMES_DROPPED]!++
       } else {
         if (!onFrame(p, kind, dv.getUint32(at + 8, true), b, at + FRAME_HEADER_BYTES, len)) break
         this.st[S_FRAMES_RECEIVED]!++

@@ -231,7 +231,8 @@ export class TcpTransport implements Transport {
       const why = !proved ? 'it did not prove the job key'
         : typeof r !== 'number' || !Number.isInteger(r) || r <= rank || r >= size ? `rank ${String(r)} does not connect to this process`
           : this.peers[r]!.sock !== null ? `process ${r} is connected already` : ''
-      if (why !== '') { this.gate.refuse(sock, why); return }
+      // (nothing more is read from a refused connection: what it sent after costs nothing)
+      if (why !== '') { reader.stop(); this.gate.refuse(sock, why); return }
       const peer = r as number
       this.gate.proven(sock)
       sock.write(encodeMessage({ t: 'welcome', rank, p: proof(key, 'tcp-accept', challenge, n as Uint8Array, rank, peer) }))

@@ -32,7 +32,7 @@ import { randomBytes } from 'node:crypto'
 import { NONCE_BYTES, makeNonce, proof, sameProof } from './auth.js'
 import type { PeerAddress, Transport, TransportEvents, TransportStats } from './contract.js'
 import type { FaultSpec } from './faults.js'
-import { PRE_AUTH_MAX_BYTES, decodeBody, encodeBody } from './messages.js'
+import { PRE_AUTH_MAX_BYTES, decodeFlat, encodeBody } from './messages.js'
 import {
   DG_HEADER_BYTES, DG_MAC_BYTES, LOST_REFUSED, MAX_WINDOW, datagramLoss, markLost, datagramStats, setDatagramPeer, setReceiveFd, type DatagramOptions, type DatagramShared, type DatagramStats,
 } from './datagram-path.js'
@@ -250,7 +250,7 @@ export class UdpTransport implements Transport {
     if (b.length > PRE_AUTH_MAX_BYTES) { this.refuse(from, `a handshake datagram of ${b.length} bytes`); return }
     let m: Record<string, unknown>
     try {
-      const v = decodeBody(b.subarray(4))
+      const v = decodeFlat(b.subarray(4))
       if (v === null || typeof v !== 'object') throw new Error('not a map')
       m = v as Record<string, unknown>
     } catch { this.refuse(from, 'a body that does not decode'); return }
