@@ -1,10 +1,13 @@
 /**
  * Property-based fuzzing of what faces strangers before they prove the job key (docs/security.md):
  *
- *   - `readMessages`, the length-prefixed msgpackr framing (fed directly, through a socket
- *     stand-in): any bytes in any chunking; the model of one buffer parsed at once says what it
- *     must make of them; its copying stays linear; every decode of a body of at most 1 KiB, however
- *     hostile (msgpackr's extensions, the structured-clone blowup among them), is quick.
+ *   - `readMessages`, the length-prefixed framing (fed directly, through a socket stand-in): any
+ *     bytes in any chunking; the model of one buffer parsed at once says what it must make of them
+ *     (before the key: flat maps only, `decodeFlat`'s rules; after `setLimit`: any msgpack value);
+ *     its copying stays linear; every decode of a body of at most 1 KiB, however hostile
+ *     (msgpackr's extensions, the structured-clone blowup among them), is quick.
+ *   - `decodeFlat`, through a reader before the key: flat maps round-trip, any mutation of one is a
+ *     flat map or an error as the model says, quickly; the bombs are refused in microseconds.
  *   - The rendezvous, the tcp transport's listener and the udp handshake: fuzzed bytes and
  *     hello-like messages from strangers (wrong keys, replayed and reflected proofs, odd types,
  *     truncated streams) are refused, never welcomed, and a member with the key still joins after.
@@ -22,7 +25,8 @@ import {
   MAX_MESSAGE_BYTES, TcpTransport, createStreamShared, decodeBody, encodeMessage, makeKey, makeNonce, proof, readMessages, sameProof, type PeerAddress,
 } from '@amlapi/lapi/transport'
 import {
-  FUZZ_SEED, FakeSocket, budget, chunkSizesArb, chunked, fingerprint, fixedHostileBodies, framed, hostileBodyArb, mstr, modelStream, note, prototypeNames,
+  FUZZ_SEED, FakeSocket, budget, chunkSizesArb, chunked, errorBomb, fixedHostileBodies, flatBodyArb, flatForm, flatMapArb, flatModel, flatMutationArb,
+  flatOrNull, flatValueArb, flatViolations, framed, hostileBodyArb, mstr, modelStream, mutateBody, note, printerFor, prototypeNames,
   runFor, streamPieceArb, structuredCloneBomb, Suspects, timed,
 } from './helpers/fuzz-msgpack.js'
 import { build, planArb, recipeArb, stranger, type Listener } from './helpers/fuzz-net.js'
@@ -102,15 +106,88 @@ function expectDecoderClean (why: string): void {
   expect(decodeBody(REFERENCE_BYTES), `${why}: a later message decodes as it should`).toEqual(REFERENCE)
 }
 
+/** The longest one flat decode may take (timed once more when over), ms; the most a bomb's refusal may take on average. */
+const FLAT_MS = 5
+const BOMB_MEAN_MS = 0.25
+
+/** One body through a reader before the key (framed, in one chunk): its outcomes, the message or why not, how long it took (ms). */
+function throughReader (body: Uint8Array): { outcomes: number, m: unknown, why: string | null, ms: number } {
+  const msg = framed(body)
+  const sock = new FakeSocket()
+  const r: { outcomes: number, m: unknown, why: string | null, ms: number } = { outcomes: 0, m: undefined, why: null, ms: 0 }
+  readMessages(sock.sock, (m) => { r.outcomes++; r.m = m }, (w) => { r.outcomes++; r.why = w })
+  const t0 = performance.now()
+  sock.feed(msg)
+  r.ms = performance.now() - t0
+  return r
+}
+
+/** A map's entries, Buffers as their bytes (what a flat map is compared by). */
+function entries (m: unknown): Array<[string, unknown]> {
+  if (m === null || typeof m !== 'object') return [['not a map', m]]
+  return Object.keys(m).map((k) => {
+    const v = (m as Record<string, unknown>)[k]
+    return [k, v instanceof Uint8Array ? `bytes ${Buffer.from(v).toString('hex')}` : v]
+  })
+}
+
+/** Scalars no flat map may hold: floats, integers past 32 bits, extensions (a date, a bigint), long strings and binaries. */
+const badScalarArb: fc.Arbitrary<unknown> = fc.oneof(
+  fc.double({ noInteger: true }), fc.constantFrom(2 ** 32, -(2 ** 31) - 1, 2 ** 53, -(2 ** 53), 0.5, Infinity, Number.NaN),
+  fc.date({ noInvalidDate: true }), fc.bigInt({ min: -(BigInt(2) ** BigInt(63)), max: BigInt(2) ** BigInt(64) - BigInt(1) }),
+  fc.string({ unit: 'grapheme-ascii', minLength: 256, maxLength: 400 }), fc.uint8Array({ minLength: 256, maxLength: 300 }).map((b) => Buffer.from(b)),
+)
+/** Values no flat map may hold: those scalars, arrays, maps. */
+const badValueArb: fc.Arbitrary<unknown> = fc.oneof(badScalarArb, fc.array(flatValueArb, { maxLength: 3 }), flatMapArb)
+
+/**
+ * Values that are no flat map: not a map (undefined among them: in a map, msgpackr leaves it out), a
+ * map with a value not flat, more than 16 entries, a key over 32 characters.
+ */
+const generalArb: fc.Arbitrary<unknown> = fc.oneof(
+  flatValueArb, badScalarArb, fc.array(flatValueArb, { maxLength: 4 }), fc.constant(undefined),
+  fc.tuple(flatMapArb, fc.string({ unit: 'grapheme-ascii', maxLength: 6 }), badValueArb).map(([m, k, v]) => ({ ...m, [k]: v })),
+  fc.dictionary(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 6 }), flatValueArb, { minKeys: 17, maxKeys: 20 }),
+  fc.tuple(flatMapArb, fc.string({ unit: 'grapheme-ascii', minLength: 33, maxLength: 60 }), flatValueArb).map(([m, k, v]) => ({ ...m, [k]: v })),
+)
+
+/** Any msgpack value msgpackr gives back equal (what a peer that proved the key may send). */
+const anyValueArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true },
+    fc.integer(), fc.maxSafeInteger(), fc.double().map((d) => Object.is(d, -0) ? 0 : d), fc.string({ unit: 'grapheme', maxLength: 40 }),
+    fc.boolean(), fc.constant(null), fc.date({ noInvalidDate: true }),
+    fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b)),
+    fc.array(tie('value'), { maxLength: 6 }),
+    fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 8 }).filter((k) => k !== '__proto__'), tie('value'), { maxKeys: 6, noNullPrototype: true })),
+})).value
+
+/** Whether `v` has a key `__proto__` anywhere (msgpackr gives it back as `__proto_`). */
+function hasProtoKey (v: unknown): boolean {
+  if (v === null || typeof v !== 'object' || v instanceof Uint8Array || v instanceof Date) return false
+  return Object.keys(v).some((k) => k === '__proto__' || hasProtoKey((v as Record<string, unknown>)[k]))
+}
+
+/** A flat message whose body is `size` bytes or a little less (entries of strings of at most 200 characters). */
+function flatOfSize (size: number): Buffer {
+  const m: Record<string, string> = { t: 'x' }
+  for (let i = 0; i < 15 && encodeMessage(m).length - 4 < size - 8; i++) {
+    // (a key of 2 characters and a str8 header: 5 bytes)
+    m[`p${i.toString(16)}`] = 'p'.repeat(Math.max(0, Math.min(200, size - (encodeMessage(m).length - 4) - 5)))
+  }
+  return encodeMessage(m)
+}
+
 describe('readMessages: the framing before the key', () => {
   it(`any bytes, in any chunking, stopped anywhere: what one buffer parsed at once gives; one error at most, then nothing; ` +
     `buffered < 4 + limit (seed ${FUZZ_SEED})`, () => {
     const ms = budget(700)
     let runs = 0; let messages = 0; let errors = 0; let bytes = 0
+    // (up to PRE_AUTH_MAX_BYTES the reader takes flat maps only; 4096: any msgpack, as after the key)
     const limitArb = fc.constantFrom<number | undefined>(undefined, undefined, 16, 300, 4096)
     fc.assert(fc.property(limitArb, fc.array(streamPieceArb(1024), { maxLength: 12 }), chunkSizesArb, fc.nat(), (lim, pieces, sizes, stopAt) => {
       runs++
       const max = lim ?? PRE_AUTH_MAX_BYTES
+      const print = printerFor(max)
       const chunks = chunked(Buffer.concat(pieces), sizes)
       const k = stopAt % (chunks.length + 1)
       const fed = Buffer.concat(chunks.slice(0, k))
@@ -120,7 +197,7 @@ describe('readMessages: the framing before the key', () => {
       const got: string[] = []; const why: string[] = []
       let late = 0
       const r = readMessages(sock.sock,
-        (m) => { if (why.length > 0) late++; got.push(fingerprint(m)) },
+        (m) => { if (why.length > 0) late++; got.push(print(m)) },
         (w) => { if (why.length > 0) late++; why.push(w) }, lim)
       const copied = copiedBy(() => { for (const c of chunks.slice(0, k)) sock.feed(c) })
       if (why.length > 0) expect(sock.listenerCount('data'), 'reading stops at an error').toBe(0)
@@ -162,38 +239,89 @@ describe('readMessages: the framing before the key', () => {
     expect(runs).toBeGreaterThan(10)
   }, limit(budget(150)))
 
-  it(`well-formed messages round-trip under any chunking (seed ${FUZZ_SEED})`, () => {
-    const ms = budget(400)
-    const key = fc.string({ unit: 'grapheme', maxLength: 8 }).filter((k) => k !== '__proto__')
-    const { value } = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small', withCrossShrink: true },
-        fc.integer(), fc.maxSafeInteger(), fc.double().map((d) => Object.is(d, -0) ? 0 : d), fc.string({ unit: 'grapheme', maxLength: 40 }),
-        fc.boolean(), fc.constant(null),
-        fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b)),
-        fc.array(tie('value'), { maxLength: 6 }), fc.dictionary(key, tie('value'), { maxKeys: 6, noNullPrototype: true })),
-    }))
+  it(`flat maps (encodeMessage's, and written by hand in every encoding the rules take) round-trip before the key under any chunking ` +
+    `(seed ${FUZZ_SEED})`, () => {
+    const ms = budget(150)
+    const msgArb = fc.oneof(
+      flatMapArb.map((m) => ({ bytes: encodeMessage(m), want: m })),
+      flatBodyArb.map((f) => ({ bytes: framed(f.body), want: f.want })),
+    )
     let runs = 0; let total = 0
-    fc.assert(fc.property(fc.array(value, { minLength: 1, maxLength: 10 }), chunkSizesArb, (msgs, sizes) => {
+    fc.assert(fc.property(fc.array(msgArb, { minLength: 1, maxLength: 10 }), chunkSizesArb, (all, sizes) => {
       runs++
-      const enc = msgs.map((m) => encodeMessage(m))
-      const big = enc.some((e) => e.length - 4 > PRE_AUTH_MAX_BYTES)
+      // (a flat map over 1 KiB cannot come before the key)
+      const msgs = all.filter((m) => m.bytes.length - 4 <= PRE_AUTH_MAX_BYTES)
       const sock = new FakeSocket()
       const got: unknown[] = []; const why: string[] = []
-      const r = readMessages(sock.sock, (m) => got.push(m), (w) => why.push(w), big ? MAX_MESSAGE_BYTES : undefined)
-      for (const c of chunked(Buffer.concat(enc), sizes)) sock.feed(c)
+      const r = readMessages(sock.sock, (m) => got.push(m), (w) => why.push(w))
+      for (const c of chunked(Buffer.concat(msgs.map((m) => m.bytes)), sizes)) sock.feed(c)
       total += got.length
       expect(why).toEqual([])
-      expect(got).toEqual(msgs)
+      expect(got.map(flatViolations).flat()).toEqual([])
+      expect(got.map(entries)).toEqual(msgs.map((m) => entries(m.want)))
       expect(r.stop().length).toBe(0)
     }), runFor(ms))
-    note(`round trip: ${runs} runs, ${total} messages in ${ms} ms`)
+    note(`flat round trip: ${runs} runs, ${total} messages in ${ms} ms`)
     expect(runs).toBeGreaterThan(10)
-  }, limit(budget(400)))
+  }, limit(budget(150)))
 
-  it('buffering is linear: 1 MiB of small messages, and of 1 KiB ones, fed a byte at a time, each byte copied at most twice', () => {
+  it(`general values (arrays, nested maps, floats, extensions, long strings, too many or long keys) before the key: flat maps ` +
+    `before them delivered, then one error, then nothing (seed ${FUZZ_SEED})`, () => {
+    const ms = budget(100)
+    let runs = 0; let decodeErrors = 0
+    fc.assert(fc.property(fc.array(flatMapArb, { maxLength: 3 }), generalArb, fc.array(flatMapArb, { maxLength: 3 }), chunkSizesArb,
+      (before, general, after, sizes) => {
+        runs++
+        const head = before.map((m) => encodeMessage(m)).filter((b) => b.length - 4 <= PRE_AUTH_MAX_BYTES)
+        const bad = encodeMessage(general)
+        expect(flatOrNull(bad.subarray(4)), `the model takes ${fc.stringify(general)} as flat`).toBeNull()
+        const sock = new FakeSocket()
+        const got: unknown[] = []; const why: string[] = []
+        let late = 0
+        readMessages(sock.sock, (m) => { if (why.length > 0) late++; got.push(m) }, (w) => { if (why.length > 0) late++; why.push(w) })
+        for (const c of chunked(Buffer.concat([...head, bad, ...after.map((m) => encodeMessage(m))]), sizes)) sock.feed(c)
+        expect(got.map(entries)).toEqual(head.map((b) => entries(flatModel(b.subarray(4)))))
+        expect(why.length, why.join('; ')).toBe(1)
+        expect(why[0]).toMatch(bad.length - 4 > PRE_AUTH_MAX_BYTES ? /^a control message of \d+ bytes/ : /^a control message that does not decode/)
+        if (bad.length - 4 <= PRE_AUTH_MAX_BYTES) decodeErrors++
+        expect(late, 'nothing after the error').toBe(0)
+        expect(sock.listenerCount('data'), 'reading stops at the error').toBe(0)
+      }), runFor(ms))
+    note(`general before the key: ${runs} runs, ${decodeErrors} refused by the decoder in ${ms} ms`)
+    expect(runs).toBeGreaterThan(10)
+    expect(decodeErrors).toBeGreaterThan(runs / 2)
+  }, limit(budget(100)))
+
+  it(`after setLimit(MAX_MESSAGE_BYTES) (or a reader made so) any msgpack value round-trips under any chunking (seed ${FUZZ_SEED})`, () => {
+    const ms = budget(150)
+    let runs = 0; let total = 0
+    fc.assert(fc.property(fc.array(fc.oneof(anyValueArb, generalArb.filter((v) => !hasProtoKey(v))), { minLength: 1, maxLength: 10 }), fc.boolean(), chunkSizesArb, (msgs, made, sizes) => {
+      runs++
+      // (raised by the first message, a flat hello, as a listener does once the peer proved the key: the next is taken with msgpackr at once)
+      const hello = { t: 'hello', n: Buffer.alloc(16, 7) }
+      const sock = new FakeSocket()
+      const got: unknown[] = []; const why: string[] = []
+      const r = readMessages(sock.sock, (m) => {
+        if (!made && got.length === 0) r.setLimit(MAX_MESSAGE_BYTES)
+        got.push(m)
+      }, (w) => why.push(w), made ? MAX_MESSAGE_BYTES : undefined)
+      const stream = Buffer.concat([...(made ? [] : [encodeMessage(hello)]), ...msgs.map((m) => encodeMessage(m))])
+      for (const c of chunked(stream, sizes)) sock.feed(c)
+      total += got.length
+      expect(why).toEqual([])
+      expect(made ? got : got.slice(1)).toEqual(msgs)
+      if (!made) expect(entries(got[0])).toEqual(entries(hello))
+      expect(r.stop().length).toBe(0)
+    }), runFor(ms))
+    note(`round trip after the key: ${runs} runs, ${total} messages in ${ms} ms`)
+    expect(runs).toBeGreaterThan(10)
+  }, limit(budget(150)))
+
+  it('buffering is linear: 1 MiB of small flat messages, and of 1 KiB ones, fed a byte at a time, each byte copied at most twice', () => {
     for (const size of [24, PRE_AUTH_MAX_BYTES]) {
-      const one = encodeMessage({ t: 'x', pad: 'p'.repeat(size - 14) })
+      const one = flatOfSize(size)
       expect(one.length - 4).toBeLessThanOrEqual(PRE_AUTH_MAX_BYTES)
+      expect(one.length - 4).toBeGreaterThanOrEqual(size - 8)
       const count = Math.ceil((1 << 20) / one.length)
       const stream = Buffer.concat(new Array<Buffer>(count).fill(one))
       const sock = new FakeSocket()
@@ -209,6 +337,95 @@ describe('readMessages: the framing before the key', () => {
       expect(ms, `${stream.length} bytes a byte at a time`).toBeLessThan(5000)
     }
   }, 60_000)
+})
+
+describe('decodeFlat, through a reader before the key', () => {
+  it(`every flat map fast-check makes decodes to an equal map with a null prototype: encodeMessage's body, and one written by ` +
+    `hand in any encoding the rules take (seed ${FUZZ_SEED})`, () => {
+    const ms = budget(100)
+    let runs = 0; let over = 0
+    const caseArb = fc.oneof(flatMapArb.map((m) => ({ body: encodeMessage(m).subarray(4), want: m })), flatBodyArb)
+    fc.assert(fc.property(caseArb, ({ body, want }) => {
+      runs++
+      const r = throughReader(body)
+      expect(r.outcomes, 'one outcome').toBe(1)
+      if (body.length > PRE_AUTH_MAX_BYTES) { over++; expect(r.why).toMatch(/^a control message of \d+ bytes/); return }
+      expect(r.why).toBeNull()
+      expect(flatViolations(r.m)).toEqual([])
+      expect(entries(r.m)).toEqual(entries(want))
+    }), runFor(ms))
+    note(`flat maps: ${runs} runs (${over} over 1 KiB) in ${ms} ms`)
+    expect(runs).toBeGreaterThan(10)
+  }, limit(budget(100)))
+
+  it(`any mutation, truncation or extension of a flat map's body is a flat map or one error, as the model says; each within ` +
+    `${FLAT_MS} ms (seed ${FUZZ_SEED})`, () => {
+    const ms = budget(250)
+    const protos = prototypeNames()
+    const slow: string[] = []
+    let runs = 0; let maps = 0; let worst = 0
+    const baseArb = fc.oneof(flatBodyArb.map((f) => f.body), flatMapArb.map((m) => encodeMessage(m).subarray(4)))
+    fc.assert(fc.property(baseArb, fc.array(flatMutationArb, { minLength: 1, maxLength: 4 }), (base, muts) => {
+      runs++
+      // (cut to the limit: every body reaches the decoder)
+      const body = mutateBody(base, muts).subarray(0, PRE_AUTH_MAX_BYTES)
+      let r = throughReader(body)
+      let t = r.ms
+      // (a slow one is timed once more: a pause of a shared machine is no slow input)
+      if (t >= FLAT_MS) { r = throughReader(body); t = r.ms }
+      if (t >= FLAT_MS && slow.length < 20) slow.push(`${body.toString('hex')}: ${t.toFixed(2)} ms`)
+      worst = Math.max(worst, t)
+      const what = body.toString('hex').slice(0, 400)
+      expect(r.outcomes, `one outcome: ${what}`).toBe(1)
+      const want = flatOrNull(body)
+      if (want === null) {
+        expect(r.why, what).toMatch(/^a control message that does not decode/)
+      } else {
+        maps++
+        expect(r.why, what).toBeNull()
+        expect(flatViolations(r.m), what).toEqual([])
+        expect(flatForm(r.m), what).toBe(flatForm(want))
+      }
+    }), runFor(ms))
+    note(`flat mutations: ${runs} runs (${maps} still flat maps), worst ${worst.toFixed(3)} ms, in ${ms} ms`)
+    expect(slow, `decodes over ${FLAT_MS} ms twice`).toEqual([])
+    expect(runs).toBeGreaterThan(10)
+    expect(maps, 'some mutations leave a flat map').toBeGreaterThan(0)
+    expect(maps, 'most mutations break the map').toBeLessThan(runs)
+    expect(prototypeNames()).toBe(protos)
+  }, limit(budget(250)))
+
+  it(`the structured-clone and Error-extension bombs, and every fixed hostile body, are refused in well under 1 ms each on average`, () => {
+    const inMap = (b: Buffer): Buffer => Buffer.concat([Buffer.from([0x82, 0xa1, 0x74, 0xa5, ...Buffer.from('hello'), 0xa1, 0x6d]), b]).subarray(0, PRE_AUTH_MAX_BYTES)
+    const bombs: Array<[string, Buffer]> = [
+      ['structured clone, 998 bytes', structuredCloneBomb(76)],
+      ['Error extensions (d4 65 00 92 a1 45 a0) to 1 KiB', errorBomb()],
+      ['structured clone as a map value', inMap(structuredCloneBomb(76))],
+      ['Error extensions as a map value', inMap(errorBomb())],
+      ...fixedHostileBodies(),
+    ]
+    expect(structuredCloneBomb(76).length).toBe(998)
+    expect(errorBomb().length).toBeGreaterThan(PRE_AUTH_MAX_BYTES - 7)
+    const REPS = 40
+    const figures: string[] = []
+    for (const [name, body] of bombs) {
+      expect(body.length, name).toBeLessThanOrEqual(PRE_AUTH_MAX_BYTES)
+      expect(flatOrNull(body), `${name}: the model refuses it`).toBeNull()
+      const r = throughReader(body)
+      expect(r.outcomes, name).toBe(1)
+      expect(r.why, name).toMatch(/^a control message that does not decode/)
+      // (the least mean of three batches: a pause of a shared machine is not the decoder's)
+      let best = Infinity
+      for (let batch = 0; batch < 3; batch++) {
+        const t0 = performance.now()
+        for (let i = 0; i < REPS; i++) throughReader(body)
+        best = Math.min(best, (performance.now() - t0) / REPS)
+      }
+      figures.push(`${name}: ${(best * 1000).toFixed(1)} µs`)
+      expect(best, `${name}: mean ms per refusal`).toBeLessThan(BOMB_MEAN_MS)
+    }
+    note(`bombs refused before the key (mean of ${REPS}):`, figures)
+  })
 })
 
 describe('readMessages: hostile msgpack bodies of at most 1 KiB decode quickly', () => {
@@ -502,8 +719,10 @@ const udpRecipeArb: fc.Arbitrary<UdpRecipe> = fc.record({
   port: vArb(numArb), max: vArb(numArb), win: vArb(numArb), valid: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
   p: fc.constantFrom('absent', 'random', 'wrongKey', 'wrongKey', 'reflect', 'reflect', 'tamper', 'tamper', 'tamper', 'tamper', 'short', 'string'),
   tamper: fc.constantFrom('nj', 'ni', 'from', 'to', 'port', 'max', 'win'),
-  extra: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
-  pad: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, fc.nat({ max: 1500 })),
+  // (flat extras mostly, so that a map reaches the checks after the decoder; some not flat)
+  extra: fc.oneof({ arbitrary: fc.dictionary(fc.string({ maxLength: 4 }), flatValueArb, { maxKeys: 2 }), weight: 3 },
+    fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })),
+  pad: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, fc.nat({ max: 250 }), fc.nat({ max: 1500 })),
   nonce: fc.uint8Array({ minLength: 16, maxLength: 16 }),
   random: fc.uint8Array({ minLength: 32, maxLength: 32 }),
   hostile: hostileBodyArb(2000),
@@ -573,15 +792,14 @@ function udpDatagram (rc: UdpRecipe, key: Uint8Array, inside: UdpInside): Buffer
   return rc.magic === 'cut' ? magic : Buffer.concat([magic, body])
 }
 
-/** What process 1 of 3 must do with handshake datagram `b` from a stranger: answer a well-formed hello from rank 2 (stateless), else refuse it. */
+/**
+ * What process 1 of 3 must do with handshake datagram `b` from a stranger: answer a well-formed hello
+ * from rank 2 (stateless), else refuse it. Its body must be a flat map (`flatModel`: a stranger's).
+ */
 function udpVerdict (b: Buffer): 'answer' | 'refuse' {
   if (b.length < 5 || b.length > PRE_AUTH_MAX_BYTES || !b.subarray(0, 4).equals(MAGIC)) return 'refuse'
-  let m: Record<string, unknown>
-  try {
-    const v = decodeBody(b.subarray(4))
-    if (v === null || typeof v !== 'object') return 'refuse'
-    m = v as Record<string, unknown>
-  } catch { return 'refuse' }
+  const m = flatOrNull(b.subarray(4))
+  if (m === null) return 'refuse'
   const from = m['from']; const nj = m['nj']
   return m['to'] === 1 && m['t'] === 'hello' && from === 2 && nj instanceof Uint8Array && nj.length === 16 ? 'answer' : 'refuse'
 }

@@ -260,6 +260,29 @@ export class DatagramPair {
     this.drainA()
   }
 
+  /** Queues `from`'s goodbye to the other side (the stream path's `bye()`, as a closing transport does) and sends it; false when its queue had no room. */
+  goodbye (from: Side): boolean {
+    const queued = from.path.bye()
+    from.path.flush()
+    return queued
+  }
+
+  /**
+   * The datagrams waiting at `s`'s receiving socket (at most 4096), read by the test instead of its
+   * path: only for a side not polled (B once stopped), whose datagrams would otherwise be its path's.
+   */
+  takeAt (s: Side): Buffer[] {
+    if (s === this.a || (s === this.b && this.bRuns)) throw new Error('takeAt: that side\'s path reads its socket')
+    const fd = handleOf(s.rx).fd
+    const out: Buffer[] = []
+    for (let k = 0; k < 4096; k++) {
+      const n = readOne(fd, this.buf)
+      if (n < 0) break
+      out.push(Buffer.from(this.buf.subarray(0, n)))
+    }
+    return out
+  }
+
   /** Sends `bytes` to A's receiving socket as one datagram (taken or dropped at the next step). */
   attack (bytes: Uint8Array): void {
     writeSync(handleOf(this.attacker).fd, bytes, 0, bytes.length)

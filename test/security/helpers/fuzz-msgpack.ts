@@ -1,12 +1,15 @@
 /**
  * What the fuzz tests (test/security/fuzz.test.ts) feed the control-message parsers: hostile
- * msgpack bodies (huge headers, deep nesting, every extension, msgpackr's own extensions), length
- * prefixed streams of them, and a model of `readMessages` to check the parser against; the seed
- * and time budget they run with; a socket stand-in and a timer for single decodes.
+ * msgpack bodies (huge headers, deep nesting, every extension, msgpackr's own extensions), flat
+ * maps (what a peer that has not proved the key may send) and their mutations, length prefixed
+ * streams of them, and a model of `readMessages` to check the parser against (the flat rules up to
+ * PRE_AUTH_MAX_BYTES, msgpackr above); the seed and time budget they run with; a socket stand-in
+ * and a timer for single decodes.
  */
 import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
 import fc from 'fast-check'
+import { PRE_AUTH_MAX_BYTES } from '@amlapi/lapi/internal'
 import { decodeBody, encodeMessage } from '@amlapi/lapi/transport'
 
 /** The seed of every property (FUZZ_SEED overrides), and the time budget of one, ms (FUZZ_MS overrides `dflt`). */
@@ -44,6 +47,12 @@ export function structuredCloneBomb (depth = 76): Buffer {
   return Buffer.from([...def(depth), 0xc0])
 }
 
+/** msgpackr's Error extension `d4 65 00 92 a1 45 a0` (an error of ['E', '']) repeated to fill `max` bytes. */
+export function errorBomb (max = 1024): Buffer {
+  const one = [0xd4, 0x65, 0x00, 0x92, 0xa1, 0x45, 0xa0]
+  return Buffer.from(new Array<number[]>(Math.floor(max / one.length)).fill(one).flat())
+}
+
 /** Fixed hostile bodies (each at most 1 KiB), besides what the arbitraries make. */
 export function fixedHostileBodies (): Array<[string, Buffer]> {
   const out: Array<[string, Buffer]> = []
@@ -68,6 +77,7 @@ export function fixedHostileBodies (): Array<[string, Buffer]> {
   out.push(['340 nested maps', Buffer.from([...new Array<number>(340).fill(0).flatMap(() => [0x81, 0xa1, 0x61]), 0xc0])])
   out.push(['255 nested sets', Buffer.from([...new Array<number>(255).fill(0).flatMap(() => [0xd4, 0x73, 0x00, 0x91]), 0xc0])])
   out.push(['nested errors', Buffer.from([...new Array<number>(120).fill(0).flatMap(() => [0xd4, 0x65, 0x00, 0x93, ...mstr('E'), 0xa0]), 0xc0].slice(0, 1024))])
+  out.push(['errors side by side, 1 KiB', errorBomb()])
   // errors named by the error inside them, 255 deep: each is made a string for its lookup, the
   // whole chain below it (quadratic: the costliest 1 KiB body found, some 15-20 ms)
   out.push(['error chain, 255 deep', Buffer.from([...new Array<number>(255).fill(0).flatMap(() => [0xd4, 0x65, 0x00, 0x91]), 0xc0])])
@@ -160,9 +170,12 @@ export function framed (body: Uint8Array, n = body.length): Buffer {
   return out
 }
 
-/** A piece of a byte stream: a well-formed message, a hostile one, a bad prefix, bytes. */
+/** A piece of a byte stream: a well-formed message (flat or not), a hostile one, a mutated flat one, a bad prefix, bytes. */
 export const streamPieceArb = (limit: number): fc.Arbitrary<Buffer> => fc.oneof(
   fc.jsonValue({ maxDepth: 2 }).map((v) => encodeMessage(v)),
+  flatMapArb.map((v) => encodeMessage(v)),
+  flatBodyArb.map((f) => framed(f.body)),
+  fc.tuple(flatBodyArb, fc.array(flatMutationArb, { minLength: 1, maxLength: 3 })).map(([f, ms]) => framed(mutateBody(f.body, ms))),
   hostileBodyArb(Math.min(limit, 300)).map((b) => framed(b)),
   fc.tuple(fc.constantFrom(limit, limit + 1, 0xffffffff, 0, 1, 4), fc.uint8Array({ maxLength: 40 })).map(([n, b]) => framed(b, n)),
   fc.uint8Array({ maxLength: 48 }).map((b) => Buffer.from(b)),
@@ -190,17 +203,26 @@ export const chunkSizesArb: fc.Arbitrary<readonly number[]> = fc.oneof(
 /** What `readMessages` must make of a stream, whatever its chunking: its messages, whether it failed, what is left. */
 export interface StreamVerdict { messages: string[], error: boolean, rest: Buffer }
 
-/** The model: the stream parsed as one buffer, messages fingerprinted. */
+/** How a reader created with limit `limit` prints what it decodes: `flatForm` (exact) while it takes flat maps only, else `fingerprint`. */
+export const printerFor = (limit: number): (v: unknown) => string => limit <= PRE_AUTH_MAX_BYTES ? flatForm : fingerprint
+
+/**
+ * The model: the stream parsed as one buffer, messages printed (`printerFor`). A reader created
+ * with a limit of at most PRE_AUTH_MAX_BYTES takes flat maps only (`flatModel`), else any msgpack.
+ */
 export function modelStream (bytes: Buffer, limit: number): StreamVerdict {
   const messages: string[] = []
+  const flat = limit <= PRE_AUTH_MAX_BYTES
+  const print = printerFor(limit)
   let at = 0
   while (bytes.length - at >= 4) {
     const n = bytes.readUInt32LE(at)
     if (n > limit) return { messages, error: true, rest: Buffer.alloc(0) }
     if (bytes.length - at < 4 + n) break
     let m: unknown
-    try { m = decodeBody(bytes.subarray(at + 4, at + 4 + n)) } catch { return { messages, error: true, rest: Buffer.alloc(0) } }
-    messages.push(fingerprint(m))
+    const body = bytes.subarray(at + 4, at + 4 + n)
+    try { m = flat ? flatModel(body) : decodeBody(body) } catch { return { messages, error: true, rest: Buffer.alloc(0) } }
+    messages.push(print(m))
     at += 4 + n
   }
   return { messages, error: false, rest: bytes.subarray(at) }
@@ -275,4 +297,201 @@ export class Suspects {
 /** Own property names of the built-in prototypes a decoded key could pollute. */
 export function prototypeNames (): string {
   return [Object.prototype, Array.prototype, Function.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(',')).join('|')
+}
+
+// ───────────── flat maps: what a peer that has not proved the key may send ─────────────
+
+/** A flat map's most entries, and its keys' most characters (UTF-16 units, once decoded): transport/messages.ts. */
+export const FLAT_ENTRIES = 16
+export const FLAT_KEY_CHARS = 32
+const utf8 = new TextDecoder()
+
+/**
+ * The model of `decodeFlat` (transport/messages.ts), written apart from it: a fixmap or map16 of at
+ * most FLAT_ENTRIES entries, each key a fixstr or str8 of at most FLAT_KEY_CHARS characters, each
+ * value nil, a boolean, a fixint, uint8/16/32, int8/16/32, a fixstr or str8 (UTF-8, bad bytes
+ * replaced) or a bin8 (a Buffer); nothing after it. Anything else throws. A key given twice keeps
+ * its later value. The object has a null prototype.
+ */
+export function flatModel (b: Uint8Array): Record<string, unknown> {
+  let i = 0
+  const take = (n: number): Uint8Array => {
+    if (b.length - i < n) throw new Error(`${n} bytes wanted at ${i}, ${b.length - i} left`)
+    i += n
+    return b.subarray(i - n, i)
+  }
+  const uint = (n: number): number => take(n).reduce((x, y) => x * 256 + y, 0)
+  const int = (n: number): number => { const v = uint(n); return v >= 2 ** (8 * n - 1) ? v - 2 ** (8 * n) : v }
+  const item = (): unknown => {
+    const t = uint(1)
+    if (t <= 0x7f) return t
+    if (t >= 0xe0) return t - 0x100
+    if (t >= 0xa0 && t <= 0xbf) return utf8.decode(take(t - 0xa0))
+    const widths: Record<number, () => unknown> = {
+      0xc0: () => null, 0xc2: () => false, 0xc3: () => true, 0xc4: () => Buffer.from(take(uint(1))), 0xd9: () => utf8.decode(take(uint(1))),
+      0xcc: () => uint(1), 0xcd: () => uint(2), 0xce: () => uint(4), 0xd0: () => int(1), 0xd1: () => int(2), 0xd2: () => int(4),
+    }
+    const f = widths[t]
+    if (f === undefined) throw new Error(`type 0x${t.toString(16)}`)
+    return f()
+  }
+  const h = uint(1)
+  const n = h >= 0x80 && h <= 0x8f ? h - 0x80 : h === 0xde ? uint(2) : -1
+  if (n < 0) throw new Error('not a map')
+  if (n > FLAT_ENTRIES) throw new Error(`${n} entries`)
+  const out = Object.create(null) as Record<string, unknown>
+  for (let e = 0; e < n; e++) {
+    const k = item()
+    if (typeof k !== 'string' || k.length > FLAT_KEY_CHARS) throw new Error('a key')
+    out[k] = item()
+  }
+  if (i !== b.length) throw new Error(`${b.length - i} bytes after`)
+  return out
+}
+
+/** `flatModel`'s map, or null where it throws. */
+export function flatOrNull (b: Uint8Array): Record<string, unknown> | null {
+  try { return flatModel(b) } catch { return null }
+}
+
+const isFlatInt = (x: number): boolean => Number.isInteger(x) && !Object.is(x, -0) && x >= -(2 ** 31) && x < 2 ** 32
+
+/** How `v` breaks the flat rules as a decoded value (a null-prototype object of flat entries): nothing for a flat map. */
+export function flatViolations (v: unknown): string[] {
+  if (v === null || typeof v !== 'object') return [`not an object: ${fingerprint(v)}`]
+  const out: string[] = []
+  if (Object.getPrototypeOf(v) !== null) out.push('a prototype')
+  const keys = Object.keys(v)
+  if (Reflect.ownKeys(v).length !== keys.length) out.push('hidden or symbol keys')
+  if (keys.length > FLAT_ENTRIES) out.push(`${keys.length} entries`)
+  for (const k of keys) {
+    const x = (v as Record<string, unknown>)[k]
+    if (k.length > FLAT_KEY_CHARS) out.push(`a key of ${k.length} characters`)
+    const ok = x === null || typeof x === 'boolean' || typeof x === 'string' || (typeof x === 'number' && isFlatInt(x)) ||
+      (Buffer.isBuffer(x) && x.length <= 255)
+    if (!ok) out.push(`${JSON.stringify(k)}: ${fingerprint(x)}`)
+  }
+  return out
+}
+
+/** A decoded flat map, printed whole and exactly (Buffers by bytes, and the prototype when there is one). */
+export function flatForm (v: unknown): string {
+  if (v === null || typeof v !== 'object') return `not a map: ${fingerprint(v)}`
+  const proto = Object.getPrototypeOf(v) === null ? '' : 'proto'
+  const one = (x: unknown): string => x === null ? 'nil' : typeof x === 'number' ? (isFlatInt(x) ? String(x) : `num ${x}`)
+    : typeof x === 'string' ? JSON.stringify(x) : Buffer.isBuffer(x) ? `bin:${x.toString('hex')}` : `other ${fingerprint(x)}`
+  return `${proto}{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${one((v as Record<string, unknown>)[k])}`).join(',')}}`
+}
+
+const flatKeyArb: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 8 }), weight: 6 },
+  { arbitrary: fc.string({ unit: 'grapheme', maxLength: 10 }).filter((k) => k.length <= FLAT_KEY_CHARS), weight: 2 },
+  fc.constantFrom('t', 'n', 'p', '', '__proto__', 'constructor', 'toString', 'k'.repeat(32), 'é'.repeat(32), '\u{1F600}'.repeat(16)),
+)
+
+/** Integers at the edges of each msgpack integer encoding. */
+const EDGE_INTS = [0, 1, 31, 32, 127, 128, 255, 256, 65535, 65536, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1,
+  -1, -32, -33, -128, -129, -32768, -32769, -(2 ** 31)]
+
+/** A value a flat map may hold (as `encodeMessage` writes it, a flat value again). */
+export const flatValueArb: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constant(null), fc.boolean(),
+  fc.integer({ min: -(2 ** 31), max: 2 ** 32 - 1 }), fc.integer({ min: -200, max: 300 }), fc.constantFrom(...EDGE_INTS),
+  fc.string({ unit: 'grapheme', maxLength: 24 }).filter((s) => Buffer.byteLength(s) <= 255),
+  fc.string({ unit: 'grapheme-ascii', minLength: 28, maxLength: 255 }),
+  fc.uint8Array({ maxLength: 32 }).map((b) => Buffer.from(b)),
+  fc.uint8Array({ maxLength: 255 }).map((b) => Buffer.from(b)),
+)
+
+/** A flat map (its prototype null or not, as fast-check makes dictionaries): `encodeMessage` writes it flat. */
+export const flatMapArb: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(flatKeyArb, flatValueArb, { maxKeys: FLAT_ENTRIES })
+
+/** A flat map's body written by hand, and the map it stands for. */
+export interface FlatBody { body: Buffer, want: Record<string, unknown> }
+
+/** Value `v` in one of the encodings the flat rules take for it (`c` picks). */
+function flatBytes (v: unknown, c: number): number[] {
+  if (v === null) return [0xc0]
+  if (typeof v === 'boolean') return [v ? 0xc3 : 0xc2]
+  if (Buffer.isBuffer(v)) return [0xc4, v.length, ...v]
+  if (typeof v === 'string') {
+    const b = [...Buffer.from(v)]
+    return b.length < 32 && c % 2 === 0 ? [0xa0 | b.length, ...b] : [0xd9, b.length, ...b]
+  }
+  const n = v as number
+  const forms: number[][] = []
+  if (n >= 0 && n <= 127) forms.push([n])
+  if (n >= -32 && n < 0) forms.push([n + 0x100])
+  if (n >= 0 && n <= 255) forms.push([0xcc, n])
+  if (n >= 0 && n <= 65535) forms.push([0xcd, ...be16(n)])
+  if (n >= 0 && n < 2 ** 32) forms.push([0xce, ...be32(n)])
+  if (n >= -128 && n <= 127) forms.push([0xd0, n & 255])
+  if (n >= -32768 && n <= 32767) forms.push([0xd1, ...be16(n & 0xffff)])
+  if (n >= -(2 ** 31) && n < 2 ** 31) forms.push([0xd2, ...be32(n >>> 0)])
+  return forms[c % forms.length]!
+}
+
+/**
+ * Flat maps written by hand in any encoding the rules take (fixmap or map16, fixstr or str8, every
+ * integer width that holds the value, non-shortest among them), keys possibly twice.
+ */
+export const flatBodyArb: fc.Arbitrary<FlatBody> = fc.tuple(
+  fc.array(fc.tuple(flatKeyArb, flatValueArb, fc.nat(), fc.nat()), { maxLength: FLAT_ENTRIES }), fc.boolean(),
+).map(([es, wide]) => {
+  const want = Object.create(null) as Record<string, unknown>
+  const bytes: number[] = es.length <= 15 && !wide ? [0x80 | es.length] : [0xde, ...be16(es.length)]
+  for (const [k, v, ck, cv] of es) {
+    bytes.push(...flatBytes(k, ck), ...flatBytes(v, cv))
+    want[k] = v
+  }
+  return { body: Buffer.from(bytes), want }
+})
+
+/** A change to a body: a bit, a byte, a cut, bytes appended, inserted or taken out, the map's count. */
+export type BodyMutation =
+  | { k: 'flip', at: number, bit: number }
+  | { k: 'set', at: number, v: number }
+  | { k: 'cut', at: number }
+  | { k: 'append', bytes: Buffer }
+  | { k: 'insert', at: number, bytes: Buffer }
+  | { k: 'remove', at: number, n: number }
+  | { k: 'count', n: number }
+
+/** Type bytes outside the flat rules (and a few inside), to write over one. */
+const TYPE_BYTES = [0xc1, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcf, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xda, 0xdb, 0xdc, 0xdd, 0xdf,
+  0x90, 0x9f, 0x80, 0x8f, 0xde, 0xd9, 0xc4, 0xa0, 0xbf, 0xc0, 0x00, 0x7f, 0xe0, 0xff, 0x10, 0x11]
+
+export const flatMutationArb: fc.Arbitrary<BodyMutation> = fc.oneof(
+  fc.record({ k: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+  fc.record({ k: fc.constant('set' as const), at: fc.nat(), v: fc.oneof(fc.constantFrom(...TYPE_BYTES), fc.integer({ min: 0, max: 255 })) }),
+  fc.record({ k: fc.constant('cut' as const), at: fc.nat() }),
+  fc.record({ k: fc.constant('append' as const), bytes: fc.oneof(hostileBodyArb(64), fc.uint8Array({ minLength: 1, maxLength: 4 }).map((b) => Buffer.from(b))) }),
+  fc.record({ k: fc.constant('insert' as const), at: fc.nat(), bytes: fc.oneof(hostileBodyArb(64), fc.uint8Array({ minLength: 1, maxLength: 4 }).map((b) => Buffer.from(b))) }),
+  fc.record({ k: fc.constant('remove' as const), at: fc.nat(), n: fc.integer({ min: 1, max: 8 }) }),
+  fc.record({ k: fc.constant('count' as const), n: fc.oneof(fc.integer({ min: 0, max: 20 }), fc.constantFrom(255, 256, 0xffff)) }),
+)
+
+/** `b` with mutations `ms` made in turn. */
+export function mutateBody (b: Buffer, ms: readonly BodyMutation[]): Buffer {
+  let d = Buffer.from(b)
+  for (const m of ms) {
+    const at = (x: number): number => d.length === 0 ? 0 : x % d.length
+    switch (m.k) {
+      case 'flip': if (d.length > 0) d[at(m.at)]! ^= 1 << m.bit; break
+      case 'set': if (d.length > 0) d[at(m.at)] = m.v; break
+      case 'cut': d = d.subarray(0, at(m.at)); break
+      case 'append': d = Buffer.concat([d, m.bytes]); break
+      case 'insert': d = Buffer.concat([d.subarray(0, at(m.at)), m.bytes, d.subarray(at(m.at))]); break
+      case 'remove': d = Buffer.concat([d.subarray(0, at(m.at)), d.subarray(at(m.at) + m.n)]); break
+      case 'count': {
+        // (the map's header rewritten, fixmap or map16 as it was)
+        const h = d[0]
+        if (h !== undefined && h >= 0x80 && h <= 0x8f && m.n <= 15) d[0] = 0x80 | m.n
+        else if (h === 0xde && d.length >= 3) d.writeUInt16BE(m.n, 1)
+        else if (h !== undefined && h >= 0x80 && h <= 0x8f) d = Buffer.concat([Buffer.from([0xde, ...be16(m.n)]), d.subarray(1)])
+        break
+      }
+    }
+  }
+  return d
 }
