@@ -729,12 +729,12 @@ describe('udp: stateless handshake (forged hellos)', () => {
     expect(flooded.met, figures).toBeGreaterThan(0)
     expect(flooded.met, figures).toBeLessThan(plain.met + 3000)
     expect(flooded.ran, figures).toBeLessThan(plain.ran + 10_000)
-    // the flood reached the handshake: process 0 refused the hellos from no peer of its, and
-    // answered those in process 1's name, whose challenges process 1 refused as to no hello of its
+    // the flood reached the handshake: process 0 refused the hellos from no peer of its, and those in
+    // process 1's name once the pair had met (before, it answered them: process 1 refused those
+    // challenges as to no hello of its, as many as came in the short time before they met)
     const left = (p: Member): Record<string, number> => (records(p.err, 'process leaves the job')[0]?.['stats'] ?? {}) as Record<string, number>
     expect(left(flooded.ps[0]!)['connectionsRefused'], 'process 0 refused forged hellos').toBeGreaterThan(100)
-    expect(left(flooded.ps[1]!)['connectionsRefused'], 'process 1 refused the challenges to forged hellos').toBeGreaterThan(100)
-    expect(flooded.ps[1]!.err).toMatch(/"why":"a challenge to no hello of ours"/)
+    if ((left(flooded.ps[1]!)['connectionsRefused'] ?? 0) > 0) expect(flooded.ps[1]!.err).toMatch(/"why":"a challenge to no hello of ours"/)
   }, 60_000)
 })
 
