@@ -1,31 +1,16 @@
 /**
- * What the fuzz tests (test/security/fuzz.test.ts) feed the control-message parsers: hostile
- * msgpack bodies (huge headers, deep nesting, every extension, msgpackr's own extensions), flat
- * maps (what a peer that has not proved the key may send) and their mutations, length prefixed
- * streams of them, and a model of `readMessages` to check the parser against (the flat rules up to
- * PRE_AUTH_MAX_BYTES, msgpackr above); the seed and time budget they run with; a socket stand-in
- * and a timer for single decodes.
+ * What the fuzz tests (test/security/fuzz-reader.test.ts, fuzz-listeners.test.ts) feed the
+ * control-message parsers: hostile msgpack bodies (huge headers, deep nesting, every extension,
+ * msgpackr's own extensions), flat maps (what a peer that has not proved the key may send) and
+ * their mutations, length prefixed streams of them, and a model of `readMessages` to check the
+ * parser against (the flat rules up to PRE_AUTH_MAX_BYTES, msgpackr above); a socket stand-in and
+ * a timer for single decodes. (The seed and time budget they run with: fuzz-run.ts.)
  */
 import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
 import fc from 'fast-check'
 import { PRE_AUTH_MAX_BYTES } from '@amlapi/lapi/internal'
 import { decodeBody, encodeMessage } from '@amlapi/lapi/transport'
-
-/** The seed of every property (FUZZ_SEED overrides), and the time budget of one, ms (FUZZ_MS overrides `dflt`). */
-export const FUZZ_SEED = Number(process.env['FUZZ_SEED'] ?? 20250607)
-export const budget = (dflt: number): number => Number(process.env['FUZZ_MS'] ?? dflt)
-/** Figures for a reader of the run (FUZZ_VERBOSE=1), not for the assertions. */
-export const note = (...a: unknown[]): void => { if (process.env['FUZZ_VERBOSE'] === '1') console.log('[fuzz]', ...a) }
-
-/**
- * fast-check's settings for a property of budget `ms`: seeded, stopped by time rather than count.
- * `stateful`: the property acts on something that outlives a run (a listener): the first failure
- * is reported as it is, not shrunk (a shrunk run would fail for the state the first one left).
- */
-export function runFor (ms: number, seed = FUZZ_SEED, stateful = false): fc.Parameters<unknown> {
-  return { seed, numRuns: 100_000_000, plugins: [fc.interruptAfterTimeLimit(ms)], markInterruptAsFailure: false, endOnFailure: stateful }
-}
 
 const be16 = (n: number): number[] => [(n >>> 8) & 255, n & 255]
 const be32 = (n: number): number[] => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]

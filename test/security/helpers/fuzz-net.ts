@@ -1,5 +1,5 @@
 /**
- * Strangers' connections for the fuzz tests (test/security/fuzz.test.ts): a connection to a
+ * Strangers' connections for the fuzz tests (test/security/fuzz-listeners.test.ts): a connection to a
  * loopback listener that takes its challenge (or not), sends fuzzed bytes in fuzzed pieces, ends
  * or resets, and collects every byte it is answered until the listener closes it (or a deadline);
  * and hello-like messages built from a fuzzed recipe over the challenge it was given.
