@@ -85,7 +85,7 @@ describe('lapirun --join under a launcher: the environment', () => {
     // a finished job's note: waited past, then the deadline says so
     const old = (Date.now() - 120_000) / 1000
     utimesSync(path, old, old)
-    await expect(awaitNote(path, Date.now() - 60_000, Date.now() + 200)).rejects.toThrow(/did not write .* in time \(the one there was written .* this process started more than 5 s after process 0\)/)
+    await expect(awaitNote(path, Date.now() - 60_000, Date.now() + 200)).rejects.toThrow(/did not write .* in time \(the one there is older than this job: .* this process started more than 5 s after process 0\)/)
   })
 })
 

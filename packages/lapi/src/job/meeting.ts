@@ -291,7 +291,7 @@ export async function awaitNote (path: string, notBefore: number, deadline: numb
       const old = readNote(path, 0)
       const why = old === null ? 'is the directory shared by every host of the job?'
         : n !== null ? 'the one there names a rendezvous that does not answer: a job that ended without removing it'
-          : `the one there was written ${((notBefore - (old.mtimeMs ?? 0)) / 1000 + NOTE_SLACK_S).toFixed(1)} s before this process started: a finished job's, or this process started more than ${NOTE_SLACK_S} s after process 0`
+          : `the one there is older than this job: a finished job's, or this process started more than ${NOTE_SLACK_S} s after process 0`
       throw new Error(`process 0 did not write ${path} in time (${why})`)
     }
     await sleep(20)

@@ -120,7 +120,7 @@ export async function runMember (o: MemberOptions): Promise<number> {
         let challenge: Uint8Array | null = null
         let refused = false
         s.on('error', () => { /* its close follows */ })
-        const fail = (e: Error): void => { refused = true; s.destroy(); reject(e) }
+        const fail = (e: Error): void => { refused = true; clearTimeout(unwelcomed); s.destroy(); reject(e) }
         // (until the rendezvous proves the key its messages are a stranger's: short, PRE_AUTH_MAX_BYTES)
         const reader = readMessages(s, (m) => {
           const t = field(m, 't')

@@ -1068,14 +1068,8 @@ export class DatagramPath extends StreamPath {
       const heard = this.t[this.tw(p, T_HEARD)]!
       if (now - heard > this.peerTimeout) { this.lose(p, LOST_SILENT); continue }
       if (heard + this.peerTimeout < next) next = heard + this.peerTimeout
-      if (this.gone(p)) {
-        // (only what its own datagrams call for: the acknowledgement owed)
-        if (this.u[this.uw(p, U_ACK_OWED)] !== 0) {
-          const at = this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS
-          if (at <= now) { this.emit(p, DG_ACK, 0, 0, 0); this.ds[D_ACKS]!++ } else if (at < next) next = at
-        }
-        continue
-      }
+      // (a peer that said goodbye is sent only the acknowledgements its own datagrams call for)
+      const gone = this.gone(p)
       const una = this.u[this.uw(p, U_SND_UNA)]!
       const nxt = this.u[this.uw(p, U_SND_NXT)]!
       // (RFC 6298: when the oldest datagram not acknowledged times out it alone is sent again and
@@ -1085,7 +1079,7 @@ export class DatagramPath extends StreamPath {
       // least, in case the acknowledgement that the peer took it in is lost)
       const rto0 = this.t[this.tw(p, T_RTO)]!
       const rto = this.u[this.uw(p, U_HELD)] !== 0 && rto0 < HELD_PROBE_MS ? HELD_PROBE_MS : rto0
-      for (let s = una; s !== nxt; s = (s + 1) | 0) {
+      for (let s = una; s !== nxt && !gone; s = (s + 1) | 0) {
         const e = p * W + (s & (W - 1))
         if (this.fi[e * FI_WORDS + 1] === 1) continue
         let at = this.fl[e * FL_DOUBLES + 2]! + rto
@@ -1103,6 +1097,7 @@ export class DatagramPath extends StreamPath {
         const at = this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS
         if (at <= now) { this.emit(p, DG_ACK, 0, 0, 0); this.ds[D_ACKS]!++ } else if (at < next) next = at
       }
+      if (gone) continue
       const ka = this.t[this.tw(p, T_SENT)]! + KEEPALIVE_MS
       if (ka <= now) {
         this.emit(p, DG_ACK, 0, 0, 0)

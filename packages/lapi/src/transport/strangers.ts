@@ -4,10 +4,9 @@
  * through a `StrangerGate`, which gives it HANDSHAKE_MS to prove the key, holds at most
  * MAX_STRANGERS such connections at once (a new one beyond that pushes out the oldest of the
  * source address that holds the most, if it has had SAFE_MS to prove the key; else the new one is
- * closed), and logs refusals sparingly. A connection closed for time
- * or pushed out is closed without an answer: a real peer's dials again (job/member.ts,
- * transport/tcp.ts) until its start deadline. Its messages are capped at
- * PRE_AUTH_MAX_BYTES meanwhile (transport/messages.ts).
+ * closed), and logs refusals sparingly. A connection closed for time or pushed out is closed
+ * without an answer: a real peer's dials again (job/member.ts, transport/tcp.ts) until its start
+ * deadline. Meanwhile its messages are flat maps of PRE_AUTH_MAX_BYTES at most (transport/messages.ts).
  */
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
@@ -33,25 +32,19 @@ export class StrangerGate {
   private readonly pending = new Map<Socket, Pending>()
   /** Every connection not yet closed, proven or not (closed all at once by `closeAll`). */
   private readonly all = new Set<Socket>()
-  /** Connections refused or pushed out so far. */
+  /** Connections refused, pushed out or closed for want of room so far. */
   refused = 0
-  /** Connections pushed out by newer ones (a subset of `refused`). */
-  evicted = 0
+  private readonly what: string
+  private readonly log: Logger
+  private readonly answer: Buffer | null
 
   /**
    * @param what the listener, for the log ("rendezvous", "tcp")
    * @param answer what a refused connection is told before it is closed (the same whatever the reason), if anything
    */
-  private readonly what: string
-  private readonly log: Logger
-  private readonly answer: Buffer | null
-
   constructor (what: string, log: Logger, answer: Buffer | null = null) {
     this.what = what; this.log = log; this.answer = answer
   }
-
-  /** Connections that have not proved the key. */
-  get strangers (): number { return this.pending.size }
 
   /** Takes a new connection in: it has HANDSHAKE_MS to be `proven`. False when it was closed at once (no room). */
   admit (sock: Socket): boolean {
@@ -64,7 +57,6 @@ export class StrangerGate {
     })
     if (this.pending.size >= MAX_STRANGERS && !this.evictOne()) {
       this.refused++
-      this.evicted++
       sock.destroy()
       return false
     }
@@ -135,7 +127,6 @@ export class StrangerGate {
     if (most === 0) return false
     for (const [s, p] of this.pending) {
       if (p.source !== top || p.since > old) continue
-      this.evicted++
       this.refuse(s, `pushed out: ${MAX_STRANGERS} connections were waiting to prove the key`, false)
       return true
     }
