@@ -49,7 +49,7 @@ export class ActiveMessages {
     const out = new Outgoing(s, a, rings, chaos, idler, counters, user)
     const done = new Completions(s, rings.inbox, counters, user)
     const rx = new Receiver(s, a, rings.polled[0]!.u8, table, counters, user, done)
-    const rndv = new Rendezvous(s, a, out, user, remote)
+    const rndv = new Rendezvous(s, a, out, remote)
     const reassembly = new Reassembly(s, a, rx, done, rndv, table, checks, counters, user)
     this.state = a
     this.receiver = rx

@@ -5,12 +5,10 @@
  * staging copy or finishes the send); where it cannot, it asks with CTS, and the origin copies the
  * data into the target's segment (then FIN), streams it as DATA packets, or drops it.
  */
-import { ErrClass } from '../constants.js'
 import { copyBuf, copySeg } from '../copy.js'
 import { P_MSG_ID } from '../transport/packet.js'
 import type { RemoteOps } from '../net/remote-ops.js'
 import type { ContextState } from '../core/state.js'
-import type { UserCode } from '../sync/user-code.js'
 import type { Addr, LocalBuf, scompl_hndlr_t } from '../types.js'
 import { IdTable } from '../id-table.js'
 import type { Outgoing } from './outgoing.js'
@@ -34,7 +32,6 @@ export class Rendezvous {
   private readonly c: ContextState
   private readonly a: AmState
   private readonly out: Outgoing
-  private readonly user: UserCode
   private readonly remote: RemoteOps
   /** Rendezvous sends waiting for their target, by target task, then message id. */
   private readonly pending: Array<IdTable<PendingSend>> = []
@@ -42,11 +39,10 @@ export class Rendezvous {
   /** CTS packets received, to act on at the next top-level round: [src, id, landing, mode] × n. */
   readonly ctsQueue: number[] = []
 
-  constructor (s: ContextState, a: AmState, out: Outgoing, user: UserCode, remote: RemoteOps) {
+  constructor (s: ContextState, a: AmState, out: Outgoing, remote: RemoteOps) {
     this.c = s
     this.a = a
     this.out = out
-    this.user = user
     this.remote = remote
   }
 
@@ -144,11 +140,12 @@ export class Rendezvous {
     const id = dv.getUint32(off + P_MSG_ID, true)
     const p = this.pendingSend(src, id)
     if (p === undefined) { this.a.duplicates++; return }
-    const staged = p.staged; const shdlr = p.shdlr; const sinfo = p.sinfo; const tgt = p.tgt
+    const staged = p.staged; const shdlr = p.shdlr; const sinfo = p.sinfo; const tgt = p.tgt; const orgCntr = p.orgCntr
     this.dropPending(p)
     if (staged !== 0) { this.c.mem.free(staged); return }
-    // pulled from the caller's Addr: the target has bumped the origin counter already
-    this.a.sendCompleted++
-    if (shdlr !== null) this.user.runSendHandler(shdlr, sinfo, tgt, ErrClass.AM_ERR)
+    // pulled from the caller's Addr: without a handler the target has bumped the origin counter;
+    // with one the counter moves here, with the handler (a waiter sees both done)
+    if (shdlr === null) this.a.sendCompleted++
+    else this.out.sendDone(tgt, orgCntr, shdlr, sinfo)
   }
 }

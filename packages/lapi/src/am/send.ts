@@ -404,7 +404,7 @@ export class Sender {
     const first = rndv ? 0 : (udataLen < room ? udataLen : room)
     const off = out.beginPacket(tgt)
     out.writeHead(off, rndv ? (pull ? F_RNDV | F_PULL : F_RNDV) : 0, uhdrLen + first, id, udataLen, hidx, uhdrLen,
-      tgtCntr ?? 0, cmplCntr ?? 0, pull ? pullSrc : 0, pull && staged === 0 ? orgCntr ?? 0 : 0, 0)
+      tgtCntr ?? 0, cmplCntr ?? 0, pull ? pullSrc : 0, pull && staged === 0 && shdlr === null ? orgCntr ?? 0 : 0, 0)
     if (uhdrLen > 0) out.copyIn(out.wu8, off + PACKET_HEADER_BYTES, uhdr, 0, uhdrLen)
     if (first > 0) out.copyIn(out.wu8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
     // (a rendezvous to another process: its data waits for the target's CTS, so the request goes
@@ -419,7 +419,8 @@ export class Sender {
         out.sendDone(tgt, orgCntr ?? 0, shdlr, sinfo)
         this.rndv.addPending(tgt, id, null, udataLen, 0, null, null, staged)
       } else {
-        // pulled from the caller's Addr (the target bumps the origin counter), or sent on CTS
+        // pulled from the caller's Addr, or sent on CTS. A pull without a send-completion handler
+        // has the target bump the origin counter; with one, PULLED does both here, handler first
         this.rndv.addPending(tgt, id, udata, udataLen, orgCntr ?? 0, shdlr, sinfo, 0)
       }
       return S.SUCCESS
