@@ -20,6 +20,8 @@ export class Core {
   /** Whether every task of the job is of this process (one shared memory). */
   readonly allLocal: boolean
   private readonly pool: Counter[] = []
+  private implicit: Counter | null = null
+  private implicitIssued = 0
   /** The sequence number of the last barrier or collective (every task counts the same calls). */
   private seq = 0
 
@@ -67,6 +69,22 @@ export class Core {
   release (c: Counter): void {
     if (c.get() !== 0) c.set(0)
     this.pool.push(c)
+  }
+
+  /**
+   * The counter implicit operations complete on (puts and gets of the Nbi forms, non-fetching
+   * atomics: whatever `quiet` completes). Whoever starts one calls `issuedImplicit` once it is
+   * started; the counter is any LAPI counter argument (completion, origin).
+   */
+  implicitCounter (): Counter { return this.implicit ??= this.counter() }
+  issuedImplicit (): void { this.implicitIssued++ }
+  /** Implicit operations started and not yet completed by `quiet`. */
+  get implicitPending (): number { return this.implicitIssued }
+  /** Waits until every implicit operation started so far is complete. */
+  quiet (): void {
+    if (this.implicitIssued === 0) return
+    this.implicit!.wait(this.implicitIssued)
+    this.implicitIssued = 0
   }
 
   /** Runs LAPI's dispatcher once: handlers, completion handlers (where RPCs run), the network. */

@@ -143,6 +143,10 @@ export function pgas_get_nbi (task: number, addr: number, dst: ArrayBufferView, 
   return p.rma.getNbi(task, addr, b)
 }
 export function pgas_sync_all (): number { return code(() => P!.syncAll()) }
+/** Waits until every implicit operation of this task is complete (`shmem_quiet`, `upc_fence`). */
+export function pgas_quiet (): number { return code(() => P!.quiet()) }
+/** Implicit puts and non-fetching atomics issued before it are done before any issued after it (`shmem_fence`). */
+export function pgas_fence (): number { return code(() => P!.fence()) }
 export function pgas_put_strided (task: number, addr: number, dstStride: number, src: ArrayBufferView, off: number, srcStride: number, blockBytes: number, count: number): number {
   const p = rt(); if (p === null) return S.ERR_NOT_INIT
   if (!ArrayBuffer.isView(src) || !Number.isInteger(off) || off < 0 || off > src.byteLength) return S.ERR_BAD_ARG

@@ -182,6 +182,18 @@ export class Pgas {
   getNbi (p: GlobalPtr, dst: ArrayBufferView): void { check(this.rma.getNbi(p.task, p.addr, bytesOf(dst)), 'getNbi') }
   /** Completes every implicit put and get. */
   syncAll (): void { this.rma.syncAll() }
+  /**
+   * Waits until every implicit operation of this task is complete: the Nbi puts (the data is at
+   * the target) and gets (the data is here), non-fetching atomics (done at the target). As
+   * OpenSHMEM's `shmem_quiet` and UPC's `upc_fence`. Operations with a handle complete by it.
+   */
+  quiet (): void { this.core.quiet() }
+  /**
+   * Orders this task's implicit puts and non-fetching atomics: those issued before it are done
+   * at their targets before any issued after it (OpenSHMEM's `shmem_fence`). Here it completes
+   * them, as `quiet` does.
+   */
+  fence (): void { this.core.quiet() }
   /** Strided put: `count` blocks of `blockBytes`, from `src` every `srcStride` bytes to `p` every `dstStride`. */
   putStrided (p: GlobalPtr, dstStride: number, src: ArrayBufferView, srcStride: number, blockBytes: number, count: number): void {
     check(this.rma.putStrided(p.task, p.addr, dstStride, bytesOf(src), srcStride, blockBytes, count), 'putStrided')

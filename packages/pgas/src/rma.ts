@@ -42,11 +42,6 @@ export function waitHandle (core: Core, h: OpHandle): number {
 
 export class Rma {
   private readonly core: Core
-  /** Implicit operations: one completion counter for puts, one arrival counter for gets, and how many were issued. */
-  private implicitPut: Counter | null = null
-  private implicitGet: Counter | null = null
-  private putsIssued = 0
-  private getsIssued = 0
   /** The counters argument of LAPI's calls, one object reused (a put or get allocates nothing here). */
   private readonly xc: { cmplCntr?: Counter, orgCntr?: Counter, tgtCntr?: number } = {}
 
@@ -202,8 +197,8 @@ export class Rma {
   putNbi (task: number, addr: number, src: Uint8Array): number {
     const rc = this.direct(true, task, addr, src)
     if (rc !== REMOTE) return rc
-    const st = this.issue(true, task, addr, src, this.implicitPut ??= this.core.counter())
-    if (st === S.OK) this.putsIssued++
+    const st = this.issue(true, task, addr, src, this.core.implicitCounter())
+    if (st === S.OK) this.core.issuedImplicit()
     return st
   }
 
@@ -211,16 +206,13 @@ export class Rma {
   getNbi (task: number, addr: number, dst: Uint8Array): number {
     const rc = this.direct(false, task, addr, dst)
     if (rc !== REMOTE) return rc
-    const st = this.issue(false, task, addr, dst, this.implicitGet ??= this.core.counter())
-    if (st === S.OK) this.getsIssued++
+    const st = this.issue(false, task, addr, dst, this.core.implicitCounter())
+    if (st === S.OK) this.core.issuedImplicit()
     return st
   }
 
-  /** Waits for every implicit put and get issued so far. */
-  syncAll (): void {
-    if (this.putsIssued > 0) { this.implicitPut!.wait(this.putsIssued); this.putsIssued = 0 }
-    if (this.getsIssued > 0) { this.implicitGet!.wait(this.getsIssued); this.getsIssued = 0 }
-  }
+  /** Waits for every implicit operation issued so far (the Nbi puts and gets among them). */
+  syncAll (): void { this.core.quiet() }
 
   /**
    * Indexed put: piece k of `srcs` goes to `addrs[k]` of task `task` (one LAPI vector Put across
