@@ -5,9 +5,11 @@
  * sends what it knows to task rank + 2^k and hears from rank − 2^k, ⌈log2 P⌉ rounds, one message
  * per task per round, so it scales with the number of tasks. What it knows is the ids seen so
  * far (none, one id, or a mismatch), which the rounds merge. Where every task shares this
- * process, the rounds go through shared mailboxes (shm-sync.ts), else as messages.
+ * process, the world's rounds go through shared mailboxes (shm-sync.ts), else as messages. Each
+ * team (team.ts) has a barrier of its own, over its members and ranks.
  */
 import type { Core } from './core.js'
+import { Group } from './group.js'
 import { PROBE_MS, type Messages } from './messages.js'
 import { ANON, MIXED, NAMED, NOT_YET, type ShmSync } from './shm-sync.js'
 import { PgasStatus as S } from './status.js'
@@ -24,6 +26,8 @@ export const KIND_BARRIER = 1
 export class Barrier {
   private readonly core: Core
   private readonly msg: Messages
+  /** Who takes part: the world, or a team. */
+  private readonly group: Group
   private readonly rounds: number
   private readonly out = new Int32Array(2)
   private readonly out8 = new Uint8Array(this.out.buffer)
@@ -39,12 +43,17 @@ export class Barrier {
   private knownId = 0
 
   private readonly sync: ShmSync
+  /** Whether the rounds go through the shared mailboxes (the world's, every task of this process). */
+  private readonly shm: boolean
 
-  constructor (core: Core, msg: Messages, sync: ShmSync) {
+  /** The barrier of `group` (default: the world). */
+  constructor (core: Core, msg: Messages, sync: ShmSync, group: Group = Group.world(core)) {
     this.core = core
     this.msg = msg
     this.sync = sync
-    this.rounds = core.size > 1 ? Math.ceil(Math.log2(core.size)) : 0
+    this.group = group
+    this.shm = group.id === 0 && sync.usable
+    this.rounds = group.size > 1 ? Math.ceil(Math.log2(group.size)) : 0
   }
 
   /** Starts a barrier: ERR_STATE when one was notified and not yet waited for. */
@@ -52,14 +61,14 @@ export class Barrier {
     if (this.active) return S.ERR_STATE
     if (!Number.isInteger(id) || !Number.isInteger(flags)) return S.ERR_BAD_ARG
     this.active = true
-    this.seq = this.core.nextSeq()
+    this.seq = this.group.nextSeq()
     this.msg.enter(this.seq, KIND_BARRIER)
     this.round = 0
     this.id = id | 0
     this.flags = flags
     this.known = (flags & BarrierFlag.MISMATCH) !== 0 ? MIXED : (flags & BarrierFlag.ANONYMOUS) !== 0 ? ANON : NAMED
     this.knownId = this.id
-    if (this.sync.usable) { this.sync.begin(this.seq, KIND_BARRIER, 0, this.known, this.knownId); return S.OK }
+    if (this.shm) { this.sync.begin(this.seq, KIND_BARRIER, 0, this.known, this.knownId); return S.OK }
     if (this.rounds > 0) return this.sendRound(0)
     return S.OK
   }
@@ -67,8 +76,8 @@ export class Barrier {
   private sendRound (k: number): number {
     const o = this.out
     o[0] = this.known; o[1] = this.knownId
-    const n = this.core.size
-    return this.msg.send((this.core.rank + (1 << k)) % n, this.seq, k, KIND_BARRIER, 0, this.out8)
+    const g = this.group; const n = g.size
+    return this.msg.send(g.members[(g.rank + (1 << k)) % n]!, this.seq, k, KIND_BARRIER, 0, this.out8)
   }
 
   /** Merges what a round brought. */
@@ -82,17 +91,17 @@ export class Barrier {
 
   /** Runs the rounds whose messages are here; `block`: waits for the others. */
   private advance (block: boolean): number {
-    if (this.sync.usable) {
+    if (this.shm) {
       const rc = this.sync.advance(block)
       if (rc === NOT_YET) return NOT_READY
       if (rc !== 0) { this.msg.markFailed(this.seq); return rc }
       this.known = this.sync.known; this.knownId = this.sync.knownId
       return S.OK
     }
-    const n = this.core.size
+    const g = this.group; const n = g.size
     while (this.round < this.rounds) {
       const k = this.round
-      const from = (this.core.rank - (1 << k) % n + n) % n
+      const from = g.members[(g.rank - (1 << k) % n + n) % n]!
       if (!block && !this.msg.arrived(from, this.seq, k)) { this.core.progress(); if (!this.msg.arrived(from, this.seq, k)) return NOT_READY }
       const rc = this.msg.recv(from, this.seq, k, KIND_BARRIER, 0, this.in8)
       if (rc !== 0) return rc
@@ -130,12 +139,12 @@ export class Barrier {
       const rc = this.advance(false)
       if (rc !== NOT_READY) return this.finish(rc, id, flags)
       if (performance.now() >= until) return this.finish(this.advance(true), id, flags)
-      if (this.sync.usable) {
+      if (this.shm) {
         await this.core.lapi.waitUntilAsync(() => this.sync.ready || performance.now() >= until)
         continue
       }
-      const n = this.core.size
-      const from = (this.core.rank - (1 << this.round) % n + n) % n
+      const g = this.group; const n = g.size
+      const from = g.members[(g.rank - (1 << this.round) % n + n) % n]!
       const seq = this.seq; const round = this.round
       await this.core.lapi.waitUntilAsync(() => this.msg.arrived(from, seq, round) || performance.now() >= until)
     }

@@ -19,6 +19,8 @@ export class Core {
   readonly f64: Array<Float64Array | null>
   /** Whether every task of the job is of this process (one shared memory). */
   readonly allLocal: boolean
+  /** Set by `finalize`: every access answers ERR_NOT_INIT. */
+  closed = false
   private readonly pool: Counter[] = []
   private implicit: Counter | null = null
   private implicitIssued = 0
@@ -52,9 +54,12 @@ export class Core {
 
   /** The status of an access of `len` bytes at `addr` of task `task`: OK, or why not. */
   checkRange (task: number, addr: number, len: number): number {
+    if (this.closed) return S.ERR_NOT_INIT
     if (!Number.isInteger(task) || task < 0 || task >= this.size) return S.ERR_BAD_TASK
     if (!Number.isInteger(addr) || !Number.isInteger(len) || len < 0) return S.ERR_BAD_ARG
     if (addr < 0 || addr + len > this.segmentSize) return S.ERR_OUT_OF_SEGMENT
+    // (address 0 is null wherever the task is: LAPI refuses it for another process's task)
+    if (addr === 0 && len > 0) return S.ERR_NULL_PTR
     return S.OK
   }
 

@@ -3,7 +3,8 @@
  * `@amlapi/pgas`: the runtime layer a PGAS language or library targets, over `@amlapi/lapi`:
  * global pointers and shared arrays (blocked, cyclic, block-cyclic), put and get (blocking,
  * non-blocking with handles, implicit, strided, indexed), remote atomics, remote procedure calls,
- * split-phase barriers with ids, fair locks, and collectives on typed arrays. Co-located tasks
+ * split-phase barriers with ids, fair locks, collectives on typed arrays and into shared arrays,
+ * and teams (ordered subsets of the tasks, split from the world, with collectives of their own). Co-located tasks
  * are reached through shared memory directly, others with LAPI's one-sided operations and active
  * messages. This is the idiomatic face (methods throw `PgasError`); `@amlapi/pgas/flat` is the
  * flat one (status codes).
@@ -22,14 +23,22 @@
  */
 export { Pgas, SignalCounter, type LayoutSpec } from './pgas.js'
 export { GlobalPtr } from './gptr.js'
-export { Layout, type LayoutKind } from './layout.js'
+export { Layout, LayoutCode, type LayoutKind } from './layout.js'
 export { SharedArray, type NumArrayCtor } from './shared-array.js'
+export { SharedPtr } from './shared-ptr.js'
+export { ElemType, DESC_HEADER } from './descriptor.js'
+export { COPY_PIECE } from './copy.js'
 export { OpHandle } from './rma.js'
-export { RpcHandle, type RemoteFn } from './rpc.js'
+export { RpcHandle, RPC_NAME_MAX, type RemoteFn } from './rpc.js'
+export { DistObject } from './dist-object.js'
+export type { PutCompletion } from './async-ops.js'
 export { PgasLock } from './lock.js'
 export { AtomicOp, type AtomicOpCode } from './atomics.js'
 export { ReduceOp, type ReduceOpCode, type NumArray } from './reduce-ops.js'
 export { BarrierFlag } from './barrier.js'
+export { Team } from './team.js'
+export { TEAM_IDS } from './messages.js'
+export type { IntoSource } from './shared-collectives.js'
 export { PgasStatus, PgasError, pgasStatusName, type PgasStatusCode } from './status.js'
 export {
   BCAST_TREE_MAX, ALLREDUCE_RD_MAX, GATHER_TREE_MAX, ALLGATHER_RD_MAX, ALLTOALL_LINEAR_MAX,

@@ -5,6 +5,8 @@
  * counter) and waits on its own grant counter. Release hands the lock to the successor (a Put that
  * moves its grant counter), or swaps the word back to 0 when nobody queued. Tasks get the lock in
  * the order they asked for it; a waiter waits on a counter, so it sleeps, running progress.
+ * Freeing (collective, after a barrier) gives back every task's qnode and counters and the tail
+ * word; the lock then answers ERR_STATE.
  */
 import type { Counter } from '@amlapi/lapi'
 import type { Core } from './core.js'
@@ -24,11 +26,16 @@ export class PgasLock {
   private readonly myNode: number
   private readonly myLink: Counter
   private readonly myGrant: Counter
+  /** The tail word's address when this task is the home, else 0. */
+  private readonly tailHere: number
   /** What acquire writes into the predecessor's `next` word (this task + 1), and release's grant word. */
   private readonly linkWord = new Uint8Array(4)
   private readonly grantWord = new Uint8Array(4)
   private readonly mine: Int32Array
   private held = false
+  private freed = false
+  /** The status of the last `tryAcquire`: OK, ERR_STATE (freed), or why the atomic failed. */
+  status = 0
 
   /** Collective: every task makes its part (home: the task that keeps the tail word). */
   constructor (core: Core, atomics: RemoteAtomics, home: number) {
@@ -39,8 +46,8 @@ export class PgasLock {
     this.myNode = l.malloc(16)
     this.myLink = l.counter()
     this.myGrant = l.counter()
-    const tailHere = core.rank === home ? l.malloc(8) : 0
-    this.tail = l.addressInit(tailHere)[home]!
+    this.tailHere = core.rank === home ? l.malloc(8) : 0
+    this.tail = l.addressInit(this.tailHere)[home]!
     this.qnode = l.addressInit(this.myNode)
     this.link = l.addressInit(this.myLink.addr)
     this.grant = l.addressInit(this.myGrant.addr)
@@ -51,7 +58,7 @@ export class PgasLock {
 
   /** Takes the lock, waiting in line. */
   acquire (): number {
-    if (this.held) return S.ERR_STATE
+    if (this.held || this.freed) return S.ERR_STATE
     const me = this.core.rank
     const prev = this.atomics.op32(AtomicOp.SWAP, this.home, this.tail, me + 1)
     if (this.atomics.status !== 0) return this.atomics.status
@@ -66,9 +73,11 @@ export class PgasLock {
 
   /** Takes the lock if it is free: true when taken. */
   tryAcquire (): boolean {
-    if (this.held) return false
+    this.status = this.freed ? S.ERR_STATE : S.OK
+    if (this.held || this.freed) return false
     const me = this.core.rank
     const old = this.atomics.op32(AtomicOp.CAS, this.home, this.tail, 0, me + 1)
+    this.status = this.atomics.status
     if (this.atomics.status !== 0 || old !== 0) return false
     this.held = true
     return true
@@ -76,7 +85,7 @@ export class PgasLock {
 
   /** Gives the lock to the next task in line, or frees it. ERR_STATE when this task does not hold it. */
   release (): number {
-    if (!this.held) return S.ERR_STATE
+    if (!this.held || this.freed) return S.ERR_STATE
     this.held = false
     const me = this.core.rank
     const mine = this.mine
@@ -89,6 +98,26 @@ export class PgasLock {
     const next = Atomics.load(mine, 0) - 1
     Atomics.store(mine, 0, 0)
     this.core.lapi.put(next, 4, this.qnode[next]! + 4, this.grantWord, { tgtCntr: this.grant[next]! })
+    return S.OK
+  }
+
+  /** Whether `free` gave it back. */
+  get isFreed (): boolean { return this.freed }
+
+  /**
+   * Gives this task's part back: its qnode, its link and grant counters, and at the home the tail
+   * word. The caller runs a barrier first (no task is in a lock call), every task then frees its
+   * part; a hold of it ends. ERR_STATE when freed already.
+   */
+  free (): number {
+    if (this.freed) return S.ERR_STATE
+    this.freed = true
+    this.held = false
+    const l = this.core.lapi
+    l.free(this.myNode)
+    this.myLink.free()
+    this.myGrant.free()
+    if (this.tailHere !== 0) l.free(this.tailHere)
     return S.OK
   }
 }

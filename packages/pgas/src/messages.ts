@@ -13,12 +13,18 @@
  * segment go by reference (a one-packet message says where they are; the receiver copies them
  * straight into its receive's buffer once that is posted, then bumps the sender's counter), and
  * other bytes through a channel (channels.ts). Neither needs a buffer for a message that comes
- * before its receive.
+ * before its receive. The sending side is msg-send.ts.
+ *
+ * A sequence number as messages carry it is tagged with its team (team.ts): bits 0–19 count the
+ * team's barriers and collectives, bits 20–31 are the team's id (0: the world). Each team id has
+ * its own stream here (its messages, and the kinds it gave its sequence numbers), so the
+ * collectives of different teams never match each other's messages.
  */
-import type { Counter, compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
-import { ChannelSend, type ChannelSink, Channels, type Landing } from './channels.js'
+import type { compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
+import { type ChannelSink, Channels, type Landing } from './channels.js'
 import type { Core } from './core.js'
-import { OpHandle, waitHandle } from './rma.js'
+import { REF, REF_BYTES, Sends, UHDR } from './msg-send.js'
+import type { OpHandle } from './rma.js'
 import { type SharedBlocks, W_AT_KIND, W_AT_SEQ } from './shared-block.js'
 import { PgasStatus as S } from './status.js'
 
@@ -26,22 +32,18 @@ import { PgasStatus as S } from './status.js'
 export const SLOT_MSG = 8
 export const SLOT_PROBE = 11
 export const SLOT_PROBE_ANSWER = 12
-/** Data that goes in place in one packet (the rest of a packet is larger; this keeps it to small messages). */
-const SHORT_MAX = 512
-/** The handle of a send complete when it returned. */
-const SENT = new OpHandle(null, 0, 0)
 /** How long a receive waits before it probes its source, and then between probes. */
 export const PROBE_MS = 200
 /** Sequence numbers whose kind a task remembers (for answering probes). */
 const KINDS = 1024
 /** Marks a remembered kind whose collective ended in a mismatch here (its probers end theirs too). */
 const FAILED = 1 << 20
-const UHDR = 16
-/** The user header's last word: 0, or REF for a message by reference (its data: address, length, counter). */
-const REF = 1
-const REF_BYTES = 12
 /** Rounds per sequence number (a collective's steps); a kind has 20 bits. */
 export const ROUNDS = 4096
+/** Bits of a tagged sequence number above the sequence number proper: the team id. */
+export const TEAM_SHIFT = 20
+/** Team ids: 0 (the world) to TEAM_IDS − 1. */
+export const TEAM_IDS = 4096
 
 class Entry implements Landing {
   src = 0
@@ -70,13 +72,20 @@ class Entry implements Landing {
   landed (): void { this.arrived = true; this.busy = false }
 }
 
+/** One team id's messages (by key) and the kinds this task gave its sequence numbers (kept by their 20 bits: never -1). */
+class Stream {
+  readonly entries = new Map<number, Entry>()
+  readonly kindSeq = new Int32Array(KINDS).fill(-1)
+  readonly kindOf = new Int32Array(KINDS)
+}
+
 export class Messages implements ChannelSink {
   private readonly core: Core
   private readonly chan: Channels
-  /** This task's segment (data in it is sent by address). */
-  private readonly mySegment: ArrayBufferLike | null
-  private readonly hdr: number
-  private readonly entries = new Map<number, Entry>()
+  /** The sending side (msg-send.ts). */
+  private readonly out: Sends
+  /** Per team id, its stream (made when the team or its first message comes; 0: the world's). */
+  private readonly streams: Array<Stream | undefined> = [new Stream()]
   private readonly uhdr = new Int32Array(UHDR / 4)
   private readonly uhdr8 = new Uint8Array(this.uhdr.buffer)
   private readonly landed: compl_hndlr_t = (_h, e) => { (e as Entry).landed() }
@@ -91,15 +100,6 @@ export class Messages implements ChannelSink {
     if (this.chan.any && this.chan.pump(now)) { this.moved = true; return true }
     return now >= this.probeAt
   }
-  private sending: ChannelSend | null = null
-  private readonly sentCond = (): boolean => {
-    if (this.sending!.done) return true
-    if (this.chan.pump(performance.now())) { this.moved = true; return true }
-    return false
-  }
-  /** Per sequence number (mod KINDS): which one, and the kind this task gave it (`enter`). */
-  private readonly kindSeq = new Int32Array(KINDS).fill(-1)
-  private readonly kindOf = new Int32Array(KINDS)
   private readonly hProbe: number
   private readonly hAnswer: number
   /** Probes to answer (source, sequence number, its kind), from the probe header handler. */
@@ -111,11 +111,11 @@ export class Messages implements ChannelSink {
 
   constructor (core: Core, blocks: SharedBlocks) {
     this.core = core
-    this.mySegment = core.u8[core.rank]?.buffer ?? null
     this.chan = new Channels(core, this, blocks)
     this.at = blocks.has(core.rank) ? (blocks.at[core.rank]! >> 2) : -1
-    this.hdr = core.lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
+    const hdr = core.lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
       comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>) => this.onMessage(uhdr, info, comp, ui))
+    this.out = new Sends(core, this.chan, hdr)
     core.lapi.setLibraryShortHandler(SLOT_MSG, (w, at, ul, dl, src) => this.onShort(w, at, ul, dl, src))
     this.hProbe = core.lapi.setLibraryHandler(SLOT_PROBE, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
       comp: Ref<compl_hndlr_t | null>) => {
@@ -131,15 +131,35 @@ export class Messages implements ChannelSink {
     })
   }
 
+  /** The stream of (tagged) sequence number `seq`'s team. */
+  private stream (seq: number): Stream {
+    const id = seq >>> TEAM_SHIFT
+    return this.streams[id] ?? (this.streams[id] = new Stream())
+  }
+
+  /**
+   * Forgets team id `id` (team.ts, when a team is destroyed: every member has completed its
+   * collectives, so no message of it is still to come), and what came for it.
+   */
+  dropTeam (id: number): void {
+    const s = this.streams[id]
+    if (id <= 0 || s === undefined) return
+    // (a message by reference left by a mismatched call: its sender is freed, nothing copied)
+    if (this.refs > 0) for (const e of s.entries.values()) if (e.refCntr !== 0) { e.mismatch = true; this.takeRef(e) }
+    this.streams[id] = undefined
+  }
+
   /**
    * Says which kind of collective this task runs as sequence number `seq` (answers probes, judges
-   * what comes; also published in the shared block, for the tasks of this process).
+   * what comes; the world's also published in the shared block, for the tasks of this process:
+   * only the world's barriers and all-reduces use the shared mailboxes).
    */
   enter (seq: number, kind: number): void {
+    const s = this.stream(seq)
     const i = seq & (KINDS - 1)
-    this.kindSeq[i] = seq
-    this.kindOf[i] = kind & 0xfffff
-    if (this.at >= 0) {
+    s.kindSeq[i] = seq & 0xfffff
+    s.kindOf[i] = kind & 0xfffff
+    if (this.at >= 0 && (seq >>> TEAM_SHIFT) === 0) {
       const w = this.core.i32[this.core.rank]!
       Atomics.store(w, this.at + W_AT_KIND, kind & 0xfffff)
       Atomics.store(w, this.at + W_AT_SEQ, seq)
@@ -153,18 +173,20 @@ export class Messages implements ChannelSink {
   markFailed (seq: number): void { this.failed(seq) }
 
   private failed (seq: number): void {
+    const s = this.stream(seq)
     const i = seq & (KINDS - 1)
-    if (this.kindSeq[i] === seq) this.kindOf[i] = this.kindOf[i]! | FAILED
+    if (s.kindSeq[i] === (seq & 0xfffff)) s.kindOf[i] = s.kindOf[i]! | FAILED
     // (messages by reference of that collective will not be received: their senders are freed)
     if (this.refs > 0) {
-      for (const e of this.entries.values()) if (e.refCntr !== 0 && e.seq === seq && e.dst === null) { e.mismatch = true; this.takeRef(e) }
+      for (const e of s.entries.values()) if (e.refCntr !== 0 && e.seq === seq && e.dst === null) { e.mismatch = true; this.takeRef(e) }
     }
   }
 
   /** The kind this task gave sequence number `seq`, or -1 when it has not reached it (or forgot it). */
   private kindAt (seq: number): number {
+    const s = this.streams[seq >>> TEAM_SHIFT]
     const i = seq & (KINDS - 1)
-    return this.kindSeq[i] === seq ? this.kindOf[i]! : -1
+    return s !== undefined && s.kindSeq[i] === (seq & 0xfffff) ? s.kindOf[i]! : -1
   }
 
   /** Answers the probes that came (a completion handler: it may send). */
@@ -181,7 +203,7 @@ export class Messages implements ChannelSink {
     }
   }
 
-  /** The map key of (source, sequence, round). */
+  /** The key of (source, sequence, round) in its team's stream. */
   private key (src: number, seq: number, round: number): number {
     return ((seq & 0xfffff) * ROUNDS + round) * this.core.size + src
   }
@@ -248,8 +270,9 @@ export class Messages implements ChannelSink {
    */
   private came (src: number, seq: number, w1: number, arg: number, len: number): Entry {
     const k = this.key(src, seq, w1 & 0xfff)
-    let e = this.entries.get(k)
-    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) }
+    const m = this.stream(seq).entries
+    let e = m.get(k)
+    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; m.set(k, e) }
     const kind = w1 >>> 12
     const w = this.waiting
     if (w !== null && w.seq === seq && kind !== w.wantKind) w.mismatch = true
@@ -260,7 +283,7 @@ export class Messages implements ChannelSink {
   /** The channels' look at a message that came on one (ChannelSink). */
   begin (src: number, seq: number, w1: number, arg: number, len: number, force: boolean): Landing | null {
     if (!force) {
-      const e = this.entries.get(this.key(src, seq, w1 & 0xfff))
+      const e = this.stream(seq).entries.get(this.key(src, seq, w1 & 0xfff))
       if (e === undefined || e.dst === null) return null
     }
     return this.arrive(src, seq, w1, arg, len, null, 0)
@@ -330,75 +353,30 @@ export class Messages implements ChannelSink {
   /** Takes every message by reference still waiting for its receive, each into a buffer of its own (their senders may wait on them). */
   private takeAllRefs (): void {
     if (this.refs === 0) return
-    for (const e of this.entries.values()) if (e.refCntr !== 0 && e.dst === null) this.takeRef(e)
+    for (const s of this.streams) {
+      if (s !== undefined) for (const e of s.entries.values()) if (e.refCntr !== 0 && e.dst === null) this.takeRef(e)
+    }
   }
 
   /** Sends `data` to task `tgt` as round `round` of sequence `seq`, saying (kind, arg). Blocking until `data` may be reused. */
   send (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): number {
-    return this.wait(this.sendNb(tgt, seq, round, kind, arg, data))
+    return this.out.wait(this.out.sendNb(tgt, seq, round, kind, arg, data))
   }
 
-  /** `send` that returns at once: `data` must stay unchanged until the handle is complete. */
+  /** `send` that returns at once: `data` must stay unchanged until the handle is complete (msg-send.ts). */
   sendNb (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): OpHandle {
-    const w1 = (round & 0xfff) | ((kind & 0xfffff) << 12)
-    if (data.length <= SHORT_MAX) {
-      // (one packet, written in place into the target's inbox: no copy, no counter; refused when
-      // the ring is full or the target is not on this path, and then sent as below)
-      const l = this.core.lapi
-      const i = l.prepareShortData(tgt, this.hdr, UHDR, data.length)
-      if (i >= 0) {
-        const pw = l.preparedWords
-        pw[i] = seq; pw[i + 1] = w1; pw[i + 2] = arg; pw[i + 3] = 0
-        if (data.length > 0) l.preparedBytes.set(data, 4 * i + UHDR)
-        if (l.commitShort()) return SENT
-      }
-    }
-    // (bytes in this task's segment go by address: to a task of this process by reference, to
-    // others by LAPI's rendezvous, which pulls them out of the segment in place; other bytes to a
-    // task of this process go through a channel)
-    const inSegment = data.buffer === this.mySegment && data.byteOffset > 0
-    const u = this.uhdr
-    u[0] = seq; u[1] = w1; u[2] = arg; u[3] = 0
-    if (data.length > SHORT_MAX && this.core.isLocal(tgt) && tgt !== this.core.rank) {
-      if (inSegment) return this.sendRef(tgt, seq, w1, arg, data)
-      if (this.chan.reaches(tgt)) return this.chan.send(tgt, seq, w1, arg, data)
-    }
-    const c: Counter = this.core.counter()
-    const rc = this.core.lapi.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, data.length === 0 ? null : inSegment ? data.byteOffset : data, data.length, c)
-    if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
-    return new OpHandle(c, 1, 0)
+    return this.out.sendNb(tgt, seq, round, kind, arg, data)
   }
 
-  /** Sends `data` (in this task's segment) to co-located `tgt` by reference: complete when `tgt` copied it. */
-  private sendRef (tgt: number, seq: number, w1: number, arg: number, data: Uint8Array): OpHandle {
-    const c: Counter = this.core.counter()
-    const l = this.core.lapi
-    const i = l.prepareShortData(tgt, this.hdr, UHDR, REF_BYTES)
-    if (i >= 0) {
-      const pw = l.preparedWords
-      pw[i] = seq; pw[i + 1] = w1; pw[i + 2] = arg; pw[i + 3] = REF
-      pw[i + 4] = data.byteOffset; pw[i + 5] = data.length; pw[i + 6] = c.addr
-      if (l.commitShort()) return new OpHandle(c, 1, 0)
-    }
-    const u = this.uhdr
-    u[3] = REF
-    const r = this.ref3
-    r[0] = data.byteOffset; r[1] = data.length; r[2] = c.addr
-    const rc = l.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, this.ref8, REF_BYTES, 0)
-    u[3] = 0
-    if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
-    return new OpHandle(c, 1, 0)
-  }
-
-  private readonly ref3 = new Int32Array(3)
-  private readonly ref8 = new Uint8Array(this.ref3.buffer)
+  /** Waits for a send handle, once (a channel's handle is then used again). */
+  wait (h: OpHandle): number { return this.out.wait(h) }
 
   /**
    * Posts the receive of round `round` of `seq` from `src` into `dst` ahead of `recv` (which must
    * follow with the same arguments), so that the message lands in `dst` even if it comes first.
    */
   post (src: number, seq: number, round: number, kind: number, arg: number, dst: Uint8Array): void {
-    this.posted(this.key(src, seq, round), src, seq, kind, arg, dst)
+    this.posted(this.stream(seq).entries, this.key(src, seq, round), src, seq, kind, arg, dst)
   }
 
   /**
@@ -406,9 +384,9 @@ export class Messages implements ChannelSink {
    * came first, copied now straight into `dst`. One whose message came, or is coming, otherwise
    * is returned as it is (its bytes land in a buffer of their own).
    */
-  private posted (k: number, src: number, seq: number, kind: number, arg: number, dst: Uint8Array): Entry {
-    let e = this.entries.get(k)
-    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; this.entries.set(k, e) } else if (e.refCntr === 0 || e.dst !== null) return e
+  private posted (m: Map<number, Entry>, k: number, src: number, seq: number, kind: number, arg: number, dst: Uint8Array): Entry {
+    let e = m.get(k)
+    if (e === undefined) { e = this.entry(); e.src = src; e.seq = seq; m.set(k, e) } else if (e.refCntr === 0 || e.dst !== null) return e
     e.dst = dst; e.wantKind = kind & 0xfffff; e.wantArg = arg
     if (e.refCntr !== 0) this.takeRef(e)
     return e
@@ -420,7 +398,8 @@ export class Messages implements ChannelSink {
    */
   recv (src: number, seq: number, round: number, kind: number, arg: number, dst: Uint8Array): number {
     const k = this.key(src, seq, round)
-    const e = this.posted(k, src, seq, kind, arg, dst)
+    const m = this.stream(seq).entries
+    const e = this.posted(m, k, src, seq, kind, arg, dst)
     // (one that came, or began coming, before this receive lands in its own buffer: what it must be)
     if (!e.arrived || e.data !== null) { e.wantKind = kind & 0xfffff; e.wantArg = arg }
     if (!e.arrived) {
@@ -444,13 +423,13 @@ export class Messages implements ChannelSink {
       }
       if (!e.arrived) {
         // (a mismatch found by a probe: the message may never come; one that does later is dropped with its entry)
-        this.entries.delete(k)
+        m.delete(k)
         this.recycle(e)
         this.failed(seq)
         return S.ERR_COLL_MISMATCH
       }
     }
-    this.entries.delete(k)
+    m.delete(k)
     let rc: number = S.OK
     if (e.mismatch || e.kind !== (kind & 0xfffff) || e.arg !== arg || e.len !== dst.length) { rc = S.ERR_COLL_MISMATCH; this.failed(seq) }
     else if (e.data !== null) dst.set(e.data)
@@ -480,31 +459,10 @@ export class Messages implements ChannelSink {
 
   /** Whether round `round` of `seq` from `src` has arrived (for split-phase waits that must not block). */
   arrived (src: number, seq: number, round: number): boolean {
-    const e = this.entries.get(this.key(src, seq, round))
+    const e = this.streams[seq >>> TEAM_SHIFT]?.entries.get(this.key(src, seq, round))
     return e !== undefined && e.arrived
   }
 
-  /** Waits for a send handle, once (a channel's handle is then used again). */
-  wait (h: OpHandle): number {
-    if (h instanceof ChannelSend) {
-      if (!h.done) {
-        const outer = this.sending
-        this.sending = h
-        this.chan.waiting(true)
-        try {
-          do this.core.lapi.waitUntil(this.sentCond); while (!h.done)
-        } finally {
-          this.chan.waiting(false)
-          this.sending = outer
-          this.moved = false
-        }
-      }
-      const st = h.status
-      this.chan.recycle(h)
-      return st
-    }
-    return waitHandle(this.core, h)
-  }
 }
 
 /** The little-endian int32 at byte `at` of `b`. */

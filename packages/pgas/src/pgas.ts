@@ -1,68 +1,34 @@
 /**
  * The idiomatic face: one `Pgas` per task, over the task's LAPI context. Methods throw PgasError
  * (its `code` a PgasStatus) where the flat face (flat.ts) returns the code. Both run the same parts:
- * rma.ts, atomics.ts, messages.ts, barrier.ts, collectives.ts, rpc.ts, lock.ts, shared-array.ts.
+ * rma.ts, atomics.ts, messages.ts, barrier.ts, collectives.ts, rpc.ts, lock.ts, shared-array.ts;
+ * teams (team.ts: `world`) and the collectives into shared arrays (shared-collectives.ts).
+ * Memory, put and get, and atomics are PgasBase's (pgas-base.ts).
  */
-import { Lapi, type Counter, type SegmentMemory } from '@amlapi/lapi'
-import { AtomicOp, RemoteAtomics } from './atomics.js'
-import { Barrier, BarrierFlag, NOT_READY } from './barrier.js'
-import { Collectives } from './collectives.js'
-import { Core } from './core.js'
-import { GlobalPtr } from './gptr.js'
-import { Layout, type LayoutKind } from './layout.js'
+import { Lapi } from '@amlapi/lapi'
+import { BarrierFlag, NOT_READY } from './barrier.js'
+import { GlobalPtr, setPointerRuntime } from './gptr.js'
 import { PgasLock } from './lock.js'
-import { Messages } from './messages.js'
-import { type NumArray, bytesOf } from './reduce-ops.js'
-import { type OpHandle, Rma } from './rma.js'
-import { SharedBlocks } from './shared-block.js'
-import { ShmSync } from './shm-sync.js'
-import { type RemoteFn, Rpc, type RpcHandle } from './rpc.js'
-import { type NumArrayCtor, SharedArray } from './shared-array.js'
+import { type NumArray } from './reduce-ops.js'
+import { type RemoteFn, RpcHandle } from './rpc.js'
+import { type DistObject } from './dist-object.js'
+import { type PutCompletion } from './async-ops.js'
+import { SharedArray } from './shared-array.js'
+import { type IntoSource, allgatherInto, alltoallInto, bcastInto, reduceInto, scatterInto } from './shared-collectives.js'
+import { type Team, worldTeam } from './team.js'
 import { PgasError, PgasStatus as S, check } from './status.js'
+import { PgasBase, gp, bytes, SignalCounter, type LayoutSpec } from './pgas-base.js'
 
-/** How a shared array is laid out: a kind, and for block-cyclic the block size. */
-export interface LayoutSpec { kind: LayoutKind, block?: number }
+export { SignalCounter, type LayoutSpec }
 
 let current: Pgas | null = null
+// (global pointers ask it where their task is: isLocal, local)
+setPointerRuntime(() => current?.core ?? null)
 
-/**
- * A counter on every task that `putSignal`s move at their target: a task waits on its own for the
- * puts it expects (halo exchanges: data and "it is there" in one message).
- */
-export class SignalCounter {
-  /** Every task's counter address, index = task. */
-  readonly addrs: readonly number[]
-  private readonly mine: Counter
-  constructor (mine: Counter, addrs: readonly number[]) { this.mine = mine; this.addrs = addrs }
-  /** Waits until `n` signals came (and takes them off). */
-  wait (n = 1): void { this.mine.wait(n) }
-  /** Signals that came and were not waited for yet. */
-  get value (): number { return this.mine.get() }
-}
-
-export class Pgas {
-  /** @internal */ readonly core: Core
-  /** @internal */ readonly rma: Rma
-  /** @internal */ readonly atomics: RemoteAtomics
-  /** @internal */ readonly blocks: SharedBlocks
-  /** @internal */ readonly msg: Messages
-  /** @internal */ readonly sync: ShmSync
-  /** @internal */ readonly bar: Barrier
-  /** @internal */ readonly coll: Collectives
-  /** @internal */ readonly rpcs: Rpc
+export class Pgas extends PgasBase {
   private finalized = false
 
-  private constructor (lapi: Lapi) {
-    this.core = new Core(lapi)
-    this.rma = new Rma(this.core)
-    this.atomics = new RemoteAtomics(this.core)
-    this.blocks = new SharedBlocks(this.core)
-    this.msg = new Messages(this.core, this.blocks)
-    this.sync = new ShmSync(this.core, this.blocks, () => this.msg.unblock())
-    this.bar = new Barrier(this.core, this.msg, this.sync)
-    this.coll = new Collectives(this.core, this.msg, this.sync)
-    this.rpcs = new Rpc(this.core)
-  }
+  private constructor (lapi: Lapi) { super(lapi) }
 
   /**
    * Collective: starts the runtime on this task's LAPI context (`lapi`, else the open one, else a
@@ -80,178 +46,84 @@ export class Pgas {
   /** The runtime of this task, or null before `init`. */
   static current (): Pgas | null { return current }
 
-  /** Collective: a barrier, then the runtime stops (the LAPI context stays the program's). */
+  /**
+   * Collective: completes this task's implicit operations, a barrier, then the runtime stops: every
+   * method of it, and of what it made (shared arrays, locks), answers ERR_NOT_INIT after (the LAPI
+   * context stays the program's). A second call does nothing; `Pgas.init` starts a new runtime.
+   */
   finalize (): void {
     if (this.finalized) return
     this.syncAll()
     this.barrier()
     this.finalized = true
+    this.core.closed = true
     if (current === this) current = null
+    for (const proto of [Pgas.prototype, PgasBase.prototype] as object[]) {
+      for (const k of Object.getOwnPropertyNames(proto)) {
+        const d = Object.getOwnPropertyDescriptor(proto, k)
+        if (k === 'constructor' || k === 'finalize' || typeof d?.value !== 'function' || Object.hasOwn(this, k)) continue
+        Object.defineProperty(this, k, { value: () => { throw new PgasError(S.ERR_NOT_INIT, `${k} (after finalize)`) } })
+      }
+    }
   }
 
-  get lapi (): Lapi { return this.core.lapi }
-  get rank (): number { return this.core.rank }
-  get size (): number { return this.core.size }
-
-  /** Runs handlers and remote procedure calls that came (a program that computes should call it now and then). */
-  progress (): void { this.core.progress() }
-
-  // ───────────────────────────── memory ─────────────────────────────
-
-  /** `bytes` of this task's segment (zero-filled), as a global pointer. */
-  alloc (bytes: number): GlobalPtr {
-    if (!Number.isInteger(bytes) || bytes < 0) throw new PgasError(S.ERR_BAD_ARG, 'alloc')
-    try { return new GlobalPtr(this.rank, this.core.lapi.malloc(Math.max(1, bytes))) } catch { throw new PgasError(S.ERR_NOMEM, 'alloc') }
-  }
-
-  /** Frees what `alloc` gave this task. */
-  free (p: GlobalPtr): void {
-    if (p.task !== this.rank) throw new PgasError(S.ERR_BAD_TASK, 'free (only the owner frees)')
-    try { this.core.lapi.free(p.addr) } catch { throw new PgasError(S.ERR_BAD_ARG, 'free') }
-  }
-
-  /** Collective: `bytes` on every task; every task gets all the pointers (index = task). */
-  allocAll (bytes: number): GlobalPtr[] {
-    if (!Number.isInteger(bytes) || bytes < 0) throw new PgasError(S.ERR_BAD_ARG, 'allocAll')
-    let a = -1
-    try { a = this.core.lapi.malloc(Math.max(1, bytes)) } catch { a = -1 }
-    const all = this.core.lapi.addressInit(a)
-    if (all.some((x) => x < 0)) { if (a >= 0) this.core.lapi.free(a); throw new PgasError(S.ERR_NOMEM, 'allocAll') }
-    return all.map((x, t) => new GlobalPtr(t, x))
-  }
-
-  /** Collective: frees what `allocAll` gave (a barrier first: no task may still be using it). */
-  freeAll (ptrs: readonly GlobalPtr[]): void {
-    this.barrier()
-    this.free(ptrs[this.rank]!)
-  }
-
-  /** Collective: a shared array of `length` elements of `type`, laid out by `layout` (default blocked). */
-  sharedArray<T extends NumArray> (type: NumArrayCtor<T>, length: number, layout: LayoutSpec = { kind: 'blocked' }): SharedArray<T> {
-    let l: Layout
-    try { l = new Layout(layout.kind, length, this.size, layout.block ?? 1) } catch { throw new PgasError(S.ERR_BAD_ARG, 'sharedArray') }
-    return new SharedArray(this.core, this.rma, type, l)
-  }
-
-  /** Whether task `t` is of this process (its memory reachable by plain loads and stores). */
-  isLocal (t: number): boolean { return t >= 0 && t < this.size && this.core.isLocal(t) }
-
-  /** A live view of `bytes` at `p` when its task is of this process, else null (the owner's part of a global object, or a co-located one's). */
-  localView (p: GlobalPtr, bytes: number): Uint8Array | null {
-    check(this.core.checkRange(p.task, p.addr, bytes), 'localView')
-    const seg = this.core.u8[p.task]
-    return seg === null || seg === undefined ? null : seg.subarray(p.addr, p.addr + bytes)
-  }
+  /** Whether `finalize` has run. */
+  get isFinalized (): boolean { return this.finalized }
 
   /**
-   * This task's segment as a shared WebAssembly.Memory (`Lapi.segmentMemory`), for WebAssembly
-   * kernels that work on the task's part of global objects in place: a pointer `p` of this task is
-   * byte `p.addr` of it. Undefined where the segment is a plain buffer.
+   * The world team: every task, ranked as the tasks are. Its collectives are this object's; its
+   * `split` and `splitStrided` make the other teams (team.ts).
    */
-  get segmentMemory (): SegmentMemory | undefined { return this.core.lapi.segmentMemory }
-
-  // ───────────────────────────── data movement ─────────────────────────────
-
-  /** Copies `src` to `p`; returns when it is there. */
-  put (p: GlobalPtr, src: ArrayBufferView): void { check(this.rma.put(p.task, p.addr, bytesOf(src)), 'put') }
-  /** Copies `dst.byteLength` bytes at `p` into `dst`. */
-  get (p: GlobalPtr, dst: ArrayBufferView): void { check(this.rma.get(p.task, p.addr, bytesOf(dst)), 'get') }
-  /** Starts a put (`src` unchanged until the handle completes). */
-  putNb (p: GlobalPtr, src: ArrayBufferView): OpHandle { return this.started(this.rma.putNb(p.task, p.addr, bytesOf(src)), 'putNb') }
-  /** Starts a get. */
-  getNb (p: GlobalPtr, dst: ArrayBufferView): OpHandle { return this.started(this.rma.getNb(p.task, p.addr, bytesOf(dst)), 'getNb') }
-  private started (h: OpHandle, what: string): OpHandle { check(h.status, what); return h }
-  /** Collective: a new signal counter on every task. */
-  newSignalCounter (): SignalCounter {
-    const c = this.core.lapi.counter()
-    return new SignalCounter(c, this.core.lapi.addressInit(c.addr))
-  }
-  /** Starts a put of `src` to `p` that moves `sc` at `p`'s task when it is there; the handle completes when `src` may be reused. */
-  putSignal (p: GlobalPtr, src: ArrayBufferView, sc: SignalCounter): OpHandle {
-    return this.started(this.rma.putSignal(p.task, p.addr, bytesOf(src), sc.addrs[p.task] ?? -1), 'putSignal')
-  }
-  /** Whether `h` completed. */
-  test (h: OpHandle): boolean { return this.rma.test(h) }
-  /** Waits for `h`. */
-  wait (h: OpHandle): void { check(this.rma.wait(h), 'wait') }
-  /** Waits for all of `hs`. */
-  waitAll (hs: readonly OpHandle[]): void { check(this.rma.waitAll(hs), 'waitAll') }
-  /** A put that `syncAll` completes. */
-  putNbi (p: GlobalPtr, src: ArrayBufferView): void { check(this.rma.putNbi(p.task, p.addr, bytesOf(src)), 'putNbi') }
-  /** A get that `syncAll` completes. */
-  getNbi (p: GlobalPtr, dst: ArrayBufferView): void { check(this.rma.getNbi(p.task, p.addr, bytesOf(dst)), 'getNbi') }
-  /** Completes every implicit put and get. */
-  syncAll (): void { this.rma.syncAll() }
-  /**
-   * Waits until every implicit operation of this task is complete: the Nbi puts (the data is at
-   * the target) and gets (the data is here), non-fetching atomics (done at the target). As
-   * OpenSHMEM's `shmem_quiet` and UPC's `upc_fence`. Operations with a handle complete by it.
-   */
-  quiet (): void { this.core.quiet() }
-  /**
-   * Orders this task's implicit puts and non-fetching atomics: those issued before it are done
-   * at their targets before any issued after it (OpenSHMEM's `shmem_fence`). Here it completes
-   * them, as `quiet` does.
-   */
-  fence (): void { this.core.quiet() }
-  /** Strided put: `count` blocks of `blockBytes`, from `src` every `srcStride` bytes to `p` every `dstStride`. */
-  putStrided (p: GlobalPtr, dstStride: number, src: ArrayBufferView, srcStride: number, blockBytes: number, count: number): void {
-    check(this.rma.putStrided(p.task, p.addr, dstStride, bytesOf(src), srcStride, blockBytes, count), 'putStrided')
-  }
-  /** Strided get: `count` blocks of `blockBytes` from `p` every `srcStride` bytes into `dst` every `dstStride`. */
-  getStrided (p: GlobalPtr, srcStride: number, dst: ArrayBufferView, dstStride: number, blockBytes: number, count: number): void {
-    check(this.rma.getStrided(p.task, p.addr, srcStride, bytesOf(dst), dstStride, blockBytes, count), 'getStrided')
-  }
-  /** Indexed put: piece k of `srcs` to address `addrs[k]` of `task`. */
-  putIndexed (task: number, addrs: ArrayLike<number>, srcs: readonly ArrayBufferView[]): void { check(this.rma.putIndexed(task, addrs, srcs.map(bytesOf)), 'putIndexed') }
-  /** Indexed get: address `addrs[k]` of `task` into piece k of `dsts`. */
-  getIndexed (task: number, addrs: ArrayLike<number>, dsts: readonly ArrayBufferView[]): void { check(this.rma.getIndexed(task, addrs, dsts.map(bytesOf)), 'getIndexed') }
-
-  // ───────────────────────────── atomics ─────────────────────────────
-
-  /** An AtomicOp on the 32-bit word at `p`; returns the old value. */
-  atomic32 (op: number, p: GlobalPtr, a: number, b = 0): number {
-    const v = this.atomics.op32(op, p.task, p.addr, a, b)
-    check(this.atomics.status, 'atomic32')
-    return v
-  }
-  /** An AtomicOp on the 64-bit word at `p`; returns the old value. */
-  atomic64 (op: number, p: GlobalPtr, a: bigint, b = 0n): bigint {
-    const v = this.atomics.op64(op, p.task, p.addr, a, b)
-    check(this.atomics.status, 'atomic64')
-    return v
-  }
-  fetchAdd (p: GlobalPtr, v: number): number { return this.atomic32(AtomicOp.ADD, p, v) }
-  compareAndSwap (p: GlobalPtr, expected: number, v: number): number { return this.atomic32(AtomicOp.CAS, p, expected, v) }
+  get world (): Team { return worldTeam(this) }
 
   // ───────────────────────────── remote procedure calls ─────────────────────────────
 
-  /** Registers `fn` as remote function `id` (the same on every task). */
-  registerRpc (id: number, fn: RemoteFn | null): void { check(this.rpcs.register(id, fn), 'registerRpc') }
+  /**
+   * Registers `fn` as remote function `id`: a number 0..65535 or a name (1 to 256 characters), the
+   * same on every task; `null` removes it. `fn` is called with the arguments and, last, the calling
+   * task; what it returns (or the promise's value) is the answer.
+   */
+  registerRpc (id: number | string, fn: RemoteFn | null): void { check(this.rpcs.register(id, fn), 'registerRpc') }
   /** Calls remote function `id` on `task`; resolves with its result (progress runs meanwhile, without blocking the event loop). */
-  async rpc (task: number, id: number, ...args: unknown[]): Promise<unknown> {
+  async rpc (task: number, id: number | string, ...args: unknown[]): Promise<unknown> {
     const h = this.rpcs.call(task, id, args)
-    const rc = await this.rpcs.waitAsync(h)
-    if (rc !== 0) throw new PgasError(rc, `rpc ${id} on task ${task}${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
-    return h.result
+    return rpcResult(h, await this.rpcs.waitAsync(h), `rpc ${String(id)} on task ${task}`)
   }
-  /** Calls remote function `id` on `task` and blocks until its result comes. */
-  rpcSync (task: number, id: number, ...args: unknown[]): unknown {
+  /** Calls remote function `id` on `task` and blocks until its result comes (serving calls to this task meanwhile). */
+  rpcSync (task: number, id: number | string, ...args: unknown[]): unknown {
     const h = this.rpcs.call(task, id, args)
-    const rc = this.rpcs.wait(h)
-    if (rc !== 0) throw new PgasError(rc, `rpc ${id} on task ${task}${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
-    return h.result
+    return rpcResult(h, this.rpcs.wait(h), `rpc ${String(id)} on task ${task}`)
   }
-  /** Starts a call; `rpcWait` completes it. */
-  rpcNb (task: number, id: number, ...args: unknown[]): RpcHandle { return this.rpcs.call(task, id, args) }
+  /** Starts a call; `rpcWait` completes it. A call refused before it was sent throws here. */
+  rpcNb (task: number, id: number | string, ...args: unknown[]): RpcHandle {
+    const h = this.rpcs.call(task, id, args)
+    if (!h.sent) rpcResult(h, h.status, `rpcNb ${String(id)} on task ${task}`)
+    return h
+  }
   /** Completes a call started by `rpcNb`; returns its result. */
   rpcWait (h: RpcHandle): unknown {
-    const rc = this.rpcs.wait(h)
-    if (rc !== 0) throw new PgasError(rc, `rpc${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
-    return h.result
+    if (!(h instanceof RpcHandle)) throw new PgasError(S.ERR_BAD_HANDLE, 'rpcWait')
+    return rpcResult(h, this.rpcs.wait(h), 'rpc')
+  }
+  /** The same without blocking the event loop. */
+  async rpcWaitAsync (h: RpcHandle): Promise<unknown> {
+    if (!(h instanceof RpcHandle)) throw new PgasError(S.ERR_BAD_HANDLE, 'rpcWaitAsync')
+    return rpcResult(h, await this.rpcs.waitAsync(h), 'rpc')
+  }
+  /** Whether the call of `h` has its answer (a round of progress first). */
+  rpcTest (h: RpcHandle): boolean {
+    if (!(h instanceof RpcHandle)) throw new PgasError(S.ERR_BAD_HANDLE, 'rpcTest')
+    if (!h.done) this.progress()
+    return h.done
   }
   /** Calls remote function `id` on `task` without a result. */
-  rpcNoReply (task: number, id: number, ...args: unknown[]): void { check(this.rpcs.callNoReply(task, id, args), 'rpcNoReply') }
+  rpcNoReply (task: number, id: number | string, ...args: unknown[]): void { check(this.rpcs.callNoReply(task, id, args), 'rpcNoReply') }
+
+  /**
+   * Collective (every task, in the same order): this task's part of a distributed object (UPC++'s
+   * `dist_object`), `value`; the others' parts by `fetch`/`fetchSync` with a task number.
+   */
+  distObject<T> (value: T): DistObject<T> { return this.dists.make(value) }
 
   // ───────────────────────────── synchronisation ─────────────────────────────
 
@@ -285,9 +157,49 @@ export class Pgas {
   /** Takes `lock` (in turn). */
   lock (l: PgasLock): void { check(l.acquire(), 'lock') }
   /** Takes `lock` if free. */
-  tryLock (l: PgasLock): boolean { return l.tryAcquire() }
+  tryLock (l: PgasLock): boolean { const got = l.tryAcquire(); check(l.status, 'tryLock'); return got }
   /** Gives `lock` up. */
   unlock (l: PgasLock): void { check(l.release(), 'unlock') }
+  /**
+   * Collective: frees `l` (UPC's `upc_lock_free`): a barrier, then every task gives back its part
+   * (segment memory, counters). After it the lock answers ERR_STATE. ERR_BAD_ARG: not a lock.
+   */
+  freeLock (l: PgasLock): void {
+    if (!(l instanceof PgasLock)) throw new PgasError(S.ERR_BAD_ARG, 'freeLock')
+    if (l.isFreed) throw new PgasError(S.ERR_STATE, 'freeLock (freed already)')
+    this.barrier()
+    check(l.free(), 'freeLock')
+  }
+
+  // ───────────────────────────── Promise forms ─────────────────────────────
+  // (they wait without blocking the event loop; an error rejects with the PgasError)
+
+  /**
+   * Puts `src` at `p`; resolves when the data is at the target (then `src` may be reused). With
+   * `cx.remote`, the function runs at the target after the data landed (UPC++'s `remote_cx::as_rpc`).
+   */
+  async putAsync (p: GlobalPtr, src: ArrayBufferView, cx?: PutCompletion): Promise<void> { p = gp(p, 'putAsync'); await this.asyncOps.put(p.task, p.addr, bytes(src), cx, 'putAsync') }
+  /** Gets `dst.byteLength` bytes at `p` into `dst`; resolves when they are there. */
+  async getAsync (p: GlobalPtr, dst: ArrayBufferView): Promise<void> { p = gp(p, 'getAsync'); await this.asyncOps.get(p.task, p.addr, bytes(dst), 'getAsync') }
+  /** `atomic32` as a promise (a remote atomic waits for its answer in the call: LAPI's Rmw). */
+  async atomic32Async (op: number, p: GlobalPtr, a: number, b = 0): Promise<number> { return this.atomic32(op, p, a, b) }
+  /** `atomic64` as a promise. */
+  async atomic64Async (op: number, p: GlobalPtr, a: bigint, b = 0n): Promise<bigint> { return this.atomic64(op, p, a, b) }
+  /**
+   * The Promise forms of the collectives: a barrier that does not block the event loop (every task
+   * there), then the collective. Every task calls the Promise form of the same collective.
+   */
+  async bcastAsync (buf: NumArray, root = 0): Promise<void> { await this.barrierAsync(); this.bcast(buf, root) }
+  async reduceAsync (send: NumArray, recv: NumArray | null, op: number, root = 0): Promise<void> { await this.barrierAsync(); this.reduce(send, recv, op, root) }
+  async allreduceAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.allreduce(send, recv, op) }
+  async gatherAsync (send: NumArray, recv: NumArray | null, root = 0): Promise<void> { await this.barrierAsync(); this.gather(send, recv, root) }
+  async allgatherAsync (send: NumArray, recv: NumArray): Promise<void> { await this.barrierAsync(); this.allgather(send, recv) }
+  async alltoallAsync (send: NumArray, recv: NumArray): Promise<void> { await this.barrierAsync(); this.alltoall(send, recv) }
+  async alltoallvAsync (send: NumArray, sendCounts: ArrayLike<number>, sendDispls: ArrayLike<number>, recv: NumArray, recvCounts: ArrayLike<number>, recvDispls: ArrayLike<number>): Promise<void> {
+    await this.barrierAsync(); this.alltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
+  }
+  async scanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.scan(send, recv, op) }
+  async exscanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.exscan(send, recv, op) }
 
   // ───────────────────────────── collectives ─────────────────────────────
 
@@ -302,4 +214,25 @@ export class Pgas {
   }
   scan (send: NumArray, recv: NumArray, op: number): void { check(this.coll.scan(send, recv, op, false), 'scan') }
   exscan (send: NumArray, recv: NumArray, op: number): void { check(this.coll.scan(send, recv, op, true), 'exscan') }
+  /** Block t of the root's `send` (P × recv.length elements; null elsewhere) into task t's `recv`. */
+  scatter (send: NumArray | null, recv: NumArray, root = 0): void { check(this.coll.scatter(send, recv, root), 'scatter') }
+
+  // ───────────────────────── collectives into shared arrays (shared-collectives.ts) ─────────────────────────
+
+  /** Every task's part of `dst` ← the root's `src` (a part's length; null elsewhere): upc_all_broadcast. */
+  bcastInto<T extends NumArray> (dst: SharedArray<T>, src: T | null, root = 0): void { check(bcastInto(this.coll, dst, src, root), 'bcastInto') }
+  /** Task t's part of `dst` ← block t of the root's `src` (P parts' length; null elsewhere): upc_all_scatter. */
+  scatterInto<T extends NumArray> (dst: SharedArray<T>, src: T | null, root = 0): void { check(scatterInto(this.coll, dst, src, root), 'scatterInto') }
+  /** Every task's part of `dst` ← every task's `src` (a part's length / P), in task order: upc_all_gather_all. */
+  allgatherInto<T extends NumArray> (dst: SharedArray<T>, src: IntoSource<T>): void { check(allgatherInto(this.coll, dst, src), 'allgatherInto') }
+  /** Block s of task t's part of `dst` ← block t of task s's `src` (a part's length): upc_all_exchange. */
+  alltoallInto<T extends NumArray> (dst: SharedArray<T>, src: IntoSource<T>): void { check(alltoallInto(this.coll, dst, src), 'alltoallInto') }
+  /** Element `index` of `dst` (at its owner) ← every element of `src` combined with `op`: upc_all_reduce. */
+  reduceInto<T extends NumArray> (dst: SharedArray<T>, index: number, src: SharedArray<T>, op: number): void { check(reduceInto(this.coll, dst, index, src, op), 'reduceInto') }
+}
+
+/** A call's result, or the PgasError of its status (with the remote message where there is one). */
+function rpcResult (h: RpcHandle, rc: number, what: string): unknown {
+  if (rc !== 0) throw new PgasError(rc, `${what}${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
+  return h.result
 }

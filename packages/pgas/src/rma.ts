@@ -92,7 +92,7 @@ export class Rma {
       if (put) this.core.lapi.put(task, buf.length, addr, buf, this.cmpl(c))
       else this.core.lapi.get(task, buf.length, addr, buf, this.org(c))
     } catch (e) {
-      if (e instanceof LapiError && e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED) return S.ERR_NOMEM
+      if (e instanceof LapiError) return e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
       throw e
     }
     return S.OK
@@ -171,7 +171,8 @@ export class Rma {
     if (rc === 0 && cntrAddr % 4 !== 0) rc = S.ERR_ALIGN
     if (rc !== 0) return new OpHandle(null, 0, rc)
     const c = this.core.counter()
-    this.core.lapi.put(task, src.length, addr, src, this.signal(cntrAddr, c))
+    const st = lapiCode(() => this.core.lapi.put(task, src.length, addr, src, this.signal(cntrAddr, c)))
+    if (st !== S.OK) { this.core.release(c); return new OpHandle(null, 0, st) }
     return new OpHandle(c, 1, 0)
   }
 
@@ -227,10 +228,10 @@ export class Rma {
     const { tgt, org } = vectors(addrs, srcs)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
-    this.core.lapi.putv(task, tgt, org, this.cmpl(c))
-    c.wait(1)
+    const st = lapiCode(() => this.core.lapi.putv(task, tgt, org, this.cmpl(c)))
+    if (st === S.OK) c.wait(1)
     this.core.release(c)
-    return S.OK
+    return st
   }
 
   /** Indexed get: `addrs[k]` of task `task` into piece k of `dsts`. Blocking. */
@@ -243,10 +244,10 @@ export class Rma {
     const { tgt, org } = vectors(addrs, dsts)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
-    this.core.lapi.getv(task, tgt, org, this.org(c))
-    c.wait(1)
+    const st = lapiCode(() => this.core.lapi.getv(task, tgt, org, this.org(c)))
+    if (st === S.OK) c.wait(1)
     this.core.release(c)
-    return S.OK
+    return st
   }
 
   /**
@@ -292,4 +293,13 @@ function stridedPieces (addr: number, remoteStride: number, local: Uint8Array, l
     views.push(local.subarray(k * localStride, k * localStride + blockBytes))
   }
   return { addrs, views }
+}
+
+/** Runs a LAPI call: OK, or the status of the LapiError it threw (ERR_NOMEM for no room to stage, else ERR_LAPI). */
+function lapiCode (f: () => void): number {
+  try { f() } catch (e) {
+    if (e instanceof LapiError) return e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
+    throw e
+  }
+  return S.OK
 }

@@ -30,6 +30,8 @@ export const PgasStatus = {
   ERR_STATE: 12,
   /** The LAPI layer refused the operation (the message names the LAPI code). */
   ERR_LAPI: 13,
+  /** An access of one byte or more at address 0: the null address, on every task and every path. */
+  ERR_NULL_PTR: 14,
 } as const
 
 export type PgasStatusCode = (typeof PgasStatus)[keyof typeof PgasStatus]
