@@ -85,12 +85,16 @@ export class Dispatcher implements Progress {
       this.netFresh = 0
     }
     this.polling = 1
+    let n: number
     try {
-      return this.drain()
+      n = this.drain()
     } finally {
       this.polling = 0
       this.done.draining = -1
     }
+    // (CTS and PULLED that found a full ring while the packets were taken in go now, where room is)
+    if (this.rndv.controlPending) this.rndv.flushControl()
+    return n
   }
 
   /**

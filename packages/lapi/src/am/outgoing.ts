@@ -218,6 +218,9 @@ export class Outgoing {
     if (rings.tailsHeld) rings.publishTails()
   }
 
+  /** Whether a packet to `tgt` can be written now, without waiting for room (the test transport: always). */
+  hasRoom (tgt: number): boolean { return this.chaotic !== 0 || this.outbox[tgt]!.reserve() >= 0 }
+
   /** Tells `tgt` a packet is in its inbox. */
   private announce (tgt: number): void {
     ringDoorbell(this.ctl, tgt)

@@ -38,6 +38,8 @@ export class Rendezvous {
   private readonly pendingPool: PendingSend[] = []
   /** CTS packets received, to act on at the next top-level round: [src, id, landing, mode] × n. */
   readonly ctsQueue: number[] = []
+  /** CTS and PULLED packets to send once their ring has room: [kind, tgt, id, landing, mode] × n. */
+  private readonly ctlQueue: number[] = []
 
   constructor (s: ContextState, a: AmState, out: Outgoing, remote: RemoteOps) {
     this.c = s
@@ -48,21 +50,47 @@ export class Rendezvous {
 
   // ─────────────────────────────── target side ───────────────────────────────
 
-  /** Asks the origin `src` for the data of message `id`: into `landing` of this segment, as packets, or not at all (`mode`). */
+  /**
+   * Asks the origin `src` for the data of message `id`: into `landing` of this segment, as packets,
+   * or not at all (`mode`). Called while the dispatcher takes packets in, it waits for no room: a
+   * full ring toward `src` defers it (`flushControl`), since waiting there, where the dispatcher
+   * cannot take packets in, would hold two tasks sending to each other for ever.
+   */
   sendCts (src: number, id: number, landing: number, mode: number): void {
-    const out = this.out
-    const off = out.beginPacket(src)
-    out.writeHeader(out.wdv, off, T_AM_CTS, 0, 0, id, 0, 0)
-    out.wdv.setUint32(off + C_LANDING, landing, true)
-    out.wdv.setUint32(off + C_MODE, mode, true)
-    out.endPacket()
+    if (this.ctlQueue.length > 0 || !this.out.hasRoom(src)) { this.ctlQueue.push(T_AM_CTS, src, id, landing, mode); return }
+    this.writeControl(T_AM_CTS, src, id, landing, mode)
   }
 
-  /** Tells the origin `src` that the data of message `id` was pulled. */
+  /** Tells the origin `src` that the data of message `id` was pulled (deferred as `sendCts` is). */
   sendPulled (src: number, id: number): void {
+    if (this.ctlQueue.length > 0 || !this.out.hasRoom(src)) { this.ctlQueue.push(T_AM_PULLED, src, id, 0, 0); return }
+    this.writeControl(T_AM_PULLED, src, id, 0, 0)
+  }
+
+  /** Whether CTS or PULLED packets wait for room. */
+  get controlPending (): boolean { return this.ctlQueue.length > 0 }
+
+  /** Sends the deferred CTS and PULLED packets whose ring has room now, in order; the rest wait. */
+  flushControl (): void {
+    const q = this.ctlQueue
+    let kept = 0
+    for (let i = 0; i < q.length; i += 5) {
+      const kind = q[i]!; const tgt = q[i + 1]!
+      if (this.out.hasRoom(tgt)) { this.writeControl(kind, tgt, q[i + 2]!, q[i + 3]!, q[i + 4]!); continue }
+      for (let k = 0; k < 5; k++) q[kept + k] = q[i + k]!
+      kept += 5
+    }
+    q.length = kept
+  }
+
+  private writeControl (kind: number, tgt: number, id: number, landing: number, mode: number): void {
     const out = this.out
-    const off = out.beginPacket(src)
-    out.writeHeader(out.wdv, off, T_AM_PULLED, 0, 0, id, 0, 0)
+    const off = out.beginPacket(tgt)
+    out.writeHeader(out.wdv, off, kind, 0, 0, id, 0, 0)
+    if (kind === T_AM_CTS) {
+      out.wdv.setUint32(off + C_LANDING, landing, true)
+      out.wdv.setUint32(off + C_MODE, mode, true)
+    }
     out.endPacket()
   }
 
