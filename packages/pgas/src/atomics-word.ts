@@ -38,12 +38,12 @@ const f32Bits = new Int32Array(f32.buffer)
 const f64 = new Float64Array(1)
 const f64Bits = new BigInt64Array(f64.buffer)
 
-/** The bits of `x` as a float32, as an int32. */
-export function bitsOfF32 (x: number): number { f32[0] = x; return f32Bits[0]! }
+/** The bits of `x` as a float32, as an int32 (every NaN as the one quiet NaN a store of `NaN` makes). */
+export function bitsOfF32 (x: number): number { if (x !== x) return 0x7fc00000; f32[0] = x; return f32Bits[0]! }
 /** The float32 whose bits are `b`. */
 export function f32OfBits (b: number): number { f32Bits[0] = b; return f32[0]! }
-/** The bits of `x` as a float64, as an int64. */
-export function bitsOfF64 (x: number): bigint { f64[0] = x; return f64Bits[0]! }
+/** The bits of `x` as a float64, as an int64 (every NaN as 0x7ff8000000000000, as `bitsOfF32`). */
+export function bitsOfF64 (x: number): bigint { if (x !== x) return 0x7ff8000000000000n; f64[0] = x; return f64Bits[0]! }
 /** The float64 whose bits are `b`. */
 export function f64OfBits (b: bigint): number { f64Bits[0] = b; return f64[0]! }
 

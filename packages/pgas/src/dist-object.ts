@@ -53,13 +53,17 @@ export class DistObject<T = unknown> {
     this.objs.remove(this.id)
   }
 
-  private live (): void { if (this.gone) throw new PgasError(S.ERR_STATE, `DistObject ${this.id} (destroyed)`) }
+  private live (): void {
+    if (this.objs.core.closed) throw new PgasError(S.ERR_NOT_INIT, `DistObject ${this.id} (after finalize)`)
+    if (this.gone) throw new PgasError(S.ERR_STATE, `DistObject ${this.id} (destroyed)`)
+  }
 }
 
 /** The distributed objects of this task, by name, and fetches waiting for parts not made yet. */
 export class DistObjects {
   readonly rank: number
   readonly rpc: Rpc
+  readonly core: Core
   private readonly parts = new Map<number, DistObject>()
   private readonly destroyed = new Set<number>()
   private readonly early = new Map<number, Array<(status: number, value: unknown) => void>>()
@@ -68,6 +72,7 @@ export class DistObjects {
   constructor (core: Core, rpc: Rpc) {
     this.rank = core.rank
     this.rpc = rpc
+    this.core = core
     rpc.registerInternal(FETCH, (args, src, reply) => {
       const id = args[0]
       if (reply === null) return

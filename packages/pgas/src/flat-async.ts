@@ -13,7 +13,8 @@ async function status (f: (p: Pgas) => Promise<unknown>): Promise<number> {
   const p = Pgas.current()
   if (p === null) return S.ERR_NOT_INIT
   try { await f(p); return S.OK } catch (e) {
-    return (e as { name?: unknown }).name === 'PgasError' && typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : S.ERR_LAPI
+    if ((e as { name?: unknown }).name === 'PgasError' && typeof (e as { code?: unknown }).code === 'number') return (e as { code: number }).code
+    return e instanceof TypeError || e instanceof RangeError ? S.ERR_BAD_ARG : S.ERR_LAPI
   }
 }
 
@@ -39,10 +40,12 @@ export async function pgas_get_async (task: number, addr: number, dst: ArrayBuff
 }
 /** `pgas_atomic32` as a promise: the old value in `old[0]`. */
 export async function pgas_atomic32_async (op: number, task: number, addr: number, a: number, b: number, old: Int32Array): Promise<number> {
+  if (!(old instanceof Int32Array) || old.length < 1) return Pgas.current() === null ? S.ERR_NOT_INIT : S.ERR_BAD_ARG
   return await status(async (p) => { old[0] = await p.atomic32Async(op, new GlobalPtr(task, addr), a, b) })
 }
 /** `pgas_atomic64` as a promise: the old value in `old[0]`. */
 export async function pgas_atomic64_async (op: number, task: number, addr: number, a: bigint, b: bigint, old: BigInt64Array): Promise<number> {
+  if (!(old instanceof BigInt64Array) || old.length < 1) return Pgas.current() === null ? S.ERR_NOT_INIT : S.ERR_BAD_ARG
   return await status(async (p) => { old[0] = await p.atomic64Async(op, new GlobalPtr(task, addr), a, b) })
 }
 /** Calls remote function `fn` on `task`; resolves with its status, the result (or failure message) in `result.value`. */

@@ -49,12 +49,13 @@ const signals: SignalCounter[] = []
 let nextHandle = 1
 
 function rt (): Pgas | null {
-  // (a runtime finalized through the idiomatic face unbinds this one too)
-  if (P !== null && P.isFinalized) P = null
+  // (one runtime per task for both faces: one started or finalized through the idiomatic face is
+  // this face's too)
+  if (P === null || P.isFinalized) P = Pgas.current()
   return P
 }
-/** Whether `a` can take a result in its first element. */
-function isOut (a: unknown): boolean { return ArrayBuffer.isView(a) && !(a instanceof DataView) && (a as Int32Array).length >= 1 }
+/** Whether `a` can take a result in its first element: an Int32Array of one element or more (every `out`, `done` and `got`). */
+function isOut (a: unknown): a is Int32Array { return a instanceof Int32Array && a.length >= 1 }
 function id (): number { const h = nextHandle; nextHandle = (nextHandle + 1) | 0 || 1; return h }
 
 /** A byte view of `len` bytes at `off` of `buf`, or null when out of range. */
@@ -66,8 +67,15 @@ function piece (buf: ArrayBufferView, off: number, len: number): Uint8Array | nu
 /** Runs `f`, turning a thrown PgasError (or any error) into its code. */
 function code (f: () => void): number {
   if (rt() === null) return S.ERR_NOT_INIT
-  try { f(); return S.OK } catch (e) { return typeof (e as { code?: unknown }).code === 'number' && (e as { name?: string }).name === 'PgasError' ? (e as { code: number }).code : S.ERR_LAPI }
+  try { f(); return S.OK } catch (e) {
+    if (typeof (e as { code?: unknown }).code === 'number' && (e as { name?: string }).name === 'PgasError') return (e as { code: number }).code
+    // (an argument of the wrong type met where it was used)
+    return e instanceof TypeError || e instanceof RangeError ? S.ERR_BAD_ARG : S.ERR_LAPI
+  }
 }
+
+/** The error `code` turns into ERR_BAD_ARG. */
+function badArg (): Error { return Object.assign(new Error('bad argument'), { name: 'PgasError', code: S.ERR_BAD_ARG }) }
 
 /** Collective: starts the runtime (on the open LAPI context, or a new one). */
 export function pgas_init (): number {
@@ -83,7 +91,7 @@ export function pgas_progress (): number { return code(() => P!.progress()) }
 export function pgas_is_local (t: number): number { return rt()?.isLocal(t) === true ? 1 : 0 }
 
 /** `nbytes` of this task's segment; its address in `out[0]`. */
-export function pgas_alloc (nbytes: number, out: Int32Array): number { return code(() => { out[0] = P!.alloc(nbytes).addr }) }
+export function pgas_alloc (nbytes: number, out: Int32Array): number { if (!isOut(out)) return rt() === null ? S.ERR_NOT_INIT : S.ERR_BAD_ARG; return code(() => { out[0] = P!.alloc(nbytes).addr }) }
 export function pgas_free (addr: number): number { return code(() => P!.free(new GlobalPtr(P!.rank, addr))) }
 /**
  * This task's segment as a shared WebAssembly.Memory, for code compiled to WebAssembly: byte `a`
@@ -135,18 +143,19 @@ function nb (h: OpHandle, out: Int32Array): number {
 /** Starts a put; the handle in `out[0]`. */
 export function pgas_put_nb (task: number, addr: number, src: ArrayBufferView, off: number, len: number, out: Int32Array): number {
   const p = rt(); if (p === null) return S.ERR_NOT_INIT
-  const b = piece(src, off, len); if (b === null) return S.ERR_BAD_ARG
+  const b = piece(src, off, len); if (b === null || !isOut(out)) return S.ERR_BAD_ARG
   return nb(p.rma.putNb(task, addr, b), out)
 }
 export function pgas_get_nb (task: number, addr: number, dst: ArrayBufferView, off: number, len: number, out: Int32Array): number {
   const p = rt(); if (p === null) return S.ERR_NOT_INIT
-  const b = piece(dst, off, len); if (b === null) return S.ERR_BAD_ARG
+  const b = piece(dst, off, len); if (b === null || !isOut(out)) return S.ERR_BAD_ARG
   return nb(p.rma.getNb(task, addr, b), out)
 }
 /** `done[0]` = 1 when handle `h` completed (it stays valid until waited for). */
 export function pgas_test (h: number, done: Int32Array): number {
   const p = rt(); if (p === null) return S.ERR_NOT_INIT
   const o = ops.get(h); if (o === undefined) return S.ERR_BAD_HANDLE
+  if (!isOut(done)) return S.ERR_BAD_ARG
   done[0] = p.rma.test(o) ? 1 : 0
   return S.OK
 }
@@ -159,6 +168,8 @@ export function pgas_wait (h: number): number {
 }
 /** Waits for the first `n` handles of `hs`. */
 export function pgas_wait_all (hs: Int32Array, n: number): number {
+  if (rt() === null) return S.ERR_NOT_INIT
+  if (!(hs instanceof Int32Array) || !Number.isInteger(n) || n < 0 || n > hs.length) return S.ERR_BAD_ARG
   let rc = 0
   for (let i = 0; i < n; i++) { const r = pgas_wait(hs[i]!); if (rc === 0) rc = r }
   return rc
@@ -190,12 +201,15 @@ export function pgas_get_strided (task: number, addr: number, srcStride: number,
 }
 
 /** Collective: a new signal counter on every task; its number in `out[0]`. */
-export function pgas_signal_new (out: Int32Array): number { return code(() => { signals.push(P!.newSignalCounter()); out[0] = signals.length - 1 }) }
+export function pgas_signal_new (out: Int32Array): number {
+  // (collective: made on every task first, so a bad `out` on one task leaves no other waiting)
+  return code(() => { signals.push(P!.newSignalCounter()); if (!isOut(out)) throw badArg(); out[0] = signals.length - 1 })
+}
 /** Starts a put that moves signal counter `sig` at `task` when the data is there; the handle (complete when `src` may be reused) in `out[0]`. */
 export function pgas_put_signal (task: number, addr: number, src: ArrayBufferView, off: number, len: number, sig: number, out: Int32Array): number {
   const p = rt(); if (p === null) return S.ERR_NOT_INIT
   const sc = signals[sig]; if (sc === undefined) return S.ERR_BAD_HANDLE
-  const b = piece(src, off, len); if (b === null) return S.ERR_BAD_ARG
+  const b = piece(src, off, len); if (b === null || !isOut(out)) return S.ERR_BAD_ARG
   return nb(p.rma.putSignal(task, addr, b, sc.addrs[task] ?? -1), out)
 }
 /** Waits until `n` signals came to this task's counter `sig` (and takes them off). */
@@ -242,10 +256,10 @@ export function pgas_barrier_wait (id: number, flags: number): number { return r
 export function pgas_barrier_try (id: number, flags: number): number { return rt()?.bar.tryWait(id, flags) ?? S.ERR_NOT_INIT }
 
 /** Collective: a new lock whose word lives on task `home`; its number in `out[0]`. */
-export function pgas_lock_new (home: number, out: Int32Array): number { return code(() => { locks.push(P!.newLock(home)); out[0] = locks.length - 1 }) }
+export function pgas_lock_new (home: number, out: Int32Array): number { return code(() => { locks.push(P!.newLock(home)); if (!isOut(out)) throw badArg(); out[0] = locks.length - 1 }) }
 export function pgas_lock (l: number): number { const k = locks[l]; return k === undefined ? S.ERR_BAD_HANDLE : rt() === null ? S.ERR_NOT_INIT : k.acquire() }
 /** `got[0]` = 1 when the lock was free and is now this task's. */
-export function pgas_trylock (l: number, got: Int32Array): number { const k = locks[l]; if (k === undefined) return S.ERR_BAD_HANDLE; got[0] = k.tryAcquire() ? 1 : 0; return k.status }
+export function pgas_trylock (l: number, got: Int32Array): number { const k = locks[l]; if (k === undefined) return S.ERR_BAD_HANDLE; if (!isOut(got)) return S.ERR_BAD_ARG; got[0] = k.tryAcquire() ? 1 : 0; return k.status }
 export function pgas_unlock (l: number): number { const k = locks[l]; return k === undefined ? S.ERR_BAD_HANDLE : k.release() }
 /** Collective: frees lock `l` (a barrier first); its number then answers ERR_BAD_HANDLE. */
 export function pgas_lock_free (l: number): number {

@@ -14,7 +14,7 @@ import { GlobalPtr } from './gptr.js'
 import { Layout, type LayoutKind } from './layout.js'
 import { Messages } from './messages.js'
 import { type NumArray, bytesOf } from './reduce-ops.js'
-import { type OpHandle, Rma } from './rma.js'
+import { OpHandle, Rma } from './rma.js'
 import { SharedBlocks } from './shared-block.js'
 import { ShmSync } from './shm-sync.js'
 import { Rpc } from './rpc.js'
@@ -113,6 +113,8 @@ export abstract class PgasBase {
   /** Collective: frees what `allocAll` gave (a barrier first: no task may still be using it). */
   freeAll (ptrs: readonly GlobalPtr[]): void {
     this.barrier()
+    // (checked after the barrier: a task with a bad argument does not leave the others waiting)
+    if (!Array.isArray(ptrs)) throw new PgasError(S.ERR_BAD_ARG, 'freeAll: not an array of pointers')
     this.free(ptrs[this.rank]!)
   }
 
@@ -195,15 +197,20 @@ export abstract class PgasBase {
   }
   /** Starts a put of `src` to `p` that moves `sc` at `p`'s task when it is there; the handle completes when `src` may be reused. */
   putSignal (p: GlobalPtr, src: ArrayBufferView, sc: SignalCounter): OpHandle {
+    if (!(sc instanceof SignalCounter)) throw new PgasError(S.ERR_BAD_ARG, 'putSignal: not a SignalCounter')
     p = gp(p, 'putSignal')
     return this.started(this.rma.putSignal(p.task, p.addr, bytes(src), sc.addrs[p.task] ?? -1), 'putSignal')
   }
   /** Whether `h` completed. */
-  test (h: OpHandle): boolean { return this.rma.test(h) }
+  test (h: OpHandle): boolean { return this.rma.test(handle(h, 'test')) }
   /** Waits for `h`. */
-  wait (h: OpHandle): void { check(this.rma.wait(h), 'wait') }
+  wait (h: OpHandle): void { check(this.rma.wait(handle(h, 'wait')), 'wait') }
   /** Waits for all of `hs`. */
-  waitAll (hs: readonly OpHandle[]): void { check(this.rma.waitAll(hs), 'waitAll') }
+  waitAll (hs: readonly OpHandle[]): void {
+    if (!Array.isArray(hs)) throw new PgasError(S.ERR_BAD_ARG, 'waitAll: not an array of handles')
+    for (const h of hs) handle(h, 'waitAll')
+    check(this.rma.waitAll(hs), 'waitAll')
+  }
   /** A put that `syncAll` completes. */
   putNbi (p: GlobalPtr, src: ArrayBufferView): void { p = gp(p, 'putNbi'); check(this.rma.putNbi(p.task, p.addr, bytes(src)), 'putNbi') }
   /** A get that `syncAll` completes. */
@@ -233,9 +240,9 @@ export abstract class PgasBase {
     check(this.rma.getStrided(p.task, p.addr, srcStride, bytes(dst), dstStride, blockBytes, count), 'getStrided')
   }
   /** Indexed put: piece k of `srcs` to address `addrs[k]` of `task`. */
-  putIndexed (task: number, addrs: ArrayLike<number>, srcs: readonly ArrayBufferView[]): void { check(this.rma.putIndexed(task, addrs, viewsOf(srcs)), 'putIndexed') }
+  putIndexed (task: number, addrs: ArrayLike<number>, srcs: readonly ArrayBufferView[]): void { check(this.rma.putIndexed(task, numbers(addrs, 'putIndexed'), viewsOf(srcs)), 'putIndexed') }
   /** Indexed get: address `addrs[k]` of `task` into piece k of `dsts`. */
-  getIndexed (task: number, addrs: ArrayLike<number>, dsts: readonly ArrayBufferView[]): void { check(this.rma.getIndexed(task, addrs, viewsOf(dsts)), 'getIndexed') }
+  getIndexed (task: number, addrs: ArrayLike<number>, dsts: readonly ArrayBufferView[]): void { check(this.rma.getIndexed(task, numbers(addrs, 'getIndexed'), viewsOf(dsts)), 'getIndexed') }
 
   // ───────────────────────────── atomics ─────────────────────────────
 
@@ -317,4 +324,16 @@ export function bytes (b: ArrayBufferView): Uint8Array {
 export function viewsOf (bs: readonly ArrayBufferView[]): Uint8Array[] {
   if (!Array.isArray(bs)) throw new PgasError(S.ERR_BAD_ARG, 'not an array of buffers')
   return bs.map(bytes)
+}
+
+/** `h` when it is an operation's handle, else the PgasError ERR_BAD_HANDLE. */
+function handle (h: OpHandle, what: string): OpHandle {
+  if (h instanceof OpHandle) return h
+  throw new PgasError(S.ERR_BAD_HANDLE, `${what}: ${String(h)} is not an operation's handle`)
+}
+
+/** `a` when it is an array or typed array of numbers, else the PgasError ERR_BAD_ARG. */
+function numbers (a: ArrayLike<number>, what: string): ArrayLike<number> {
+  if (Array.isArray(a) || (ArrayBuffer.isView(a) && !(a instanceof DataView))) return a
+  throw new PgasError(S.ERR_BAD_ARG, `${what}: addresses are not an array`)
 }

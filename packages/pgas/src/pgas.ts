@@ -155,11 +155,11 @@ export class Pgas extends PgasBase {
     return new PgasLock(this.core, this.atomics, home)
   }
   /** Takes `lock` (in turn). */
-  lock (l: PgasLock): void { check(l.acquire(), 'lock') }
+  lock (l: PgasLock): void { check(lockOf(l, 'lock').acquire(), 'lock') }
   /** Takes `lock` if free. */
-  tryLock (l: PgasLock): boolean { const got = l.tryAcquire(); check(l.status, 'tryLock'); return got }
+  tryLock (l: PgasLock): boolean { const got = lockOf(l, 'tryLock').tryAcquire(); check(l.status, 'tryLock'); return got }
   /** Gives `lock` up. */
-  unlock (l: PgasLock): void { check(l.release(), 'unlock') }
+  unlock (l: PgasLock): void { check(lockOf(l, 'unlock').release(), 'unlock') }
   /**
    * Collective: frees `l` (UPC's `upc_lock_free`): a barrier, then every task gives back its part
    * (segment memory, counters). After it the lock answers ERR_STATE. ERR_BAD_ARG: not a lock.
@@ -235,4 +235,10 @@ export class Pgas extends PgasBase {
 function rpcResult (h: RpcHandle, rc: number, what: string): unknown {
   if (rc !== 0) throw new PgasError(rc, `${what}${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
   return h.result
+}
+
+/** `l` when it is a lock, else the PgasError ERR_BAD_ARG. */
+function lockOf (l: PgasLock, what: string): PgasLock {
+  if (l instanceof PgasLock) return l
+  throw new PgasError(S.ERR_BAD_ARG, `${what}: ${String(l)} is not a lock`)
 }

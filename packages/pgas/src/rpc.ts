@@ -25,6 +25,8 @@ const UHDR = 16
 /** Header word 2's flags: no answer wanted; the function is named (the data is [name, args]). */
 const F_NO_REPLY = 1
 const F_BY_NAME = 2
+/** How long a call to a task that has left the job still waits for an answer it may have sent. */
+const LOST_GRACE_MS = 1000
 /** The longest function name, in characters. */
 export const RPC_NAME_MAX = 256
 
@@ -40,12 +42,14 @@ export type InternalFn = (args: unknown[], src: number, reply: ((status: number,
 /** A call in flight: `done` once the answer came; `status` OK or why not, `result` its value. */
 export class RpcHandle {
   readonly id: number
+  /** The task called. */
+  readonly task: number
   done = false
   /** Whether the call was sent (false: refused before sending; `status` says why). */
   sent = false
   status = 0
   result: unknown = undefined
-  constructor (id: number) { this.id = id }
+  constructor (id: number, task = -1) { this.id = id; this.task = task }
 }
 
 /** A call that came and waits to run: its source, header words and data. */
@@ -210,7 +214,7 @@ export class Rpc {
 
   /** Calls function `fn` (an id or a name) on task `task`; the handle completes with its answer. */
   call (task: number, fn: number | string, args: readonly unknown[], internal = false): RpcHandle {
-    const h = new RpcHandle(this.nextId)
+    const h = new RpcHandle(this.nextId, task)
     this.nextId = (this.nextId + 1) | 0 || 1
     const rc = this.check(task, fn, args, internal)
     const data = rc === S.OK ? this.pack(fn, args, h) : null
@@ -261,17 +265,36 @@ export class Rpc {
    * are served from here (nested), so calls that depend on each other complete.
    */
   wait (h: RpcHandle): number {
+    const l = this.core.lapi
     while (!h.done) {
       if (this.running > 0 && this.queueHead < this.queue.length) { this.serveOne(); continue }
-      this.core.lapi.waitUntil(() => h.done || (this.running > 0 && this.queueHead < this.queue.length))
+      if (!l.taskAlive(h.task)) { this.lost(h); break }
+      l.waitUntil(() => h.done || (this.running > 0 && this.queueHead < this.queue.length) || !l.taskAlive(h.task))
     }
     return h.status
   }
 
   /** The same without blocking the event loop. */
   async waitAsync (h: RpcHandle): Promise<number> {
-    if (!h.done) await this.core.lapi.waitUntilAsync(() => h.done)
+    const l = this.core.lapi
+    if (!h.done) await l.waitUntilAsync(() => h.done || !l.taskAlive(h.task))
+    if (!h.done) this.lost(h)
     return h.status
+  }
+
+  /**
+   * The task called has left the job: its answer, if it sent one, is taken in within LOST_GRACE_MS;
+   * else the call fails (ERR_RPC_FAILED, saying so) instead of waiting for ever.
+   */
+  private lost (h: RpcHandle): void {
+    const l = this.core.lapi
+    const end = Date.now() + LOST_GRACE_MS
+    while (!h.done && Date.now() < end) l.progress()
+    if (h.done) return
+    this.pending.delete(h.id)
+    h.status = S.ERR_RPC_FAILED
+    h.result = `task ${h.task} has left the job without answering`
+    h.done = true
   }
 
   /** Serves the calls queued while a function runs (progress from inside a function). */

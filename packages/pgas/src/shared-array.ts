@@ -100,6 +100,7 @@ export class SharedArray<T extends NumArray> {
 
   /** This task's part, as a live typed array (local index j is global index layout.globalIndex(rank, j)). */
   localView (): T {
+    if (this.core.closed) throw new PgasError(S.ERR_NOT_INIT, 'SharedArray.localView (after finalize)')
     if (this.freed) throw new PgasError(S.ERR_STATE, 'SharedArray (freed)')
     const n = this.layout.localCount(this.core.rank)
     const v = this.core.lapi.view(this.bases[this.core.rank]!, Math.max(1, n * this.elemBytes))
