@@ -263,7 +263,7 @@ describe('bench --quick, the network and application benchmarks (two cores, goal
     try {
       const r = await new Promise<{ code: number | null, stderr: string }>((resolve) => {
         const child = execFile(process.execPath, [MAIN, '--quick', '--filter', '^(net|pgas\\.apps)', '--no-1core', '--no-pairs', '--out', out],
-          { timeout: 100_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } }, (_err, _out, errOut) => resolve({ code: child.exitCode, stderr: errOut }))
+          { timeout: 200_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } }, (_err, _out, errOut) => resolve({ code: child.exitCode, stderr: errOut }))
       })
       expect(r.code, r.stderr).toBe(0)
       const rep = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8'))
@@ -276,7 +276,9 @@ describe('bench --quick, the network and application benchmarks (two cores, goal
       const apps = rep.series.filter((x: any) => x.benchmark === 'pgas.apps')
       expect(apps.map((x: any) => [x.id, x.points.map((p: any) => p.size)])).toEqual([
         ['pgas.apps.is', [1, 2, 4]], ['pgas.apps.is-tcp', [2]], ['pgas.apps.is-udp', [2]],
+        ['pgas.apps.cg', [1, 2, 4]], ['pgas.apps.cg-tcp', [2]], ['pgas.apps.cg-udp', [2]],
         ['pgas.apps.gups', [1, 2, 4]], ['pgas.apps.gups-tcp', [2]], ['pgas.apps.gups-udp', [2]], ['pgas.apps.jacobi', [1, 2]], ['pgas.apps.jacobi-js', [1, 2]],
+        ['pgas.apps.dht', [1, 2, 4]], ['pgas.apps.dht-atomic', [1, 2, 4]], ['pgas.apps.dht-tcp', [2]], ['pgas.apps.dht-udp', [2]], ['pgas.apps.dht-atomic-tcp', [2]],
       ])
       for (const x of apps) for (const p of x.points) { expect(p.samples, x.id).toHaveLength(1); expect(p.median, x.id).toBeGreaterThan(0) }
       const appGoals = rep.goals.filter((g: any) => g.series.startsWith('pgas.apps'))
@@ -289,7 +291,7 @@ describe('bench --quick, the network and application benchmarks (two cores, goal
     } finally {
       rmSync(out, { recursive: true, force: true })
     }
-  }, 120_000)
+  }, 220_000)
 })
 
 describe('statistics', () => {

@@ -6,27 +6,16 @@
  * one task, and the same grid hash for every number of tasks and every placement).
  */
 import { describe, expect, it } from 'vitest'
-import { runFixture } from '../helpers/job.js'
 import { EX } from '../helpers/programs.js'
+import { APP_PLACEMENTS, runPlaced, type Placement } from '../helpers/placements.js'
 
-interface Placement { name: string, tasks: number, procs: number, transport?: 'tcp' | 'udp' }
 const MiB = 1024 * 1024
 
 async function app (file: string, pl: Placement, args: string[], segmentSize = 16 * MiB): Promise<string> {
-  const r = await runFixture(EX + 'pgas/' + file, pl.tasks, {
-    args, timeoutMs: 90_000, procs: pl.procs, config: { segmentSize },
-    ...(pl.transport !== undefined ? { transport: pl.transport } : {}),
-  })
-  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}\n${r.stdout}`)
-  return r.stdout
+  return await runPlaced(EX + 'pgas/' + file, pl, { args, timeoutMs: 90_000, config: { segmentSize } })
 }
 
-const PLACEMENTS: Placement[] = [
-  { name: 'shm, 1 task', tasks: 1, procs: 1 },
-  { name: 'shm, 4 tasks', tasks: 4, procs: 1 },
-  { name: 'tcp, 2 processes', tasks: 2, procs: 2, transport: 'tcp' },
-  { name: 'udp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'udp' },
-]
+const PLACEMENTS = APP_PLACEMENTS
 
 describe('pgas applications', () => {
   for (const pl of PLACEMENTS) {

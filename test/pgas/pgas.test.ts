@@ -9,24 +9,12 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { runFixture } from '../helpers/job.js'
+import { PGAS_PLACEMENTS, runPlaced, type Placement } from '../helpers/placements.js'
 import { runNode } from '../helpers/run.js'
 
-interface Placement { name: string, tasks: number, procs: number, transport?: 'tcp' | 'udp' }
-const PLACEMENTS: Placement[] = [
-  { name: 'shm, 4 tasks', tasks: 4, procs: 1 },
-  { name: 'shm, 3 tasks', tasks: 3, procs: 1 },
-  { name: 'tcp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'tcp' },
-  { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' },
-  { name: 'udp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'udp' },
-  { name: 'udp, 3 processes', tasks: 3, procs: 3, transport: 'udp' },
-]
+const PLACEMENTS: Placement[] = [...PGAS_PLACEMENTS, { name: 'udp, 3 processes', tasks: 3, procs: 3, transport: 'udp' }]
 
-async function run (file: string, pl: Placement, args: string[], ok: string): Promise<void> {
-  const r = await runFixture(file, pl.tasks, { args, timeoutMs: 60_000, procs: pl.procs, ...(pl.transport !== undefined ? { transport: pl.transport } : {}) })
-  if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}\n${r.stdout}`)
-  for (let t = 0; t < pl.tasks; t++) expect(r.stdout).toContain(`task ${t} ${ok}`)
-}
+async function run (file: string, pl: Placement, args: string[], ok: string): Promise<void> { await runPlaced(file, pl, { args, ok }) }
 
 describe('pgas: the API on every placement', () => {
   for (const pl of PLACEMENTS) {

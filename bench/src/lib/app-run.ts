@@ -1,10 +1,11 @@
 /**
  * Whole runs of the examples/pgas applications under lapirun, as a user starts them, each read by
- * its own figure and required to verify: NPB IS (Mop/s), HPC Challenge RandomAccess (GUP/s) and
- * the Jacobi stencil (ms per iteration). A series' point size is its number of tasks; `place`
- * turns it into lapirun's placement options. Shared by `pgas.apps` and `pgas.scaling`.
+ * its own figure and required to verify: NPB IS and CG (Mop/s), HPC Challenge RandomAccess
+ * (GUP/s), the Jacobi stencil (ms per iteration) and the distributed hash table (lookups per
+ * second). A series' point size is its number of tasks; `place` turns it into lapirun's placement
+ * options. Shared by `pgas.apps` and `pgas.scaling`.
  *
- * With --quick the problems are small (IS class S, a 64th of the table, a 256 × 256 grid): a
+ * With --quick the problems are small (IS and CG class S, a 64th of the table, a 256 × 256 grid): a
  * smoke run of the programs, not figures to compare.
  */
 import { spawn } from 'node:child_process'
@@ -55,6 +56,15 @@ export const is = (place: (size: number) => string[], cls: string): AppRun => ({
   read: (out) => { verified(out, /^IS class \w verified$/m); return figure(out, /Mop\/s total\s*=\s*([\d.]+)/, 'Mop/s') * 1e6 },
 })
 
+/** NPB CG of class `cls` (S with --quick): NPB's floating-point operations per second. */
+export const cg = (place: (size: number) => string[], cls: string): AppRun => ({
+  program: 'cg.mjs',
+  place,
+  args: (quick) => [quick ? 'S' : cls],
+  perOp: false,
+  read: (out) => { verified(out, /^CG class \w verified$/m); return figure(out, /Mop\/s total\s*=\s*([\d.]+)/, 'Mop/s') * 1e6 },
+})
+
 /** RandomAccess on a table of 2^logN words (2^(logN-6) with --quick). */
 export const gups = (place: (size: number) => string[], logN: number): AppRun => ({
   program: 'randomaccess.mjs',
@@ -81,6 +91,18 @@ export const jacobi = (place: (size: number) => string[], js = false): AppRun =>
     else if (!out.includes(`grid hash ${j.hash}`)) throw new Error(`the final grid is not the one-task grid (hash ${j.hash}):\n${out.slice(-2000)}`)
     return figure(out, /: ([\d.]+) ms per iteration/, 'ms per iteration') * 1e3
   },
+})
+
+/**
+ * The distributed hash table, 2^logK keys per task (2^(logK-6) with --quick), by remote procedure
+ * calls or remote atomics (`impl`): lookups per second, all tasks together.
+ */
+export const dht = (place: (size: number) => string[], logK: number, impl: 'rpc' | 'atomic'): AppRun => ({
+  program: 'dht.mjs',
+  place: (size) => [...place(size), '--segment-size', `${Math.ceil((16 * 2 ** logK) / MiB) + 8}M`],
+  args: (quick) => [String(quick ? logK - 6 : logK), impl],
+  perOp: false,
+  read: (out) => { verified(out, /^DHT 2\^\d+ (rpc|atomic) verified$/m); return figure(out, /([\d.]+) million lookups per second/, 'lookups per second') * 1e6 },
 })
 
 /** Runs lapirun with `args`; resolves with its stdout once it exited 0 (else rejects with its output). */
