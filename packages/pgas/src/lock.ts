@@ -37,7 +37,10 @@ export class PgasLock {
   /** The status of the last `tryAcquire`: OK, ERR_STATE (freed), or why the atomic failed. */
   status = 0
 
-  /** Collective: every task makes its part (home: the task that keeps the tail word). */
+  /**
+   * @internal Collective: every task makes its part (home: the task that keeps the tail word).
+   * Programs make locks with `Pgas.newLock`.
+   */
   constructor (core: Core, atomics: RemoteAtomics, home: number) {
     this.core = core
     this.atomics = atomics

@@ -30,6 +30,7 @@ export class SharedArray<T extends NumArray> {
   private freed = false
 
   /**
+   * @internal (programs make shared arrays with `Pgas.sharedArray`, `globalAlloc`, `sharedArrayFrom`)
    * Collective without `bases`: every task allocates its part and the tasks exchange where.
    * With `bases` (every task's base address), a view of an array made elsewhere: nothing is allocated.
    */
