@@ -72,3 +72,5 @@ export async function pgas_alltoallv_async (send: NumArray, sendCounts: ArrayLik
 }
 export async function pgas_scan_async (send: NumArray, recv: NumArray, op: number): Promise<number> { return await status(async (p) => { await p.scanAsync(send, recv, op) }) }
 export async function pgas_exscan_async (send: NumArray, recv: NumArray, op: number): Promise<number> { return await status(async (p) => { await p.exscanAsync(send, recv, op) }) }
+export async function pgas_scatter_async (send: NumArray | null, recv: NumArray, root: number): Promise<number> { return await status(async (p) => { await p.scatterAsync(send, recv, root) }) }
+

@@ -160,3 +160,30 @@ export function pgas_reduce_into (dst: Int32Array, index: number, src: Int32Arra
   const d = arrayOf(p, dst); if (typeof d === 'number') return d
   const s = arrayOf(p, src); return typeof s === 'number' ? s : reduceInto(p.coll, d, index, s, op)
 }
+
+/**
+ * A team's Promise forms (team numbers as in `pgas_team_*`): a barrier of the team that does not
+ * block the event loop, then the collective; each resolves with the collective's status.
+ */
+export async function pgas_team_barrier_async (t: number): Promise<number> { return await teamStatus(t, async () => 0) }
+export async function pgas_team_bcast_async (t: number, buf: NumArray, root: number): Promise<number> { return await teamStatus(t, async () => pgas_team_bcast(t, buf, root)) }
+export async function pgas_team_reduce_async (t: number, send: NumArray, recv: NumArray | null, op: number, root: number): Promise<number> { return await teamStatus(t, async () => pgas_team_reduce(t, send, recv, op, root)) }
+export async function pgas_team_allreduce_async (t: number, send: NumArray, recv: NumArray, op: number): Promise<number> { return await teamStatus(t, async () => pgas_team_allreduce(t, send, recv, op)) }
+export async function pgas_team_scatter_async (t: number, send: NumArray | null, recv: NumArray, root: number): Promise<number> { return await teamStatus(t, async () => pgas_team_scatter(t, send, recv, root)) }
+export async function pgas_team_gather_async (t: number, send: NumArray, recv: NumArray | null, root: number): Promise<number> { return await teamStatus(t, async () => pgas_team_gather(t, send, recv, root)) }
+export async function pgas_team_allgather_async (t: number, send: NumArray, recv: NumArray): Promise<number> { return await teamStatus(t, async () => pgas_team_allgather(t, send, recv)) }
+export async function pgas_team_alltoall_async (t: number, send: NumArray, recv: NumArray): Promise<number> { return await teamStatus(t, async () => pgas_team_alltoall(t, send, recv)) }
+export async function pgas_team_alltoallv_async (t: number, send: NumArray, sendCounts: ArrayLike<number>, sendDispls: ArrayLike<number>, recv: NumArray,
+  recvCounts: ArrayLike<number>, recvDispls: ArrayLike<number>): Promise<number> {
+  return await teamStatus(t, async () => pgas_team_alltoallv(t, send, sendCounts, sendDispls, recv, recvCounts, recvDispls))
+}
+export async function pgas_team_scan_async (t: number, send: NumArray, recv: NumArray, op: number): Promise<number> { return await teamStatus(t, async () => pgas_team_scan(t, send, recv, op)) }
+export async function pgas_team_exscan_async (t: number, send: NumArray, recv: NumArray, op: number): Promise<number> { return await teamStatus(t, async () => pgas_team_exscan(t, send, recv, op)) }
+
+/** A barrier of team `t` without blocking the event loop, then `f`'s status (or the barrier's). */
+async function teamStatus (t: number, f: () => Promise<number>): Promise<number> {
+  const tm = team(t)
+  if (typeof tm === 'number') return tm
+  try { await tm.barrierAsync() } catch (e) { return typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : S.ERR_LAPI }
+  return await f()
+}

@@ -200,6 +200,7 @@ export class Pgas extends PgasBase {
   }
   async scanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.scan(send, recv, op) }
   async exscanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.exscan(send, recv, op) }
+  async scatterAsync (send: NumArray | null, recv: NumArray, root = 0): Promise<void> { await this.barrierAsync(); this.scatter(send, recv, root) }
 
   // ───────────────────────────── collectives ─────────────────────────────
 

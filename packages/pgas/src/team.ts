@@ -254,6 +254,23 @@ export class Team {
   scan (send: NumArray, recv: NumArray, op: number): void { check(this.usable() || this.coll.scan(send, recv, op, false, this.group), 'Team.scan') }
   /** Exclusive prefix reduction: rank r's `recv` = send₀ op … op send_{r−1} (rank 0's left as it is). */
   exscan (send: NumArray, recv: NumArray, op: number): void { check(this.usable() || this.coll.scan(send, recv, op, true, this.group), 'Team.exscan') }
+
+  // ───────────────────────────── Promise forms ─────────────────────────────
+  // (as Pgas's: a barrier of the team that does not block the event loop, then the collective;
+  // every member calls the Promise form of the same collective)
+
+  async bcastAsync (buf: NumArray, root = 0): Promise<void> { await this.barrierAsync(); this.bcast(buf, root) }
+  async reduceAsync (send: NumArray, recv: NumArray | null, op: number, root = 0): Promise<void> { await this.barrierAsync(); this.reduce(send, recv, op, root) }
+  async allreduceAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.allreduce(send, recv, op) }
+  async scatterAsync (send: NumArray | null, recv: NumArray, root = 0): Promise<void> { await this.barrierAsync(); this.scatter(send, recv, root) }
+  async gatherAsync (send: NumArray, recv: NumArray | null, root = 0): Promise<void> { await this.barrierAsync(); this.gather(send, recv, root) }
+  async allgatherAsync (send: NumArray, recv: NumArray): Promise<void> { await this.barrierAsync(); this.allgather(send, recv) }
+  async alltoallAsync (send: NumArray, recv: NumArray): Promise<void> { await this.barrierAsync(); this.alltoall(send, recv) }
+  async alltoallvAsync (send: NumArray, sendCounts: ArrayLike<number>, sendDispls: ArrayLike<number>, recv: NumArray, recvCounts: ArrayLike<number>, recvDispls: ArrayLike<number>): Promise<void> {
+    await this.barrierAsync(); this.alltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
+  }
+  async scanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.scan(send, recv, op) }
+  async exscanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.exscan(send, recv, op) }
 }
 
 function isInt32 (x: number): boolean { return Number.isInteger(x) && x >= -0x80000000 && x <= 0x7fffffff }
