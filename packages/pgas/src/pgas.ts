@@ -189,18 +189,18 @@ export class Pgas extends PgasBase {
    * The Promise forms of the collectives: a barrier that does not block the event loop (every task
    * there), then the collective. Every task calls the Promise form of the same collective.
    */
-  async bcastAsync (buf: NumArray, root = 0): Promise<void> { await this.barrierAsync(); this.bcast(buf, root) }
-  async reduceAsync (send: NumArray, recv: NumArray | null, op: number, root = 0): Promise<void> { await this.barrierAsync(); this.reduce(send, recv, op, root) }
-  async allreduceAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.allreduce(send, recv, op) }
-  async gatherAsync (send: NumArray, recv: NumArray | null, root = 0): Promise<void> { await this.barrierAsync(); this.gather(send, recv, root) }
-  async allgatherAsync (send: NumArray, recv: NumArray): Promise<void> { await this.barrierAsync(); this.allgather(send, recv) }
-  async alltoallAsync (send: NumArray, recv: NumArray): Promise<void> { await this.barrierAsync(); this.alltoall(send, recv) }
+  async bcastAsync (buf: NumArray, root = 0): Promise<void> { await this.world.bcastAsync(buf, root) }
+  async reduceAsync (send: NumArray, recv: NumArray | null, op: number, root = 0): Promise<void> { await this.world.reduceAsync(send, recv, op, root) }
+  async allreduceAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.world.allreduceAsync(send, recv, op) }
+  async gatherAsync (send: NumArray, recv: NumArray | null, root = 0): Promise<void> { await this.world.gatherAsync(send, recv, root) }
+  async allgatherAsync (send: NumArray, recv: NumArray): Promise<void> { await this.world.allgatherAsync(send, recv) }
+  async alltoallAsync (send: NumArray, recv: NumArray): Promise<void> { await this.world.alltoallAsync(send, recv) }
   async alltoallvAsync (send: NumArray, sendCounts: ArrayLike<number>, sendDispls: ArrayLike<number>, recv: NumArray, recvCounts: ArrayLike<number>, recvDispls: ArrayLike<number>): Promise<void> {
-    await this.barrierAsync(); this.alltoallv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
+    await this.world.alltoallvAsync(send, sendCounts, sendDispls, recv, recvCounts, recvDispls)
   }
-  async scanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.scan(send, recv, op) }
-  async exscanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.barrierAsync(); this.exscan(send, recv, op) }
-  async scatterAsync (send: NumArray | null, recv: NumArray, root = 0): Promise<void> { await this.barrierAsync(); this.scatter(send, recv, root) }
+  async scanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.world.scanAsync(send, recv, op) }
+  async exscanAsync (send: NumArray, recv: NumArray, op: number): Promise<void> { await this.world.exscanAsync(send, recv, op) }
+  async scatterAsync (send: NumArray | null, recv: NumArray, root = 0): Promise<void> { await this.world.scatterAsync(send, recv, root) }
 
   // ───────────────────────────── collectives ─────────────────────────────
 
