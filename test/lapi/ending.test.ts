@@ -4,6 +4,7 @@
  * timeout says what each task was waiting for; lapirun's own messages for bad options and a
  * missing program; the debug log of a job, under --label.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'
@@ -91,6 +92,13 @@ describe('ending a job', () => {
     // the accepted forms of values
     const ok = await run([LAPIRUN, '-n2', '--segment-size=1M', '--timeout', '20', FIXTURES + 'lapi/info.mjs'])
     expect(ok.code, ok.stderr).toBe(0)
+    // --version (and -V): the package's version and the Node that runs it, nothing started
+    const pkg = JSON.parse(readFileSync(new URL('../../packages/lapi/package.json', import.meta.url), 'utf8')) as { version: string }
+    for (const flag of ['--version', '-V']) {
+      const v = await run([LAPIRUN, flag])
+      expect(v.code, v.stderr).toBe(0)
+      expect(v.stdout).toBe(`lapirun ${pkg.version} (@amlapi/lapi, Node ${process.version})\n`)
+    }
   })
 
   it('AMLAPI_LOG_LEVEL=debug tells the story of a job, from lapi and am2, each task\'s lines under its label', async () => {

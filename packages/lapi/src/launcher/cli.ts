@@ -9,6 +9,7 @@
  * non-zero (the task's exit code when it had one). Bad options exit 2 with lapirun's own message.
  * Ctrl-C stops every task and exits 130; a second Ctrl-C stops them without waiting for their output.
  */
+import { createRequire } from 'node:module'
 import { parseSize } from '../config.js'
 import { MAX_TASKS } from '../job/spec.js'
 import { runJob } from '../job/run-job.js'
@@ -52,6 +53,7 @@ options:
   --label                prefix each output line with [task]
   --timeout SECONDS      end the job as failed after this long, saying what each task waited for
   -h, --help             this text
+  -V, --version          lapirun's version and the Node it runs on
 
 Logs: AMLAPI_LOG_LEVEL=debug (or info, warn, error) writes JSON lines to stderr.
 `
@@ -59,9 +61,9 @@ Logs: AMLAPI_LOG_LEVEL=debug (or info, warn, error) writes JSON lines to stderr.
 /** The options lapirun takes: name → whether it takes a value. Short forms map to these. */
 const OPTIONS: Readonly<Record<string, boolean>> = {
   tasks: true, np: true, procs: true, transport: true, bind: true, faults: true, mac: false, join: false, 'tasks-per-proc': true, 'segment-size': true, 'spin-us': true,
-  'spin-max-us': true, jit: true, timeout: true, label: false, help: false,
+  'spin-max-us': true, jit: true, timeout: true, label: false, help: false, version: false,
 }
-const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help' }
+const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help', V: 'version' }
 
 
 /** A usage error: lapirun prints its message and exits 2. */
@@ -141,6 +143,7 @@ export async function main (argv: string[]): Promise<number> {
     p = parse(argv)
     const v = p.values
     if (v.has('help')) { process.stdout.write(USAGE); return 0 }
+    if (v.has('version')) { process.stdout.write(`lapirun ${version()} (@amlapi/lapi, Node ${process.version})\n`); return 0 }
     if (p.program === undefined) throw new UsageError('no program given')
     const str = (k: string): string | undefined => v.get(k) as string | undefined
     if (v.has('join')) {
@@ -235,4 +238,9 @@ export async function main (argv: string[]): Promise<number> {
     process.off('SIGINT', onSig)
     process.off('SIGTERM', onSig)
   }
+}
+
+/** The version of @amlapi/lapi (its package.json, two folders up from this file in dist/ and lib/). */
+function version (): string {
+  try { return String((createRequire(import.meta.url)('../../package.json') as { version?: unknown }).version) } catch { return 'unknown' }
 }
