@@ -97,6 +97,25 @@ describe('lapirun', () => {
     }
   })
 
+  it('options that do nothing in the placement are named in a warning, and the job runs', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['-n', '2', '--mac'], /^lapirun: warning: --mac does nothing in a job of one process/m],
+      [['-n', '2', '--faults', 'drop=0.1'], /^lapirun: warning: --faults does nothing in a job of one process/m],
+      [['-n', '2', '--transport', 'udp'], /^lapirun: warning: --transport udp does nothing in a job of one process/m],
+      [['-n', '2', '--procs', '2', '--transport', 'tcp', '--faults', 'drop=0.1,reorder=0.2,corrupt=0.001'], /^lapirun: warning: --faults drop, reorder do nothing over tcp/m],
+      [['-n', '2', '--procs', '2', '--transport', 'tcp', '--mac'], /^lapirun: warning: --mac does nothing over tcp/m],
+    ]
+    for (const [args, want] of cases) {
+      const r = await run([LAPIRUN, ...args, FIXTURES + 'lapi/info.mjs'])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toMatch(want)
+    }
+    // (where they act: no warning)
+    const u = await run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'udp', '--mac', '--faults', 'drop=0.01', FIXTURES + 'lapi/info.mjs'])
+    expect(u.code, u.stderr).toBe(0)
+    expect(u.stderr).not.toMatch(/warning/)
+  })
+
   it('a job that does not fit in memory fails at start, saying what it needs', async () => {
     const r = await run([LAPIRUN, '-n', '4096', '--segment-size', '1G', FIXTURES + 'lapi/info.mjs'])
     expect(r.code).toBe(2)

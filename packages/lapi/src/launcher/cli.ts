@@ -168,6 +168,7 @@ export async function main (argv: string[]): Promise<number> {
       net.faults = faults
     }
     if (v.has('mac')) net.mac = true
+    for (const w of idleOptions(transport, procs > 1 || join > 0, faults, v.has('mac'))) process.stderr.write(`lapirun: warning: ${w}\n`)
     bind = str('bind')
     if (bind !== undefined && bind.trim() === '') throw new UsageError('--bind needs an address, such as 127.0.0.1')
     const seg = str('segment-size')
@@ -243,4 +244,25 @@ export async function main (argv: string[]): Promise<number> {
 /** The version of @amlapi/lapi (its package.json, two folders up from this file in dist/ and lib/). */
 function version (): string {
   try { return String((createRequire(import.meta.url)('../../package.json') as { version?: unknown }).version) } catch { return 'unknown' }
+}
+
+/**
+ * What the options given do nothing for in this placement, a sentence each: no network in a job of
+ * one process; over tcp (a byte stream) only `corrupt` of the faults and no `--mac`.
+ */
+export function idleOptions (transport: string, network: boolean, faults: string | undefined, mac: boolean): string[] {
+  const out: string[] = []
+  if (!network) {
+    if (transport !== 'shm') out.push(`--transport ${transport} does nothing in a job of one process (its tasks share memory): add --procs 2 or more`)
+    if (faults !== undefined) out.push('--faults does nothing in a job of one process (no network): add --procs 2 or more')
+    if (mac) out.push('--mac does nothing in a job of one process (no network): add --procs 2 or more')
+    return out
+  }
+  if (transport === 'tcp') {
+    const f = faults === undefined ? null : parseFaults(faults)
+    const idle = f === null ? [] : (['drop', 'dup', 'reorder', 'delay'] as const).filter((k) => f[k] > 0)
+    if (idle.length > 0) out.push(`--faults ${idle.join(', ')} ${idle.length === 1 ? 'does' : 'do'} nothing over tcp (a byte stream; only corrupt applies): use --transport udp`)
+    if (mac) out.push('--mac does nothing over tcp (it is udp\'s per-datagram MAC; tcp proves the key at connect): use --transport udp')
+  }
+  return out
 }
