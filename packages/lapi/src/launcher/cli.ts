@@ -250,7 +250,7 @@ function version (): string {
  * What the options given do nothing for in this placement, a sentence each: no network in a job of
  * one process; over tcp (a byte stream) only `corrupt` of the faults and no `--mac`.
  */
-export function idleOptions (transport: string, network: boolean, faults: string | undefined, mac: boolean): string[] {
+function idleOptions (transport: string, network: boolean, faults: string | undefined, mac: boolean): string[] {
   const out: string[] = []
   if (!network) {
     if (transport !== 'shm') out.push(`--transport ${transport} does nothing in a job of one process (its tasks share memory): add --procs 2 or more`)
