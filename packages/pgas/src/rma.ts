@@ -92,8 +92,7 @@ export class Rma {
       if (put) this.core.lapi.put(task, buf.length, addr, buf, this.cmpl(c))
       else this.core.lapi.get(task, buf.length, addr, buf, this.org(c))
     } catch (e) {
-      if (e instanceof LapiError) return e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
-      throw e
+      return codeOf(e)
     }
     return S.OK
   }
@@ -171,7 +170,8 @@ export class Rma {
     if (rc === 0 && cntrAddr % 4 !== 0) rc = S.ERR_ALIGN
     if (rc !== 0) return new OpHandle(null, 0, rc)
     const c = this.core.counter()
-    const st = lapiCode(() => this.core.lapi.put(task, src.length, addr, src, this.signal(cntrAddr, c)))
+    let st: number = S.OK
+    try { this.core.lapi.put(task, src.length, addr, src, this.signal(cntrAddr, c)) } catch (e) { st = codeOf(e) }
     if (st !== S.OK) { this.core.release(c); return new OpHandle(null, 0, st) }
     return new OpHandle(c, 1, 0)
   }
@@ -228,7 +228,8 @@ export class Rma {
     const { tgt, org } = vectors(addrs, srcs)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
-    const st = lapiCode(() => this.core.lapi.putv(task, tgt, org, this.cmpl(c)))
+    let st: number = S.OK
+    try { this.core.lapi.putv(task, tgt, org, this.cmpl(c)) } catch (e) { st = codeOf(e) }
     if (st === S.OK) c.wait(1)
     this.core.release(c)
     return st
@@ -244,7 +245,8 @@ export class Rma {
     const { tgt, org } = vectors(addrs, dsts)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
-    const st = lapiCode(() => this.core.lapi.getv(task, tgt, org, this.org(c)))
+    let st: number = S.OK
+    try { this.core.lapi.getv(task, tgt, org, this.org(c)) } catch (e) { st = codeOf(e) }
     if (st === S.OK) c.wait(1)
     this.core.release(c)
     return st
@@ -295,11 +297,8 @@ function stridedPieces (addr: number, remoteStride: number, local: Uint8Array, l
   return { addrs, views }
 }
 
-/** Runs a LAPI call: OK, or the status of the LapiError it threw (ERR_NOMEM for no room to stage, else ERR_LAPI). */
-function lapiCode (f: () => void): number {
-  try { f() } catch (e) {
-    if (e instanceof LapiError) return e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
-    throw e
-  }
-  return S.OK
+/** The status of what a LAPI call threw: ERR_NOMEM for no room to stage, ERR_LAPI for another LapiError; anything else is rethrown. */
+function codeOf (e: unknown): number {
+  if (e instanceof LapiError) return e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
+  throw e
 }
