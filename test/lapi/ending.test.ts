@@ -1,7 +1,7 @@
 /**
  * How a job ends, as a user of lapirun sees it: nothing a task wrote is lost when tasks fail, exit
- * or are aborted; a handler that throws with no error handler ends the job (LAPI's default); a
- * timeout says what each task was waiting for; lapirun's own messages for bad options and a
+ * or are aborted; a handler that throws with no error handler ends the job (LAPI's default); (the report
+ * of a time-out: report.test.ts); lapirun's own messages for bad options and a
  * missing program; the debug log of a job, under --label.
  */
 import { readFileSync } from 'node:fs'
@@ -55,17 +55,6 @@ describe('ending a job', () => {
     const alone = await run([ENDING, 'handler-self'])
     expect(alone.code).toBe(1)
     expect(alone.stderr).toMatch(/lapi: task 0 failed: a header handler \(AM_ERR, peer task 0\) threw: Error: the header handler blew up/)
-  })
-
-  it('--timeout says which call each task was waiting in, and for what', async () => {
-    const r = await run([LAPIRUN, '-n', '4', '--timeout', '3', ENDING, 'waits'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^lapirun: the job timed out after 3 s:$/m)
-    expect(r.stderr).toMatch(/task 0 was waiting in LAPI_Waitcntr for the counter at Addr \d+ to reach 1 \(it holds 0\)/)
-    expect(r.stderr).toMatch(/task 1 was waiting in LAPI_Gfence for the other tasks \(1 of 4 had arrived\)/)
-    expect(r.stderr).toMatch(/task 2 was running its own code/)
-    expect(r.stderr).toMatch(/task 3 was waiting in Lapi\.waitUntil/)
-    expect(r.stderr).not.toMatch(/lapirun: lapirun/)
   })
 
   it('lapirun answers bad options and a missing program with its own messages, before starting any task', async () => {

@@ -74,20 +74,6 @@ describe('lapirun --join', () => {
     }, 45_000)
   }
 
-  it('under --join each process times the job: its report names what its tasks waited in, and what its network held', async () => {
-    const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
-    const args = ['--tasks-per-proc', '2', '--transport', 'tcp', '--timeout', '3', FIXTURES + 'lapi/ending.mjs', 'waits']
-    const ps = [member(1, 2, env, args), member(0, 2, env, args)]
-    const codes = await Promise.all(ps.map((p) => p.code))
-    expect(codes).toEqual([1, 1])
-    for (const p of ps) {
-      expect(p.err).toMatch(/^lapirun: the job timed out after 3 s:$/m)
-      // (the first process to time out tells the other, whose report is the same)
-      expect(p.err).toMatch(/task [01] was waiting in /)
-      expect(p.err).toMatch(/^ {2}network of process [01]: the connections read by the (agent|tasks) \(\d+ hand-overs\), the lock (free|held by .*), \d+ bytes waiting to be sent.*; process [01]: \d+ bytes not taken in, \d+ reads held by the agent, flags \d+$/m)
-    }
-  }, 45_000)
-
   it('a process with a wrong key is refused at the rendezvous (told no reason; process 0 logs it); one without a key is a usage error', async () => {
     const port = await freePort()
     const key = randomBytes(32).toString('hex')

@@ -18,9 +18,10 @@
  */
 import type { Logger } from 'pino'
 import {
-  T_EXIT_GEN, T_SLEEPING, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, describeTask, ringDoorbell, taskWord,
+  T_EXIT_GEN, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, ringDoorbell, taskWord,
 } from '../job/control.js'
 import { placement, type JobSpec } from '../job/spec.js'
+import { describeWatch, readTask } from '../job/watch.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, peerFlags } from '../transport/stream-path.js'
@@ -742,7 +743,7 @@ export class Agent {
     // replaced, the rings, and the counts)
     const tasks: string[] = []
     for (let t = this.lo; t < this.lo + this.spec.localTasks; t++) {
-      tasks.push(describeTask(this.ctl, this.n, t, null, Atomics.load(this.ctl, taskWord(t, T_SLEEPING))))
+      tasks.push(describeWatch(readTask(this.ctl, this.n, t, null, null)))
     }
     const s = this.o.transport.stats()
     return `${line}; ${tasks.join('; ')}; ${this.engine.ringState()}; frames sent ${s.framesSent}, received ${s.framesReceived}, dropped ${s.framesDropped}; ` +

@@ -247,6 +247,7 @@ export class Outgoing {
       }
     } finally {
       s.sendBlocked--
+      idler.waitDone(spinStart)
     }
   }
 }

@@ -68,6 +68,7 @@ export class Barrier {
       this.checkBarrierPeers(gen)
       spinStart = this.idler.idle(spinStart, WAIT_BARRIER, call, null, 0, gen)
     }
+    this.idler.waitDone(spinStart)
   }
 
   /** Arrives at the job barrier; returns the generation to wait out. The last arriver releases all. */

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os'
 import type { BufferManager } from '@amlapi/bufmgr'
 import type { Logger } from 'pino'
 import type { JobConfig } from '../config.js'
-import { T_DOORBELL, T_SLEEPING, T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, setRemoteBell, taskWord } from '../job/control.js'
+import { T_DOORBELL, T_SLEEPING, T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WATCH_CALL, setRemoteBell, taskWord, watchWord } from '../job/control.js'
 import { processOf, type JobSpec } from '../job/spec.js'
 import { NetEngine } from '../agent/engine.js'
 import { logger } from '../log.js'
@@ -47,6 +47,8 @@ export class ContextState {
   readonly myWaitWord: number
   readonly myWaitVal: number
   readonly myWaitCall: number
+  /** This task's watch line (WATCH_CALL; WORD and VAL follow): the blocking call it is in, for reports. */
+  readonly myWatch: number
 
   /**
    * 1 while a header handler runs (communication calls are refused), else 0. The flags the hot
@@ -94,6 +96,7 @@ export class ContextState {
     this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
     this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
     this.myWaitCall = taskWord(spec.taskId, T_WAIT_CALL)
+    this.myWatch = watchWord(spec.numTasks, spec.taskId, WATCH_CALL)
     this.crowded = spec.numTasks > availableParallelism()
     // (a task spins on the network, and reads the connections itself, only where every task of the
     // job can have a CPU: all of them run on this host, lapirun --procs)

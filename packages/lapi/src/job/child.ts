@@ -15,6 +15,10 @@ function env (name: string): string {
   return v
 }
 
+// (lapirun, the launcher, answers SIGUSR1 with the job's report: here it does nothing, rather than
+// start Node's inspector)
+process.on('SIGUSR1', () => {})
+
 try {
   const key = parseKey(env('AMLAPI_JOB_KEY'))
   delete process.env['AMLAPI_JOB_KEY']

@@ -33,8 +33,14 @@
  *   │              t's sleeping thread waits for; set before SLEEPING            │
  *   │ +7 EXIT_GEN  for a task of another process that ended: the barrier        │
  *   │              generation its process had reached then (set before STATE)    │
+ *   ├──────────── per task t, 16 words (one 64-byte line) at WATCH_BASE + 16 t ────┤
+ *   │ +0 CALL      the blocking call t is in (WaitCall + 1 | wait kind << 16), 0 when│
+ *   │              none: set by t at each step of a wait that did not end at once, │
+ *   │              cleared when it ends; +1 WORD / +2 VAL what that wait waits for  │
+ *   │              (as WAIT_WORD / WAIT_VAL). Written by t alone, read only by a    │
+ *   │              report: a line of its own, so the notifiers' line stays quiet   │
  *   └──────────────────────────────────────────────────────────────────────────────┘
- *   then two all-gather tables of N float64 (Address_init) and two of N int64
+ *   (WATCH_BASE = TASK_BASE + 16 N) then two all-gather tables of N float64 (Address_init) and two of N int64
  *   (Address_init64), alternating by collective generation.
  *
  * Each word has a documented writer; all accesses go through Atomics.
@@ -65,6 +71,11 @@ export const T_WAIT_VAL = 6
 /** For a remote task that ended: its process's barrier generation then (a barrier it passed is not one it left). */
 export const T_EXIT_GEN = 7
 
+/** The watch line of each task (see the layout): the blocking call it is in, for reports. */
+export const WATCH_CALL = 0
+export const WATCH_WORD = 1
+export const WATCH_VAL = 2
+
 /**
  * SLEEPING of a task in another process: whoever rings its doorbell (a packet for it, a message
  * of it landed) rings the agent's instead, which carries the news over the network.
@@ -85,7 +96,7 @@ export interface ControlLayout {
 }
 
 export function controlLayout (numTasks: number): ControlLayout {
-  const words = TASK_BASE + TASK_WORDS * numTasks
+  const words = TASK_BASE + 2 * TASK_WORDS * numTasks
   const gatherF64 = words * 4
   const gatherI64 = gatherF64 + 16 * numTasks
   return { numTasks, gatherF64, gatherI64, byteLength: gatherI64 + 16 * numTasks }
@@ -94,6 +105,11 @@ export function controlLayout (numTasks: number): ControlLayout {
 /** Word index of field `f` of task `t`. */
 export function taskWord (t: number, f: number): number {
   return TASK_BASE + TASK_WORDS * t + f
+}
+
+/** Word index of field `f` of task `t`'s watch line, in a control block for `numTasks` tasks. */
+export function watchWord (numTasks: number, t: number, f: number): number {
+  return TASK_BASE + TASK_WORDS * (numTasks + t) + f
 }
 
 /**
@@ -242,50 +258,3 @@ export const WaitCall = {
   POLL: 14,
 } as const
 
-const CALL_NAMES: readonly string[] = [
-  'the event loop', 'LAPI_Waitcntr', 'LAPI_Fence', 'LAPI_Gfence', 'LAPI_Address_init', 'LAPI_Address_init64',
-  'a send', 'Lapi.waitUntil', 'AM_WaitSema', 'AMX_SPMDBarrier', 'AMX_SPMDAllGather', 'an AM-2 request', 'an AM-2 request',
-  'an atomic operation on a task of another process',
-]
-
-/** The name of a WaitCall, for messages. */
-function waitCallName (call: number): string {
-  return CALL_NAMES[call] ?? `blocking call ${call}`
-}
-
-const STATE_TEXT = ['had not joined the job (no LAPI_Init yet)', 'running', 'had left the job (LAPI_Term)', 'had ended', 'had failed']
-
-/**
- * What task `t` is doing, in words, from the control block (and its segment, for the value of an
- * awaited counter): for the agent's report of a job that timed out. `sleeping` is what the caller
- * saw in t's SLEEPING word (a task blocked in a wait sleeps nearly all the time; see the agent).
- */
-export function describeTask (ctl: Int32Array, numTasks: number, t: number, segment: Int32Array | null, sleeping: number): string {
-  const st = Atomics.load(ctl, taskWord(t, T_STATE))
-  if (st !== TaskState.RUNNING) return `task ${t} ${STATE_TEXT[st] ?? `was in state ${st}`}`
-  if (sleeping === 0) return `task ${t} was running its own code (not waiting in a LAPI or AM-2 call)`
-  const rec = Atomics.load(ctl, taskWord(t, T_WAIT_CALL))
-  const call = rec & 0xffff
-  const kind = rec >>> 16
-  const word = Atomics.load(ctl, taskWord(t, T_WAIT_WORD))
-  const val = Atomics.load(ctl, taskWord(t, T_WAIT_VAL))
-  switch (call) {
-    case WaitCall.EVENT_LOOP: return `task ${t} was idle in its event loop (awaiting a promise)`
-    case WaitCall.WAITCNTR: {
-      if (word === 0) return `task ${t} was waiting in LAPI_Waitcntr for a counter to reach ${val}`
-      const now = segment !== null ? ` (it holds ${Atomics.load(segment, word)})` : ''
-      return `task ${t} was waiting in LAPI_Waitcntr for the counter at Addr ${word * 4} to reach ${val}${now}`
-    }
-    case WaitCall.GFENCE: case WaitCall.ADDRESS_INIT: case WaitCall.ADDRESS_INIT64: {
-      if (kind === WAIT_FENCE) return `task ${t} was waiting in ${waitCallName(call)} for its active messages to land`
-      const arrived = Atomics.load(ctl, W_BAR_COUNT)
-      return `task ${t} was waiting in ${waitCallName(call)} for the other tasks (${arrived} of ${numTasks} had arrived)`
-    }
-    case WaitCall.FENCE: return `task ${t} was waiting in LAPI_Fence for its active messages to land`
-    case WaitCall.SEND: return `task ${t} was waiting in a send for room in task ${val}'s inbox`
-    case WaitCall.AM_REQUEST_CREDIT: return `task ${t} was waiting in an AM-2 request for a free request slot toward its peer`
-    case WaitCall.AM_REQUEST_BUFFER: return `task ${t} was waiting in an AM-2 request for its earlier bulk data to be taken`
-    case WaitCall.POLL: return `task ${t} was polling (LAPI_Probe or AM_Poll) and had nothing to do`
-    default: return `task ${t} was waiting in ${waitCallName(call)}`
-  }
-}

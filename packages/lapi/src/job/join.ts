@@ -12,7 +12,7 @@
 import { resolveConfig, type JobConfig } from '../config.js'
 import { logger } from '../log.js'
 import { makeKey, parseKey } from '../transport/auth.js'
-import { ABORT_GRACE_MS, checkProgram } from './options.js'
+import { ABORT_GRACE_MS, checkProgram, seconds, type JobReports } from './options.js'
 import { wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
 import { JoinError, NOTE_SLACK_S, awaitLiveNote, hostPort, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
@@ -84,6 +84,8 @@ export interface JoinOptions {
   onLeave?: () => void
   /** Aborts a start that waits (for the note, for PMI): a signal before the job began. */
   signal?: AbortSignal
+  /** Set while the job runs (lapirun's SIGUSR1): process 0 prints the report of the whole job. */
+  reports?: JobReports
 }
 
 /** Runs this process's part of the job; resolves with its exit code. */
@@ -106,7 +108,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   delete whole['AMLAPI_JOB_KEY']
   if (at.size === 1) {
     // a job of one process: its tasks share memory, nothing to meet (a rendezvous given is not needed)
-    const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env: whole, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) })
+    const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env: whole, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}), ...(o.reports !== undefined ? { reports: o.reports } : {}) })
     return r.exitCode
   }
   const how = meetingFromEnv(env, at.size, at.source, pmiOpen(env))
@@ -128,6 +130,26 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   const notePath = how.kind === 'file' ? meetingFile(how.dir, jobId) : ''
   let server: Rendezvous | null = null
   let startTimer: NodeJS.Timeout | undefined
+  let jobTimer: NodeJS.Timeout | undefined
+  // (process 0 reports the whole job: asked by a process's SIGUSR1, the job goes on; by its Ctrl-C
+  // or the time-out, the report is process 0's failure and the others are told where it is)
+  let reporting = false
+  let ending = false
+  const report = async (end: string | null): Promise<void> => {
+    const s = server
+    if (s === null) return
+    if (end === null) {
+      if (reporting) return
+      reporting = true
+      try { process.stderr.write(`lapirun: what each task was doing (the job goes on):\n${await s.report()}\n`) } finally { reporting = false }
+      return
+    }
+    if (ending) return
+    ending = true
+    const whole = `${end}:\n${await s.report()}`
+    const short = `${end} (process 0 reported what each task was doing)`
+    s.abort(-1, short, (r) => r === 0 ? whole : short)
+  }
   // (process 0's note holds the key: removed once every process has joined, and on every way out —
   // an exit, a signal that would end the process without one)
   let noted = false
@@ -145,7 +167,12 @@ export async function joinJob (o: JoinOptions): Promise<number> {
         job: { numTasks, config, label: o.label, graceMs: ABORT_GRACE_MS, data: undefined, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) },
         onFail: (task, reason) => server?.abort(task, reason),
         onDone: () => {},
-        onComplete: unnote,
+        onComplete: () => {
+          unnote()
+          const ms = o.timeoutMs
+          if (ms !== undefined) jobTimer = setTimeout(() => { void report(`the job timed out after ${seconds(ms)}`) }, ms)
+        },
+        onAsk: (why) => { void report(why === 'interrupt' ? 'the job was interrupted' : null) },
       }).catch((e: NodeJS.ErrnoException) => {
         if (how.kind === 'address' && (e.code === 'EADDRNOTAVAIL' || e.code === 'EADDRINUSE')) {
           throw new JoinError(`process 0 cannot listen at AMLAPI_RENDEZVOUS=${hostPort(how.host, how.port)}: ` +
@@ -187,9 +214,13 @@ export async function joinJob (o: JoinOptions): Promise<number> {
       key ??= parseKey(hex)
     }
     // (the program of this process's own command line: nothing the rendezvous says chooses it)
-    return await runMember({ program: checkProgram(o.program), args: o.args, numTasks, tasksPerProc: K, rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true, ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}) })
+    return await runMember({
+      program: checkProgram(o.program), args: o.args, numTasks, tasksPerProc: K, rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true,
+      ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}), ...(o.reports !== undefined ? { reports: o.reports } : {}),
+    })
   } finally {
     clearTimeout(startTimer)
+    clearTimeout(jobTimer)
     server?.close()
     unnote()
     process.off('exit', unnote)

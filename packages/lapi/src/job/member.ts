@@ -18,6 +18,8 @@ import { splitHostPort } from './meeting.js'
 import { netSettings } from './net-settings.js'
 import { logger } from '../log.js'
 import { failureLine, runTasks, type RunJobOptions } from './run-job.js'
+import type { JobReports } from './options.js'
+import type { TaskWatch } from './watch.js'
 import { checkJobFits, createJob } from './spec.js'
 import type { RendezvousJob } from './rendezvous.js'
 
@@ -46,6 +48,8 @@ export interface MemberOptions {
   join: boolean
   /** Called once this process's tasks have ended, as it starts to leave the job (lapirun --join: a signal then ends the process at once). */
   onLeave?: () => void
+  /** Under --join: set while the job runs; asking sends the request to process 0, which prints the report (its `ask` resolves with ''). */
+  reports?: JobReports
 }
 
 /** How long a process of `lapirun --join` keeps trying to reach the rendezvous, ms. */
@@ -80,6 +84,7 @@ export async function runMember (o: MemberOptions): Promise<number> {
     process.off('SIGINT', onEarlySignal); process.off('SIGTERM', onEarlySignal)
   }
   let failFn: ((task: number, reason: string) => void) | null = null
+  let watchFn: (() => Promise<TaskWatch[]>) | null = null
   let pendingAbort: { task: number, reason: string } | null = null
   let finished = false
   let started = false
@@ -93,8 +98,17 @@ export async function runMember (o: MemberOptions): Promise<number> {
       notJoined?.(new Error(reason))
     }
   }
-  // (under a launcher, which decides what it means; under --join, the job is interrupted)
-  const onSignal = (): void => { if (o.join) abort(-1, 'the job was interrupted') }
+  // (under a launcher, which decides what it means; under --join, the job is interrupted: Ctrl-C
+  // asks process 0 for the report first, which then ends the job — or this process does, after
+  // INTERRUPT_WAIT_MS, if that does not come; SIGTERM ends it at once)
+  let interruptTimer: NodeJS.Timeout | undefined
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (!o.join) return
+    if (sig !== 'SIGINT' || failFn === null || interruptTimer !== undefined || sock.destroyed) { abort(-1, 'the job was interrupted'); return }
+    sock.write(encodeMessage({ t: 'ask', why: 'interrupt' }))
+    interruptTimer = setTimeout(() => abort(-1, 'the job was interrupted'), INTERRUPT_WAIT_MS)
+    interruptTimer.unref()
+  }
   process.on('SIGINT', onSignal)
   if (o.join) process.on('SIGTERM', onSignal)
   let job: JobMessage
@@ -142,6 +156,12 @@ export async function runMember (o: MemberOptions): Promise<number> {
             // (one answer for every reason: process 0's log names which)
             fail(new Error('the rendezvous refused this process: a wrong AMLAPI_JOB_KEY, or a rank out of range or already in the job ' +
               "(process 0's log, AMLAPI_LOG_LEVEL=warn, says which)"))
+          } else if (t === 'report' && joined) {
+            const id = field(m, 'id')
+            const w = watchFn
+            void (w !== null ? w() : Promise.resolve(null)).then((tasks) => {
+              if (!s.destroyed) s.write(encodeMessage({ t: 'report', id, tasks, net: agent?.describe() ?? '' }))
+            })
           } else if (t === 'abort' && joined) {
             const task = field(m, 'task'); const reason = field(m, 'reason')
             abort(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'aborted')
@@ -208,12 +228,15 @@ export async function runMember (o: MemberOptions): Promise<number> {
     label: job.label,
     graceMs: job.graceMs,
     data: job.data,
-    // (under --join no launcher times the job: each process does)
-    ...(o.join && typeof job.timeoutMs === 'number' ? { timeoutMs: job.timeoutMs } : {}),
+    // (under --join process 0 times the job at the rendezvous, and reports it whole; each process
+    // times it too, later, should process 0 not be heard of)
+    ...(o.join && typeof job.timeoutMs === 'number' ? { timeoutMs: job.timeoutMs + BACKSTOP_MS } : {}),
   }
+  if (o.reports !== undefined) o.reports.ask = async () => { if (!sock.destroyed) sock.write(encodeMessage({ t: 'ask', why: 'report' })); return '' }
   const result = await runTasks(opts, spec, {
-    bind: (fail) => {
+    bind: (fail, watch) => {
       failFn = fail
+      watchFn = watch
       if (pendingAbort !== null) fail(pendingAbort.task, pendingAbort.reason)
     },
     onFail: (task, reason) => {
@@ -226,6 +249,8 @@ export async function runMember (o: MemberOptions): Promise<number> {
     describe: () => agent.describe(),
   })
   finished = true
+  clearTimeout(interruptTimer)
+  if (o.reports !== undefined) o.reports.ask = null
   log.debug('the tasks of this process ended: leaving the job')
   o.onLeave?.()
   if (o.join && result.failure !== undefined) process.stderr.write(failureLine(result.failure))
@@ -244,6 +269,11 @@ export async function runMember (o: MemberOptions): Promise<number> {
   })
   return result.exitCode
 }
+
+/** Under --join, how much later than process 0 each process times the job itself, ms. */
+const BACKSTOP_MS = 5000
+/** Under --join, how long a process that got Ctrl-C waits for process 0's report and end of the job before it ends its part, ms. */
+const INTERRUPT_WAIT_MS = 2500
 
 /** How long a leaving process waits for the rendezvous to close their connection, ms. */
 const LEAVE_MS = 2000

@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Readable, Writable } from 'node:stream'
 import type { JobConfig } from '../config.js'
+import type { TaskWatch } from './watch.js'
 
 export interface RunJobOptions {
   /** The program every task runs (a path or file URL of an ES module or script). */
@@ -37,8 +38,13 @@ export interface RunJobOptions {
    * AM-2 call ends at once (JobAbortedError); only one busy in its own code takes the whole grace.
    */
   graceMs?: number
-  /** Aborting it stops the job (as lapirun does on Ctrl-C). */
+  /**
+   * Aborting it stops the job (as lapirun does on Ctrl-C); the failure then says what each task
+   * was doing, as a time-out's does.
+   */
   signal?: AbortSignal
+  /** Filled in while the job runs: a way to ask what each task is doing (lapirun on SIGUSR1). */
+  reports?: JobReports
   /**
    * Anything structured-clonable (SharedArrayBuffers are shared, not copied) that every task can
    * read with `jobData()`: how an embedding program talks to its tasks. (With `procs` > 1 each
@@ -64,10 +70,19 @@ export interface RunJobOptions {
   mac?: boolean
 }
 
+/** RunJobOptions.reports: `ask` is set while the job runs, null before and after. */
+export interface JobReports {
+  /** What each task of the job is doing now, a line each (indented), as a time-out reports it. */
+  ask: (() => Promise<string>) | null
+}
+
 /** What a process of a job of several processes adds to runTasks (job/child.ts). */
 export interface ProcessHooks {
-  /** Receives the function that ends this process's part of the job as failed (task, reason). */
-  bind: (fail: (task: number, reason: string) => void) => void
+  /**
+   * Receives the function that ends this process's part of the job as failed (task, reason), and
+   * the one that watches this process's tasks for a report (watch.ts).
+   */
+  bind: (fail: (task: number, reason: string) => void, watch: () => Promise<TaskWatch[]>) => void
   /** The first failure here (a task's, or one `fail` was given). */
   onFail: (task: number, reason: string) => void
   /** A task of this process ended (`failed`: not normally). */
@@ -138,7 +153,16 @@ export function checkProgram (program: string | URL): URL {
   } catch {
     throw new Error(`cannot run ${String(program)}: not readable`)
   }
+  if (/\.[cm]?ts$/.test(path) && !stripsTypes()) {
+    throw new Error(`cannot run ${String(program)}: Node ${process.versions.node} does not run TypeScript; use Node 22.18 or later, or compile it with tsc and run the .js`)
+  }
   return url
+}
+
+/** Whether this Node runs a `.ts` program by stripping its types (22.18 and later; earlier 22 lines with --experimental-strip-types). */
+export function stripsTypes (): boolean {
+  const ts = (process.features as { typescript?: string | false }).typescript
+  return ts === 'strip' || ts === 'transform'
 }
 
 /** The line lapirun ends a failed job with. */

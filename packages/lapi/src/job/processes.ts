@@ -123,12 +123,19 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
     }))
   }
 
+  // (what each task is doing, asked of every process: for a time-out, Ctrl-C and lapirun's SIGUSR1)
+  const report = async (): Promise<string> => rv !== null && rv.complete ? await rv.report() : `  the job had not started: ${rv?.waitingFor() ?? ''}`
+  const failWithReport = (what: string): void => {
+    if (failure !== undefined) return
+    void report().then((r) => fail(-1, `${what}:\n${r}`), () => fail(-1, what))
+  }
   let timer: NodeJS.Timeout | undefined
   if (opts.timeoutMs !== undefined) {
     const ms = opts.timeoutMs
-    timer = setTimeout(() => fail(-1, `the job timed out after ${seconds(ms)}`), ms)
+    timer = setTimeout(() => failWithReport(`the job timed out after ${seconds(ms)}`), ms)
   }
-  const onAbort = (): void => fail(-1, 'the job was interrupted')
+  if (opts.reports !== undefined) opts.reports.ask = report
+  const onAbort = (): void => failWithReport('the job was interrupted')
   opts.signal?.addEventListener('abort', onAbort, { once: true })
   if (opts.signal?.aborted === true) onAbort()
 
@@ -138,6 +145,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   if (timer !== undefined) clearTimeout(timer)
   if (killTimer !== undefined) clearTimeout(killTimer)
   opts.signal?.removeEventListener('abort', onAbort)
+  if (opts.reports !== undefined) opts.reports.ask = null
   process.off('exit', killAll)
   rv.close()
 

@@ -10,6 +10,8 @@
  *   rendezvous → {t:'job', table, numTasks, config, label, graceMs, data, timeoutMs}  (once all are in)
  *   process → {t:'fail', task, reason} (its first failure)    rendezvous → {t:'abort', task, reason} (to all)
  *   process → {t:'done', codes}                                  (its tasks' exit codes, then it exits)
+ *   rendezvous → {t:'report', id}     process → {t:'report', id, tasks: TaskWatch[] | null, net}
+ *   process → {t:'ask', why: 'report' | 'interrupt'}   (SIGUSR1 or Ctrl-C there: `onAsk` decides)
  * A hello's proof is checked first; a connection that fails any check (the proof, a rank out of
  * range or taken, a message too long or that does not decode, no hello within HANDSHAKE_MS) is told
  * {t:'refused'} — the same for every reason — and closed, and the reason logged with its address
@@ -23,6 +25,8 @@ import type { PeerAddress } from '../transport/contract.js'
 import { MAX_MESSAGE_BYTES, encodeMessage, field, readMessages } from '../transport/messages.js'
 import { StrangerGate } from '../transport/strangers.js'
 import type { JobConfig } from '../config.js'
+import { placement } from './spec.js'
+import { formatReport, type TaskWatch } from './watch.js'
 
 /** What every process is told once all have met. */
 export interface RendezvousJob {
@@ -48,6 +52,8 @@ export interface RendezvousOptions {
   onDone: (rank: number, codes: unknown) => void
   /** Every process has published its address (the job went out). */
   onComplete?: () => void
+  /** A process asks for a report of the job ('report': SIGUSR1 there) or for one and the job's end ('interrupt': Ctrl-C there). */
+  onAsk?: (why: 'report' | 'interrupt') => void
 }
 
 export interface Rendezvous {
@@ -56,8 +62,16 @@ export interface Rendezvous {
   readonly complete: boolean
   /** Who the rendezvous still waits for, in words ("" once complete): for the message of a job that did not start. */
   waitingFor: () => string
-  /** Tells every process the job is aborted. */
-  abort: (task: number, reason: string) => void
+  /**
+   * Tells every process the job is aborted; `reasonOf` gives a process a reason of its own (the
+   * one that printed the report is told it, the others where to find it).
+   */
+  abort: (task: number, reason: string, reasonOf?: (rank: number) => string) => void
+  /**
+   * What each task of the job is doing, a line each (formatReport), with each process's network:
+   * every process is asked, and one that has not answered within `ms` is named.
+   */
+  report: (ms?: number) => Promise<string>
   close: () => void
 }
 
@@ -71,6 +85,9 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
   const addrs: Array<PeerAddress | null> = new Array<PeerAddress | null>(P).fill(null)
   let complete = false
   const gate = new StrangerGate('rendezvous', o.log, REFUSED)
+  // (reports asked for and not yet complete, by id: what each process answered)
+  const reports = new Map<number, { got: Array<{ tasks: TaskWatch[] | null, net: string } | undefined>, done: () => void }>()
+  let reportId = 0
   const send = (r: number, m: unknown): void => {
     const s = socks[r]
     if (s !== null && !s.destroyed) s.write(encodeMessage(m))
@@ -124,6 +141,17 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
         case 'done':
           o.onDone(rank, field(m, 'codes'))
           break
+        case 'report': {
+          const id = field(m, 'id')
+          const pending = reports.get(id as number)
+          if (pending === undefined) break
+          pending.got[rank] = { tasks: taskWatches(field(m, 'tasks'), o.job.numTasks), net: typeof field(m, 'net') === 'string' ? (field(m, 'net') as string).slice(0, 4096) : '' }
+          if (pending.got.every((g, r) => g !== undefined || socks[r] === null || socks[r]!.destroyed)) pending.done()
+          break
+        }
+        case 'ask':
+          o.onAsk?.(field(m, 'why') === 'interrupt' ? 'interrupt' : 'report')
+          break
         default: break
       }
     }, (why) => { if (gate.waiting(sock)) gate.refuse(sock, why); else sock.destroy() })
@@ -150,7 +178,33 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
       if (gate.refused > 0) parts.push(`${gate.refused} connection${gate.refused > 1 ? 's were' : ' was'} refused (a wrong AMLAPI_JOB_KEY, a rank out of range or taken: this process's log says which)`)
       return parts.join('; ')
     },
-    abort: (task, reason) => { for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason }) },
+    abort: (task, reason, reasonOf) => { for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason: reasonOf?.(r) ?? reason }) },
+    report: async (ms = REPORT_MS) => {
+      const id = ++reportId
+      const got = new Array<{ tasks: TaskWatch[] | null, net: string } | undefined>(P).fill(undefined)
+      let timer: NodeJS.Timeout | undefined
+      await new Promise<void>((resolve) => {
+        reports.set(id, { got, done: resolve })
+        timer = setTimeout(resolve, ms)
+        for (let r = 0; r < P; r++) send(r, { t: 'report', id })
+        if (socks.every((s) => s === null || s.destroyed)) resolve()
+      })
+      clearTimeout(timer)
+      reports.delete(id)
+      const n = o.job.numTasks
+      const records: TaskWatch[] = []
+      const more: string[] = []
+      for (let r = 0; r < P; r++) {
+        const g = got[r]
+        const { first, count } = placement(n, P, r)
+        const tasks = count === 1 ? `task ${first}` : `tasks ${first}-${first + count - 1}`
+        if (g === undefined) more.push(`process ${r} (${tasks}) did not answer within ${ms / 1000} s${socks[r] === null || socks[r]!.destroyed ? ' (it had left the job)' : ''}`)
+        else if (g.tasks === null) more.push(`process ${r} (${tasks}) had not started its tasks`)
+        else records.push(...g.tasks.filter((w) => w.task >= first && w.task < first + count))
+      }
+      for (let r = 0; r < P; r++) { const net = got[r]?.net; if (net !== undefined && net !== '') more.push(net) }
+      return formatReport(records, n, more)
+    },
     close: () => {
       // (every connection, strangers' too: none may keep this process from exiting)
       gate.closeAll()
@@ -162,4 +216,22 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
 /** Ranks in words: "1", "1, 4, 7", "1, 2, 3 … (9 in all)". */
 function list (ranks: number[]): string {
   return ranks.length <= 8 ? ranks.join(', ') : `${ranks.slice(0, 8).join(', ')} … (${ranks.length} in all)`
+}
+
+/** How long a report waits for the processes' answers, ms (each watches its tasks for WATCH_MS). */
+export const REPORT_MS = 1000
+
+/** A process's task records as its message carries them, checked field by field (null: not a list of records). */
+function taskWatches (v: unknown, numTasks: number): TaskWatch[] | null {
+  if (!Array.isArray(v) || v.length > numTasks) return null
+  const out: TaskWatch[] = []
+  for (const x of v) {
+    if (typeof x !== 'object' || x === null) return null
+    const w = x as Record<string, unknown>
+    const int = (k: string): number | null => typeof w[k] === 'number' && Number.isInteger(w[k]) ? w[k] as number : null
+    const task = int('task'); const state = int('state'); const call = int('call'); const word = int('word'); const val = int('val')
+    if (task === null || state === null || call === null || word === null || val === null || task < 0 || task >= numTasks) return null
+    out.push({ task, state, call, word, val, code: int('code'), holds: int('holds') })
+  }
+  return out
 }

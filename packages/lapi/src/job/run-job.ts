@@ -12,8 +12,10 @@ import { Worker } from 'node:worker_threads'
 import { resolveConfig } from '../config.js'
 import { describeError } from '../errors.js'
 import { logger } from '../log.js'
+import type { Logger } from 'pino'
 import { tuneJit } from './jit.js'
-import { T_SLEEPING, T_STATE, TaskState, abortJob, describeTask, taskWord, ringDoorbell } from './control.js'
+import { T_STATE, TaskState, abortJob, taskWord, ringDoorbell } from './control.js'
+import { formatReport, watchTasks, type TaskWatch } from './watch.js'
 import { failureOf } from './failure.js'
 import { DATA_KEY, SPEC_KEY, checkJobFits, createJob, type JobSpec } from './spec.js'
 import { isPageAligned } from '../transport/ring.js'
@@ -21,11 +23,6 @@ import { parseFaults } from '../transport/faults.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, forward, keepGoing, seconds, type JobResult, type ProcessHooks, type RunJobOptions } from './options.js'
 
 export { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type ProcessHooks, type RunJobOptions }
-
-/** How long the timeout report watches a task for a sleep in a blocking call, ms. */
-const WATCH_MS = 100
-/** Tasks a timeout report lists one by one. */
-const REPORT_TASKS = 32
 
 /**
  * Runs `program` as `numTasks` tasks and resolves when the job is over. Never rejects for a task's
@@ -88,7 +85,8 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
       for (const t of left) void workers[t]!.terminate()
     }, graceMs)
   }
-  hooks?.bind(fail)
+  const watch = (): Promise<TaskWatch[]> => watchTasks(ctl, n, job.segments, codes, local)
+  hooks?.bind(fail, watch)
 
   const exits = new Array<Promise<void>>(n)
   for (let t = lo; t < lo + nLocal; t++) {
@@ -131,13 +129,21 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   if (opts.timeoutMs !== undefined) {
     const ms = opts.timeoutMs
     timer = setTimeout(() => {
-      void watchTasks(ctl, n, job.segments, codes, local).then((what) => {
-        const net = hooks !== null ? `\n  ${hooks.describe()}` : ''
-        fail(-1, `the job timed out after ${seconds(ms)}:\n${what}${net}`)
+      void watch().then((recs) => {
+        fail(-1, `the job timed out after ${seconds(ms)}:\n${formatReport(recs, n, hooks !== null ? [hooks.describe()] : [])}`)
       })
     }, ms)
   }
-  const onAbort = (): void => fail(-1, 'the job was interrupted')
+  // (the debug log of a job that waits: once a second, what each task in a blocking call waits for)
+  const tick = log.isLevelEnabled('debug') ? setInterval(() => { void logWaits(log, watch, n) }, WAIT_LOG_MS) : undefined
+  tick?.unref()
+  // (a job of one process reports here; a process of a larger one, through the rendezvous)
+  const report = async (): Promise<string> => formatReport(await watch(), n)
+  if (hooks === null && opts.reports !== undefined) opts.reports.ask = report
+  const onAbort = (): void => {
+    if (hooks !== null) fail(-1, 'the job was interrupted')
+    else void report().then((r) => fail(-1, `the job was interrupted:\n${r}`))
+  }
   opts.signal?.addEventListener('abort', onAbort, { once: true })
   if (opts.signal?.aborted === true) onAbort()
 
@@ -145,7 +151,9 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   await Promise.all(streams)
   if (timer !== undefined) clearTimeout(timer)
   if (graceTimer !== undefined) clearTimeout(graceTimer)
+  clearInterval(tick)
   opts.signal?.removeEventListener('abort', onAbort)
+  if (hooks === null && opts.reports !== undefined) opts.reports.ask = null
 
   let exitCode = 0
   const f = failure as { task: number; reason: string } | undefined
@@ -160,35 +168,11 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   return result
 }
 
+/** How often the debug log says what the tasks wait for, ms. */
+const WAIT_LOG_MS = 1000
 
-/**
- * What each task still running is doing, a line each: watched for WATCH_MS, since a task blocked in
- * a wait sleeps nearly all the time (it wakes only to look again every sleep slice); one never seen
- * asleep runs its own code.
- */
-async function watchTasks (ctl: Int32Array, n: number, segments: Array<SharedArrayBuffer | null>, codes: Array<number | undefined>,
-  local: (t: number) => boolean): Promise<string> {
-  const seen = new Array<string | undefined>(n).fill(undefined)
-  const end = performance.now() + WATCH_MS
-  for (;;) {
-    let open = 0
-    for (let t = 0; t < n; t++) {
-      if (!local(t) || seen[t] !== undefined || codes[t] !== undefined) continue
-      const sleeping = Atomics.load(ctl, taskWord(t, T_SLEEPING))
-      const st = Atomics.load(ctl, taskWord(t, T_STATE))
-      if (sleeping !== 0 || st !== TaskState.RUNNING) seen[t] = describeTask(ctl, n, t, new Int32Array(segments[t]!), sleeping)
-      else open++
-    }
-    if (open === 0 || performance.now() >= end) break
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
-  const lines: string[] = []
-  for (let t = 0; t < n; t++) {
-    if (!local(t)) continue
-    if (codes[t] !== undefined) lines.push(`task ${t} had ended (exit code ${codes[t]})`)
-    else lines.push(seen[t] ?? describeTask(ctl, n, t, null, 0))
-  }
-  const shown = lines.slice(0, REPORT_TASKS).map((l) => `  ${l}`)
-  if (lines.length > REPORT_TASKS) shown.push(`  … and ${lines.length - REPORT_TASKS} more tasks`)
-  return shown.join('\n')
+/** Logs (debug) what this process's tasks are doing, when one of them is in a blocking call. */
+async function logWaits (log: Logger, watch: () => Promise<TaskWatch[]>, n: number): Promise<void> {
+  const recs = await watch()
+  if (recs.some((w) => w.call !== 0 && w.code === null)) log.debug({ tasks: formatReport(recs, n).split('\n').map((l) => l.trim()) }, 'what the tasks wait for')
 }

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module'
 import { parseSize } from '../config.js'
 import { MAX_TASKS } from '../job/spec.js'
 import { runJob } from '../job/run-job.js'
+import { checkProgram, type JobReports } from '../job/options.js'
 import { JoinError, joinJob } from '../job/join.js'
 import type { JitMode } from '../job/jit.js'
 import { logger } from '../log.js'
@@ -201,43 +202,60 @@ export async function main (argv: string[]): Promise<number> {
   // (a job of this launcher makes its own key: one in the environment is not passed to the tasks;
   // under --join, joinJob reads it and takes it out)
   if (join === 0) delete process.env['AMLAPI_JOB_KEY']
+  // (a program that cannot run — no such file, TypeScript where Node does not strip types — is said
+  // before anything starts, in every placement)
+  try { checkProgram(p.program!) } catch (e) {
+    process.stderr.write(`lapirun: ${(e as Error).message}\n`)
+    return 2
+  }
   const ac = new AbortController()
-  let interrupted = false
+  // (the signal that stopped the job: lapirun then exits 128 + its number, 130 or 143, as a shell reports it)
+  let interrupted: NodeJS.Signals | null = null
+  const signalCode = (): number => interrupted === 'SIGTERM' ? 143 : 130
   // (under --join, once this process's tasks have ended: what is left is its leave, which waits
   // for its peers a few seconds at most; a signal then ends it at once)
   let leaving = false
   const onSig = (sig: NodeJS.Signals): void => {
-    if (interrupted) { log.debug({ signal: sig }, 'second signal: exiting without waiting for the tasks'); process.exit(130) }
-    if (leaving) { log.debug({ signal: sig }, 'signal while leaving the job: exiting without waiting for the peers'); process.exit(130) }
-    interrupted = true
+    if (interrupted !== null) { log.debug({ signal: sig }, 'second signal: exiting without waiting for the tasks'); process.exit(signalCode()) }
+    interrupted = sig
+    if (leaving) { log.debug({ signal: sig }, 'signal while leaving the job: exiting without waiting for the peers'); process.exit(signalCode()) }
     log.debug({ signal: sig }, 'signal: stopping the job')
     ac.abort()
   }
+  // (SIGUSR1: what each task is doing, the job going on; under --join process 0 prints it)
+  const reports: JobReports = { ask: null }
+  const onReport = (): void => {
+    const ask = reports.ask
+    if (ask !== null) void ask().then((r) => { if (r !== '') process.stderr.write(`lapirun: what each task was doing (the job goes on):\n${r}\n`) })
+  }
   process.on('SIGINT', onSig)
   process.on('SIGTERM', onSig)
+  process.on('SIGUSR1', onReport)
   if (join > 0) {
     try {
-      return await joinJob({
-        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env, onLeave: () => { leaving = true }, signal: ac.signal,
+      const code = await joinJob({
+        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env, onLeave: () => { leaving = true }, signal: ac.signal, reports,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...net,
       })
+      return interrupted !== null ? signalCode() : code
     } catch (e) {
       process.stderr.write(`lapirun: ${(e as Error).message}\n`)
-      return e instanceof JoinError ? 2 : interrupted ? 130 : 1
+      return e instanceof JoinError ? 2 : interrupted !== null ? signalCode() : 1
     }
   }
   try {
     const r = await runJob({
-      program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs,
+      program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs, reports,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...(procs > 1 ? net : {}),
     })
-    return interrupted ? 130 : r.exitCode
+    return interrupted !== null ? signalCode() : r.exitCode
   } catch (e) {
     process.stderr.write(`lapirun: ${(e as Error).message}\n`)
     return 2
   } finally {
     process.off('SIGINT', onSig)
     process.off('SIGTERM', onSig)
+    process.off('SIGUSR1', onReport)
   }
 }
 

@@ -145,6 +145,7 @@ export class Counters {
     } finally {
       this.absorbed = 0
       this.absorbWord = outer
+      this.idler.waitDone(spinStart)
     }
   }
 

@@ -43,6 +43,7 @@ export class Idler {
   private readonly myWaitWord: number
   private readonly myWaitVal: number
   private readonly myWaitCall: number
+  private readonly myWatch: number
   private readonly net: NetEngine | null
   /** The network engine's `moved` when the current spin period began. */
   private netMoved = 0
@@ -78,6 +79,7 @@ export class Idler {
     this.myWaitWord = s.myWaitWord
     this.myWaitVal = s.myWaitVal
     this.myWaitCall = s.myWaitCall
+    this.myWatch = s.myWatch
     this.net = s.net
     // (adaptive spinning only where every task of the job, all in this process, can have a CPU:
     // with more tasks than CPUs a longer spin only keeps the awaited task off the CPU it needs)
@@ -123,6 +125,7 @@ export class Idler {
    */
   idle (spinStart: number, kind: number, call: number, i32: Int32Array | null, idx: number, val: number): number {
     this.checkAbort()
+    this.watch(kind, call, i32, idx, val)
     const now = performance.now()
     const net = this.net
     if (spinStart === 0) { if (net !== null) this.netMoved = net.moved; return now }
@@ -150,6 +153,25 @@ export class Idler {
     if (woke === 'ok') this.adaptSpin(after - now)
     else if (woke === 'timed-out') this.spinMs = this.spinBaseMs
     return after
+  }
+
+  /**
+   * Records in this task's watch line that it is in blocking call `call` (a WaitCall) waiting for
+   * `kind`: at every step of a wait, so that a wait nested in one (a handler's) leaves the outer
+   * one named when it ends. The line is this task's alone and read only by reports (lapirun
+   * --timeout, SIGUSR1): these stores move no other thread's cache line.
+   */
+  private watch (kind: number, call: number, i32: Int32Array | null, idx: number, val: number): void {
+    const ctl = this.ctl
+    const w = this.myWatch
+    ctl[w + 1] = kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0
+    ctl[w + 2] = val
+    Atomics.store(ctl, w, (call + 1) | (kind << 16))
+  }
+
+  /** A blocking wait that went through `idle` (`spinStart` ≠ 0) is over: its watch line says so. */
+  waitDone (spinStart: number): void {
+    if (spinStart !== 0) Atomics.store(this.ctl, this.myWatch, 0)
   }
 
   /**

@@ -50,6 +50,7 @@ export class Waits {
       }
     } finally {
       idler.waitCond = outer
+      idler.waitDone(spinStart)
     }
   }
 
@@ -83,6 +84,7 @@ export class Waits {
       if (this.rings.outstanding() === 0) break
       spinStart = this.idler.idle(spinStart, WAIT_FENCE, call, null, 0, 0)
     }
+    this.idler.waitDone(spinStart)
     return S.SUCCESS
   }
 }

@@ -1,0 +1,135 @@
+/**
+ * A job that explains itself: the report of what each task is doing (which call, which counter and
+ * what it holds, who has arrived at the barrier) is the same in one process, over processes (tcp
+ * and udp) and under --join; --timeout prints it and ends the job, the first Ctrl-C prints it and
+ * ends the job (130), SIGUSR1 prints it and the job goes on; a task spinning in a wait is never
+ * taken for one running its own code; the debug log says what the tasks wait for once a second.
+ */
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { FIXTURES } from '../helpers/job.js'
+import { LAPIRUN, runNode } from '../helpers/run.js'
+import { freePort, member, until } from '../helpers/join.js'
+
+const ENDING = FIXTURES + 'lapi/ending.mjs'
+
+/** The four lines of the `waits` fixture's report, whatever the placement. */
+function expectWaits (text: string): void {
+  expect(text).toMatch(/^ {2}task 0 was waiting in LAPI_Waitcntr for the counter at Addr \d+ to reach 1 \(it holds 0\)$/m)
+  expect(text).toMatch(/^ {2}task 1 was waiting in LAPI_Gfence for the other tasks \(1 of 4 had arrived; not tasks 0, 2, 3\)$/m)
+  expect(text).toMatch(/^ {2}task 2 was running its own code \(not waiting in a LAPI or AM-2 call\)$/m)
+  expect(text).toMatch(/^ {2}task 3 was waiting in Lapi\.waitUntil$/m)
+}
+
+/** Starts lapirun with `args`, killed at the deadline at the latest; `signal` sends it a signal. */
+function start (args: string[], env: NodeJS.ProcessEnv = {}): { err: () => string, signal: (s: NodeJS.Signals) => void, code: Promise<number | null> } {
+  const p = spawn(process.execPath, [LAPIRUN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  let err = ''
+  p.stderr.on('data', (d: Buffer) => { err += d.toString() })
+  const kill = setTimeout(() => p.kill('SIGKILL'), 30_000)
+  const code = new Promise<number | null>((resolve) => p.on('close', (c) => { clearTimeout(kill); resolve(c) }))
+  return { err: () => err, signal: (s) => p.kill(s), code }
+}
+
+/**
+ * Once lapirun has started the job (its debug log says so: its SIGUSR1 handler is set), asks for
+ * the report every 300 ms until one names task 0's wait (the tasks are in their waits by then).
+ */
+async function askUntilReported (err: () => string, ask: () => void): Promise<void> {
+  await until(() => err().includes('"msg":"job starting"'), 15_000)
+  let last = 0
+  await until(() => {
+    const done = /task 0 was waiting/.test(err())
+    if (!done && performance.now() - last > 300) { last = performance.now(); ask() }
+    return done
+  }, 15_000)
+}
+
+const PLACEMENTS: Array<[string, string[]]> = [
+  ['one process', []],
+  ['2 processes over tcp', ['--procs', '2', '--transport', 'tcp']],
+  ['2 processes over udp', ['--procs', '2', '--transport', 'udp']],
+]
+
+describe('the report of a job', () => {
+  for (const [name, place] of PLACEMENTS) {
+    it(`--timeout prints each task's call, counter and the barrier's arrivals, then ends the job (${name})`, async () => {
+      const r = await runNode([LAPIRUN, '-n', '4', ...place, '--timeout', '2', ENDING, 'waits'])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/^lapirun: the job timed out after 2 s:$/m)
+      expectWaits(r.stderr)
+      if (place.length > 0) expect(r.stderr.match(/^ {2}network of process [01]: /gm)).toHaveLength(2)
+    })
+  }
+
+  it('SIGUSR1 prints the report and the job goes on; the first Ctrl-C prints it and ends the job with 130 (one process, and 2 over tcp)', async () => {
+    for (const place of [[], ['--procs', '2']]) {
+      const j = start(['-n', '4', ...place, ENDING, 'waits'], { AMLAPI_LOG_LEVEL: 'debug' })
+      await askUntilReported(j.err, () => j.signal('SIGUSR1'))
+      const first = j.err()
+      expect(first).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
+      expectWaits(first)
+      j.signal('SIGINT')
+      expect(await j.code).toBe(130)
+      const rest = j.err().slice(first.length)
+      expect(rest).toMatch(/^lapirun: the job was interrupted:$/m)
+      expectWaits(rest)
+    }
+  }, 45_000)
+
+  it('SIGTERM ends a job with 143', async () => {
+    const j = start(['-n', '2', ENDING, 'waits'])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    j.signal('SIGTERM')
+    expect(await j.code).toBe(143)
+  })
+
+  it('under --join process 0 prints the whole job\'s report; the others say where it is', async () => {
+    const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
+    const args = ['--tasks-per-proc', '2', '--transport', 'tcp', '--timeout', '2', ENDING, 'waits']
+    const ps = [member(0, 2, env, args), member(1, 2, env, args)]
+    expect(await Promise.all(ps.map((p) => p.code))).toEqual([1, 1])
+    expect(ps[0]!.err).toMatch(/^lapirun: the job timed out after 2 s:$/m)
+    expectWaits(ps[0]!.err)
+    expect(ps[0]!.err.match(/^ {2}network of process [01]: the connections read by the (agent|tasks) \(\d+ hand-overs\), the lock (free|held by .*), \d+ bytes waiting to be sent.*; process [01]: \d+ bytes not taken in, \d+ reads held by the agent, flags \d+$/gm)).toHaveLength(2)
+    expect(ps[1]!.err).toMatch(/^lapirun: the job timed out after 2 s \(process 0 reported what each task was doing\)$/m)
+    expect(ps[1]!.err).not.toMatch(/task 0 was waiting/)
+  })
+
+  it('under --join SIGUSR1 to any process has process 0 print the report; Ctrl-C to one ends the job with the report', async () => {
+    const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
+    const args = ['--tasks-per-proc', '2', '--transport', 'tcp', ENDING, 'waits']
+    const ps = [member(0, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args), member(1, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args)]
+    await until(() => ps[1]!.err.includes('"msg":"job starting"'), 15_000)
+    await askUntilReported(() => ps[0]!.err, () => ps[1]!.p.kill('SIGUSR1'))
+    expect(ps[0]!.err).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
+    expectWaits(ps[0]!.err)
+    const before = ps[0]!.err.length
+    ps[1]!.p.kill('SIGINT')
+    const codes = await Promise.all(ps.map((p) => p.code))
+    expect(codes[1]).toBe(130)
+    expect(codes[0]).toBe(1)
+    expect(ps[0]!.err.slice(before)).toMatch(/^lapirun: the job was interrupted:$/m)
+    expectWaits(ps[0]!.err.slice(before))
+    expect(ps[1]!.err).toMatch(/the job was interrupted \(process 0 reported what each task was doing\)/)
+  }, 45_000)
+
+  it('a task spinning in LAPI_Waitcntr or LAPI_Gfence (never asleep) is reported in its call, not as running its own code', async () => {
+    // (a spin of 10 s: the waits do not sleep before the report, where each task has a CPU)
+    const r = await runNode([LAPIRUN, '-n', '2', '--timeout', '1.5', ENDING, 'waits'], { env: { AMLAPI_SPIN_US: '10000000', AMLAPI_SPIN_MAX_US: '10000000' } })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^ {2}task 0 was waiting in LAPI_Waitcntr for the counter at Addr \d+ to reach 1 \(it holds 0\)$/m)
+    expect(r.stderr).toMatch(/^ {2}task 1 was waiting in LAPI_Gfence for the other tasks \(1 of 2 had arrived; not task 0\)$/m)
+    expect(r.stderr).not.toMatch(/running its own code/)
+  })
+
+  it('the debug log says what each waiting task waits for, once a second', async () => {
+    const r = await runNode([LAPIRUN, '-n', '4', '--timeout', '2.5', ENDING, 'waits'], { env: { AMLAPI_LOG_LEVEL: 'debug' } })
+    expect(r.code).toBe(1)
+    const ticks = r.stderr.split('\n').filter((l) => l.includes('"msg":"what the tasks wait for"'))
+    expect(ticks.length).toBeGreaterThanOrEqual(2)
+    const t = JSON.parse(ticks[0]!.slice(ticks[0]!.indexOf('{'))) as { tasks: string[] }
+    expect(t.tasks).toContain('task 3 was waiting in Lapi.waitUntil')
+  })
+})
