@@ -1,7 +1,7 @@
 /**
  * amlapi used from a project of one's own, as docs/getting-started.md tells it: `npm pack` the
  * four workspaces, `npm install` the tarballs into a new folder outside the clone, and run the
- * first programs of examples/first-steps there (and a first PGAS program) with
+ * first programs of examples/first-steps there (LAPI, AM-2 and PGAS) with
  * `node_modules/.bin/lapirun`, with `npx --no -- lapirun` and with plain `node`. Also: the README and getting-started.md show the
  * code of examples/first-steps, and their commands never let npx fetch a package.
  *
@@ -11,86 +11,19 @@
  * clone's `npm ci` filled. (npm 11's `npm install` asks for full registry metadata, which `npm ci`
  * does not cache; with the entries in the lockfile it needs none.)
  */
-import { spawn } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join, sep } from 'node:path'
+import { join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { killAll, ok, runIn, type Run } from './helpers/npm-project.js'
 
 const ROOT = realpathSync(fileURLToPath(new URL('..', import.meta.url)))
 const FIRST = join(ROOT, 'examples', 'first-steps')
 const WORKSPACES = ['bufmgr', 'lapi', 'am2', 'pgas']
-/** A first PGAS program, written into the new project (the README of packages/pgas shows its like). */
-const FIRST_PGAS = `import { Pgas, ReduceOp } from '@amlapi/pgas'
-const pg = Pgas.init()
-const a = pg.sharedArray(Float64Array, 1000, { kind: 'cyclic' })
-for (let i = pg.rank; i < a.length; i += pg.size) a.set(i, i)
-pg.barrier()
-const sum = new Float64Array([a.localView().reduce((s, x) => s + x, 0)])
-pg.allreduce(sum, sum, ReduceOp.SUM)
-console.log(\`task \${pg.rank} of \${pg.size}: sum \${sum[0]}\`)
-pg.finalize()
-`
 
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
-
-/** Child processes still running (process-group ids), killed at the end whatever happened. */
-const running = new Set<number>()
-
-/**
- * The environment of the children: npm's per-run variables of an `npm test` left out (they name the
- * clone as the project), and the clone's node_modules/.bin off PATH, so that only the new project's
- * lapirun can be found.
- */
-function childEnv (): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    const key = k.toLowerCase()
-    if (key === 'init_cwd' || /^npm_(package_|lifecycle_|command$|execpath$|node_execpath$)/.test(key)) continue
-    if (/^npm_config_(local_prefix|prefix|global_prefix|call|workspaces?|include_workspace_root|offline|prefer_online|yes)$/.test(key)) continue
-    env[k] = v
-  }
-  const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH'
-  env[pathKey] = (env[pathKey] ?? '').split(delimiter).filter((p) => p !== '' && !(p + sep).startsWith(ROOT + sep)).join(delimiter)
-  return env
-}
-
-/**
- * Runs `cmd args` in `cwd` with a deadline: past it the whole process group (npx, lapirun and the
- * job) is killed and the run rejects.
- */
-function run (cmd: string, args: string[], cwd: string, deadlineMs: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    let stdout = ''; let stderr = ''
-    p.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    p.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    const pid = p.pid
-    if (pid !== undefined) running.add(pid)
-    const kill = setTimeout(() => {
-      killGroup(pid)
-      reject(new Error(`deadline (${deadlineMs} ms) passed: ${cmd} ${args.join(' ')}\n${stdout}\n${stderr}`))
-    }, deadlineMs)
-    p.on('error', (e) => { clearTimeout(kill); if (pid !== undefined) running.delete(pid); reject(e) })
-    p.on('close', (code, signal) => {
-      clearTimeout(kill)
-      if (pid !== undefined) running.delete(pid)
-      resolve({ code, signal, stdout, stderr })
-    })
-  })
-}
-
-function killGroup (pid: number | undefined): void {
-  if (pid === undefined) return
-  running.delete(pid)
-  try { process.kill(-pid, 'SIGKILL') } catch { /* gone already */ }
-}
-
-function ok (r: Run, what: string): Run {
-  if (r.code !== 0) throw new Error(`${what} exited ${r.code ?? r.signal}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`)
-  return r
-}
+/** `cmd args` in `cwd` with a deadline, as a user of the packages runs it (test/helpers/npm-project.ts). */
+const run = (cmd: string, args: string[], cwd: string, deadlineMs: number): Promise<Run> => runIn(ROOT, cmd, args, cwd, deadlineMs)
 
 const sorted = (s: string): string[] => s.trim().split('\n').filter((l) => l !== '').sort()
 
@@ -103,6 +36,12 @@ function lapiLines (n: number): string[] {
 /** What first-am2.mjs and first-am2-c.mjs print with n tasks (in any order). */
 function am2Lines (n: number): string[] {
   return Array.from({ length: n }, (_, t) => `task ${t} of ${n}: task ${(t + 1) % n} squared 1..10 for me (sum 385); I served 10 requests`).sort()
+}
+
+/** What first-pgas.mjs prints with n tasks (in any order). */
+function pgasLines (n: number): string[] {
+  const total = Array.from({ length: n }, (_, t) => 30 * t + 3 + 100 + t).reduce((a, b) => a + b, 0)
+  return Array.from({ length: n }, (_, t) => `task ${t} of ${n}: got ${10 * ((t + 1) % n)} from task ${(t + 1) % n}; my block is ${10 * t} ${10 * t + 1} ${10 * t + 2} ${100 + (t + n - 1) % n}; the array adds up to ${total}`).sort()
 }
 
 describe('amlapi from a project of one\'s own', () => {
@@ -153,12 +92,11 @@ describe('amlapi from a project of one\'s own', () => {
 
     // npm install <the four .tgz>
     ok(await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], app, 90_000), 'npm install')
-    for (const f of ['first-lapi.mjs', 'first-lapi-c.mjs', 'first-am2.mjs', 'first-am2-c.mjs']) copyFileSync(join(FIRST, f), join(app, f))
-    writeFileSync(join(app, 'first-pgas.mjs'), FIRST_PGAS)
+    for (const f of ['first-lapi.mjs', 'first-lapi-c.mjs', 'first-am2.mjs', 'first-am2-c.mjs', 'first-pgas.mjs']) copyFileSync(join(FIRST, f), join(app, f))
   }, 150_000)
 
   afterAll(() => {
-    for (const pid of [...running]) killGroup(pid)
+    killAll()
     if (tmp !== '') rmSync(tmp, { recursive: true, force: true })
   })
 
@@ -189,9 +127,9 @@ describe('amlapi from a project of one\'s own', () => {
     expect(sorted(r.stdout)).toEqual(am2Lines(2))
   }, 60_000)
 
-  it('runs a first PGAS program with node_modules/.bin/lapirun -n 4', async () => {
+  it('runs the first PGAS program with node_modules/.bin/lapirun -n 4', async () => {
     const r = ok(await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-pgas.mjs'], app, 45_000), 'lapirun first-pgas.mjs')
-    expect(sorted(r.stdout)).toEqual(Array.from({ length: 4 }, (_, t) => `task ${t} of 4: sum 499500`))
+    expect(sorted(r.stdout)).toEqual(pgasLines(4))
   }, 60_000)
 
   it('runs the first LAPI program (C-style) with plain node as a job of one task', async () => {
@@ -221,7 +159,7 @@ describe('the README and docs/getting-started.md', () => {
       }
     }
     const guide = blocks(docs[1]!.text, 'js')
-    for (const f of ['first-lapi.mjs', 'first-lapi-c.mjs', 'first-am2.mjs', 'first-am2-c.mjs']) expect(guide, f).toContain(bodies.get(f))
+    for (const f of ['first-lapi.mjs', 'first-lapi-c.mjs', 'first-am2.mjs', 'first-am2-c.mjs', 'first-pgas.mjs']) expect(guide, f).toContain(bodies.get(f))
   })
 
   it('never run npx without --no (it would fetch an unknown package from the registry)', () => {
