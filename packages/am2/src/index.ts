@@ -25,6 +25,7 @@ import type { Bundle, Endpoint } from './objects.js'
 import { amInit, amTerminate, currentRuntime } from './runtime.js'
 import { AmError, MAX_LONG, MAX_MEDIUM, check } from './types.js'
 import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
+import { MAX_DEPTH } from './wire.js'
 
 export {
   AmStatus, AmFault, AmOpcode, AM_SEQ, AM_PAR, AM_NOEVENTS, AM_NOTEMPTY, AM_NONE, AM_ALL, AM_MAX_SHORT,
@@ -63,6 +64,9 @@ export interface Am2Stats {
   heapBuffersMade: number
 }
 
+const NO_INIT = 'AM-2 is not initialised in this task: Am2.init() (AM_Init) or Am2.spmd() first'
+const NO_SPMD = 'Am2.spmd() (AMX_SPMDStartup) has not run in this task'
+
 /** The AM-2 library of this task (static methods). */
 export class Am2 {
   private constructor () { /* static only */ }
@@ -76,7 +80,7 @@ export class Am2 {
   /** AM_AllocateBundle(AM_SEQ). */
   static allocateBundle (): Bundle {
     const rt = currentRuntime()
-    if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AM_AllocateBundle')
+    if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AM_AllocateBundle', NO_INIT)
     const r: { value: Bundle | null } = { value: null }
     check(rt.allocateBundle(AM_SEQ, r), 'AM_AllocateBundle')
     return r.value!
@@ -89,7 +93,7 @@ export class Am2 {
    */
   static stats (): Am2Stats {
     const rt = currentRuntime()
-    if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.stats')
+    if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.stats', NO_INIT)
     return { heapMediums: rt.heapMediums, heapBuffersMade: rt.heapBuffersMade }
   }
 
@@ -119,7 +123,11 @@ export class Am2 {
   static spmd (depth?: number): SpmdInfo {
     const eb: { value: Bundle | null } = { value: null }
     const ep: { value: Endpoint | null } = { value: null }
-    check(spmdStartup(eb, ep, depth), 'AMX_SPMDStartup')
+    const rc = spmdStartup(eb, ep, depth)
+    if (rc !== 0) {
+      throw new AmError(rc, 'AMX_SPMDStartup', rc === AmStatus.ERR_RESOURCE ? 'it runs once per job (Am2.spmd was called already)'
+        : rc === AmStatus.ERR_BAD_ARG ? `depth ${typeof depth === 'bigint' ? `${String(depth)}n (a BigInt)` : String(depth)} is not allowed: 1 to ${MAX_DEPTH} requests in flight per peer, or 0 for the default` : undefined)
+    }
     const s = currentSpmd()!
     return { bundle: eb.value!, endpoint: ep.value!, rank: s.rank, procs: s.procs }
   }
@@ -130,7 +138,7 @@ export class Am2 {
    */
   static get rank (): number {
     const s = currentSpmd()
-    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.rank')
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.rank', NO_SPMD)
     return s.rank
   }
 
@@ -140,21 +148,21 @@ export class Am2 {
    */
   static get procs (): number {
     const s = currentSpmd()
-    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.procs')
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.procs', NO_SPMD)
     return s.procs
   }
 
   /** AMX_SPMDBarrier, collective (runs handlers while it waits). */
   static barrier (): void {
     const s = currentSpmd()
-    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDBarrier')
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDBarrier', NO_SPMD)
     s.barrier()
   }
 
   /** AMX_SPMDAllGather: every task's `src` bytes, concatenated in rank order. */
   static allGather (src: Uint8Array): Uint8Array {
     const s = currentSpmd()
-    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDAllGather')
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDAllGather', NO_SPMD)
     const dst = new Uint8Array(src.length * s.procs)
     s.allGather(src, dst, src.length)
     return dst

@@ -16,6 +16,7 @@ import * as copy from './copy.js'
 import { TaskQueue } from './task-queue.js'
 import * as types from './types.js'
 import { AmError, check, type AmSeg, type en_t } from './types.js'
+import { endpointError, faultWhy, maskWhy, replyError, requestError } from './explain.js'
 import { CAT_LONG, CAT_MASK, CAT_MEDIUM, CAT_SHORT, K_REQUEST, K_RETURNED, NO_SLOT } from './wire.js'
 
 // What this file reads of types.ts and copy.ts, as module constants: TurboFan folds a module's own
@@ -45,7 +46,8 @@ export interface RuntimeFace {
   /** Whether a reply handler ran from the dispatcher since a poll last looked. */
   readonly ranDirect: boolean
   readonly log: Logger
-  argsOf (args: number[]): Int32Array
+  readonly segmentSize: number
+  argsOf (args: number[], what: string): Int32Array
   allocateEndpoint (b: Bundle, ep: Ref<Endpoint | null> | null | undefined, name: Ref<number> | null | undefined): number
   freeBundle (b: Bundle): number
   freeEndpoint (ep: Endpoint): number
@@ -137,17 +139,23 @@ export class Token {
    * arguments cost an array per call; the C-style AM_ReplyM functions do not allocate.
    */
   reply (handler: number, ...args: number[]): void {
-    check(this.rt.reply(this, CAT_SHORT, handler, args.length, this.rt.argsOf(args), null, 0, 0), 'AM_Reply')
+    const rt = this.rt
+    const rc = rt.reply(this, CAT_SHORT, handler, args.length, rt.argsOf(args, 'AM_Reply'), null, 0, 0)
+    if (rc !== 0) throw replyError(this, rc, 'AM_Reply', CAT_SHORT, handler, args.length, null, 0, 0, rt.segmentSize)
   }
 
   /** Reply with a Medium message (AM_ReplyIM): `src` (first `nbytes` bytes) is copied at the call. */
   replyMedium (handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
-    check(this.rt.reply(this, CAT_MEDIUM, handler, args.length, this.rt.argsOf(args), src, nbytes, 0), 'AM_ReplyI')
+    const rt = this.rt
+    const rc = rt.reply(this, CAT_MEDIUM, handler, args.length, rt.argsOf(args, 'AM_ReplyI'), src, nbytes, 0)
+    if (rc !== 0) throw replyError(this, rc, 'AM_ReplyI', CAT_MEDIUM, handler, args.length, src, nbytes, 0, rt.segmentSize)
   }
 
   /** Reply with a Long message into the requester's segment at `destOffset` (AM_ReplyXferM). */
   replyLong (destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
-    check(this.rt.reply(this, CAT_LONG, handler, args.length, this.rt.argsOf(args), src, nbytes, destOffset), 'AM_ReplyXfer')
+    const rt = this.rt
+    const rc = rt.reply(this, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_ReplyXfer'), src, nbytes, destOffset)
+    if (rc !== 0) throw replyError(this, rc, 'AM_ReplyXfer', CAT_LONG, handler, args.length, src, nbytes, destOffset, rt.segmentSize)
   }
 
   /** @internal throws unless a handler is running with this token */
@@ -207,26 +215,26 @@ export class Bundle {
   /** Runs the handlers of arrived messages (AM_Poll); returns how many ran. */
   poll (): number {
     const rt = this.rt
-    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_Poll')
+    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_Poll', 'the bundle was freed')
     return rt.poll(this)
   }
 
   /** Blocks until a message arrived, then polls (AM_WaitSema, whatever the event mask). */
   wait (): number {
     const rt = this.rt
-    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
+    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema', 'the bundle was freed')
     return rt.waitSema(this)
   }
 
   /** Like `wait`, without blocking the event loop: resolves with the handlers run. */
   async waitAsync (): Promise<number> {
     const rt = this.rt
-    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema')
+    if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema', 'the bundle was freed')
     return await rt.waitSemaAsync(this)
   }
 
   /** AM_SetEventMask (AM_NOEVENTS or AM_NOTEMPTY). */
-  set eventMask (mask: number) { check(this.rt.setEventMask(this, mask), 'AM_SetEventMask') }
+  set eventMask (mask: number) { const rc = this.rt.setEventMask(this, mask); if (rc !== 0) throw new AmError(rc, 'AM_SetEventMask', this.freed !== 0 ? 'the bundle was freed' : maskWhy(mask)) }
   get eventMask (): number { return this.mask }
 
   /** Frees the bundle and its endpoints (AM_FreeBundle). */
@@ -286,29 +294,35 @@ export class Endpoint {
   }
 
   /** The receive tag (AM_SetTag / AM_GetTag): AM_NONE refuses everything, AM_ALL accepts everything. */
-  set receiveTag (tag: bigint) { check(this.rt.setTag(this, tag), 'AM_SetTag') }
+  set receiveTag (tag: bigint) { const rc = this.rt.setTag(this, tag); if (rc !== 0) throw endpointError(this, rc, 'AM_SetTag', { tag }) }
   get receiveTag (): bigint { return this.tag }
 
   /** Sets the segment Long messages land in (AM_SetSeg). */
-  setSegment (seg: AmSeg | null, nbytes: number): void { check(this.rt.setSeg(this, seg, nbytes), 'AM_SetSeg') }
+  setSegment (seg: AmSeg | null, nbytes: number): void {
+    const rt = this.rt
+    const rc = rt.setSeg(this, seg, nbytes)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_SetSeg', { seg, nbytes, segmentSize: rt.segmentSize })
+  }
   /** The segment and its length (AM_GetSeg). */
   get segment (): { seg: AmSeg | null, nbytes: number } { return { seg: this.seg, nbytes: this.segLen } }
 
   /** Maps translation `index` to endpoint `name`, stamping `tag` on messages to it (AM_Map). */
-  map (index: number, name: en_t, tag: bigint): void { check(this.rt.map(this, index, name, tag), 'AM_Map') }
+  map (index: number, name: en_t, tag: bigint): void { const rc = this.rt.map(this, index, name, tag); if (rc !== 0) throw endpointError(this, rc, 'AM_Map', { index, name, tag }) }
   /** Maps the first free index; returns it (AM_MapAny). */
   mapAny (name: en_t, tag: bigint): number {
     const r = { value: -1 }
-    check(this.rt.mapAny(this, r, name, tag), 'AM_MapAny')
+    const rc = this.rt.mapAny(this, r, name, tag)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_MapAny', { name, tag })
     return r.value
   }
 
   /** AM_UnMap. */
-  unmap (index: number): void { check(this.rt.unmap(this, index), 'AM_UnMap') }
+  unmap (index: number): void { const rc = this.rt.unmap(this, index); if (rc !== 0) throw endpointError(this, rc, 'AM_UnMap', { index }) }
 
   /** Freezes the table and sets the requests in flight per peer (AM_SetExpectedResources). */
   setExpectedResources (nEndpoints: number, nOutstandingRequests: number): void {
-    check(this.rt.setExpectedResources(this, nEndpoints, nOutstandingRequests), 'AM_SetExpectedResources')
+    const rc = this.rt.setExpectedResources(this, nEndpoints, nOutstandingRequests)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_SetExpectedResources', { nEndpoints, nOutstanding: nOutstandingRequests })
   }
 
   /**
@@ -317,11 +331,12 @@ export class Endpoint {
    * one's as `fn(token, buf, nbytes, ...args)` ({@link bulk_handler}), handler 0 as
    * `fn(status, opcode, token)` ({@link error_handler}).
    */
-  setHandler (index: number, fn: am_handler): void { check(this.rt.setHandler(this, index, fn), 'AM_SetHandler') }
+  setHandler (index: number, fn: am_handler): void { const rc = this.rt.setHandler(this, index, fn); if (rc !== 0) throw endpointError(this, rc, 'AM_SetHandler', { index, fn }) }
   /** Registers `fn` at the lowest free index 1..255; returns it (AM_SetHandlerAny). */
   setHandlerAny (fn: am_handler): number {
     const r = { value: 0 }
-    check(this.rt.setHandlerAny(this, r, fn), 'AM_SetHandlerAny')
+    const rc = this.rt.setHandlerAny(this, r, fn)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_SetHandlerAny', { fn })
     return r.value
   }
 
@@ -332,27 +347,30 @@ export class Endpoint {
    */
   request (index: number, handler: number, ...args: number[]): void {
     const rt = this.rt
-    check(rt.request(this, index, CAT_SHORT, handler, args.length, rt.argsOf(args), null, 0, 0, 0, false), 'AM_Request')
+    const rc = rt.request(this, index, CAT_SHORT, handler, args.length, rt.argsOf(args, 'AM_Request'), null, 0, 0, 0, false)
+    if (rc !== 0) throw requestError(this, rc, 'AM_Request', CAT_SHORT, index, handler, args.length, null, 0, 0, 0, false, rt.segmentSize)
   }
 
   /** Medium request (AM_RequestIM): `src` (first `nbytes` bytes) is copied at the call. */
   requestMedium (index: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
     const rt = this.rt
-    check(rt.request(this, index, CAT_MEDIUM, handler, args.length, rt.argsOf(args), src, nbytes, 0, 0, false), 'AM_RequestI')
+    const rc = rt.request(this, index, CAT_MEDIUM, handler, args.length, rt.argsOf(args, 'AM_RequestI'), src, nbytes, 0, 0, false)
+    if (rc !== 0) throw requestError(this, rc, 'AM_RequestI', CAT_MEDIUM, index, handler, args.length, src, nbytes, 0, 0, false, rt.segmentSize)
   }
 
   /** Long request into the peer's segment at `destOffset` (AM_RequestXferM). */
   requestLong (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
     const rt = this.rt
-    check(rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args), src, nbytes, destOffset, 0, false), 'AM_RequestXfer')
+    const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_RequestXfer'), src, nbytes, destOffset, 0, false)
+    if (rc !== 0) throw requestError(this, rc, 'AM_RequestXfer', CAT_LONG, index, handler, args.length, src, nbytes, destOffset, 0, false, rt.segmentSize)
   }
 
   /** AM_RequestXferAsyncM: false (AM_ERR_IN_USE) when it could not be sent without waiting. */
   requestLongAsync (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
     const rt = this.rt
-    const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args), src, nbytes, destOffset, 0, true)
+    const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_RequestXferAsync'), src, nbytes, destOffset, 0, true)
     if (rc === S.ERR_IN_USE) return false
-    check(rc, 'AM_RequestXferAsync')
+    if (rc !== 0) throw requestError(this, rc, 'AM_RequestXferAsync', CAT_LONG, index, handler, args.length, src, nbytes, destOffset, 0, false, rt.segmentSize)
     return true
   }
 
@@ -362,7 +380,8 @@ export class Endpoint {
    */
   getLong (index: number, sourceOffset: number, handler: number, destOffset: number, nbytes: number, ...args: number[]): void {
     const rt = this.rt
-    check(rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args), null, nbytes, destOffset, sourceOffset, false, true), 'AM_GetXfer')
+    const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_GetXfer'), null, nbytes, destOffset, sourceOffset, false, true)
+    if (rc !== 0) throw requestError(this, rc, 'AM_GetXfer', CAT_LONG, index, handler, args.length, null, nbytes, destOffset, sourceOffset, true, rt.segmentSize)
   }
 
   /** Moves this endpoint to bundle `to` (AM_MoveEndpoint). */
@@ -398,6 +417,8 @@ export function defaultHandler0 (status: number, opcode: number, token: Token): 
   const text = `AM-2 returned message: ${amFaultName(status) ?? String(status)} (${status}) for ${amOpcodeName(opcode) ?? String(opcode)} ` +
     `to endpoint ${token.srcTask * 65536 + token.srcId} (task ${token.srcTask}), handler ${token.handler}, ` +
     `tag 0x${token.messageTag.toString(16)}, args [${token.argsCopy.join(', ')}]`
-  rt?.log.error({ status, opcode }, text)
-  throw new Error(text)
+  const why = faultWhy(status, token)
+  const full = why === '' ? text : `${text}: ${why}`
+  rt?.log.error({ status, opcode }, full)
+  throw new Error(full)
 }

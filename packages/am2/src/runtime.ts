@@ -36,6 +36,7 @@
 import { Lapi, type lapi_return_info_t, type Ref } from '@amlapi/lapi'
 import { AM_MAX_SHORT, AmStatus } from './constants.js'
 import { bindRuntime, type RuntimeFace } from './objects.js'
+import { argsError } from './explain.js'
 import { Requests } from './request.js'
 import { SLOT_CTRL, SLOT_MSG } from './types.js'
 
@@ -101,11 +102,11 @@ export class Runtime extends Requests implements RuntimeFace {
     if (this.ownsLapi && !this.lapi.isTerminated) this.lapi.term()
   }
 
-  /** Arguments of an idiomatic call, in the scratch array (int32). */
-  argsOf (args: number[]): Int32Array {
+  /** Arguments of an idiomatic call `what`, in the scratch array (int32); an AmError for one that is no number (a BigInt). */
+  argsOf (args: number[], what: string): Int32Array {
     const a = this.argScratch
     const n = args.length < AM_MAX_SHORT ? args.length : AM_MAX_SHORT
-    for (let i = 0; i < n; i++) a[i] = args[i]! | 0
+    try { for (let i = 0; i < n; i++) a[i] = args[i]! | 0 } catch { throw argsError(what, args) }
     return a
   }
 

@@ -36,8 +36,9 @@ export const T_DONE = 5
 /** Thrown by the idiomatic API: `code` is the AM return code. */
 export class AmError extends Error {
   readonly code: number
-  constructor (code: number, what: string) {
-    super(`${what}: ${amStatusName(code) ?? String(code)}`)
+  /** `what` names the call; `detail`, when given, says what was wrong, with the values. */
+  constructor (code: number, what: string, detail?: string) {
+    super(`${what}: ${amStatusName(code) ?? String(code)}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`)
     this.name = 'AmError'
     this.code = code
   }

@@ -424,7 +424,10 @@ export class BufferManager {
   alloc (nbytes: number, zero?: boolean): number {
     // Hot path: a class with a partial slab. Kept small (V8 inlines functions of up to 460
     // bytes of bytecode, 920 in all per caller); everything else is in allocSlow.
-    if ((nbytes >>> 0) === nbytes && nbytes <= this.maxClassSize) {
+    let small: boolean
+    // (a BigInt fails the integer test by throwing: the catch, which costs the path nothing, makes it BAD_SIZE)
+    try { small = (nbytes >>> 0) === nbytes } catch { throw this.badSize(nbytes) }
+    if (small && nbytes <= this.maxClassSize) {
       const m = this.meta
       const head = m[M_CLASSOF + ((nbytes + 15) >>> ALIGN_SHIFT)]!
       const o = m[head]!
@@ -482,7 +485,9 @@ export class BufferManager {
    *   range, unaligned, or never handed out), `INTERIOR` (inside a live region, not its start)
    */
   free (addr: number): void {
-    const off = addr - this.start
+    // (a BigInt fails the arithmetic by throwing: the catch, which costs the path nothing, makes it NOT_ALLOCATED)
+    let off: number
+    try { off = addr - this.start } catch { throw this.misuse(addr, 'free') }
     // (addr | 0) === addr: an int32 (no string, fraction, NaN); then off >>> 0 < managedBytes
     // is exactly start ≤ addr < end, because end ≤ 2^31.
     if ((addr | 0) === addr && (off >>> 0) < this.managedBytes && (off & (ALIGNMENT - 1)) === 0) {
@@ -664,7 +669,7 @@ export class BufferManager {
 
   /** The 16-byte unit index of `addr` when it starts a live region, else -1. */
   private liveUnit (addr: number): number {
-    if ((addr | 0) !== addr) return -1
+    if (typeof addr !== 'number' || (addr | 0) !== addr) return -1
     const off = (addr - this.start) | 0
     if ((off >>> 0) >= this.managedBytes || (off & (ALIGNMENT - 1)) !== 0) return -1
     const u = off >>> ALIGN_SHIFT
@@ -944,13 +949,15 @@ export class BufferManager {
   }
 
   private badSize (nbytes: unknown): BufMgrError {
-    return new BufMgrError(BufMgrErrorCode.BAD_SIZE,
-      `bufmgr: size must be a non-negative safe integer number of bytes, got ${String(nbytes)}`)
+    return new BufMgrError(BufMgrErrorCode.BAD_SIZE, typeof nbytes === 'bigint'
+      ? `bufmgr: size ${String(nbytes)}n is a BigInt, but a size is a number of bytes: pass ${Number(nbytes)}`
+      : `bufmgr: size must be a non-negative safe integer number of bytes, got ${String(nbytes)}`)
   }
 
   /** The error for an address that is not a live region start (slow path: error reports only). */
   private misuse (addr: unknown, op: string): BufMgrError {
     const NA = BufMgrErrorCode.NOT_ALLOCATED
+    if (typeof addr === 'bigint') return new BufMgrError(NA, `bufmgr: ${op}(${String(addr)}n): a BigInt, but an address is a number`)
     if (typeof addr !== 'number' || !Number.isSafeInteger(addr)) {
       return new BufMgrError(NA, `bufmgr: ${op}(${String(addr)}): not an address`)
     }

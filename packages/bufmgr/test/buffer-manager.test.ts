@@ -200,6 +200,23 @@ describe('alloc', () => {
     expect(m.stats().failedAllocs).toBe(0)
   })
 
+  it('a BigInt size or address is BAD_SIZE / NOT_ALLOCATED with words that say so, not a TypeError', () => {
+    const m = new BufferManager({ size: 64 * KIB })
+    for (const f of [() => m.alloc(64n as unknown as number), () => m.allocOrThrow(64n as unknown as number), () => m.usableSizeFor(64n as unknown as number)]) {
+      const e = errorOf(f)
+      expect(e.code).toBe('BAD_SIZE')
+      expect(e.message).toMatch(/size 64n is a BigInt, but a size is a number of bytes: pass 64/)
+    }
+    const a = m.alloc(64)
+    for (const f of [() => m.free(BigInt(a) as unknown as number), () => m.sizeOf(BigInt(a) as unknown as number), () => m.view(BigInt(a) as unknown as number)]) {
+      const e = errorOf(f)
+      expect(e.code).toBe('NOT_ALLOCATED')
+      expect(e.message).toMatch(new RegExp(`\\(${a}n\\): a BigInt, but an address is a number`))
+    }
+    expect(m.isLive(BigInt(a) as unknown as number)).toBe(false)
+    m.free(a)
+  })
+
   it('keeps every region inside a sub-range and never touches bytes outside it', () => {
     const buf = new SharedArrayBuffer(128 * KIB)
     const raw = new Uint8Array(buf)

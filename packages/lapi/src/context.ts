@@ -19,6 +19,7 @@ import { RemoteOps } from './net/remote-ops.js'
 import { logger } from './log.js'
 import { LapiStatus as S } from './status.js'
 import { Checks, isTask } from './core/checks.js'
+import { viewWhy } from './core/explain.js'
 import { HandlerTable } from './core/handler-table.js'
 import { Rings } from './core/rings.js'
 import { ContextState } from './core/state.js'
@@ -49,6 +50,13 @@ import type {
  */
 const holding = new Set<Context>()
 let exitHook = false
+
+/** Whether any of the numbers a call takes is a BigInt (on the failure branch only: a check's arithmetic threw). */
+function anyBigint (a: unknown, b: unknown, c: unknown, d: unknown, e: unknown, f: unknown): boolean {
+  return typeof a === 'bigint' || typeof b === 'bigint' || typeof c === 'bigint' || typeof d === 'bigint' || typeof e === 'bigint' || typeof f === 'bigint'
+}
+
+function rethrow (e: unknown): never { throw e }
 
 /** The longest nap of a poll that found nothing on a crowded host (Context.napMs), ms. */
 const POLL_NAP_MS = 1
@@ -213,7 +221,7 @@ export class Context implements RemoteHost {
   /** LAPIX_View: a live view of `nbytes` of the own segment at `addr`; RangeError out of range. */
   view (addr: Addr, nbytes: number): Uint8Array {
     if (!Number.isSafeInteger(addr) || !Number.isSafeInteger(nbytes) || addr < 0 || nbytes < 0 || addr + nbytes > this.segmentSize) {
-      throw new RangeError(`LAPIX_View(${addr}, ${nbytes}) is outside the segment of ${this.segmentSize} bytes`)
+      throw new RangeError(viewWhy(addr, nbytes, this.segmentSize, this.taskId))
     }
     return new Uint8Array(this.spec.segments[this.taskId]!, addr, nbytes)
   }
@@ -235,7 +243,10 @@ export class Context implements RemoteHost {
    * LAPI_Waitcntr: blocks until the counter is ≥ `val`, then subtracts `val` and reports the value
    * left. Spins (running the dispatcher) for `spinUs`, then sleeps on the task's doorbell.
    */
-  waitcntr (cntr: Addr, val: number, cur: Ref<number> | null | undefined): number { return this.counters.waitcntr(cntr, val, cur) }
+  waitcntr (cntr: Addr, val: number, cur: Ref<number> | null | undefined): number {
+    // (a BigInt fails the checks' integer arithmetic by throwing: its code here; the try costs nothing when nothing throws)
+    try { return this.counters.waitcntr(cntr, val, cur) } catch (e) { return typeof cntr === 'bigint' ? S.ERR_CNTR_NULL : typeof val === 'bigint' ? S.ERR_CNTR_VAL : rethrow(e) }
+  }
 
   /**
    * Waits asynchronously (the event loop stays free) until the counter is ≥ `val`, subtracts `val`
@@ -247,7 +258,8 @@ export class Context implements RemoteHost {
 
   /** LAPI_Put. */
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
-    return this.putGet.put(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
+    // (a BigInt argument fails the fast checks' integer arithmetic: the checks that look at types give its code)
+    try { return this.putGet.put(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr) } catch (e) { return this.checks.refused(e, tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr) }
   }
 
   /** LAPI_Put in general (and the PUT member of LAPI_Xfer, with its send-completion handler). */
@@ -259,7 +271,7 @@ export class Context implements RemoteHost {
   /** LAPI_Get (and the GET member of LAPI_Xfer when `chndlr` is given). */
   get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
     chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
-    return this.putGet.get(tgt, len, tgtAddr, org, tgtCntr, orgCntr, chndlr, cinfo)
+    try { return this.putGet.get(tgt, len, tgtAddr, org, tgtCntr, orgCntr, chndlr, cinfo) } catch (e) { return this.checks.refused(e, tgt, len, tgtAddr, org, tgtCntr, orgCntr, 0) }
   }
 
   /** LAPI_Putv: gathers the origin vector and scatters into the target vector (addresses in `tgt`). */
@@ -304,7 +316,13 @@ export class Context implements RemoteHost {
    */
   amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
-    return this.sender.amsend(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
+    try {
+      return this.sender.amsend(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
+    } catch (e) {
+      // (a BigInt fails the fast path's integer arithmetic before anything is sent; the general path's checks give its code)
+      if (!anyBigint(tgt, uhdrLen, udataLen, tgtCntr, orgCntr, cmplCntr)) throw e
+      return this.sender.amsendAny(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr, shdlr, sinfo)
+    }
   }
 
   /** LAPI_Amsendv: an active message whose data is gathered from `orgVec`. */
@@ -318,11 +336,13 @@ export class Context implements RemoteHost {
    * index `hdr` with `uhdrLen` bytes of user header; the index in `preparedWords` of its first
    * word, or -1 when it cannot take this path now.
    */
-  prepareShort (tgt: number, hdr: number, uhdrLen: number): number { return this.sender.prepareShort(tgt, hdr, uhdrLen) }
+  prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
+    try { return this.sender.prepareShort(tgt, hdr, uhdrLen) } catch (e) { return anyBigint(tgt, hdr, uhdrLen, 0, 0, 0) ? -1 : rethrow(e) }
+  }
 
   /** `prepareShort` for a message with `dataLen` bytes of data after the user header (`Lapi.prepareShortData`). */
   prepareShortData (tgt: number, hdr: number, uhdrLen: number, dataLen: number): number {
-    return this.sender.prepareShortData(tgt, hdr, uhdrLen, dataLen)
+    try { return this.sender.prepareShortData(tgt, hdr, uhdrLen, dataLen) } catch (e) { return anyBigint(tgt, hdr, uhdrLen, dataLen, 0, 0) ? -1 : rethrow(e) }
   }
 
   /** The words of the packet prepareShort reserved (the target's inbox; valid until commitShort). */

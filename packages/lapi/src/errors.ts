@@ -2,7 +2,7 @@
  * The errors LAPI throws to the program: a LapiError carries the LAPI code and its C name (the
  * idiomatic API's failures); a JobAbortedError ends a blocking call of a job being torn down.
  */
-import { LapiStatus, statusName, statusText } from './status.js'
+import { statusName, statusText } from './status.js'
 
 /**
  * An error carrying a LAPI return code. Match on `code` (e.g. `'LAPI_ERR_TGT'`) or `rc` (428), not
@@ -41,20 +41,6 @@ export class JobAbortedError extends Error {
 /** Throws a LapiError for a non-zero LAPI code. */
 export function check (rc: number, context?: string): void {
   if (rc !== 0) throw new LapiError(rc, context)
-}
-
-/**
- * Throws a LapiError for a non-zero code of an active-message send whose user header was
- * `uhdrLen` bytes: LAPI_ERR_UHDR_LEN says what is wrong with that length (`max`: MAX_UHDR_SZ).
- */
-export function checkSend (rc: number, context: string, uhdrLen: number, max: number): void {
-  if (rc === 0) return
-  if (rc !== LapiStatus.ERR_UHDR_LEN) throw new LapiError(rc, context)
-  let what: string
-  if (typeof uhdrLen !== 'number' || !Number.isInteger(uhdrLen) || uhdrLen < 0) what = `uhdr_len ${String(uhdrLen)} is not a length in bytes`
-  else if (uhdrLen > max) what = `uhdr_len ${uhdrLen} is more than MAX_UHDR_SZ (${max} bytes)`
-  else what = `uhdr_len ${uhdrLen} is not a multiple of 8: a user header is whole 8-byte words (pad it to ${(uhdrLen + 7) & ~7} bytes)`
-  throw new LapiError(rc, context, what)
 }
 
 /** An error in words for a report: its stack where it has one (which starts with name and message). */

@@ -8,7 +8,8 @@ import { InitFlag, Query, RmwOp } from './constants.js'
 import { Context } from './context.js'
 import type { DispatcherStats, HandlerFn } from './core/types.js'
 import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am/types.js'
-import { LapiError, check, checkSend } from './errors.js'
+import { LapiError, check } from './errors.js'
+import { failure, terminated, xferArgs } from './core/explain.js'
 import { LapiStatus } from './status.js'
 import { currentContext, openContext } from './registry.js'
 import { ringDoorbell } from './job/control.js'
@@ -83,36 +84,41 @@ export class Counter {
 
   /** The context, or a thrown LAPI_ERR_HNDL_INVALID once it was terminated. */
   private get c (): Context {
-    if (this.ctx.isTerminated) throw new LapiError(LapiStatus.ERR_HNDL_INVALID)
+    if (this.ctx.isTerminated) throw terminated()
     return this.ctx
   }
 
   /** The current value (LAPI_Getcntr; runs the dispatcher once). */
   get (): number {
-    check(this.c.getcntr(this.addr, this.out), 'Getcntr')
+    const rc = this.c.getcntr(this.addr, this.out)
+    if (rc !== 0) throw failure(this.ctx, rc, 'Getcntr', { counters: { counter: this.addr } })
     return this.out.value
   }
 
   /** Sets the value (LAPI_Setcntr). Not atomic with concurrent increments. */
-  set (value: number): void {
-    check(this.c.setcntr(this.addr, value), 'Setcntr')
-  }
+  set (value: number): void { const rc = this.c.setcntr(this.addr, value); if (rc !== 0) throw failure(this.ctx, rc, 'Setcntr', { counters: { counter: this.addr }, value }) }
 
   /** Blocks until the value is ≥ `value`, subtracts `value` and returns what is left (LAPI_Waitcntr). */
   wait (value: number): number {
-    check(this.c.waitcntr(this.addr, value, this.out), 'Waitcntr')
+    const rc = this.c.waitcntr(this.addr, value, this.out)
+    if (rc !== 0) throw failure(this.ctx, rc, 'Waitcntr', { counters: { counter: this.addr }, value })
     return this.out.value
   }
 
   /** Like `wait`, but asynchronous: the event loop keeps running while it waits. */
   async waitAsync (value: number): Promise<number> {
-    return await this.c.waitcntrAsync(this.addr, value)
+    try {
+      return await this.c.waitcntrAsync(this.addr, value)
+    } catch (e) {
+      // (bad arguments: the code, with the values; a BigInt value fails the check's arithmetic)
+      const rc = e instanceof LapiError ? e.rc : typeof value === 'bigint' ? LapiStatus.ERR_CNTR_VAL : 0
+      if (rc !== LapiStatus.ERR_CNTR_VAL && rc !== LapiStatus.ERR_CNTR_NULL) throw e
+      throw failure(this.ctx, rc, 'Waitcntr', { counters: { counter: this.addr }, value })
+    }
   }
 
   /** Gives the word back to the segment; the counter must not be used afterwards. */
-  free (): void {
-    check(this.c.free(this.addr), 'free counter')
-  }
+  free (): void { const rc = this.c.free(this.addr); if (rc !== 0) throw failure(this.ctx, rc, 'free counter', { freed: this.addr }) }
 }
 
 /** One task's LAPI context. */
@@ -127,14 +133,14 @@ export class Lapi {
 
   /** The context, or a thrown LAPI_ERR_HNDL_INVALID once it was terminated. */
   private get c (): Context {
-    if (this.ctx.isTerminated) throw new LapiError(LapiStatus.ERR_HNDL_INVALID)
+    if (this.ctx.isTerminated) throw terminated()
     return this.ctx
   }
 
   /** Joins the job (LAPI_Init). Throws LapiError (LAPI_ERR_ALL_HNDL_IN_USE when a context is open). */
   static init (opts: LapiInitOptions = {}): Lapi {
     const c = openContext({ err_hndlr: opts.errorHandler ?? null, protocol: opts.interrupt === true ? 0 : InitFlag.LAPI_INTERRUPT_OFF })
-    if (typeof c === 'number') throw new LapiError(c, 'Init')
+    if (typeof c === 'number') throw new LapiError(c, 'Init', c === LapiStatus.ERR_ALL_HNDL_IN_USE ? 'this task has a context open already: term() it first, or share it (Lapi.current())' : undefined)
     return new Lapi(c)
   }
 
@@ -167,26 +173,26 @@ export class Lapi {
 
   /** LAPI_Qenv. */
   query (q: number): number {
-    check(this.c.qenv(q, this.ret), 'Qenv')
+    const rc = this.c.qenv(q, this.ret)
+    if (rc !== 0) throw failure(this.ctx, rc, 'Qenv', { query: q })
     return this.ret.value
   }
 
   /** LAPI_Senv. */
-  set (q: number, value: number): void {
-    check(this.c.senv(q, value), 'Senv')
-  }
+  set (q: number, value: number): void { const rc = this.c.senv(q, value); if (rc !== 0) throw failure(this.ctx, rc, 'Senv', { query: q, value }) }
 
   /** Switches interrupt mode on or off (LAPI_Senv INTERRUPT_SET). */
   setInterrupt (on: boolean): void { this.set(Query.INTERRUPT_SET, on ? 1 : 0) }
 
   /** Allocates `nbytes` zero-filled bytes of the own segment; returns their Addr (LAPIX_Malloc). */
   malloc (nbytes: number): Addr {
-    check(this.c.malloc(nbytes, this.ret), 'malloc')
+    const rc = this.c.malloc(nbytes, this.ret)
+    if (rc !== 0) throw failure(this.ctx, rc, 'malloc', { nbytes })
     return this.ret.value
   }
 
   /** Frees an Addr `malloc` returned (LAPIX_Free). */
-  free (addr: Addr): void { check(this.c.free(addr), 'free') }
+  free (addr: Addr): void { const rc = this.c.free(addr); if (rc !== 0) throw failure(this.ctx, rc, 'free', { freed: addr }) }
 
   /** A live view of `nbytes` of the own segment at `addr` (not a copy). */
   view (addr: Addr, nbytes: number): Uint8Array { return this.c.view(addr, nbytes) }
@@ -226,12 +232,14 @@ export class Lapi {
 
   /** Copies `len` bytes of local `org` to `tgtAddr` in task `tgt` (LAPI_Put). */
   put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c: XferCounters = {}): void {
-    check(this.c.put(tgt, len, tgtAddr, org, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Put')
+    const rc = this.c.put(tgt, len, tgtAddr, org, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr))
+    if (rc !== 0) throw failure(this.ctx, rc, 'Put', { tgt, len, tgtAddr, org, counters: { ...c } })
   }
 
   /** Copies `len` bytes at `tgtAddr` of task `tgt` into local `org` (LAPI_Get). */
   get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c: XferCounters = {}): void {
-    check(this.c.get(tgt, len, tgtAddr, org, cntr(c.tgtCntr), cntr(c.orgCntr)), 'Get')
+    const rc = this.c.get(tgt, len, tgtAddr, org, cntr(c.tgtCntr), cntr(c.orgCntr))
+    if (rc !== 0) throw failure(this.ctx, rc, 'Get', { tgt, len, tgtAddr, org, counters: { ...c } })
   }
 
   /**
@@ -244,7 +252,10 @@ export class Lapi {
     c: XferCounters = {}, udataLen?: number, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
     const dl = udataLen ?? (udata instanceof Uint8Array ? udata.length : 0)
-    checkSend(this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsend', ul, this.ctx.config.maxUhdrSz)
+    const rc = this.c.amsend(tgt, hdr as HandlerFn, uhdr, ul, udata, dl, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr))
+    if (rc !== 0) {
+      throw failure(this.ctx, rc, 'Amsend', { tgt, hdr, uhdr, uhdrLen: ul, org: udata, orgName: 'udata', len: dl, lenName: 'udataLen', counters: { ...c } })
+    }
   }
 
   /**
@@ -315,17 +326,20 @@ export class Lapi {
   /** Sends an active message gathered from a vector (LAPI_Amsendv); the target's vector handler scatters it. */
   amsendv (tgt: number, hdr: number | vhdr_hndlr_t, uhdr: Uint8Array | Addr | null, orgVec: lapi_vec_t, c: XferCounters = {}, uhdrLen?: number): void {
     const ul = uhdrLen ?? (uhdr instanceof Uint8Array ? uhdr.length : 0)
-    checkSend(this.c.amsendv(tgt, hdr as HandlerFn, uhdr, ul, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Amsendv', ul, this.ctx.config.maxUhdrSz)
+    const rc = this.c.amsendv(tgt, hdr as HandlerFn, uhdr, ul, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr))
+    if (rc !== 0) throw failure(this.ctx, rc, 'Amsendv', { tgt, hdr, uhdr, uhdrLen: ul, orgVec, counters: { ...c } })
   }
 
   /** Vector Put (LAPI_Putv). */
   putv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, c: XferCounters = {}): void {
-    check(this.c.putv(tgt, tgtVec, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr)), 'Putv')
+    const rc = this.c.putv(tgt, tgtVec, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr), cntr(c.cmplCntr))
+    if (rc !== 0) throw failure(this.ctx, rc, 'Putv', { tgt, tgtVec, orgVec, counters: { ...c } })
   }
 
   /** Vector Get (LAPI_Getv). */
   getv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, c: XferCounters = {}): void {
-    check(this.c.getv(tgt, tgtVec, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr)), 'Getv')
+    const rc = this.c.getv(tgt, tgtVec, orgVec, cntr(c.tgtCntr), cntr(c.orgCntr))
+    if (rc !== 0) throw failure(this.ctx, rc, 'Getv', { tgt, tgtVec, orgVec, counters: { ...c } })
   }
 
   /** Atomic fetch-and-add on a 32-bit word of task `tgt`; returns the old value. */
@@ -351,9 +365,11 @@ export class Lapi {
   /** LAPI_Rmw with an RmwOp; returns the old value (COMPARE_AND_SWAP: 1 = swapped, 0 = not). */
   rmw (op: number, tgt: number, tgtVar: Addr, a: number, b = 0, orgCntr: Counter | Addr = 0): number {
     const v = this.rmwIn
-    v[0] = a; v[1] = b
+    // (a BigInt operand cannot be stored: the code and the words, as for any operand refused)
+    try { v[0] = a; v[1] = b } catch { throw failure(this.ctx, LapiStatus.ERR_IN_VAL_NULL, 'Rmw', { operands: [a, b] }) }
     const c = this.c
-    check(c.rmw(op, tgt, tgtVar, v, this.ret, cntr(orgCntr)), 'Rmw')
+    const rc = c.rmw(op, tgt, tgtVar, v, this.ret, cntr(orgCntr))
+    if (rc !== 0) throw failure(this.ctx, rc, 'Rmw', { op, tgt, tgtVar, width: 4, operands: [a, b], counters: { orgCntr } })
     check(c.awaitRmw(tgt), 'Rmw')
     return this.ret.value
   }
@@ -361,10 +377,12 @@ export class Lapi {
   /** LAPI_Rmw64 with an RmwOp on a 64-bit word (8-byte aligned); returns the old value. */
   rmw64 (op: number, tgt: number, tgtVar: Addr, a: bigint, b = 0n, orgCntr: Counter | Addr = 0): bigint {
     const v = this.rmwIn64
-    v[0] = a; v[1] = b
+    // (a number operand cannot be stored: the code and the words, as for any operand refused)
+    try { v[0] = a; v[1] = b } catch { throw failure(this.ctx, LapiStatus.ERR_IN_VAL_NULL, 'Rmw64', { width: 8, operands: [a, b] }) }
     const out = this.ret64
     const c = this.c
-    check(c.rmw64(op, tgt, tgtVar, v, out, cntr(orgCntr)), 'Rmw64')
+    const rc = c.rmw64(op, tgt, tgtVar, v, out, cntr(orgCntr))
+    if (rc !== 0) throw failure(this.ctx, rc, 'Rmw64', { op, tgt, tgtVar, width: 8, operands: [a, b], counters: { orgCntr } })
     check(c.awaitRmw(tgt), 'Rmw64')
     return out.value
   }
@@ -374,7 +392,7 @@ export class Lapi {
   private readonly ret64: Ref<bigint> = { value: 0n }
 
   /** LAPI_Xfer with a command object (PUT, GET, PUTV, GETV, RMW types). */
-  xfer (cmd: object): void { check(this.c.xfer(cmd), 'Xfer') }
+  xfer (cmd: object): void { const rc = this.c.xfer(cmd); if (rc !== 0) throw failure(this.ctx, rc, 'Xfer', xferArgs(cmd)) }
 
   /** Dispatcher statistics (dropped malformed packets, dropped duplicates, messages in and out). */
   stats (): DispatcherStats { return this.ctx.stats() }
@@ -386,7 +404,7 @@ export class Lapi {
    * function to wait without allocating. `call` (a `WaitCall`, default WAIT_UNTIL) names the
    * blocking call the wait belongs to, for the report of a job that times out.
    */
-  waitUntil (cond: () => boolean, call?: number): void { check(this.c.waitUntil(cond, call), 'waitUntil') }
+  waitUntil (cond: () => boolean, call?: number): void { const rc = this.c.waitUntil(cond, call); if (rc !== 0) throw failure(this.ctx, rc, 'waitUntil', {}) }
 
   /** Like `waitUntil`, without blocking the event loop. */
   async waitUntilAsync (cond: () => boolean, call?: number): Promise<void> { check(await this.c.waitUntilAsync(cond, call), 'waitUntil') }
@@ -461,19 +479,21 @@ export class Lapi {
    */
   addressInit (mine: Counter | number | hdr_hndlr_t | vhdr_hndlr_t | null): number[] {
     const out: number[] = []
-    check(this.c.addressInit(mine instanceof Counter ? mine.addr : mine as HandlerFn | number | null, out), 'Address_init')
+    const rc = this.c.addressInit(mine instanceof Counter ? mine.addr : mine as HandlerFn | number | null, out)
+    if (rc !== 0) throw failure(this.ctx, rc, 'Address_init', { mine })
     return out
   }
 
   /** All-gather of 64-bit values (LAPI_Address_init64). */
   addressInit64 (mine: bigint): bigint[] {
     const out: bigint[] = []
-    check(this.c.addressInit64(mine, out), 'Address_init64')
+    const rc = this.c.addressInit64(mine, out)
+    if (rc !== 0) throw failure(this.ctx, rc, 'Address_init64', { mine })
     return out
   }
 
   /** Registers a header handler at `index` (LAPI_Addr_set), 1..LOC_ADDRTBL_SZ-1. */
-  setHandler (index: number, fn: hdr_hndlr_t | vhdr_hndlr_t | null): void { check(this.c.addrSet(fn as HandlerFn | null, index), 'Addr_set') }
+  setHandler (index: number, fn: hdr_hndlr_t | vhdr_hndlr_t | null): void { const rc = this.c.addrSet(fn as HandlerFn | null, index); if (rc !== 0) throw failure(this.ctx, rc, 'Addr_set', { index, fn }) }
 
   /**
    * Registers a header handler of a library layered on LAPI (such as @amlapi/am2) in the range
@@ -483,7 +503,7 @@ export class Lapi {
    */
   setLibraryHandler (slot: number, fn: hdr_hndlr_t | vhdr_hndlr_t | null): number {
     const idx = this.c.setLibraryHandler(slot, fn as HandlerFn | null)
-    if (idx < 0) throw new LapiError(LapiStatus.ERR_ADDR_HNDL_RANGE, 'setLibraryHandler')
+    if (idx < 0) throw failure(this.ctx, LapiStatus.ERR_ADDR_HNDL_RANGE, 'setLibraryHandler', { index: slot })
     return idx
   }
 
@@ -502,15 +522,15 @@ export class Lapi {
    */
   setLibraryShortHandler (slot: number, fn: short_hndlr_t | null): number {
     const idx = this.c.setLibraryShortHandler(slot, fn)
-    if (idx < 0) throw new LapiError(LapiStatus.ERR_ADDR_HNDL_RANGE, 'setLibraryShortHandler')
+    if (idx < 0) throw failure(this.ctx, LapiStatus.ERR_ADDR_HNDL_RANGE, 'setLibraryShortHandler', { index: slot, fn })
     return idx
   }
 
   /** Stops sending to `task` (LAPI_Purge_totask) until `resume`. */
-  purge (task: number): void { check(this.c.purgeTotask(task), 'Purge_totask') }
+  purge (task: number): void { const rc = this.c.purgeTotask(task); if (rc !== 0) throw failure(this.ctx, rc, 'Purge_totask', { tgt: task }) }
 
   /** LAPI_Resume_totask. */
-  resume (task: number): void { check(this.c.resumeTotask(task), 'Resume_totask') }
+  resume (task: number): void { const rc = this.c.resumeTotask(task); if (rc !== 0) throw failure(this.ctx, rc, 'Resume_totask', { tgt: task }) }
 
   /** Leaves the job (LAPI_Term). Call `gfence()` first so peers are done with this task. */
   term (): void { check(this.c.term(), 'Term') }

@@ -7,6 +7,7 @@
  */
 import type { Core } from './core.js'
 import type { Rpc } from './rpc.js'
+import { taskWhy } from './explain.js'
 import { PgasError, PgasStatus as S } from './status.js'
 
 const FETCH = 'dist.fetch'
@@ -32,7 +33,7 @@ export class DistObject<T = unknown> {
     if (task === this.objs.rank) return this.v
     const h = this.objs.rpc.callInternal(task, FETCH, [this.id])
     const rc = this.objs.rpc.wait(h)
-    if (rc !== 0) throw new PgasError(rc, `DistObject ${this.id} fetch from task ${task}${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
+    if (rc !== 0) throw new PgasError(rc, `DistObject ${this.id} fetch from task ${task}`, rc === S.ERR_BAD_TASK ? taskWhy(task, this.objs.core.size) : typeof h.result === 'string' ? h.result : undefined)
     return h.result as T
   }
 
@@ -42,7 +43,7 @@ export class DistObject<T = unknown> {
     if (task === this.objs.rank) return this.v
     const h = this.objs.rpc.callInternal(task, FETCH, [this.id])
     const rc = await this.objs.rpc.waitAsync(h)
-    if (rc !== 0) throw new PgasError(rc, `DistObject ${this.id} fetch from task ${task}${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
+    if (rc !== 0) throw new PgasError(rc, `DistObject ${this.id} fetch from task ${task}`, rc === S.ERR_BAD_TASK ? taskWhy(task, this.objs.core.size) : typeof h.result === 'string' ? h.result : undefined)
     return h.result as T
   }
 

@@ -10,6 +10,7 @@ import type { Core } from './core.js'
 import { typeCodeOf } from './descriptor.js'
 import type { NumArray } from './reduce-ops.js'
 import { PgasError, PgasStatus as S } from './status.js'
+import { rangeError, show } from './explain.js'
 
 /** A typed array constructor: what shared arrays and typed pointers take. */
 export type NumArrayCtor<T extends NumArray> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T, new (length: number): T, readonly BYTES_PER_ELEMENT: number }
@@ -109,20 +110,20 @@ export class GlobalPtr<T extends NumArray = NumArray> {
   local (n = 1): T | null {
     const c = runtime('GlobalPtr.local')
     const eb = this.elemBytes
-    if (!Number.isInteger(n) || n < 0) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.local')
-    if (this.isNull()) throw new PgasError(S.ERR_NULL_PTR, 'GlobalPtr.local')
+    if (!Number.isInteger(n) || n < 0) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.local', `n ${show(n)} is not a count of elements (a whole number, 0 or more)`)
+    if (this.isNull()) throw new PgasError(S.ERR_NULL_PTR, 'GlobalPtr.local', `a null pointer (task ${show(this.task)}, address 0)`)
     const rc = c.checkRange(this.task, this.addr, n * eb)
-    if (rc !== 0) throw new PgasError(rc, 'GlobalPtr.local')
+    if (rc !== 0) throw rangeError(c, rc, 'GlobalPtr.local', this.task, this.addr, n * eb)
     const seg = c.u8[this.task]
     if (seg === null || seg === undefined) return null
-    if (this.addr % eb !== 0) throw new PgasError(S.ERR_ALIGN, 'GlobalPtr.local')
+    if (this.addr % eb !== 0) throw new PgasError(S.ERR_ALIGN, 'GlobalPtr.local', `address ${this.addr} is not a multiple of the element size (${eb} bytes)`)
     return new this.type(seg.buffer, this.addr, n)
   }
 
   toString (): string { return `${this.task}:${this.addr}` }
 
   private checkArith (n: number, what: string): void {
-    if (this.isNull()) throw new PgasError(S.ERR_NULL_PTR, what)
-    if (!Number.isInteger(n)) throw new PgasError(S.ERR_BAD_ARG, what)
+    if (this.isNull()) throw new PgasError(S.ERR_NULL_PTR, what, `arithmetic on a null pointer (task ${show(this.task)}, address 0)`)
+    if (!Number.isInteger(n)) throw new PgasError(S.ERR_BAD_ARG, what, typeof n === 'bigint' ? `n ${show(n)} is a BigInt, but a count of elements is a number` : `n ${show(n)} is not a whole number`)
   }
 }

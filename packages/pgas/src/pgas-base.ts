@@ -22,6 +22,7 @@ import { DistObjects } from './dist-object.js'
 import { AsyncOps } from './async-ops.js'
 import { type NumArrayCtor, SharedArray } from './shared-array.js'
 import { PgasError, PgasStatus as S, check } from './status.js'
+import { atomicError, indexedError, rangeError } from './explain.js'
 /** How a shared array is laid out: a kind, and for block-cyclic the block size. */
 export interface LayoutSpec { kind: LayoutKind, block?: number }
 
@@ -89,20 +90,20 @@ export abstract class PgasBase {
 
   /** `bytes` of this task's segment (zero-filled), as a global pointer. */
   alloc (bytes: number): GlobalPtr {
-    if (!Number.isInteger(bytes) || bytes < 0) throw new PgasError(S.ERR_BAD_ARG, 'alloc')
-    try { return new GlobalPtr(this.rank, this.core.lapi.malloc(Math.max(1, bytes))) } catch { throw new PgasError(S.ERR_NOMEM, 'alloc') }
+    if (!Number.isInteger(bytes) || bytes < 0) throw new PgasError(S.ERR_BAD_ARG, 'alloc', `bytes ${typeof bytes === 'bigint' ? `${String(bytes)}n is a BigInt, but a length is a number` : `${String(bytes)} is not a number of bytes (a whole number, 0 or more)`}`)
+    try { return new GlobalPtr(this.rank, this.core.lapi.malloc(Math.max(1, bytes))) } catch { throw new PgasError(S.ERR_NOMEM, 'alloc', `no room for ${bytes} more bytes in this task's segment (${this.core.segmentSize} bytes)`) }
   }
 
   /** Frees what `alloc` gave this task. */
   free (p: GlobalPtr): void {
     p = gp(p, 'free')
-    if (p.task !== this.rank) throw new PgasError(S.ERR_BAD_TASK, 'free (only the owner frees)')
-    try { this.core.lapi.free(p.addr) } catch { throw new PgasError(S.ERR_BAD_ARG, 'free') }
+    if (p.task !== this.rank) throw new PgasError(S.ERR_BAD_TASK, 'free', `only the owner frees: the pointer is task ${String(p.task)}'s, this is task ${this.rank}`)
+    try { this.core.lapi.free(p.addr) } catch { throw new PgasError(S.ERR_BAD_ARG, 'free', `address ${String(p.addr)} is not one alloc gave (or it was freed already)`) }
   }
 
   /** Collective: `bytes` on every task; every task gets all the pointers (index = task). */
   allocAll (bytes: number): GlobalPtr[] {
-    if (!Number.isInteger(bytes) || bytes < 0) throw new PgasError(S.ERR_BAD_ARG, 'allocAll')
+    if (!Number.isInteger(bytes) || bytes < 0) throw new PgasError(S.ERR_BAD_ARG, 'allocAll', `bytes ${typeof bytes === 'bigint' ? `${String(bytes)}n is a BigInt, but a length is a number` : `${String(bytes)} is not a number of bytes`}`)
     let a = -1
     try { a = this.core.lapi.malloc(Math.max(1, bytes)) } catch { a = -1 }
     const all = this.core.lapi.addressInit(a)
@@ -133,7 +134,8 @@ export abstract class PgasBase {
   /** A live view of `bytes` at `p` when its task is of this process, else null (the owner's part of a global object, or a co-located one's). */
   localView (p: GlobalPtr, bytes: number): Uint8Array | null {
     p = gp(p, 'localView')
-    check(this.core.checkRange(p.task, p.addr, bytes), 'localView')
+    const rc = this.core.checkRange(p.task, p.addr, bytes)
+    if (rc !== 0) throw rangeError(this.core, rc, 'localView', p.task, p.addr, bytes)
     const seg = this.core.u8[p.task]
     return seg === null || seg === undefined ? null : seg.subarray(p.addr, p.addr + bytes)
   }
@@ -170,26 +172,31 @@ export abstract class PgasBase {
    */
   copy (dst: GlobalPtr<NumArray>, src: GlobalPtr<NumArray>, bytes: number): void {
     dst = gp(dst, 'copy'); src = gp(src, 'copy')
-    check(this.copier.copy(dst.task, dst.addr, src.task, src.addr, bytes), 'copy')
+    const rc = this.copier.copy(dst.task, dst.addr, src.task, src.addr, bytes)
+    if (rc !== 0) {
+      const d = this.core.checkRange(dst.task, dst.addr, bytes) !== 0
+      throw rangeError(this.core, rc, d ? 'copy to' : 'copy from', d ? dst.task : src.task, d ? dst.addr : src.addr, bytes)
+    }
   }
 
   /** Sets `bytes` bytes at `dst` to `byte` (0 … 255; UPC's `upc_memset`); returns when they are set. */
   fill (dst: GlobalPtr<NumArray>, byte: number, bytes: number): void {
     dst = gp(dst, 'fill')
-    check(this.copier.fill(dst.task, dst.addr, byte, bytes), 'fill')
+    const rc = this.copier.fill(dst.task, dst.addr, byte, bytes)
+    if (rc !== 0) throw rc === S.ERR_BAD_ARG && !(Number.isInteger(byte) && byte >= 0 && byte <= 255) ? new PgasError(rc, 'fill', `byte ${String(byte)} is not a byte value (0 to 255)`) : rangeError(this.core, rc, 'fill', dst.task, dst.addr, bytes)
   }
 
   // ───────────────────────────── data movement ─────────────────────────────
 
   /** Copies `src` to `p`; returns when it is there. */
-  put (p: GlobalPtr, src: ArrayBufferView): void { p = gp(p, 'put'); check(this.rma.put(p.task, p.addr, bytes(src)), 'put') }
+  put (p: GlobalPtr, src: ArrayBufferView): void { p = gp(p, 'put'); const b = bytes(src); const rc = this.rma.put(p.task, p.addr, b); if (rc !== 0) throw rangeError(this.core, rc, 'put', p.task, p.addr, b.length) }
   /** Copies `dst.byteLength` bytes at `p` into `dst`. */
-  get (p: GlobalPtr, dst: ArrayBufferView): void { p = gp(p, 'get'); check(this.rma.get(p.task, p.addr, bytes(dst)), 'get') }
+  get (p: GlobalPtr, dst: ArrayBufferView): void { p = gp(p, 'get'); const b = bytes(dst); const rc = this.rma.get(p.task, p.addr, b); if (rc !== 0) throw rangeError(this.core, rc, 'get', p.task, p.addr, b.length) }
   /** Starts a put (`src` unchanged until the handle completes). */
-  putNb (p: GlobalPtr, src: ArrayBufferView): OpHandle { p = gp(p, 'putNb'); return this.started(this.rma.putNb(p.task, p.addr, bytes(src)), 'putNb') }
+  putNb (p: GlobalPtr, src: ArrayBufferView): OpHandle { p = gp(p, 'putNb'); const b = bytes(src); return this.started(this.rma.putNb(p.task, p.addr, b), 'putNb', p, b) }
   /** Starts a get. */
-  getNb (p: GlobalPtr, dst: ArrayBufferView): OpHandle { p = gp(p, 'getNb'); return this.started(this.rma.getNb(p.task, p.addr, bytes(dst)), 'getNb') }
-  private started (h: OpHandle, what: string): OpHandle { check(h.status, what); return h }
+  getNb (p: GlobalPtr, dst: ArrayBufferView): OpHandle { p = gp(p, 'getNb'); const b = bytes(dst); return this.started(this.rma.getNb(p.task, p.addr, b), 'getNb', p, b) }
+  private started (h: OpHandle, what: string, p: GlobalPtr, b: Uint8Array): OpHandle { if (h.status !== 0) throw rangeError(this.core, h.status, what, p.task, p.addr, b.length); return h }
   /** Collective: a new signal counter on every task. */
   newSignalCounter (): SignalCounter {
     const c = this.core.lapi.counter()
@@ -199,7 +206,8 @@ export abstract class PgasBase {
   putSignal (p: GlobalPtr, src: ArrayBufferView, sc: SignalCounter): OpHandle {
     if (!(sc instanceof SignalCounter)) throw new PgasError(S.ERR_BAD_ARG, 'putSignal: not a SignalCounter')
     p = gp(p, 'putSignal')
-    return this.started(this.rma.putSignal(p.task, p.addr, bytes(src), sc.addrs[p.task] ?? -1), 'putSignal')
+    const b = bytes(src)
+    return this.started(this.rma.putSignal(p.task, p.addr, b, sc.addrs[p.task] ?? -1), 'putSignal', p, b)
   }
   /** Whether `h` completed. */
   test (h: OpHandle): boolean { return this.rma.test(handle(h, 'test')) }
@@ -212,9 +220,9 @@ export abstract class PgasBase {
     check(this.rma.waitAll(hs), 'waitAll')
   }
   /** A put that `syncAll` completes. */
-  putNbi (p: GlobalPtr, src: ArrayBufferView): void { p = gp(p, 'putNbi'); check(this.rma.putNbi(p.task, p.addr, bytes(src)), 'putNbi') }
+  putNbi (p: GlobalPtr, src: ArrayBufferView): void { p = gp(p, 'putNbi'); const b = bytes(src); const rc = this.rma.putNbi(p.task, p.addr, b); if (rc !== 0) throw rangeError(this.core, rc, 'putNbi', p.task, p.addr, b.length) }
   /** A get that `syncAll` completes. */
-  getNbi (p: GlobalPtr, dst: ArrayBufferView): void { p = gp(p, 'getNbi'); check(this.rma.getNbi(p.task, p.addr, bytes(dst)), 'getNbi') }
+  getNbi (p: GlobalPtr, dst: ArrayBufferView): void { p = gp(p, 'getNbi'); const b = bytes(dst); const rc = this.rma.getNbi(p.task, p.addr, b); if (rc !== 0) throw rangeError(this.core, rc, 'getNbi', p.task, p.addr, b.length) }
   /** Completes every implicit put and get. */
   syncAll (): void { this.rma.syncAll() }
   /**
@@ -240,9 +248,15 @@ export abstract class PgasBase {
     check(this.rma.getStrided(p.task, p.addr, srcStride, bytes(dst), dstStride, blockBytes, count), 'getStrided')
   }
   /** Indexed put: piece k of `srcs` to address `addrs[k]` of `task`. */
-  putIndexed (task: number, addrs: ArrayLike<number>, srcs: readonly ArrayBufferView[]): void { check(this.rma.putIndexed(task, numbers(addrs, 'putIndexed'), viewsOf(srcs)), 'putIndexed') }
+  putIndexed (task: number, addrs: ArrayLike<number>, srcs: readonly ArrayBufferView[]): void {
+    const a = numbers(addrs, 'putIndexed'); const v = viewsOf(srcs); const rc = this.rma.putIndexed(task, a, v)
+    if (rc !== 0) throw indexedError(this.core, rc, 'putIndexed', task, a, v.map((b) => b.length))
+  }
   /** Indexed get: address `addrs[k]` of `task` into piece k of `dsts`. */
-  getIndexed (task: number, addrs: ArrayLike<number>, dsts: readonly ArrayBufferView[]): void { check(this.rma.getIndexed(task, numbers(addrs, 'getIndexed'), viewsOf(dsts)), 'getIndexed') }
+  getIndexed (task: number, addrs: ArrayLike<number>, dsts: readonly ArrayBufferView[]): void {
+    const a = numbers(addrs, 'getIndexed'); const v = viewsOf(dsts); const rc = this.rma.getIndexed(task, a, v)
+    if (rc !== 0) throw indexedError(this.core, rc, 'getIndexed', task, a, v.map((b) => b.length))
+  }
 
   // ───────────────────────────── atomics ─────────────────────────────
 
@@ -257,7 +271,8 @@ export abstract class PgasBase {
   atomic64 (op: number, p: GlobalPtr<NumArray>, a: bigint, b = 0n): bigint {
     if (!(p instanceof GlobalPtr)) throw new PgasError(S.ERR_BAD_ARG, 'atomic64: not a GlobalPtr')
     const v = this.atomics.op64(op, p.task, p.addr, a, b)
-    check(this.atomics.status, 'atomic64')
+    const rc = this.atomics.status
+    if (rc !== 0) throw atomicError(this.core, rc, 'atomic64', AtomicKind.I64, op, p.task, p.addr, a, b, false)
     return v
   }
   /**
@@ -298,12 +313,14 @@ export abstract class PgasBase {
   private atomicN (kind: number, op: number, p: GlobalPtr<NumArray>, a: number, b: number, what: string): number {
     if (!(p instanceof GlobalPtr)) throw new PgasError(S.ERR_BAD_ARG, `${what}: not a GlobalPtr`)
     const v = this.atomics.opN(kind, op, p.task, p.addr, a, b)
-    check(this.atomics.status, what)
+    const rc = this.atomics.status
+    if (rc !== 0) throw atomicError(this.core, rc, what, kind, op, p.task, p.addr, a, b, false)
     return v
   }
   private atomicNf (kind: number, op: number, p: GlobalPtr<NumArray>, a: number | bigint, what: string): void {
     if (!(p instanceof GlobalPtr)) throw new PgasError(S.ERR_BAD_ARG, `${what}: not a GlobalPtr`)
-    check(this.atomics.nf(kind, op, p.task, p.addr, a), what)
+    const rc = this.atomics.nf(kind, op, p.task, p.addr, a)
+    if (rc !== 0) throw atomicError(this.core, rc, what, kind, op, p.task, p.addr, a, 0, true)
   }
   fetchAdd (p: GlobalPtr<NumArray>, v: number): number { return this.atomic32(AtomicOp.ADD, p, v) }
   compareAndSwap (p: GlobalPtr<NumArray>, expected: number, v: number): number { return this.atomic32(AtomicOp.CAS, p, expected, v) }

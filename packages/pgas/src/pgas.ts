@@ -17,6 +17,7 @@ import { SharedArray } from './shared-array.js'
 import { type IntoSource, allgatherInto, alltoallInto, bcastInto, reduceInto, scatterInto } from './shared-collectives.js'
 import { type Team, worldTeam } from './team.js'
 import { PgasError, PgasStatus as S, check } from './status.js'
+import { collError, taskWhy } from './explain.js'
 import { PgasBase, gp, bytes, SignalCounter, type LayoutSpec } from './pgas-base.js'
 
 export { SignalCounter, type LayoutSpec }
@@ -87,17 +88,17 @@ export class Pgas extends PgasBase {
   /** Calls remote function `id` on `task`; resolves with its result (progress runs meanwhile, without blocking the event loop). */
   async rpc (task: number, id: number | string, ...args: unknown[]): Promise<unknown> {
     const h = this.rpcs.call(task, id, args)
-    return rpcResult(h, await this.rpcs.waitAsync(h), `rpc ${String(id)} on task ${task}`)
+    return rpcResult(h, await this.rpcs.waitAsync(h), `rpc ${String(id)} on task ${task}`, task, this.size)
   }
   /** Calls remote function `id` on `task` and blocks until its result comes (serving calls to this task meanwhile). */
   rpcSync (task: number, id: number | string, ...args: unknown[]): unknown {
     const h = this.rpcs.call(task, id, args)
-    return rpcResult(h, this.rpcs.wait(h), `rpc ${String(id)} on task ${task}`)
+    return rpcResult(h, this.rpcs.wait(h), `rpc ${String(id)} on task ${task}`, task, this.size)
   }
   /** Starts a call; `rpcWait` completes it. A call refused before it was sent throws here. */
   rpcNb (task: number, id: number | string, ...args: unknown[]): RpcHandle {
     const h = this.rpcs.call(task, id, args)
-    if (!h.sent) rpcResult(h, h.status, `rpcNb ${String(id)} on task ${task}`)
+    if (!h.sent) rpcResult(h, h.status, `rpcNb ${String(id)} on task ${task}`, task, this.size)
     return h
   }
   /** Completes a call started by `rpcNb`; returns its result. */
@@ -117,7 +118,10 @@ export class Pgas extends PgasBase {
     return h.done
   }
   /** Calls remote function `id` on `task` without a result. */
-  rpcNoReply (task: number, id: number | string, ...args: unknown[]): void { check(this.rpcs.callNoReply(task, id, args), 'rpcNoReply') }
+  rpcNoReply (task: number, id: number | string, ...args: unknown[]): void {
+    const rc = this.rpcs.callNoReply(task, id, args)
+    if (rc !== 0) throw new PgasError(rc, 'rpcNoReply', rc === S.ERR_BAD_TASK ? taskWhy(task, this.size) : undefined)
+  }
 
   /**
    * Collective (every task, in the same order): this task's part of a distributed object (UPC++'s
@@ -151,7 +155,7 @@ export class Pgas extends PgasBase {
   }
   /** Collective: a new lock whose word lives on task `home`. */
   newLock (home = 0): PgasLock {
-    if (!Number.isInteger(home) || home < 0 || home >= this.size) throw new PgasError(S.ERR_BAD_TASK, 'newLock')
+    if (!Number.isInteger(home) || home < 0 || home >= this.size) throw new PgasError(S.ERR_BAD_TASK, 'newLock', taskWhy(home, this.size, 'home task'))
     return new PgasLock(this.core, this.atomics, home)
   }
   /** Takes `lock` (in turn). */
@@ -204,10 +208,10 @@ export class Pgas extends PgasBase {
 
   // ───────────────────────────── collectives ─────────────────────────────
 
-  bcast (buf: NumArray, root = 0): void { check(this.coll.bcast(buf, root), 'bcast') }
-  reduce (send: NumArray, recv: NumArray | null, op: number, root = 0): void { check(this.coll.reduce(send, recv, op, root), 'reduce') }
+  bcast (buf: NumArray, root = 0): void { const rc = this.coll.bcast(buf, root); if (rc !== 0) throw collError(rc, 'bcast', root, this.size) }
+  reduce (send: NumArray, recv: NumArray | null, op: number, root = 0): void { const rc = this.coll.reduce(send, recv, op, root); if (rc !== 0) throw collError(rc, 'reduce', root, this.size) }
   allreduce (send: NumArray, recv: NumArray, op: number): void { check(this.coll.allreduce(send, recv, op), 'allreduce') }
-  gather (send: NumArray, recv: NumArray | null, root = 0): void { check(this.coll.gather(send, recv, root), 'gather') }
+  gather (send: NumArray, recv: NumArray | null, root = 0): void { const rc = this.coll.gather(send, recv, root); if (rc !== 0) throw collError(rc, 'gather', root, this.size) }
   allgather (send: NumArray, recv: NumArray): void { check(this.coll.allgather(send, recv), 'allgather') }
   alltoall (send: NumArray, recv: NumArray): void { check(this.coll.alltoall(send, recv), 'alltoall') }
   alltoallv (send: NumArray, sendCounts: ArrayLike<number>, sendDispls: ArrayLike<number>, recv: NumArray, recvCounts: ArrayLike<number>, recvDispls: ArrayLike<number>): void {
@@ -216,7 +220,7 @@ export class Pgas extends PgasBase {
   scan (send: NumArray, recv: NumArray, op: number): void { check(this.coll.scan(send, recv, op, false), 'scan') }
   exscan (send: NumArray, recv: NumArray, op: number): void { check(this.coll.scan(send, recv, op, true), 'exscan') }
   /** Block t of the root's `send` (P × recv.length elements; null elsewhere) into task t's `recv`. */
-  scatter (send: NumArray | null, recv: NumArray, root = 0): void { check(this.coll.scatter(send, recv, root), 'scatter') }
+  scatter (send: NumArray | null, recv: NumArray, root = 0): void { const rc = this.coll.scatter(send, recv, root); if (rc !== 0) throw collError(rc, 'scatter', root, this.size) }
 
   // ───────────────────────── collectives into shared arrays (shared-collectives.ts) ─────────────────────────
 
@@ -233,7 +237,8 @@ export class Pgas extends PgasBase {
 }
 
 /** A call's result, or the PgasError of its status (with the remote message where there is one). */
-function rpcResult (h: RpcHandle, rc: number, what: string): unknown {
+function rpcResult (h: RpcHandle, rc: number, what: string, task?: unknown, size?: number): unknown {
+  if (rc === S.ERR_BAD_TASK && size !== undefined) throw new PgasError(rc, what, taskWhy(task, size))
   if (rc !== 0) throw new PgasError(rc, `${what}${typeof h.result === 'string' ? `: ${h.result}` : ''}`)
   return h.result
 }

@@ -14,6 +14,7 @@ import type { NumArray } from './reduce-ops.js'
 import type { Rma } from './rma.js'
 import { SharedPtr } from './shared-ptr.js'
 import { PgasError, PgasStatus as S, check } from './status.js'
+import { elementWhy, indexWhy } from './explain.js'
 
 export type { NumArrayCtor } from './gptr.js'
 
@@ -82,7 +83,7 @@ export class SharedArray<T extends NumArray> {
 
   private checkIndex (i: number, last: number): void {
     if (this.freed) throw new PgasError(S.ERR_STATE, 'SharedArray (freed)')
-    if (!Number.isInteger(i) || i < 0 || i > last) throw new PgasError(S.ERR_BAD_ARG, `SharedArray index ${i}`)
+    if (!Number.isInteger(i) || i < 0 || i > last) throw new PgasError(S.ERR_BAD_ARG, 'SharedArray', indexWhy(i, this.layout.length, last === this.layout.length))
   }
 
   /** Element `i` (a get from its owner). */
@@ -95,7 +96,7 @@ export class SharedArray<T extends NumArray> {
   /** Sets element `i` (a put to its owner, complete when this returns). */
   set (i: number, v: T[number]): void {
     const p = this.ptr(i)
-    this.one[0] = v as never
+    try { this.one[0] = v as never } catch { throw new PgasError(S.ERR_BAD_ARG, 'SharedArray.set', elementWhy(v, this.type.name)) }
     check(this.rma.put(p.task, p.addr, this.one8), 'SharedArray.set')
   }
 

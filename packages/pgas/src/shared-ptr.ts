@@ -42,8 +42,10 @@ export class SharedPtr<T extends NumArray> extends GlobalPtr<T> {
 
   /** The pointer `n` elements further in the array's global order (negative: back); ERR_BAD_ARG outside 0 … length. */
   override add (n: number): SharedPtr<T> {
+    // (n checked before the sum: a BigInt cannot be added to the index)
+    if (!Number.isInteger(n)) throw new PgasError(S.ERR_BAD_ARG, `SharedPtr.add(${String(n)})`, `n ${typeof n === 'bigint' ? `${String(n)}n is a BigInt, but a count of elements is a number` : `${String(n)} is not a whole number`}`)
     const i = this.globalIndex + n
-    if (!Number.isInteger(n) || i < 0 || i > this.array.length) throw new PgasError(S.ERR_BAD_ARG, `SharedPtr.add(${n})`)
+    if (i < 0 || i > this.array.length) throw new PgasError(S.ERR_BAD_ARG, `SharedPtr.add(${n})`, `index ${this.globalIndex} + ${n} = ${i} is out of range for a shared array of length ${this.array.length} (0 to ${this.array.length})`)
     return new SharedPtr(this.array, i)
   }
 

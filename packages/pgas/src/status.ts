@@ -45,8 +45,9 @@ export function pgasStatusName (code: number): string { return NAMES[code] ?? `P
 /** What the idiomatic face throws: `code` is the PgasStatus. */
 export class PgasError extends Error {
   readonly code: number
-  constructor (code: number, what: string) {
-    super(`${what}: ${pgasStatusName(code)}`)
+  /** `what` names the call; `detail`, when given, says what was wrong, with the values. */
+  constructor (code: number, what: string, detail?: string) {
+    super(`${what}: ${pgasStatusName(code)}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`)
     this.name = 'PgasError'
     this.code = code
   }

@@ -20,6 +20,7 @@ import { type Messages, TEAM_IDS } from './messages.js'
 import { type NumArray, ReduceOp } from './reduce-ops.js'
 import type { ShmSync } from './shm-sync.js'
 import { PgasError, PgasStatus as S, check } from './status.js'
+import { taskWhy } from './explain.js'
 
 /** The parts of a runtime (a Pgas) that teams run on. */
 export interface TeamHost {
@@ -96,13 +97,13 @@ export class Team {
 
   /** The task (world rank) of team rank `r`. Throws ERR_BAD_TASK for a rank outside 0..size − 1. */
   worldRank (r: number): number {
-    if (!Number.isInteger(r) || r < 0 || r >= this.group.size) throw new PgasError(S.ERR_BAD_TASK, 'Team.worldRank')
+    if (!Number.isInteger(r) || r < 0 || r >= this.group.size) throw new PgasError(S.ERR_BAD_TASK, 'Team.worldRank', taskWhy(r, this.group.size, 'rank', 'this team has ranks'))
     return this.group.members[r]!
   }
 
   /** The team rank of task `t` (a world rank), or -1 when it is not a member. Throws ERR_BAD_TASK for a task outside the job. */
   rankOf (t: number): number {
-    if (!Number.isInteger(t) || t < 0 || t >= this.ts.host.core.size) throw new PgasError(S.ERR_BAD_TASK, 'Team.rankOf')
+    if (!Number.isInteger(t) || t < 0 || t >= this.ts.host.core.size) throw new PgasError(S.ERR_BAD_TASK, 'Team.rankOf', taskWhy(t, this.ts.host.core.size))
     return this.group.rankOf(t)
   }
 

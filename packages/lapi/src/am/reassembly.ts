@@ -9,10 +9,12 @@
  */
 import { CtlFlag, ErrClass, RetFlag, VecType } from '../constants.js'
 import { copyBuf, copySeg } from '../copy.js'
+import { FreeList } from '../free-list.js'
 import { LapiStatus as S } from '../status.js'
 import { PACKET_HEADER_BYTES, P_FLAGS, P_MSG_ID, P_MSG_LEN, P_OFFSET } from '../transport/packet.js'
 import type { Checks } from '../core/checks.js'
 import type { HandlerTable } from '../core/handler-table.js'
+import { unregisteredWhy } from '../core/explain.js'
 import type { ContextState } from '../core/state.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
@@ -39,9 +41,9 @@ export class Reassembly {
   private readonly checks: Checks
   private readonly counters: Counters
   private readonly user: UserCode
-  private readonly pool: RecvMsg[] = []
+  private readonly pool = new FreeList<RecvMsg>()
   /** Pooled duplicate bitmaps by log2 of their byte length, so steady traffic allocates none. */
-  private readonly bitmaps: Uint8Array[][] = []
+  private readonly bitmaps: Array<FreeList<Uint8Array>> = []
 
   constructor (s: ContextState, a: AmState, rx: Receiver, done: Completions, rndv: Rendezvous, table: HandlerTable, checks: Checks,
     counters: Counters, user: UserCode) {
@@ -59,7 +61,7 @@ export class Reassembly {
   private getMsg (s: SourceState, src: number, id: number, msgLen: number): RecvMsg {
     let m = s.inProgress.get(id)
     if (m === undefined) {
-      m = this.pool.pop() ?? new RecvMsg()
+      m = this.pool.take() ?? new RecvMsg()
       m.src = src; m.id = id; m.msgLen = msgLen
       s.inProgress.set(id, m)
     }
@@ -104,7 +106,7 @@ export class Reassembly {
     m.cmplCntr = cmplCntr
     if (rndv && (flags & F_PULL) !== 0) { m.pullSrc = dv.getUint32(off + H_PULL_SRC, true); m.pullOrg = dv.getUint32(off + H_PULL_ORG, true) }
     if (fn === null) {
-      this.user.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src, undefined, `an active message for header handler ${hidx}`)
+      this.user.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src, undefined, unregisteredWhy(hidx, this.table.handlers, this.table.ranges))
       this.failMessage(m, s, rndv ? 0 : first)
       return
     }
@@ -212,7 +214,7 @@ export class Reassembly {
   private takeBitmap (bits: number): Uint8Array {
     const bytes = (bits + 7) >> 3
     const k = 32 - Math.clz32(bytes - 1)
-    const b = (this.bitmaps[k] ??= []).pop()
+    const b = (this.bitmaps[k] ??= new FreeList()).take()
     if (b === undefined) return new Uint8Array(1 << k)
     b.fill(0)
     return b
@@ -220,8 +222,8 @@ export class Reassembly {
 
   private releaseBitmap (b: Uint8Array): void {
     const k = 31 - Math.clz32(b.length)
-    const list = (this.bitmaps[k] ??= [])
-    if (list.length < 64) list.push(b)
+    const list = (this.bitmaps[k] ??= new FreeList())
+    if (list.size < 64) list.give(b)
   }
 
   /** Places the data that came before the HEAD, now that the landing buffer is known. */
@@ -335,6 +337,6 @@ export class Reassembly {
     this.done.completeOne(s, m.src, m.id, m.compl, m.uinfo, m.inline, m.tgtCntr, m.cmplCntr)
     if (m.seen !== null) this.releaseBitmap(m.seen)
     m.reset()
-    this.pool.push(m)
+    this.pool.give(m)
   }
 }

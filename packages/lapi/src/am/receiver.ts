@@ -11,6 +11,7 @@ import { copyBuf, copySeg, copyWords, WORD_COPY } from '../copy.js'
 import { LapiStatus as S } from '../status.js'
 import { BARE_HEADER_BYTES, SHORT_HEADER_BYTES } from '../transport/packet.js'
 import type { HandlerTable } from '../core/handler-table.js'
+import { unregisteredWhy } from '../core/explain.js'
 import type { ContextState } from '../core/state.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
@@ -113,7 +114,7 @@ export class Receiver {
     const fn = this.table.handlerAt(hidx)
     if (fn === null) {
       // not registered here: discarded, reported; the origin's completion counter still moves
-      this.user.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src, undefined, `an active message for header handler ${hidx}`)
+      this.user.reportError(S.ERR_HDR_HNDLR_NULL, ErrClass.AM_ERR, src, undefined, unregisteredWhy(hidx, this.table.handlers, this.table.ranges))
       this.done.completeOne(s, src, id, null, null, false, 0, cmplCntr)
       return
     }

@@ -356,7 +356,7 @@ export class Sender {
   }
 
   /** LAPI_Amsend in general (see `amsend`). */
-  private amsendAny (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
+  amsendAny (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
     tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
     const c = this.c
     const out = this.out

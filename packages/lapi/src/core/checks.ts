@@ -64,6 +64,17 @@ export class Checks {
     return this.classifyContig(tgt, len, tgtAddr, org, c1, c2, c3)
   }
 
+  /**
+   * The code of a contiguous transfer whose fast check threw (`e`: a BigInt argument fails its
+   * integer arithmetic), found by the checks that look at types first; `e` rethrown when the
+   * arguments are fine after all (it came from elsewhere).
+   */
+  refused (e: unknown, tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c1: Addr, c2: Addr, c3: Addr): number {
+    const rc = this.classifyContig(tgt, len, tgtAddr, org, c1, c2, c3)
+    if (rc === 0) throw e
+    return rc
+  }
+
   /** The exact code for a contiguous transfer that failed the fast check (0 if it is fine after all). */
   private classifyContig (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, c1: Addr, c2: Addr, c3: Addr): number {
     let rc = this.checkTarget(tgt)

@@ -108,7 +108,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   delete whole['AMLAPI_JOB_KEY']
   if (at.size === 1) {
     // a job of one process: its tasks share memory, nothing to meet (a rendezvous given is not needed)
-    const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env: whole, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}), ...(o.reports !== undefined ? { reports: o.reports } : {}) })
+    const r = await runJob({ program: o.program, numTasks: K, args: o.args, config: o.config, label: o.label, env: whole, stderr: process.stderr, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}), ...(o.reports !== undefined ? { reports: o.reports } : {}) })
     return r.exitCode
   }
   const how = meetingFromEnv(env, at.size, at.source, pmiOpen(env))

@@ -23,7 +23,11 @@ export interface RunJobOptions {
   label?: boolean
   /** Where the tasks' stdout goes (default process.stdout). */
   stdout?: Writable
-  /** Where the tasks' stderr and the job's failure message go (default process.stderr). */
+  /**
+   * Where the tasks' stderr goes (default process.stderr), and the job's failure line (`lapirun:
+   * task 3 failed: …`): that one only when `stderr` is given (lapirun gives its own); otherwise
+   * runJob writes nothing of its own, and the failure is the result's `failure`.
+   */
   stderr?: Writable
   /** Environment of the tasks (default: this process's). */
   env?: NodeJS.ProcessEnv

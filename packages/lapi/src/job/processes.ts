@@ -152,7 +152,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   let exitCode = 0
   const f = failure as { task: number, reason: string } | undefined
   if (f !== undefined) {
-    errOut.write(failureLine(f))
+    if (opts.stderr !== undefined) errOut.write(failureLine(f))
     const c = f.task >= 0 ? codes[f.task] : undefined
     exitCode = c !== undefined && c !== 0 ? c : 1
   } else if (codes.some((c) => c !== 0)) {

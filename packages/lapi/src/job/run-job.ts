@@ -158,7 +158,8 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   let exitCode = 0
   const f = failure as { task: number; reason: string } | undefined
   if (f !== undefined) {
-    if (hooks === null) errOut.write(failureLine(f))
+    // (the failure is in the result; its line only where the caller gave a stderr: lapirun does)
+    if (hooks === null && opts.stderr !== undefined) errOut.write(failureLine(f))
     const c = f.task >= 0 ? codes[f.task] : undefined
     exitCode = c !== undefined && c !== 0 ? c : 1
   }

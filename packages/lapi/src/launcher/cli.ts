@@ -109,11 +109,19 @@ function parse (argv: string[]): Parsed {
     if (inline === undefined) {
       if (i + 1 >= argv.length) throw new UsageError(`${shown} needs a value`)
       inline = argv[i + 1]!
+      // (another of lapirun's options where the value should be: the value is missing; `-n -1` is a bad count)
+      if (isOption(inline)) throw new UsageError(`${shown} needs a value, but the next argument is the option ${inline}`)
       i += 2
     } else i++
     values.set(name, inline)
   }
   return { values, program: argv[i], args: argv.slice(i + 1) }
+}
+
+/** Whether `a` is one of lapirun's options as written on a command line (`--procs`, `--procs=2`, `-n4`, `-V`). */
+function isOption (a: string): boolean {
+  if (a.startsWith('--')) { const eq = a.indexOf('='); return OPTIONS[eq < 0 ? a.slice(2) : a.slice(2, eq)] !== undefined }
+  return a.length >= 2 && a[0] === '-' && SHORT[a[1]!] !== undefined
 }
 
 function wholeNumber (text: string, min: number, max: number, what: string): number {
@@ -245,7 +253,7 @@ export async function main (argv: string[]): Promise<number> {
   }
   try {
     const r = await runJob({
-      program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs, reports,
+      program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs, reports, stderr: process.stderr,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...(procs > 1 ? net : {}),
     })
     return interrupted !== null ? signalCode() : r.exitCode
