@@ -40,7 +40,8 @@ async function askUntilReported (err: () => string, ask: () => void): Promise<vo
   await until(() => err().includes('"msg":"job starting"'), 15_000)
   let last = 0
   await until(() => {
-    const done = /task 0 was waiting/.test(err())
+    // (a report's line, not the debug log's JSON, which names the waits too)
+    const done = /^ {2}task 0 was waiting/m.test(err())
     if (!done && performance.now() - last > 300) { last = performance.now(); ask() }
     return done
   }, 15_000)
