@@ -22,12 +22,18 @@ export async function until (cond: () => boolean, limitMs: number): Promise<void
 
 export interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null> }
 
-/** Starts `lapirun --join` as rank `rank` of `size` with `env` added (killed after `deadlineMs` at the latest). */
+/** Members still running: killed when the test file's process exits, so none outlives a failed test. */
+const live = new Set<ChildProcess>()
+process.once('exit', () => { for (const p of live) p.kill('SIGKILL') })
+
+/** Starts `lapirun --join` as rank `rank` of `size` with `env` added (killed after `deadlineMs`, or when this process exits, at the latest). */
 export function member (rank: number, size: number, env: NodeJS.ProcessEnv, args: string[], deadlineMs = 40_000): Proc {
   const p = spawn(process.execPath, [LAPIRUN, '--join', ...args], { env: { ...process.env, AMLAPI_RANK: String(rank), AMLAPI_SIZE: String(size), ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   const r: Proc = { p, out: '', err: '', code: new Promise((resolve) => p.on('close', (c) => resolve(c))) }
   p.stdout!.on('data', (d: Buffer) => { r.out += d.toString() })
   p.stderr!.on('data', (d: Buffer) => { r.err += d.toString() })
+  live.add(p)
+  p.once('exit', () => live.delete(p))
   setTimeout(() => p.kill('SIGKILL'), deadlineMs).unref()
   return r
 }

@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'
 import { freePort, member, until } from '../helpers/join.js'
@@ -22,9 +22,16 @@ function expectWaits (text: string): void {
   expect(text).toMatch(/^ {2}task 3 was waiting in Lapi\.waitUntil$/m)
 }
 
-/** Starts lapirun with `args`, killed at the deadline at the latest; `signal` sends it a signal. */
+/** Every process a test started: killed when it ends, whatever its expectations did. */
+const started: Array<{ kill: (s: NodeJS.Signals) => boolean, exitCode: number | null, signalCode: NodeJS.Signals | null }> = []
+afterEach(() => {
+  for (const p of started.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL')
+})
+
+/** Starts lapirun with `args`, killed at the deadline (or the test's end) at the latest; `signal` sends it a signal. */
 function start (args: string[], env: NodeJS.ProcessEnv = {}): { err: () => string, signal: (s: NodeJS.Signals) => void, code: Promise<number | null> } {
   const p = spawn(process.execPath, [LAPIRUN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+  started.push(p)
   let err = ''
   p.stderr.on('data', (d: Buffer) => { err += d.toString() })
   const kill = setTimeout(() => p.kill('SIGKILL'), 30_000)
@@ -90,6 +97,7 @@ describe('the report of a job', () => {
     const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
     const args = ['--tasks-per-proc', '2', '--transport', 'tcp', '--timeout', '2', ENDING, 'waits']
     const ps = [member(0, 2, env, args), member(1, 2, env, args)]
+    started.push(...ps.map((m) => m.p))
     expect(await Promise.all(ps.map((p) => p.code))).toEqual([1, 1])
     expect(ps[0]!.err).toMatch(/^lapirun: the job timed out after 2 s:$/m)
     expectWaits(ps[0]!.err)
@@ -102,6 +110,7 @@ describe('the report of a job', () => {
     const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
     const args = ['--tasks-per-proc', '2', '--transport', 'tcp', ENDING, 'waits']
     const ps = [member(0, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args), member(1, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args)]
+    started.push(...ps.map((m) => m.p))
     await until(() => ps[1]!.err.includes('"msg":"job starting"'), 15_000)
     await askUntilReported(() => ps[0]!.err, () => ps[1]!.p.kill('SIGUSR1'))
     expect(ps[0]!.err).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
