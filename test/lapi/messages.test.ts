@@ -37,6 +37,7 @@ describe('lapirun', () => {
       [['--timeout'], /^lapirun: --timeout needs a value \(/],
       [['-n', '2', '--procs'], /^lapirun: --procs needs a value \(/],
       [['-n', '--procs', '2', 'x.mjs'], /^lapirun: -n needs a value, but the next argument is the option --procs/],
+      [['-n', '2', '--timeout', 'x.mjs'], /^lapirun: --timeout needs a value: 'x.mjs' was taken as its value, and no program is left/],
       [['--procs', '-n', '2', 'x.mjs'], /^lapirun: --procs needs a value, but the next argument is the option -n/],
       [['-n', '2', '--timeout', '--label', 'x.mjs'], /^lapirun: --timeout needs a value, but the next argument is the option --label/],
       [['-n', '2', '--segment-size', '--spin-us=5', 'x.mjs'], /^lapirun: --segment-size needs a value, but the next argument is the option --spin-us=5/],

@@ -82,7 +82,8 @@ export class Am2 {
     const rt = currentRuntime()
     if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AM_AllocateBundle', NO_INIT)
     const r: { value: Bundle | null } = { value: null }
-    check(rt.allocateBundle(AM_SEQ, r), 'AM_AllocateBundle')
+    const rc = rt.allocateBundle(AM_SEQ, r)
+    if (rc !== 0) throw new AmError(rc, 'AM_AllocateBundle', rc === AmStatus.ERR_RESOURCE ? 'a task has at most 255 bundles at once (free one with AM_FreeBundle)' : undefined)
     return r.value!
   }
 

@@ -404,6 +404,14 @@ export class Context implements RemoteHost {
    */
   progress (now = true): number { return this.dispatcher.progress(now) }
 
+  /** A round of the dispatcher a program or a layer asks for (Lapi.progress): named a poll in the watch line meanwhile. */
+  pollProgress (): number {
+    this.idler.pollBegin()
+    const n = this.dispatcher.progress(true)
+    this.idler.pollEnd()
+    return n
+  }
+
   /** Publishes the TAILs the dispatcher held back (Rings.tailsHeld): every LAPI step of the task does. */
   flushTails (): void { this.rings.flushTails() }
 
@@ -433,7 +441,9 @@ export class Context implements RemoteHost {
   /** LAPI_Probe. */
   probe (): number {
     if (this.state.inHeaderHandler) return S.ERR_POLLING_NET
+    this.idler.pollBegin()
     if (this.dispatcher.progress() === 0 && this.napMs > 0) this.idler.nap(this.napMs)
+    this.idler.pollEnd()
     return S.SUCCESS
   }
 
@@ -449,11 +459,13 @@ export class Context implements RemoteHost {
     const done = this.am.done
     const sent = a.sendCompleted
     const recv = done.recvCompleted
+    this.idler.pollBegin()
     for (let i = 0; i < cnt; i++) {
       this.dispatcher.progress()
       const st = (a.sendCompleted !== sent ? 1 : 0) | (done.recvCompleted !== recv ? 2 : 0)
-      if (st !== 0) { info.status = st; return S.SUCCESS }
+      if (st !== 0) { info.status = st; this.idler.pollEnd(); return S.SUCCESS }
     }
+    this.idler.pollEnd()
     info.status = 8
     return S.SUCCESS
   }

@@ -447,7 +447,7 @@ export class Lapi {
    * request): its sockets are read at most once per 50 µs and a burst's sends may wait for the
    * next write, as an empty read costs more than a small send.
    */
-  progress (incidental = false): number { return this.ctx.inHeaderHandler ? 0 : this.ctx.progress(!incidental) }
+  progress (incidental = false): number { return this.ctx.inHeaderHandler ? 0 : incidental ? this.ctx.progress(false) : this.ctx.pollProgress() }
 
   /**
    * Sends of this thread to other processes wait, between `holdSends()` and its `releaseSends()`

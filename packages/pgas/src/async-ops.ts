@@ -4,6 +4,7 @@
  * RPC functions settle, timers fire) while the data moves. A put may carry a remote completion,
  * as UPC++'s `rput` with `remote_cx::as_rpc`: a function run at the target after the data landed.
  */
+import { WaitCall } from '@amlapi/lapi'
 import type { Core } from './core.js'
 import type { OpHandle, Rma } from './rma.js'
 import type { Rpc } from './rpc.js'
@@ -22,7 +23,7 @@ export interface PutCompletion {
 export async function waitHandleAsync (core: Core, h: OpHandle): Promise<number> {
   const c = h.counter
   if (c !== null) {
-    if (c.get() < h.expect) await core.lapi.waitUntilAsync(() => c.get() >= h.expect)
+    if (c.get() < h.expect) await core.lapi.waitUntilAsync(() => c.get() >= h.expect, WaitCall.PGAS_OP)
     h.counter = null
     core.release(c)
   }

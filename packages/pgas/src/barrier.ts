@@ -8,6 +8,7 @@
  * process, the world's rounds go through shared mailboxes (shm-sync.ts), else as messages. Each
  * team (team.ts) has a barrier of its own, over its members and ranks.
  */
+import { WaitCall } from '@amlapi/lapi'
 import type { Core } from './core.js'
 import { Group } from './group.js'
 import { PROBE_MS, type Messages } from './messages.js'
@@ -140,13 +141,13 @@ export class Barrier {
       if (rc !== NOT_READY) return this.finish(rc, id, flags)
       if (performance.now() >= until) return this.finish(this.advance(true), id, flags)
       if (this.shm) {
-        await this.core.lapi.waitUntilAsync(() => this.sync.ready || performance.now() >= until)
+        await this.core.lapi.waitUntilAsync(() => this.sync.ready || performance.now() >= until, WaitCall.PGAS_COLLECTIVE)
         continue
       }
       const g = this.group; const n = g.size
       const from = g.members[(g.rank - (1 << this.round) % n + n) % n]!
       const seq = this.seq; const round = this.round
-      await this.core.lapi.waitUntilAsync(() => this.msg.arrived(from, seq, round) || performance.now() >= until)
+      await this.core.lapi.waitUntilAsync(() => this.msg.arrived(from, seq, round) || performance.now() >= until, WaitCall.PGAS_COLLECTIVE)
     }
   }
 

@@ -8,6 +8,7 @@
  * of; the same module makes views and frees from descriptors, for both faces.
  */
 import type { compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
+import { WaitCall } from '@amlapi/lapi'
 import type { Core } from './core.js'
 import { DESC_HEADER, D_BLOCK, D_ELEM, D_KIND, D_LENGTH, D_TASKS, D_TYPE, checkHeader, ctorOf, partBytes, typeCodeOf, writeHeader } from './descriptor.js'
 import type { NumArrayCtor } from './gptr.js'
@@ -96,7 +97,7 @@ export class GlobalAlloc {
       if (this.send(t, op, id, args[t]!) !== S.OK) { r.left--; sendFailed = true }
     }
     if (args[me]! >= 0) r.results[me] = own(args[me]!)
-    if (r.left > 0) this.core.lapi.waitUntil(() => r.left === 0)
+    if (r.left > 0) this.core.lapi.waitUntil(() => r.left === 0, WaitCall.PGAS_OP)
     this.pending.delete(id)
     return { results: r.results, sendFailed }
   }

@@ -21,6 +21,7 @@
  * collectives of different teams never match each other's messages.
  */
 import type { compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
+import { WaitCall } from '@amlapi/lapi'
 import { type ChannelSink, Channels, type Landing } from './channels.js'
 import type { Core } from './core.js'
 import { REF, REF_BYTES, Sends, UHDR } from './msg-send.js'
@@ -408,7 +409,7 @@ export class Messages implements ChannelSink {
       this.chan.waiting(true)
       try {
         for (;;) {
-          this.core.lapi.waitUntil(this.arrivedCond)
+          this.core.lapi.waitUntil(this.arrivedCond, WaitCall.PGAS_COLLECTIVE)
           if (e.arrived || e.mismatch) break
           // (bytes moved on a channel: wait afresh, with a whole spin budget before any sleep)
           if (this.moved) { this.moved = false; continue }

@@ -6,6 +6,7 @@
  * process it goes as a LAPI active message (whose rendezvous pulls bytes in the segment in place).
  */
 import type { Counter } from '@amlapi/lapi'
+import { WaitCall } from '@amlapi/lapi'
 import { ChannelSend, type Channels } from './channels.js'
 import type { Core } from './core.js'
 import { OpHandle, waitHandle } from './rma.js'
@@ -104,7 +105,7 @@ export class Sends {
         this.sending = h
         this.chan.waiting(true)
         try {
-          do this.core.lapi.waitUntil(this.sentCond); while (!h.done)
+          do this.core.lapi.waitUntil(this.sentCond, WaitCall.PGAS_OP); while (!h.done)
         } finally {
           this.chan.waiting(false)
           this.sending = outer

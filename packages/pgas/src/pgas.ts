@@ -10,7 +10,7 @@ import { BarrierFlag, NOT_READY } from './barrier.js'
 import { GlobalPtr, setPointerRuntime } from './gptr.js'
 import { PgasLock } from './lock.js'
 import { type NumArray } from './reduce-ops.js'
-import { type RemoteFn, RpcHandle } from './rpc.js'
+import { type RemoteFn, RPC_NAME_MAX, RpcHandle } from './rpc.js'
 import { type DistObject } from './dist-object.js'
 import { type PutCompletion } from './async-ops.js'
 import { SharedArray } from './shared-array.js'
@@ -84,7 +84,14 @@ export class Pgas extends PgasBase {
    * same on every task; `null` removes it. `fn` is called with the arguments and, last, the calling
    * task; what it returns (or the promise's value) is the answer.
    */
-  registerRpc (id: number | string, fn: RemoteFn | null): void { check(this.rpcs.register(id, fn), 'registerRpc') }
+  registerRpc (id: number | string, fn: RemoteFn | null): void {
+    const rc = this.rpcs.register(id, fn)
+    if (rc === 0) return
+    const why = fn !== null && typeof fn !== 'function' ? `what is registered must be a function or null, not ${typeof fn}`
+      : typeof id === 'string' ? `the name ${JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)} (${id.length} characters) must have 1 to ${RPC_NAME_MAX} characters and not begin with \\0`
+        : `the id ${String(id)} must be a whole number from 0 to 65535, or a name`
+    throw new PgasError(rc, 'registerRpc', why)
+  }
   /** Calls remote function `id` on `task`; resolves with its result (progress runs meanwhile, without blocking the event loop). */
   async rpc (task: number, id: number | string, ...args: unknown[]): Promise<unknown> {
     const h = this.rpcs.call(task, id, args)

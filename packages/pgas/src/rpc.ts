@@ -15,6 +15,7 @@
  * which a blocking wait of the target holds up: such a target waits with the async forms.
  */
 import type { compl_hndlr_t, lapi_return_info_t, Ref } from '@amlapi/lapi'
+import { WaitCall } from '@amlapi/lapi'
 import type { Core } from './core.js'
 import { decode, encode } from './rpc-codec.js'
 import { PgasStatus as S } from './status.js'
@@ -269,7 +270,7 @@ export class Rpc {
     while (!h.done) {
       if (this.running > 0 && this.queueHead < this.queue.length) { this.serveOne(); continue }
       if (!l.taskAlive(h.task)) { this.lost(h); break }
-      l.waitUntil(() => h.done || (this.running > 0 && this.queueHead < this.queue.length) || !l.taskAlive(h.task))
+      l.waitUntil(() => h.done || (this.running > 0 && this.queueHead < this.queue.length) || !l.taskAlive(h.task), WaitCall.PGAS_RPC)
     }
     return h.status
   }
@@ -277,7 +278,7 @@ export class Rpc {
   /** The same without blocking the event loop. */
   async waitAsync (h: RpcHandle): Promise<number> {
     const l = this.core.lapi
-    if (!h.done) await l.waitUntilAsync(() => h.done || !l.taskAlive(h.task))
+    if (!h.done) await l.waitUntilAsync(() => h.done || !l.taskAlive(h.task), WaitCall.PGAS_RPC)
     if (!h.done) this.lost(h)
     return h.status
   }

@@ -21,6 +21,7 @@
  * is, after a wait of PROBE_MS, a writer that sits at this sequence number in another collective,
  * or has gone past it (each task publishes where it is in its block: messages.ts's `enter`).
  */
+import { WaitCall } from '@amlapi/lapi'
 import type { Core } from './core.js'
 import { PROBE_MS } from './messages.js'
 import { type NumArray, combine } from './reduce-ops.js'
@@ -185,7 +186,7 @@ export class ShmSync {
     this.roomI32 = i32; this.roomBox = box; this.roomReader = to
     while (!this.roomFree()) {
       this.probeAt = performance.now() + PROBE_MS
-      this.core.lapi.waitUntil(this.roomCond)
+      this.core.lapi.waitUntil(this.roomCond, WaitCall.PGAS_COLLECTIVE)
       if (!this.roomFree()) this.longWait()
     }
     i32[box + KIND] = this.kind; i32[box + ARG] = this.arg; i32[box + STATE] = this.known; i32[box + ID] = this.knownId
@@ -227,7 +228,7 @@ export class ShmSync {
         this.waitBox = box
         this.probeAt = performance.now() + PROBE_MS
         for (;;) {
-          this.core.lapi.waitUntil(this.hereCond)
+          this.core.lapi.waitUntil(this.hereCond, WaitCall.PGAS_COLLECTIVE)
           if (this.has(box)) break
           if (this.writerElsewhere(from)) return S.ERR_COLL_MISMATCH
           this.longWait()

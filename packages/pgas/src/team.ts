@@ -121,7 +121,9 @@ export class Team {
    * when no team id is free on every member of the new teams (TEAM_IDS − 1 at most on a task).
    */
   split (color: number, key = 0): Team | null {
-    check(this.splitRc(color, key, false, 0, 0, 0), 'Team.split')
+    const rc = this.splitRc(color, key, false, 0, 0, 0)
+    if (rc === S.ERR_NOMEM) throw new PgasError(rc, 'Team.split', `no team id is free: a task is in at most ${TEAM_IDS - 1} teams at once besides the job's (free one with Team.destroy)`)
+    check(rc, 'Team.split')
     return this.made
   }
 

@@ -10,6 +10,7 @@ import { P_MSG_ID } from '../transport/packet.js'
 import type { RemoteOps } from '../net/remote-ops.js'
 import type { ContextState } from '../core/state.js'
 import type { Addr, LocalBuf, scompl_hndlr_t } from '../types.js'
+import { FreeList } from '../free-list.js'
 import { IdTable } from '../id-table.js'
 import type { Outgoing } from './outgoing.js'
 import type { AmState } from './state.js'
@@ -35,7 +36,7 @@ export class Rendezvous {
   private readonly remote: RemoteOps
   /** Rendezvous sends waiting for their target, by target task, then message id. */
   private readonly pending: Array<IdTable<PendingSend>> = []
-  private readonly pendingPool: PendingSend[] = []
+  private readonly pendingPool = new FreeList<PendingSend>()
   /** CTS packets received, to act on at the next top-level round: [src, id, landing, mode] × n. */
   readonly ctsQueue: number[] = []
   /** CTS and PULLED packets to send once their ring has room: [kind, tgt, id, landing, mode] × n. */
@@ -99,7 +100,7 @@ export class Rendezvous {
   /** Records a rendezvous send to `tgt` that waits for its target (a pooled record). */
   addPending (tgt: number, id: number, data: LocalBuf, len: number, orgCntr: Addr, shdlr: scompl_hndlr_t | null,
     sinfo: unknown, staged: Addr): void {
-    const p = this.pendingPool.pop() ?? new PendingSend()
+    const p = this.pendingPool.take() ?? new PendingSend()
     p.tgt = tgt; p.id = id; p.data = data; p.len = len; p.orgCntr = orgCntr; p.shdlr = shdlr; p.sinfo = sinfo; p.staged = staged
     ;(this.pending[tgt] ??= new IdTable<PendingSend>()).set(id, p)
   }
@@ -114,7 +115,7 @@ export class Rendezvous {
   private dropPending (p: PendingSend): void {
     this.pending[p.tgt]!.delete(p.id)
     p.data = null; p.shdlr = null; p.sinfo = null
-    this.pendingPool.push(p)
+    this.pendingPool.give(p)
   }
 
   /** A CTS packet: queued, to act on at the next top-level dispatcher round (`runCts`). */

@@ -254,7 +254,13 @@ export const WaitCall = {
   AM_REQUEST_BUFFER: 12,
   /** An atomic (fetch-and-add, swap, …) waiting for the answer of a task in another process. */
   RMW: 13,
-  /** A poll (LAPI_Probe, AM_Poll) that found nothing, napping on a crowded host (Idler.nap). */
+  /** A poll (LAPI_Probe, LAPI_Msgpoll, AM_Poll, a progress call), or one that found nothing napping on a crowded host (Idler.nap). */
   POLL: 14,
+  /** A PGAS barrier or collective (of the job or of a team). */
+  PGAS_COLLECTIVE: 15,
+  /** A PGAS remote procedure call waiting for its answer. */
+  PGAS_RPC: 16,
+  /** Another PGAS operation waiting for its completion (a message sent, a global allocation). */
+  PGAS_OP: 17,
 } as const
 

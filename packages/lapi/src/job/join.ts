@@ -12,7 +12,7 @@
 import { resolveConfig, type JobConfig } from '../config.js'
 import { logger } from '../log.js'
 import { makeKey, parseKey } from '../transport/auth.js'
-import { ABORT_GRACE_MS, checkProgram, seconds, type JobReports } from './options.js'
+import { ABORT_GRACE_MS, checkProgram, failureLine, seconds, type JobReports } from './options.js'
 import { wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
 import { JoinError, NOTE_SLACK_S, awaitLiveNote, hostPort, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
@@ -135,6 +135,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   // or the time-out, the report is process 0's failure and the others are told where it is)
   let reporting = false
   let ending = false
+  const reported = new Set<string>()
   const report = async (end: string | null): Promise<void> => {
     const s = server
     if (s === null) return
@@ -148,6 +149,9 @@ export async function joinJob (o: JoinOptions): Promise<number> {
     ending = true
     const whole = `${end}:\n${await s.report()}`
     const short = `${end} (process 0 reported what each task was doing)`
+    // (printed here at once, not when this process's tasks have ended)
+    process.stderr.write(failureLine({ task: -1, reason: whole }))
+    reported.add(whole)
     s.abort(-1, short, (r) => r === 0 ? whole : short)
   }
   // (process 0's note holds the key: removed once every process has joined, and on every way out —
@@ -216,7 +220,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
     // (the program of this process's own command line: nothing the rendezvous says chooses it)
     return await runMember({
       program: checkProgram(o.program), args: o.args, numTasks, tasksPerProc: K, rank: at.rank, size: at.size, rendezvous, key: key!, env: whole, join: true,
-      ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}), ...(o.reports !== undefined ? { reports: o.reports } : {}),
+      ...(o.onLeave !== undefined ? { onLeave: o.onLeave } : {}), ...(o.reports !== undefined ? { reports: o.reports } : {}), reported,
     })
   } finally {
     clearTimeout(startTimer)

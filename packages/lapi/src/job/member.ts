@@ -50,6 +50,8 @@ export interface MemberOptions {
   onLeave?: () => void
   /** Under --join: set while the job runs; asking sends the request to process 0, which prints the report (its `ask` resolves with ''). */
   reports?: JobReports
+  /** Under --join, process 0: failures whose line it printed already (a report, at once). */
+  reported?: ReadonlySet<string>
 }
 
 /** How long a process of `lapirun --join` keeps trying to reach the rendezvous, ms. */
@@ -98,13 +100,14 @@ export async function runMember (o: MemberOptions): Promise<number> {
       notJoined?.(new Error(reason))
     }
   }
-  // (under a launcher, which decides what it means; under --join, the job is interrupted: Ctrl-C
-  // asks process 0 for the report first, which then ends the job — or this process does, after
-  // INTERRUPT_WAIT_MS, if that does not come; SIGTERM ends it at once)
+  // (under a launcher, which decides what it means; under --join, the job is interrupted: Ctrl-C or
+  // SIGTERM (Open MPI's mpirun passes Ctrl-C on as SIGTERM) asks process 0 for the report first,
+  // which then ends the job — or this process does, after INTERRUPT_WAIT_MS, if that does not come;
+  // a second signal ends it at once)
   let interruptTimer: NodeJS.Timeout | undefined
-  const onSignal = (sig: NodeJS.Signals): void => {
+  const onSignal = (): void => {
     if (!o.join) return
-    if (sig !== 'SIGINT' || failFn === null || interruptTimer !== undefined || sock.destroyed) { abort(-1, 'the job was interrupted'); return }
+    if (failFn === null || interruptTimer !== undefined || sock.destroyed) { abort(-1, 'the job was interrupted'); return }
     sock.write(encodeMessage({ t: 'ask', why: 'interrupt' }))
     interruptTimer = setTimeout(() => abort(-1, 'the job was interrupted'), INTERRUPT_WAIT_MS)
     interruptTimer.unref()
@@ -253,7 +256,7 @@ export async function runMember (o: MemberOptions): Promise<number> {
   if (o.reports !== undefined) o.reports.ask = null
   log.debug('the tasks of this process ended: leaving the job')
   o.onLeave?.()
-  if (o.join && result.failure !== undefined) process.stderr.write(failureLine(result.failure))
+  if (o.join && result.failure !== undefined && o.reported?.has(result.failure.reason) !== true) process.stderr.write(failureLine(result.failure))
   const codes = result.taskExitCodes.slice(spec.firstTask, spec.firstTask + spec.localTasks)
   await agent.finish()
   agent.stop()

@@ -125,9 +125,16 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
 
   // (what each task is doing, asked of every process: for a time-out, Ctrl-C and lapirun's SIGUSR1)
   const report = async (): Promise<string> => rv !== null && rv.complete ? await rv.report() : `  the job had not started: ${rv?.waitingFor() ?? ''}`
+  let printed = false
   const failWithReport = (what: string): void => {
     if (failure !== undefined) return
-    void report().then((r) => fail(-1, `${what}:\n${r}`), () => fail(-1, what))
+    // (printed at once, not after the tasks' grace period)
+    const now = (reason: string): void => {
+      if (failure !== undefined) return
+      fail(-1, reason)
+      if (opts.stderr !== undefined) { errOut.write(failureLine({ task: -1, reason })); printed = true }
+    }
+    void report().then((r) => now(`${what}:\n${r}`), () => now(what))
   }
   let timer: NodeJS.Timeout | undefined
   if (opts.timeoutMs !== undefined) {
@@ -152,7 +159,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   let exitCode = 0
   const f = failure as { task: number, reason: string } | undefined
   if (f !== undefined) {
-    if (opts.stderr !== undefined) errOut.write(failureLine(f))
+    if (opts.stderr !== undefined && !printed) errOut.write(failureLine(f))
     const c = f.task >= 0 ? codes[f.task] : undefined
     exitCode = c !== undefined && c !== 0 ? c : 1
   } else if (codes.some((c) => c !== 0)) {

@@ -125,12 +125,19 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
     })
   }
 
+  // (a time-out's or an interruption's report is printed at once, not after the tasks' grace period)
+  let printed = false
+  const failNow = (reason: string): void => {
+    if (failure !== undefined) return
+    fail(-1, reason)
+    if (hooks === null && opts.stderr !== undefined) { errOut.write(failureLine({ task: -1, reason })); printed = true }
+  }
   let timer: NodeJS.Timeout | undefined
   if (opts.timeoutMs !== undefined) {
     const ms = opts.timeoutMs
     timer = setTimeout(() => {
       void watch().then((recs) => {
-        fail(-1, `the job timed out after ${seconds(ms)}:\n${formatReport(recs, n, hooks !== null ? [hooks.describe()] : [])}`)
+        failNow(`the job timed out after ${seconds(ms)}:\n${formatReport(recs, n, hooks !== null ? [hooks.describe()] : [])}`)
       })
     }, ms)
   }
@@ -142,7 +149,7 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   if (hooks === null && opts.reports !== undefined) opts.reports.ask = report
   const onAbort = (): void => {
     if (hooks !== null) fail(-1, 'the job was interrupted')
-    else void report().then((r) => fail(-1, `the job was interrupted:\n${r}`))
+    else void report().then((r) => failNow(`the job was interrupted:\n${r}`))
   }
   opts.signal?.addEventListener('abort', onAbort, { once: true })
   if (opts.signal?.aborted === true) onAbort()
@@ -159,7 +166,7 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   const f = failure as { task: number; reason: string } | undefined
   if (f !== undefined) {
     // (the failure is in the result; its line only where the caller gave a stderr: lapirun does)
-    if (hooks === null && opts.stderr !== undefined) errOut.write(failureLine(f))
+    if (hooks === null && opts.stderr !== undefined && !printed) errOut.write(failureLine(f))
     const c = f.task >= 0 ? codes[f.task] : undefined
     exitCode = c !== undefined && c !== 0 ? c : 1
   }

@@ -228,7 +228,7 @@ export const WORKER_BYTES = 16 * 1024 * 1024
 export const PER_PEER_BYTES = 512
 
 /** What one process holding `localTasks` tasks of a job of `numTasks` over `procs` processes needs, in bytes, and its parts per task. */
-export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number, udp = false): { bytes: number, segment: number, rings: number, thread: number } {
+export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number, udp = false): { bytes: number, segment: number, rings: number, thread: number, frames: number } {
   const page = 65536
   const ring = ringGeometry(localTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
   const inbox = Math.ceil((netRingAt(ring) + (procs > 1 ? netRingGeometry(ring).ringBytes : 0)) / page) * page
@@ -240,7 +240,7 @@ export function processMemory (numTasks: number, config: JobConfig, localTasks: 
   // (udp: at most a window of the largest datagrams per peer, and two datagram buffers)
   if (procs > 1 && udp) frames += (procs * MAX_WINDOW + 2) * 65536
   const bytes = localTasks * (config.segmentSize + rings + thread) + controlLayout(numTasks).byteLength + frames
-  return { bytes, segment: config.segmentSize, rings, thread }
+  return { bytes, segment: config.segmentSize, rings, thread, frames }
 }
 
 /** Memory this host lets the job have: its RAM, or less where a cgroup limit says so. */
@@ -274,7 +274,8 @@ export function checkJobFits (numTasks: number, config: JobConfig, procs: number
   if (need <= limit) return
   const tasks = ranks.reduce((a, r) => a + placement(numTasks, procs, r).count, 0)
   throw new Error(`a job of ${numTasks} tasks needs ${GiB(need)} of memory here (${tasks} task${tasks === 1 ? '' : 's'} in ${ranks.length} process${ranks.length === 1 ? '' : 'es'}; ` +
-    `per task: a ${MiB(per.segment)} segment, ${MiB(per.rings)} of inbox rings, about ${MiB(per.thread)} for its thread), and this host allows ${GiB(limit)}: ` +
+    `per task: a ${MiB(per.segment)} segment, ${MiB(per.rings)} of inbox rings, about ${MiB(per.thread)} for its thread` +
+    `${per.frames > 0 ? `; per process: ${MiB(per.frames)} of network buffers` : ''}), and this host allows ${GiB(limit)}: ` +
     'give the tasks smaller segments (--segment-size), fewer tasks per process, or more hosts')
 }
 

@@ -87,7 +87,8 @@ export async function watchTasks (ctl: Int32Array, numTasks: number, segments: R
 const CALL_NAMES: readonly string[] = [
   'the event loop', 'LAPI_Waitcntr', 'LAPI_Fence', 'LAPI_Gfence', 'LAPI_Address_init', 'LAPI_Address_init64',
   'a send', 'Lapi.waitUntil', 'AM_WaitSema', 'AMX_SPMDBarrier', 'AMX_SPMDAllGather', 'an AM-2 request', 'an AM-2 request',
-  'an atomic operation on a task of another process', 'a poll',
+  'an atomic operation on a task of another process', 'a poll', 'a PGAS barrier or collective', 'a PGAS RPC',
+  'a PGAS operation',
 ]
 
 /** The name of a WaitCall, for messages. */
@@ -115,7 +116,7 @@ export function describeWatch (w: TaskWatch, arrived = ''): string {
       const now = w.holds !== null ? ` (it holds ${w.holds})` : ''
       return `task ${t} was waiting in LAPI_Waitcntr for the counter at Addr ${w.word * 4} to reach ${w.val}${now}`
     }
-    case WaitCall.GFENCE: case WaitCall.ADDRESS_INIT: case WaitCall.ADDRESS_INIT64: case WaitCall.AMX_SPMD_BARRIER: case WaitCall.AMX_SPMD_ALLGATHER:
+    case WaitCall.GFENCE: case WaitCall.ADDRESS_INIT: case WaitCall.ADDRESS_INIT64:
       if (kind === WAIT_FENCE) return `task ${t} was waiting in ${waitCallName(call)} for its active messages to land`
       if (kind === WAIT_BARRIER) return `task ${t} was waiting in ${waitCallName(call)} for the other tasks${arrived !== '' ? ` (${arrived})` : ''}`
       return `task ${t} was waiting in ${waitCallName(call)}`
@@ -123,9 +124,24 @@ export function describeWatch (w: TaskWatch, arrived = ''): string {
     case WaitCall.SEND: return `task ${t} was waiting in a send for room in task ${w.val}'s inbox`
     case WaitCall.AM_REQUEST_CREDIT: return `task ${t} was waiting in an AM-2 request for a free request slot toward its peer`
     case WaitCall.AM_REQUEST_BUFFER: return `task ${t} was waiting in an AM-2 request for its earlier bulk data to be taken`
-    case WaitCall.POLL: return `task ${t} was polling (LAPI_Probe or AM_Poll) and had nothing to do`
+    case WaitCall.POLL: return `task ${t} was polling (LAPI_Probe, LAPI_Msgpoll, AM_Poll or a progress call)`
+    case WaitCall.AMX_SPMD_BARRIER: case WaitCall.AMX_SPMD_ALLGATHER: case WaitCall.PGAS_COLLECTIVE:
+      return `task ${t} was waiting in ${waitCallName(call)}${arrived !== '' ? ` (${arrived})` : ''}`
     default: return `task ${t} was waiting in ${waitCallName(call)}`
   }
+}
+
+/**
+ * The collective a running task waits in, whose arrivals a report counts: 'lapi' (the job
+ * barrier of LAPI_Gfence and LAPI_Address_init), 'amx' (AMX_SPMDBarrier and AllGather), 'pgas'
+ * (a PGAS barrier or collective); null for any other state.
+ */
+function collectiveOf (w: TaskWatch): string | null {
+  if (w.code !== null || w.state !== TaskState.RUNNING || w.call === 0) return null
+  if (w.call >>> 16 === WAIT_BARRIER) return 'lapi'
+  const call = (w.call & 0xffff) - 1
+  if (call === WaitCall.AMX_SPMD_BARRIER || call === WaitCall.AMX_SPMD_ALLGATHER) return 'amx'
+  return call === WaitCall.PGAS_COLLECTIVE ? 'pgas' : null
 }
 
 /** Tasks in words: "2", "1, 4, 7", "1, 2, 3 … (9 in all)". */
@@ -140,16 +156,15 @@ function taskList (ts: number[]): string {
  */
 export function formatReport (records: readonly TaskWatch[], numTasks: number, more: readonly string[] = []): string {
   const sorted = [...records].sort((a, b) => a.task - b.task)
-  const inBarrier = sorted.filter((w) => w.code === null && w.state === TaskState.RUNNING && w.call !== 0 && w.call >>> 16 === WAIT_BARRIER)
-  let arrived = ''
-  if (inBarrier.length > 0) {
-    const known = new Set(sorted.map((w) => w.task))
-    const at = new Set(inBarrier.map((w) => w.task))
-    const not: number[] = []
-    for (let t = 0; t < numTasks; t++) if (known.has(t) && !at.has(t)) not.push(t)
-    arrived = `${inBarrier.length} of ${numTasks} had arrived${not.length > 0 ? `; not task${not.length > 1 ? 's' : ''} ${taskList(not)}` : ''}`
+  const known = sorted.map((w) => w.task)
+  const arrived = new Map<string, string>()
+  for (const g of ['lapi', 'amx', 'pgas']) {
+    const at = new Set(sorted.filter((w) => collectiveOf(w) === g).map((w) => w.task))
+    if (at.size === 0) continue
+    const not = known.filter((t) => !at.has(t))
+    arrived.set(g, `${at.size} of ${numTasks} had arrived${not.length > 0 ? `; not task${not.length > 1 ? 's' : ''} ${taskList(not)}` : ''}`)
   }
-  const lines = sorted.map((w) => describeWatch(w, arrived))
+  const lines = sorted.map((w) => describeWatch(w, arrived.get(collectiveOf(w) ?? '') ?? ''))
   const shown = lines.slice(0, REPORT_TASKS)
   if (lines.length > REPORT_TASKS) shown.push(`… and ${lines.length - REPORT_TASKS} more tasks`)
   return [...shown, ...more].map((l) => `  ${l}`).join('\n')

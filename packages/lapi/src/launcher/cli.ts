@@ -112,6 +112,8 @@ function parse (argv: string[]): Parsed {
       // (another of lapirun's options where the value should be: the value is missing; `-n -1` is a bad count)
       if (isOption(inline)) throw new UsageError(`${shown} needs a value, but the next argument is the option ${inline}`)
       i += 2
+      // (the last argument, a program's name, taken as an option's value: no program is left)
+      if (i >= argv.length && /\.[cm]?[jt]s$/.test(inline)) throw new UsageError(`${shown} needs a value: '${inline}' was taken as its value, and no program is left`)
     } else i++
     values.set(name, inline)
   }

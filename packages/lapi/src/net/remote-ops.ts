@@ -16,6 +16,7 @@ import { ErrClass, VecType } from '../constants.js'
 import { vecBytes } from '../am/vectors.js'
 import type { RemoteHost as Context } from '../core/types.js'
 import { copyBuf, copySeg } from '../copy.js'
+import { FreeList } from '../free-list.js'
 import { WaitCall, ringDoorbell } from '../job/control.js'
 import { NET_LANDED_AT } from '../job/spec.js'
 import { LapiStatus as S } from '../status.js'
@@ -52,7 +53,7 @@ export class RemoteOps {
   private readonly c: Context
   private readonly maxPkt: number
   private readonly pending = new Map<number, PendingOp>()
-  private readonly pool: PendingOp[] = []
+  private readonly pool = new FreeList<PendingOp>()
   private nextOp = 1
 
   constructor (c: Context) {
@@ -340,7 +341,7 @@ export class RemoteOps {
   // ───────────────────────────── answers ─────────────────────────────
 
   private record (tgt: number): PendingOp {
-    const p = this.pool.pop() ?? new PendingOp()
+    const p = this.pool.take() ?? new PendingOp()
     p.tgt = tgt
     let id = this.nextOp
     while (this.pending.has(id)) id = (id + 1) >>> 0 || 1
@@ -384,7 +385,7 @@ export class RemoteOps {
     const tgt = p.tgt
     const chndlr = p.chndlr; const cinfo = p.cinfo; const orgCntr = p.orgCntr
     p.buf = null; p.vec = null; p.chndlr = null; p.cinfo = null; p.prev = null; p.staged = 0; p.width = 0
-    this.pool.push(p)
+    this.pool.give(p)
     // complete for the fence now that this thread has finished it (the agent counted nothing)
     Atomics.add(c.netState!, NET_LANDED_AT + tgt, 1)
     if (chndlr !== null) c.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)

@@ -28,6 +28,9 @@ const NAP = -1
 /** Rounds of a wait loop between two looks at the clock. */
 export const SPIN_BATCH = 64
 
+/** The watch line's record of a poll (Idler.pollBegin). */
+const POLL_WATCH = (WaitCall.POLL + 1) | (WAIT_COND << 16)
+
 export class Idler {
   private readonly s: ContextState
   private readonly rings: Rings
@@ -168,6 +171,14 @@ export class Idler {
     ctl[w + 2] = val
     Atomics.store(ctl, w, (call + 1) | (kind << 16))
   }
+
+  /**
+   * A poll (LAPI_Probe, LAPI_Msgpoll, a program's or a layer's progress call) begins: the watch
+   * line names it until `pollEnd`, so that a task polling in a loop is reported as polling.
+   */
+  pollBegin (): void { this.ctl[this.myWatch] = POLL_WATCH }
+
+  pollEnd (): void { this.ctl[this.myWatch] = 0 }
 
   /** A blocking wait that went through `idle` (`spinStart` ≠ 0) is over: its watch line says so. */
   waitDone (spinStart: number): void {
