@@ -78,6 +78,7 @@ describe('bench --quick (the real CLI)', () => {
   it('exits 0 and prints tables and goals', () => {
     expect(code, stderr).toBe(0)
     expect(stdout).toContain('### Round-trip latency')
+    expect(stdout.split('\n')[0]).toBe(`amlapi benchmarks on Node ${process.version} (V8 ${process.versions.v8}), ${process.platform}-${process.arch}`)
     expect(stdout).toContain('### Goals')
     expect(stdout).toMatch(/\| size +\|/)
     // not a TTY here: one progress line per finished benchmark
@@ -94,6 +95,7 @@ describe('bench --quick (the real CLI)', () => {
       expect(env[k], k).toBeTruthy()
     }
     expect(env.node).toBe(process.version)
+    expect(env.v8).toBe(process.versions.v8)
     expect(env.jit).toEqual(process.env['AMLAPI_JIT'] === 'tuned' ? expect.stringMatching(/^raised \(--max-inlined/) : "node's")
     expect('taskset' in env).toBe(true)
     expect(env).not.toHaveProperty('hostname')

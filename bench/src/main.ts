@@ -99,6 +99,9 @@ async function main(): Promise<number> {
     await childMain(registry, cli.only, cli.config)
     return 0
   }
+  // (first, so that a run's output says which Node it measured: timings differ by Node line; the
+  // JSON has it in environment.node and environment.v8)
+  process.stdout.write(`amlapi benchmarks on Node ${process.version} (V8 ${process.versions.v8}), ${process.platform}-${process.arch}\n`)
   const progress = createProgress(process.stderr, process.stderr.isTTY === true && !process.env['CI'])
   let report
   try {

@@ -62,7 +62,8 @@ describe('am2 over lapi', () => {
   })
 
   it('allocates nothing per message on the Short and Medium paths (packed and unpacked)', async () => {
-    const r = await runFixture('am2/noalloc.mjs', 2, { args: ['2000'] })
+    // (more than the default 30 s: the rounds spin both tasks, and a loaded 2-CPU machine has taken 30)
+    const r = await runFixture('am2/noalloc.mjs', 2, { args: ['2000'], timeoutMs: 55_000 })
     expectOk(r, 2, 'am2 noalloc ok')
   })
 

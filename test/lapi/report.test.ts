@@ -15,11 +15,21 @@ import { freePort, member, until } from '../helpers/join.js'
 const ENDING = FIXTURES + 'lapi/ending.mjs'
 
 /** The four lines of the `waits` fixture's report, whatever the placement. */
+const WAITS = [
+  /^ {2}task 0 was waiting in LAPI_Waitcntr for the counter at Addr \d+ to reach 1 \(it holds 0\)$/m,
+  /^ {2}task 1 was waiting in LAPI_Gfence for the other tasks \(1 of 4 had arrived; not tasks 0, 2, 3\)$/m,
+  /^ {2}task 2 was running its own code \(not waiting in a LAPI or AM-2 call\)$/m,
+  /^ {2}task 3 was waiting in Lapi\.waitUntil$/m,
+]
+
 function expectWaits (text: string): void {
-  expect(text).toMatch(/^ {2}task 0 was waiting in LAPI_Waitcntr for the counter at Addr \d+ to reach 1 \(it holds 0\)$/m)
-  expect(text).toMatch(/^ {2}task 1 was waiting in LAPI_Gfence for the other tasks \(1 of 4 had arrived; not tasks 0, 2, 3\)$/m)
-  expect(text).toMatch(/^ {2}task 2 was running its own code \(not waiting in a LAPI or AM-2 call\)$/m)
-  expect(text).toMatch(/^ {2}task 3 was waiting in Lapi\.waitUntil$/m)
+  for (const re of WAITS) expect(text).toMatch(re)
+}
+
+/** The text from the last report's header on (`head`: the header's words). */
+function lastReport (text: string, head: string): string {
+  const i = text.lastIndexOf(head)
+  return i < 0 ? '' : text.slice(i)
 }
 
 /** Every process a test started: killed when it ends, whatever its expectations did. */
@@ -41,17 +51,20 @@ function start (args: string[], env: NodeJS.ProcessEnv = {}): { err: () => strin
 
 /**
  * Once lapirun has started the job (its debug log says so: its SIGUSR1 handler is set), asks for
- * the report every 300 ms until one names task 0's wait (the tasks are in their waits by then).
+ * the report every 300 ms until one shows every task in its place (all have joined and reached
+ * their waits by then). Returns that report.
  */
-async function askUntilReported (err: () => string, ask: () => void): Promise<void> {
+async function askUntilReported (err: () => string, ask: () => void): Promise<string> {
   await until(() => err().includes('"msg":"job starting"'), 15_000)
   let last = 0
+  const head = 'lapirun: what each task was doing (the job goes on):'
+  // (a report's lines, not the debug log's JSON, which names the waits too)
+  const done = (): boolean => { const r = lastReport(err(), head); return WAITS.every((re) => re.test(r)) }
   await until(() => {
-    // (a report's line, not the debug log's JSON, which names the waits too)
-    const done = /^ {2}task 0 was waiting/m.test(err())
-    if (!done && performance.now() - last > 300) { last = performance.now(); ask() }
-    return done
+    if (!done() && performance.now() - last > 300) { last = performance.now(); ask() }
+    return done()
   }, 15_000)
+  return lastReport(err(), head)
 }
 
 const PLACEMENTS: Array<[string, string[]]> = [
@@ -74,10 +87,10 @@ describe('the report of a job', () => {
   it('SIGUSR1 prints the report and the job goes on; the first Ctrl-C prints it and ends the job with 130 (one process, and 2 over tcp)', async () => {
     for (const place of [[], ['--procs', '2']]) {
       const j = start(['-n', '4', ...place, ENDING, 'waits'], { AMLAPI_LOG_LEVEL: 'debug' })
-      await askUntilReported(j.err, () => j.signal('SIGUSR1'))
+      const report = await askUntilReported(j.err, () => j.signal('SIGUSR1'))
       const first = j.err()
-      expect(first).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
-      expectWaits(first)
+      expect(report).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
+      expectWaits(report)
       j.signal('SIGINT')
       expect(await j.code).toBe(130)
       const rest = j.err().slice(first.length)
@@ -112,9 +125,9 @@ describe('the report of a job', () => {
     const ps = [member(0, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args), member(1, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args)]
     started.push(...ps.map((m) => m.p))
     await until(() => ps[1]!.err.includes('"msg":"job starting"'), 15_000)
-    await askUntilReported(() => ps[0]!.err, () => ps[1]!.p.kill('SIGUSR1'))
-    expect(ps[0]!.err).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
-    expectWaits(ps[0]!.err)
+    const report = await askUntilReported(() => ps[0]!.err, () => ps[1]!.p.kill('SIGUSR1'))
+    expect(report).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
+    expectWaits(report)
     const before = ps[0]!.err.length
     ps[1]!.p.kill('SIGINT')
     const codes = await Promise.all(ps.map((p) => p.code))

@@ -7,6 +7,7 @@
 import { BufferManager } from '@amlapi/bufmgr'
 import type { Lapi } from '@amlapi/lapi'
 import * as copy from './copy.js'
+import { FreeList } from './free-list.js'
 import { Token, type Bundle } from './objects.js'
 import { RuntimeState } from './state.js'
 import * as types from './types.js'
@@ -26,11 +27,11 @@ const HEAP_POOL_BYTES = 64 * 1024 * 1024
 export class Tokens extends RuntimeState {
   /** Every token made, at its index. */
   protected readonly tokens: Token[] = []
-  private readonly freeTokens: Token[] = []
+  private readonly freeTokens = new FreeList<Token>()
   private readonly mem: BufferManager
   private readonly arena: Uint8Array
   /** Heap Medium buffers kept for reuse, by log2 of their length, and their bytes in all. */
-  private readonly heapPool: Uint8Array[][] = []
+  private readonly heapPool: Array<FreeList<Uint8Array>> = []
   private heapPooled = 0
   /** Mediums whose payload the arena had no room for, and the heap buffers made for them (Am2.stats). */
   heapMediums = 0
@@ -53,7 +54,7 @@ export class Tokens extends RuntimeState {
     const a = this.mem.alloc(n)
     if (a === 0) {
       const k = 32 - Math.clz32(n - 1)
-      const b = (this.heapPool[k] ??= []).pop()
+      const b = (this.heapPool[k] ??= new FreeList()).take()
       this.heapMediums++
       if (b !== undefined) this.heapPooled -= b.length
       else this.heapBuffersMade++
@@ -80,7 +81,7 @@ export class Tokens extends RuntimeState {
   }
 
   protected takeToken (): Token {
-    let t = this.freeTokens.pop()
+    let t = this.freeTokens.take()
     if (t === undefined) { t = new Token(this.tokens.length); this.tokens.push(t) }
     return t
   }
@@ -91,7 +92,7 @@ export class Tokens extends RuntimeState {
     if (hb !== null) {
       t.heapBuf = null
       if (this.heapPooled + hb.length <= HEAP_POOL_BYTES) {
-        this.heapPool[31 - Math.clz32(hb.length)]!.push(hb)
+        this.heapPool[31 - Math.clz32(hb.length)]!.give(hb)
         this.heapPooled += hb.length
       }
     }
@@ -99,6 +100,6 @@ export class Tokens extends RuntimeState {
     t.ep = null
     t.queue = null
     t.state = T_FREE
-    this.freeTokens.push(t)
+    this.freeTokens.give(t)
   }
 }

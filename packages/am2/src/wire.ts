@@ -79,7 +79,8 @@ export function compactBytesFor (nargs: number, cat: number, nbytes: number): nu
  */
 export const NO_SLOT = -1
 /** Instances per peer are numbered below this (AMUDP's 10-bit instance field). */
-export const MAX_DEPTH = 1024
+export const DEPTH_BITS = 10
+export const MAX_DEPTH = 1 << DEPTH_BITS
 
 /** Bytes of a header with `nargs` arguments (a multiple of 8). */
 export function headerBytes (nargs: number): number {
