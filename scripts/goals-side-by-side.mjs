@@ -16,6 +16,8 @@ const fig = (v) => typeof v !== 'number' || !Number.isFinite(v) ? '–' : Math.a
 const size = (g) => {
   const b = (n) => n >= 1 << 20 ? `${n / (1 << 20)} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`
   if (typeof g.size !== 'number') return ''
+  // (an application's goal: its size is a number of tasks)
+  if (String(g.series).startsWith('pgas.apps')) return g.baselineSize !== undefined && g.baselineSize !== null && g.baselineSize !== g.size ? `${g.size} vs ${g.baselineSize} tasks` : `${g.size} tasks`
   if (g.baselineSize !== undefined && g.baselineSize !== null && g.baselineSize !== g.size) return `${b(g.size)} vs ${b(g.baselineSize)}`
   return b(g.size)
 }
