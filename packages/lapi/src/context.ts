@@ -406,10 +406,9 @@ export class Context implements RemoteHost {
 
   /** A round of the dispatcher a program or a layer asks for (Lapi.progress): named a poll in the watch line meanwhile. */
   pollProgress (): number {
+    // (a handler that throws leaves the poll too: its watch line must not say polling then)
     this.idler.pollBegin()
-    const n = this.dispatcher.progress(true)
-    this.idler.pollEnd()
-    return n
+    try { return this.dispatcher.progress(true) } finally { this.idler.pollEnd() }
   }
 
   /** Publishes the TAILs the dispatcher held back (Rings.tailsHeld): every LAPI step of the task does. */
@@ -442,8 +441,9 @@ export class Context implements RemoteHost {
   probe (): number {
     if (this.state.inHeaderHandler) return S.ERR_POLLING_NET
     this.idler.pollBegin()
-    if (this.dispatcher.progress() === 0 && this.napMs > 0) this.idler.nap(this.napMs)
-    this.idler.pollEnd()
+    try {
+      if (this.dispatcher.progress() === 0 && this.napMs > 0) this.idler.nap(this.napMs)
+    } finally { this.idler.pollEnd() }
     return S.SUCCESS
   }
 
@@ -460,12 +460,13 @@ export class Context implements RemoteHost {
     const sent = a.sendCompleted
     const recv = done.recvCompleted
     this.idler.pollBegin()
-    for (let i = 0; i < cnt; i++) {
-      this.dispatcher.progress()
-      const st = (a.sendCompleted !== sent ? 1 : 0) | (done.recvCompleted !== recv ? 2 : 0)
-      if (st !== 0) { info.status = st; this.idler.pollEnd(); return S.SUCCESS }
-    }
-    this.idler.pollEnd()
+    try {
+      for (let i = 0; i < cnt; i++) {
+        this.dispatcher.progress()
+        const st = (a.sendCompleted !== sent ? 1 : 0) | (done.recvCompleted !== recv ? 2 : 0)
+        if (st !== 0) { info.status = st; return S.SUCCESS }
+      }
+    } finally { this.idler.pollEnd() }
     info.status = 8
     return S.SUCCESS
   }
