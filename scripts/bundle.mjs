@@ -12,7 +12,7 @@ import { build } from 'esbuild'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Files that are entries without being exports: the launcher's (bin/lapirun.js) and the child process's. */
-const EXTRA = { lapi: ['launcher/cli.js', 'job/child.js'] }
+const EXTRA = { lapi: ['launch/cli.js', 'launch/child.js'] }
 
 for (const name of ['bufmgr', 'lapi', 'am2', 'pgas']) {
   const dir = `${ROOT}packages/${name}/`

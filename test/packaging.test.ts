@@ -67,7 +67,7 @@ describe('amlapi from a project of one\'s own', () => {
       expect(files, p.name).toContain('package.json')
       if (p.name === '@amlapi/lapi' || p.name === '@amlapi/am2') expect(files, p.name).toContain('lib/compat.js')
       if (p.name === '@amlapi/pgas') expect(files, p.name).toContain('lib/flat.js')
-      if (p.name === '@amlapi/lapi') expect(files).toEqual(expect.arrayContaining(['bin/lapirun.js', 'lib/launcher/cli.js', 'lib/job/child.js', expect.stringMatching(/^lib\/chunks\/.+\.js$/)]))
+      if (p.name === '@amlapi/lapi') expect(files).toEqual(expect.arrayContaining(['bin/lapirun.js', 'lib/launch/cli.js', 'lib/launch/child.js', expect.stringMatching(/^lib\/chunks\/.+\.js$/)]))
     }
     // every @amlapi dependency names a version that is packed beside it
     const versions = new Map(packed.map((p) => [p.name, p.version]))

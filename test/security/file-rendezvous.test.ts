@@ -1,6 +1,6 @@
 /**
  * The file rendezvous against what a user of the same host could plant in a shared directory
- * (docs/security.md; job/meeting.ts): the note lives in DIR/amlapi-<uid>/amlapi-<job>.rv, a 0700
+ * (docs/security.md; launch/meeting.ts): the note lives in DIR/amlapi-<uid>/amlapi-<job>.rv, a 0700
  * directory of the user's; a reader takes only a regular file of its own uid, mode 0600, opened
  * without following a link; the writer goes through an exclusive, no-follow temporary file and
  * removes the note once every process has joined and on every way out. Each attack runs against

@@ -10,18 +10,18 @@
  * const me = ref(0); LAPI_Qenv(h.value, TASK_ID, me)
  * ```
  */
-import { Query, RmwOp, VecType, XferType, InitFlag, RetFlag, CtlFlag, ErrClass, MsgState, XferFlag } from './constants.js'
+import { Query, RmwOp, VecType, XferType, InitFlag, RetFlag, CtlFlag, ErrClass, MsgState, XferFlag } from './base/constants.js'
 import type { HandlerFn } from './core/types.js'
 import type { hdr_hndlr_t, vhdr_hndlr_t } from './am/types.js'
 import { contextOf, openContext } from './registry.js'
-import { LapiStatus as S, LAPI_ERR_FIRSTCODE, LAPI_ERR_LASTCODE, statusText } from './status.js'
-import type { Addr, lapi_handle_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, lapi_xfer_t, LocalBuf, Ref } from './types.js'
+import { LapiStatus as S, LAPI_ERR_FIRSTCODE, LAPI_ERR_LASTCODE, statusText } from './base/status.js'
+import type { Addr, lapi_handle_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, lapi_xfer_t, LocalBuf, Ref } from './base/types.js'
 
 export type {
   Addr, lapi_cntr_t, lapi_handle_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, lapi_xfer_t, lapi_get_t, lapi_put_t,
   lapi_getv_t, lapi_putv_t, lapi_rmw_t, lapi_sh_info_t, LocalBuf, Ref, LAPI_err_hndlr, compl_hndlr_t, scompl_hndlr_t,
-} from './types.js'
-export { ref } from './types.js'
+} from './base/types.js'
+export { ref } from './base/types.js'
 export type { hdr_hndlr_t, vhdr_hndlr_t, lapi_return_info_t } from './am/types.js'
 
 const INVALID = S.ERR_HNDL_INVALID
@@ -237,8 +237,8 @@ export const LAPI_BOTH_COMPLETE = MsgState.LAPI_BOTH_COMPLETE
 export const LAPI_POLLING_NET = MsgState.LAPI_POLLING_NET
 export const LAPI_DISP_CNTR = MsgState.LAPI_DISP_CNTR
 export const USE_TGT_VEC_TYPE = XferFlag.USE_TGT_VEC_TYPE
-export { LAPI_MAX_MSG_SZ, LAPI_ADDR_NULL, TRUE, FALSE } from './constants.js'
-export { LAPI_MAX_ERR_STRING } from './status.js'
+export { LAPI_MAX_MSG_SZ, LAPI_ADDR_NULL, TRUE, FALSE } from './base/constants.js'
+export { LAPI_MAX_ERR_STRING } from './base/status.js'
 
 /** Every LAPI code by C name without the prefix (`LapiStatus.ERR_TGT` = 428). */
-export { LapiStatus } from './status.js'
+export { LapiStatus } from './base/status.js'

@@ -9,15 +9,15 @@
  */
 import type { BufferManager } from '@amlapi/bufmgr'
 import type { Logger } from 'pino'
-import type { NetEngine } from './agent/engine.js'
-import { InitFlag, XferType } from './constants.js'
-import type { JobConfig } from './config.js'
-import { T_STATE, TaskState, WaitCall, taskWord } from './job/control.js'
-import { NET_DROPPED, type JobSpec } from './job/spec.js'
+import type { NetEngine } from './engine/engine.js'
+import { InitFlag, XferType } from './base/constants.js'
+import type { JobConfig } from './base/config.js'
+import { T_STATE, TaskState, WaitCall, taskWord } from './layout/control.js'
+import { NET_DROPPED, type JobSpec } from './layout/job-spec.js'
 import type { OutRing } from './transport/ring.js'
 import { RemoteOps } from './net/remote-ops.js'
-import { logger } from './log.js'
-import { LapiStatus as S } from './status.js'
+import { logger } from './base/log.js'
+import { LapiStatus as S } from './base/status.js'
 import { Checks, isTask } from './core/checks.js'
 import { viewWhy } from './core/explain.js'
 import { HandlerTable } from './core/handler-table.js'
@@ -41,7 +41,7 @@ import { Barrier } from './collectives/barrier.js'
 import { Settings } from './settings.js'
 import type {
   Addr, compl_hndlr_t, lapi_info_t, lapi_msg_info_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t, SegmentMemory,
-} from './types.js'
+} from './base/types.js'
 
 /**
  * Contexts of this thread that may hold TAILs back (polling mode): a task whose program ends
@@ -75,7 +75,7 @@ export class Context implements RemoteHost {
   readonly outbox: OutRing[]
   /** 1 for the tasks of this process (shared memory), 0 for those reached over the network. */
   readonly local: Uint8Array
-  /** This task's network state words (null in a job of one process): job/spec.ts NET_*. */
+  /** This task's network state words (null in a job of one process): layout/job-spec.ts NET_*. */
   readonly netState: Int32Array | null
   /** @internal */
   readonly ctl: Int32Array

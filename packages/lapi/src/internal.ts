@@ -7,18 +7,18 @@ import type { Context } from './context.js'
 import type { Lapi } from './lapi.js'
 
 export type { Context } from './context.js'
-export { DoneIds, IdTable } from './id-table.js'
-export { tuneJit, jitFlags, jitApplied, JIT_INLINING, type JitMode } from './job/jit.js'
-export { placementFromEnv, type EnvPlacement } from './job/join.js'
+export { DoneIds, IdTable } from './base/id-table.js'
+export { tuneJit, jitFlags, jitApplied, JIT_INLINING, type JitMode } from './base/jit.js'
+export { placementFromEnv, type EnvPlacement } from './launch/join.js'
 
 /** The context behind a `Lapi` (its dispatcher, rings, statistics; for tests and layered libraries' internals). */
 export function contextOf (lapi: Lapi): Context {
   return (lapi as unknown as { ctx: Context }).ctx
 }
-export { NoteError, awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, privateDir, publishNote, readNote, removeNote, runtimeDir, spansHosts, type Meeting } from './job/meeting.js'
-export { parsePmiLine } from './job/pmi.js'
-export { serveRendezvous, type Rendezvous } from './job/rendezvous.js'
-export { logger } from './log.js'
+export { NoteError, awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, privateDir, publishNote, readNote, removeNote, runtimeDir, spansHosts, type Meeting } from './launch/meeting.js'
+export { parsePmiLine } from './launch/pmi.js'
+export { serveRendezvous, type Rendezvous } from './launch/rendezvous.js'
+export { logger } from './base/log.js'
 export { DatagramPath, createDatagramShared, datagramLoss, datagramStats, setDatagramPeer, setReceiveFd, DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION, type DatagramShared, type DatagramOptions } from './transport/datagram-path.js'
 export { UdpTransport, type UdpOptions } from './transport/udp.js'
 export { PRE_AUTH_MAX_BYTES } from './transport/messages.js'

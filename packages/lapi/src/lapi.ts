@@ -4,16 +4,16 @@
  * implementation, shared with the C-style `LAPI_*` functions of `compat.ts`): it turns a non-zero
  * LAPI code into a thrown `LapiError` carrying that code.
  */
-import { InitFlag, Query, RmwOp } from './constants.js'
+import { InitFlag, Query, RmwOp } from './base/constants.js'
 import { Context } from './context.js'
 import type { DispatcherStats, HandlerFn } from './core/types.js'
 import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am/types.js'
-import { LapiError, check } from './errors.js'
+import { LapiError, check } from './base/errors.js'
 import { failure, terminated, xferArgs } from './core/explain.js'
-import { LapiStatus } from './status.js'
+import { LapiStatus } from './base/status.js'
 import { currentContext, openContext } from './registry.js'
-import { ringDoorbell } from './job/control.js'
-import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref, SegmentMemory } from './types.js'
+import { ringDoorbell } from './layout/control.js'
+import type { Addr, LAPI_err_hndlr, LocalBuf, lapi_vec_t, Ref, SegmentMemory } from './base/types.js'
 
 /** Options of `Lapi.init`. */
 export interface LapiInitOptions {

@@ -5,9 +5,9 @@
  */
 import { BufferManager } from '@amlapi/bufmgr'
 import { Context } from './context.js'
-import { currentJobSpec } from './job/spec.js'
-import { LapiStatus as S } from './status.js'
-import type { lapi_info_t } from './types.js'
+import { currentJobSpec } from './launch/create-job.js'
+import { LapiStatus as S } from './base/status.js'
+import type { lapi_info_t } from './base/types.js'
 
 const contexts: Array<Context | undefined> = []
 let open: Context | undefined

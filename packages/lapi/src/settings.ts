@@ -4,13 +4,13 @@
  * changing them does: interrupt mode starts or ends, and whether the dispatcher may hold TAILs
  * back follows the mode and ACK_THRESHOLD.
  */
-import { LAPI_MAX_MSG_SZ, Query } from './constants.js'
-import { LapiStatus as S } from './status.js'
+import { LAPI_MAX_MSG_SZ, Query } from './base/constants.js'
+import { LapiStatus as S } from './base/status.js'
 import type { Rings } from './core/rings.js'
 import type { ContextState } from './core/state.js'
 import type { HandlerRanges } from './core/types.js'
 import type { Interrupts } from './sync/interrupts.js'
-import type { Ref } from './types.js'
+import type { Ref } from './base/types.js'
 
 const TIMEOUT_MIN = 10
 const TIMEOUT_MAX = 86400

@@ -1,6 +1,6 @@
 /**
  * The agent: the network's side of a process, in its main thread beside the task workers
- * (docs/transports.md, "The agent"). The data plane is the network engine's (agent/engine.ts),
+ * (docs/transports.md, "The agent"). The data plane is the network engine's (engine/engine.ts),
  * which any thread runs under the process's network lock; the agent
  *
  *   - decides who reads the connections: its own event loop while no task polls (a task busy in
@@ -19,13 +19,14 @@
 import type { Logger } from 'pino'
 import {
   T_EXIT_GEN, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, ringDoorbell, taskWord,
-} from '../job/control.js'
-import { placement, type JobSpec } from '../job/spec.js'
-import { describeWatch, readTask } from '../job/watch.js'
+} from '../layout/control.js'
+import { placement, type JobSpec } from '../layout/job-spec.js'
+import { describeWatch, readTask } from './watch.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
 import { decodeBody, encodeMessage, field } from '../transport/messages.js'
-import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, peerFlags } from '../transport/stream-path.js'
-import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_WANT } from './engine.js'
+import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED } from '../layout/stream.js'
+import { peerFlags } from '../transport/stream-path.js'
+import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_WANT } from '../engine/engine.js'
 
 /** Longest a process's goodbye waits for what it has queued to be written, ms. */
 const FINISH_MS = 5000

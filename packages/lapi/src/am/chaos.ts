@@ -4,9 +4,10 @@
  * network may do (reordering, duplicates) and the receiving side's reassembly and duplicate
  * suppression are exercised. Off (`on` 0) unless the job's settings ask to duplicate or hold back.
  */
-import { ringDoorbell } from '../job/control.js'
+import { ringDoorbell } from '../layout/control.js'
 import { packetBodyBytes } from '../transport/packet.js'
-import { SLOT_STAMP_BYTES, type OutRing } from '../transport/ring.js'
+import { SLOT_STAMP_BYTES } from '../layout/ring.js'
+import { type OutRing } from '../transport/ring.js'
 import type { ContextState } from '../core/state.js'
 
 /** Rounds a held packet may wait in the test transport before it must go. */

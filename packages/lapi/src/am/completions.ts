@@ -7,14 +7,14 @@
  * allocation in steady state. Also where the dispatcher is (the ring it drains) and how deeply
  * dispatcher rounds that run completion handlers nest.
  */
-import { ErrClass } from '../constants.js'
-import { ringDoorbell } from '../job/control.js'
+import { ErrClass } from '../base/constants.js'
+import { ringDoorbell } from '../layout/control.js'
 import type { RemoteSource } from '../net/remote-ends.js'
 import type { RingReader } from '../transport/ring.js'
 import type { ContextState } from '../core/state.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
-import type { compl_hndlr_t } from '../types.js'
+import type { compl_hndlr_t } from '../base/types.js'
 import type { SourceState } from './received.js'
 
 /** Nesting depth of dispatcher rounds that may still run queued completion handlers. */

@@ -6,7 +6,7 @@
  * and runs the queued completion handlers. It is what every wait of the task runs (`Progress`),
  * and what they ask whether there is anything to do (`inboxPending`, `busy`).
  */
-import type { NetEngine } from '../agent/engine.js'
+import type { NetEngine } from '../engine/engine.js'
 import type { RemoteOps } from '../net/remote-ops.js'
 import { BODY_PACKET, PACKET_VERSION, P_LEN, P_SRC, P_TYPE, P_VERSION, T_AM_BARE, T_AM_SHORT, T_NET_DONE } from '../transport/packet.js'
 import type { RingReader } from '../transport/ring.js'

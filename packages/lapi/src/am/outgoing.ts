@@ -6,9 +6,9 @@
  * tasks sending to each other both drain) and waits for the target to free a slot. Also the
  * origin's completion of a send (`sendDone`: origin counter, send-completion handler).
  */
-import { ErrClass, VecType } from '../constants.js'
-import { copyBuf, copySeg } from '../copy.js'
-import { T_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from '../job/control.js'
+import { ErrClass, VecType } from '../base/constants.js'
+import { copyBuf, copySeg } from '../base/copy.js'
+import { T_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from '../layout/control.js'
 import { BODY_PACKET, PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION } from '../transport/packet.js'
 import type { OutRing } from '../transport/ring.js'
 import type { Rings } from '../core/rings.js'
@@ -17,7 +17,7 @@ import type { Progress } from '../core/types.js'
 import type { Counters } from '../sync/counters.js'
 import type { Idler } from '../sync/idle.js'
 import type { UserCode } from '../sync/user-code.js'
-import type { Addr, lapi_vec_t, LocalBuf, scompl_hndlr_t } from '../types.js'
+import type { Addr, lapi_vec_t, LocalBuf, scompl_hndlr_t } from '../base/types.js'
 import type { ChaosBuf, ChaosTransport } from './chaos.js'
 import type { AmState } from './state.js'
 import { findPiece } from './vectors.js'

@@ -7,10 +7,10 @@
  * message completes (am/completions.ts). A message whose handler is missing, throws or gives a
  * landing that cannot hold it is discarded and reported.
  */
-import { CtlFlag, ErrClass, RetFlag, VecType } from '../constants.js'
-import { copyBuf, copySeg } from '../copy.js'
-import { FreeList } from '../free-list.js'
-import { LapiStatus as S } from '../status.js'
+import { CtlFlag, ErrClass, RetFlag, VecType } from '../base/constants.js'
+import { copyBuf, copySeg } from '../base/copy.js'
+import { FreeList } from '../base/free-list.js'
+import { LapiStatus as S } from '../base/status.js'
 import { PACKET_HEADER_BYTES, P_FLAGS, P_MSG_ID, P_MSG_LEN, P_OFFSET } from '../transport/packet.js'
 import type { Checks } from '../core/checks.js'
 import type { HandlerTable } from '../core/handler-table.js'
@@ -18,7 +18,7 @@ import { unregisteredWhy } from '../core/explain.js'
 import type { ContextState } from '../core/state.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
-import type { lapi_vec_t } from '../types.js'
+import type { lapi_vec_t } from '../base/types.js'
 import type { Completions } from './completions.js'
 import { LAND_BUF, LAND_NONE, LAND_SEG, type Receiver } from './receiver.js'
 import { RecvMsg, type SourceState } from './received.js'

@@ -2,8 +2,8 @@
  * The receiving side's records: one per message being received (pooled), and per source the
  * finished message ids (duplicates of them are dropped) and the messages still in progress.
  */
-import { DoneIds, IdTable } from '../id-table.js'
-import type { compl_hndlr_t, lapi_vec_t } from '../types.js'
+import { DoneIds, IdTable } from '../base/id-table.js'
+import type { compl_hndlr_t, lapi_vec_t } from '../base/types.js'
 
 /** One message being received. Pooled. */
 export class RecvMsg {

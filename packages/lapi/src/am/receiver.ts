@@ -6,16 +6,16 @@
  * copy of the user header, the return-info record) and, per source, the finished message ids and
  * the messages in progress.
  */
-import { CtlFlag, ErrClass, RetFlag } from '../constants.js'
-import { copyBuf, copySeg, copyWords, WORD_COPY } from '../copy.js'
-import { LapiStatus as S } from '../status.js'
+import { CtlFlag, ErrClass, RetFlag } from '../base/constants.js'
+import { copyBuf, copySeg, copyWords, WORD_COPY } from '../base/copy.js'
+import { LapiStatus as S } from '../base/status.js'
 import { BARE_HEADER_BYTES, SHORT_HEADER_BYTES } from '../transport/packet.js'
 import type { HandlerTable } from '../core/handler-table.js'
 import { unregisteredWhy } from '../core/explain.js'
 import type { ContextState } from '../core/state.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
-import type { compl_hndlr_t, Ref } from '../types.js'
+import type { compl_hndlr_t, Ref } from '../base/types.js'
 import type { Completions } from './completions.js'
 import { SourceState } from './received.js'
 import { ReturnInfo } from './return-info.js'

@@ -5,13 +5,13 @@
  * staging copy or finishes the send); where it cannot, it asks with CTS, and the origin copies the
  * data into the target's segment (then FIN), streams it as DATA packets, or drops it.
  */
-import { copyBuf, copySeg } from '../copy.js'
+import { copyBuf, copySeg } from '../base/copy.js'
 import { P_MSG_ID } from '../transport/packet.js'
 import type { RemoteOps } from '../net/remote-ops.js'
 import type { ContextState } from '../core/state.js'
-import type { Addr, LocalBuf, scompl_hndlr_t } from '../types.js'
-import { FreeList } from '../free-list.js'
-import { IdTable } from '../id-table.js'
+import type { Addr, LocalBuf, scompl_hndlr_t } from '../base/types.js'
+import { FreeList } from '../base/free-list.js'
+import { IdTable } from '../base/id-table.js'
 import type { Outgoing } from './outgoing.js'
 import type { AmState } from './state.js'
 import { C_LANDING, C_MODE, CTS_DIRECT, CTS_STREAM, T_AM_CTS, T_AM_FIN, T_AM_PULLED } from './wire.js'

@@ -3,7 +3,7 @@
  * Its `udata_one_pkt_ptr` answers a view of the one-packet data in the inbox itself where it can
  * (views kept per 64-byte line and shape), so that the steady state allocates and copies nothing.
  */
-import { copyBuf } from '../copy.js'
+import { copyBuf } from '../base/copy.js'
 import type { lapi_return_info_t } from './types.js'
 
 /** Views of one-packet data kept per 64-byte line of the inbox (shapes: offset and length). */

@@ -9,10 +9,10 @@
  * libraries: `prepareShort`/`prepareShortData` reserve a BARE packet whose words the caller
  * writes, `commitShort` sends it.
  */
-import { VecType } from '../constants.js'
-import { WORD_COPY, copyBuf } from '../copy.js'
-import { ringDoorbell } from '../job/control.js'
-import { LapiStatus as S } from '../status.js'
+import { VecType } from '../base/constants.js'
+import { WORD_COPY, copyBuf } from '../base/copy.js'
+import { ringDoorbell } from '../layout/control.js'
+import { LapiStatus as S } from '../base/status.js'
 import { BARE_HEADER_BYTES, PACKET_HEADER_BYTES, SHORT_HEADER_BYTES } from '../transport/packet.js'
 import type { OutRing } from '../transport/ring.js'
 import type { Checks } from '../core/checks.js'
@@ -21,7 +21,7 @@ import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { HandlerFn } from '../core/types.js'
 import type { Counters } from '../sync/counters.js'
-import type { Addr, lapi_vec_t, LocalBuf, scompl_hndlr_t } from '../types.js'
+import type { Addr, lapi_vec_t, LocalBuf, scompl_hndlr_t } from '../base/types.js'
 import type { Outgoing } from './outgoing.js'
 import type { Rendezvous } from './rendezvous.js'
 import type { AmState } from './state.js'

@@ -3,7 +3,7 @@
  * header handlers of LAPI_Amsend and LAPI_Amsendv, what a header handler learns about its message
  * (`lapi_return_info_t`), and the in-place receivers of a library's one-packet messages.
  */
-import type { Addr, compl_hndlr_t, lapi_vec_t, Ref } from '../types.js'
+import type { Addr, compl_hndlr_t, lapi_vec_t, Ref } from '../base/types.js'
 
 /** `lapi_return_info_t`: what a header handler learns about the message and may set. */
 export interface lapi_return_info_t {

@@ -3,8 +3,8 @@
  * the network's vector transfers see it: its total length, where each piece starts in the stream,
  * and which piece holds a stream offset. Pure functions of a checked vector.
  */
-import { VecType } from '../constants.js'
-import type { lapi_vec_t } from '../types.js'
+import { VecType } from '../base/constants.js'
+import type { lapi_vec_t } from '../base/types.js'
 
 /** Total bytes described by a (checked) vector. */
 export function vecBytes (v: lapi_vec_t): number {

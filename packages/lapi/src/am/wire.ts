@@ -4,7 +4,7 @@
  * the protocol values they carry (CTS modes). Shared by the sending and the receiving side.
  */
 import { SHORT_HEADER_BYTES, T_AM_BARE, T_AM_SHORT, PACKET_VERSION, P_EXTRA } from '../transport/packet.js'
-import { SLOT_STAMP_BYTES } from '../transport/ring.js'
+import { SLOT_STAMP_BYTES } from '../layout/ring.js'
 
 export const T_AM_HEAD = 1
 export const T_AM_DATA = 2

@@ -4,8 +4,8 @@
  * Two banks of words alternate, so a task may start the next all-gather while a slower one still
  * reads the last.
  */
-import { controlLayout, WaitCall } from '../job/control.js'
-import { LapiStatus as S } from '../status.js'
+import { controlLayout, WaitCall } from '../layout/control.js'
+import { LapiStatus as S } from '../base/status.js'
 import type { HandlerTable } from '../core/handler-table.js'
 import type { ContextState } from '../core/state.js'
 import type { HandlerFn } from '../core/types.js'

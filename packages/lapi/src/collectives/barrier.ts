@@ -7,8 +7,8 @@
 import {
   T_EXIT_GEN, T_STATE, TaskState, W_BAR_COUNT, W_BAR_GEN, W_BAR_LOCAL, WAIT_BARRIER, WAIT_FENCE, WaitCall, ringAgent,
   ringDoorbell, taskWord,
-} from '../job/control.js'
-import { LapiStatus as S } from '../status.js'
+} from '../layout/control.js'
+import { LapiStatus as S } from '../base/status.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'

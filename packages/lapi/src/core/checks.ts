@@ -4,10 +4,10 @@
  * IBM's LAPI returns for what is wrong; the contiguous transfers have a one-pass check
  * (`checkContig`) that every correct call passes in integer arithmetic only.
  */
-import { LAPI_MAX_MSG_SZ, RmwOp, VecType } from '../constants.js'
-import { counterOk } from '../args.js'
-import { LapiStatus as S } from '../status.js'
-import type { Addr, lapi_vec_t, LocalBuf } from '../types.js'
+import { LAPI_MAX_MSG_SZ, RmwOp, VecType } from '../base/constants.js'
+import { counterOk } from '../base/args.js'
+import { LapiStatus as S } from '../base/status.js'
+import type { Addr, lapi_vec_t, LocalBuf } from '../base/types.js'
 import type { ContextState } from './state.js'
 
 export class Checks {

@@ -4,9 +4,9 @@
  * Everything here runs on the failure branch only, after a call returned its code: the calls
  * themselves build no string and allocate nothing.
  */
-import { LAPI_MAX_MSG_SZ, Query, RmwOp, VecType } from '../constants.js'
-import { LapiError } from '../errors.js'
-import { LapiStatus as S } from '../status.js'
+import { LAPI_MAX_MSG_SZ, Query, RmwOp, VecType } from '../base/constants.js'
+import { LapiError } from '../base/errors.js'
+import { LapiStatus as S } from '../base/status.js'
 import type { HandlerFn, HandlerRanges } from './types.js'
 
 /** What the words need to know of the context (a `Context` is one). */

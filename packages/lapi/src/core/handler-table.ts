@@ -4,9 +4,9 @@
  * (functions given to Address_init or as hdr_hdl, SPMD style) — the index each function is
  * registered at, and the in-place receivers of the library slots' one-packet messages.
  */
-import { LapiStatus as S } from '../status.js'
+import { LapiStatus as S } from '../base/status.js'
 import type { short_hndlr_t } from '../am/types.js'
-import type { Ref } from '../types.js'
+import type { Ref } from '../base/types.js'
 import type { HandlerFn, HandlerRanges } from './types.js'
 
 /** Slots of the range reserved for layered libraries. */

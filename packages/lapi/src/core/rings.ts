@@ -6,10 +6,11 @@
  * landed yet, and the TAILs the dispatcher held back (`tailsHeld`), which every step of the task
  * in LAPI publishes.
  */
-import { ringDoorbell } from '../job/control.js'
-import type { NetEngine } from '../agent/engine.js'
+import { ringDoorbell } from '../layout/control.js'
+import type { NetEngine } from '../engine/engine.js'
 import { RemoteSource, RemoteWriter } from '../net/remote-ends.js'
-import { RingReader, RingWriter, netRingAt, type OutRing } from '../transport/ring.js'
+import { RingReader, RingWriter, type OutRing } from '../transport/ring.js'
+import { netRingAt } from '../layout/ring.js'
 import type { ContextState } from './state.js'
 
 export class Rings {

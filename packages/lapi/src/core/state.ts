@@ -7,11 +7,11 @@
 import { availableParallelism } from 'node:os'
 import type { BufferManager } from '@amlapi/bufmgr'
 import type { Logger } from 'pino'
-import type { JobConfig } from '../config.js'
-import { T_DOORBELL, T_SLEEPING, T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WATCH_CALL, setRemoteBell, taskWord, watchWord } from '../job/control.js'
-import { processOf, type JobSpec } from '../job/spec.js'
-import { NetEngine } from '../agent/engine.js'
-import { logger } from '../log.js'
+import type { JobConfig } from '../base/config.js'
+import { T_DOORBELL, T_SLEEPING, T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WATCH_CALL, setRemoteBell, taskWord, watchWord } from '../layout/control.js'
+import { processOf, type JobSpec } from '../layout/job-spec.js'
+import { NetEngine } from '../engine/engine.js'
+import { logger } from '../base/log.js'
 import type { SegmentViews } from './types.js'
 
 export class ContextState {
@@ -23,7 +23,7 @@ export class ContextState {
   readonly spec: JobSpec
   readonly mem: BufferManager
   readonly log: Logger
-  /** The job's control block (job/control.ts). */
+  /** The job's control block (layout/control.ts). */
   readonly ctl: Int32Array
   readonly seg: SegmentViews
   /** Int32 view of the own segment (counters). */
@@ -32,7 +32,7 @@ export class ContextState {
   readonly purged: Uint8Array
   /** 1 for the tasks of this process (shared memory), 0 for those reached over the network. */
   readonly local: Uint8Array
-  /** This task's network state words (null in a job of one process): job/spec.ts NET_*. */
+  /** This task's network state words (null in a job of one process): layout/job-spec.ts NET_*. */
   readonly netState: Int32Array | null
   /** This thread's network engine (null in a job of one process): it sends and takes in what crosses processes. */
   readonly net: NetEngine | null

@@ -6,10 +6,10 @@
  * one-sided operations on tasks of other processes in net/remote-ops.ts).
  */
 import type { BufferManager } from '@amlapi/bufmgr'
-import type { NetEngine } from '../agent/engine.js'
-import type { JobConfig } from '../config.js'
+import type { NetEngine } from '../engine/engine.js'
+import type { JobConfig } from '../base/config.js'
 import type { OutRing } from '../transport/ring.js'
-import type { Addr, compl_hndlr_t, scompl_hndlr_t } from '../types.js'
+import type { Addr, compl_hndlr_t, scompl_hndlr_t } from '../base/types.js'
 
 /** A registered header handler (typed loosely here; am/types.ts defines its exact shapes). */
 export type HandlerFn = (...args: never[]) => unknown

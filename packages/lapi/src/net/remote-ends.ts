@@ -6,9 +6,10 @@
  * state, for the agent to acknowledge). Both speak the interface of the ring ends they replace, so
  * the active-message code does not know which carries a packet.
  */
-import { RingWriter, type OutRing, type RingGeometry } from '../transport/ring.js'
-import { T_STATE, TaskState, taskWord } from '../job/control.js'
-import { NET_DIRTY, NET_LANDED_AT, netLandedFrom, netTagOffset } from '../job/spec.js'
+import { RingWriter, type OutRing } from '../transport/ring.js'
+import { type RingGeometry } from '../layout/ring.js'
+import { T_STATE, TaskState, taskWord } from '../layout/control.js'
+import { NET_DIRTY, NET_LANDED_AT, netLandedFrom, netTagOffset } from '../layout/job-spec.js'
 
 /** `outbox[t]` for task t of another process. Every RemoteWriter of a task shares one RingWriter. */
 export class RemoteWriter implements OutRing {

@@ -12,19 +12,19 @@
  * data is here. Each operation is outstanding for the fence until its acknowledgement or answer
  * is back (`OutRing.markSent` / the network state's LANDED_AT).
  */
-import { ErrClass, VecType } from '../constants.js'
+import { ErrClass, VecType } from '../base/constants.js'
 import { vecBytes } from '../am/vectors.js'
 import type { RemoteHost as Context } from '../core/types.js'
-import { copyBuf, copySeg } from '../copy.js'
-import { FreeList } from '../free-list.js'
-import { WaitCall, ringDoorbell } from '../job/control.js'
-import { NET_LANDED_AT } from '../job/spec.js'
-import { LapiStatus as S } from '../status.js'
+import { copyBuf, copySeg } from '../base/copy.js'
+import { FreeList } from '../base/free-list.js'
+import { WaitCall, ringDoorbell } from '../layout/control.js'
+import { NET_LANDED_AT } from '../layout/job-spec.js'
+import { LapiStatus as S } from '../base/status.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1, N_COUNTER,
   PACKET_HEADER_BYTES, P_MSG_ID, T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW, writePacketHeader,
 } from '../transport/packet.js'
-import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from '../types.js'
+import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from '../base/types.js'
 
 /** A remote Get or Rmw waiting for its T_NET_DONE. Pooled. */
 class PendingOp {

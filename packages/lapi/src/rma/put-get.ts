@@ -9,11 +9,11 @@
  * counter, then the origin counter (origin buffer reusable) and the completion counter (target
  * done). A Get: the data arrives, the target counter (target buffer free), then the origin counter.
  */
-import { ErrClass } from '../constants.js'
-import { counterOk } from '../args.js'
-import { WORD_COPY, copyBuf, copyShared, copyWords } from '../copy.js'
-import { ringCounter } from '../job/control.js'
-import { LapiStatus as S } from '../status.js'
+import { ErrClass } from '../base/constants.js'
+import { counterOk } from '../base/args.js'
+import { WORD_COPY, copyBuf, copyShared, copyWords } from '../base/copy.js'
+import { ringCounter } from '../layout/control.js'
+import { LapiStatus as S } from '../base/status.js'
 import type { Checks } from '../core/checks.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
@@ -22,7 +22,7 @@ import type { RemoteOps } from '../net/remote-ops.js'
 import type { Counters } from '../sync/counters.js'
 import type { UserCode } from '../sync/user-code.js'
 import { RmaPart } from './part.js'
-import type { Addr, compl_hndlr_t, LocalBuf, scompl_hndlr_t } from '../types.js'
+import type { Addr, compl_hndlr_t, LocalBuf, scompl_hndlr_t } from '../base/types.js'
 
 export class PutGet extends RmaPart {
   private readonly taskId: number

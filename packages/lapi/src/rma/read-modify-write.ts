@@ -4,11 +4,11 @@
  * it with `Atomics` (rmw.ts); on one of another process the target's agent does
  * (net/remote-ops.ts), and the old value comes back as an answer.
  */
-import { ErrClass, RmwOp } from '../constants.js'
-import { rmw32, rmw64 } from '../rmw.js'
-import { LapiStatus as S } from '../status.js'
+import { ErrClass, RmwOp } from '../base/constants.js'
+import { rmw32, rmw64 } from '../base/rmw.js'
+import { LapiStatus as S } from '../base/status.js'
 import { RmaPart } from './part.js'
-import type { Addr, Ref, scompl_hndlr_t } from '../types.js'
+import type { Addr, Ref, scompl_hndlr_t } from '../base/types.js'
 
 export class ReadModifyWrite extends RmaPart {
   /**

@@ -4,11 +4,11 @@
  * the calling thread copies piece by piece between the segments; a task of another process goes
  * through net/remote-ops.ts. Counters as Put and Get (rma/put-get.ts).
  */
-import { ErrClass, VecType } from '../constants.js'
-import { copy } from '../copy.js'
-import { LapiStatus as S } from '../status.js'
+import { ErrClass, VecType } from '../base/constants.js'
+import { copy } from '../base/copy.js'
+import { LapiStatus as S } from '../base/status.js'
 import { RmaPart } from './part.js'
-import type { Addr, compl_hndlr_t, lapi_vec_t, scompl_hndlr_t } from '../types.js'
+import type { Addr, compl_hndlr_t, lapi_vec_t, scompl_hndlr_t } from '../base/types.js'
 
 export class VectorTransfers extends RmaPart {
   /** What Putv and Getv check first (a step in LAPI): 0, or the code to return. */

@@ -5,15 +5,15 @@
  * exactly that; a bump of the counter the running Waitcntr waits on is handed straight to the
  * wait (`absorbed`), so that a message which completes the wait costs no atomic update of it.
  */
-import { WAIT_COUNTER, WaitCall, ringCounter, ringDoorbell } from '../job/control.js'
-import { LapiError } from '../errors.js'
-import { LapiStatus as S } from '../status.js'
+import { WAIT_COUNTER, WaitCall, ringCounter, ringDoorbell } from '../layout/control.js'
+import { LapiError } from '../base/errors.js'
+import { LapiStatus as S } from '../base/status.js'
 import type { RemoteOps } from '../net/remote-ops.js'
 import type { Checks } from '../core/checks.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'
-import type { Addr, Ref } from '../types.js'
+import type { Addr, Ref } from '../base/types.js'
 import type { Idler } from './idle.js'
 
 export class Counters {

@@ -6,11 +6,11 @@
  * free), the accounting of such sleeps, and the check that ends a wait when the job is aborted.
  */
 import { performance } from 'node:perf_hooks'
-import type { NetEngine } from '../agent/engine.js'
+import type { NetEngine } from '../engine/engine.js'
 import {
   W_ABORT, W_ABORT_TASK, W_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall,
-} from '../job/control.js'
-import { JobAbortedError } from '../errors.js'
+} from '../layout/control.js'
+import { JobAbortedError } from '../base/errors.js'
 import { SLEEP_FAILED, SLEEP_READY } from '../transport/contract.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'

@@ -5,7 +5,7 @@
  * the event loop: a task whose code is done still exits. It ends when interrupt mode is switched
  * off or at LAPI_Term.
  */
-import { W_ABORT, WaitCall } from '../job/control.js'
+import { W_ABORT, WaitCall } from '../layout/control.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'

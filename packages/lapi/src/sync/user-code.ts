@@ -5,12 +5,12 @@
  * holds back go to memory first and no bump is handed to a wait meanwhile (sync/counters.ts,
  * `enterUser`).
  */
-import { describeError } from '../errors.js'
-import { endTask } from '../job/failure.js'
-import { ErrClass } from '../constants.js'
-import { LapiStatus as S, statusName, statusText } from '../status.js'
+import { describeError } from '../base/errors.js'
+import { endTask } from './failure.js'
+import { ErrClass } from '../base/constants.js'
+import { LapiStatus as S, statusName, statusText } from '../base/status.js'
 import type { ContextState } from '../core/state.js'
-import type { compl_hndlr_t, LAPI_err_hndlr, scompl_hndlr_t } from '../types.js'
+import type { compl_hndlr_t, LAPI_err_hndlr, scompl_hndlr_t } from '../base/types.js'
 import type { Counters } from './counters.js'
 
 export class UserCode {

@@ -3,8 +3,8 @@
  * caller gives; am2's AM_WaitSema and flow control) in its blocking and promise forms, and
  * LAPI_Fence (every active message this task sent has landed at its target).
  */
-import { WAIT_COND, WAIT_FENCE, WaitCall } from '../job/control.js'
-import { LapiStatus as S } from '../status.js'
+import { WAIT_COND, WAIT_FENCE, WaitCall } from '../layout/control.js'
+import { LapiStatus as S } from '../base/status.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'

@@ -12,7 +12,7 @@
  * thread at a time may sum: the one holding the process's network lock.
  */
 import type { Sum4 } from './fd-io.js'
-import type { WasmMemory } from './wasm.js'
+import type { WasmMemory } from '../layout/memory.js'
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 

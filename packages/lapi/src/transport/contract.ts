@@ -6,7 +6,7 @@
  * A transport has two faces. `Transport`, in the agent (the process's main thread), makes and
  * watches the connections. `FramePath`, which every thread of the process can build from the
  * shared memory the transport describes (`Transport.shared`), moves frames: whichever thread holds
- * the process's network lock (agent/engine.ts) queues, writes, reads and parses them — a task
+ * the process's network lock (engine/engine.ts) queues, writes, reads and parses them — a task
  * waiting in LAPI does it itself, without waking anyone; the agent does it for tasks that are busy.
  *
  * A transport connects the job's processes (ranks 0 … P-1) pairwise and carries **frames**:

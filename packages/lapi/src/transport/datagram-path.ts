@@ -54,17 +54,15 @@
  */
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
-import { copyBuf } from '../copy.js'
-import { lazyLoad } from '../lazy.js'
+import { copyBuf } from '../base/copy.js'
+import { lazyLoad } from '../base/lazy.js'
 import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll, type Sum4 } from './fd-io.js'
 import { DatagramSum } from './checksum.js'
 import { faultState, nextRandom, type FaultSpec } from './faults.js'
 import { FRAME_HEADER_BYTES, SLEEP_FAILED } from './contract.js'
-import {
-  FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS,
-  S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, StreamPath, type StreamShared,
-} from './stream-path.js'
-import { WASM_PAGE, sharedOrPlain } from './wasm.js'
+import { FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
+import { StreamPath } from './stream-path.js'
+import { WASM_PAGE, sharedOrPlain } from '../layout/memory.js'
 
 export const UDP_VERSION = 3
 export const DG_DATA = 1

@@ -10,9 +10,9 @@
  * sleep on the descriptors (`FdPoll`, outside the lock).
  */
 import type { WASI } from 'node:wasi'
-import { lazyLoad } from '../lazy.js'
+import { lazyLoad } from '../base/lazy.js'
 import { SLEEP_FAILED, SLEEP_READY, SLEEP_TIMEOUT } from './contract.js'
-import { WASM_PAGE, Wasm, type WasmMemory } from './wasm.js'
+import { WASM_PAGE, Wasm, type WasmMemory } from '../layout/memory.js'
 
 /** Bytes at the start of the memory for the I/O vector and the count: one page. */
 export const IO_SCRATCH_BYTES = WASM_PAGE

@@ -17,7 +17,7 @@
  * A packet whose version, type or length is wrong is dropped and counted by the dispatcher; it
  * never throws.
  */
-import { SLOT_PACKET, SLOT_STAMP_BYTES } from './ring.js'
+import { SLOT_PACKET, SLOT_STAMP_BYTES } from '../layout/ring.js'
 
 export const PACKET_VERSION = 1
 export const PACKET_HEADER_BYTES = 64

@@ -5,36 +5,19 @@
  * transport/fd-io.ts), with the bytes received and not yet parsed, and those queued and not yet
  * written, in one shared WebAssembly memory (after its first page, the I/O vector's: rx[p] then
  * tx[p] for each peer p). Whoever holds the process's
- * network lock (agent/engine.ts) moves them; the agent, while it reads in its event loop instead
+ * network lock (engine/engine.ts) moves them; the agent, while it reads in its event loop instead
  * (no task polls), hands its chunks to `ingest`. Frames are as transport/contract.ts lays them out.
  *
- *   shared words (Int32, NetShared): per peer p at PEER_BASE + PEER_WORDS·p:
- *     +0 FD (-1: none)   +1 FLAGS (EOF 1, BYE 2, ERROR 4, MALFORMED 8)   +2 ERRNO (of ERROR: Node's errno, or 1000 + WASI's)
- *     +3 RX_START  +4 RX_END   (unparsed bytes in rx[p])   +5 TX_START  +6 TX_END   (unwritten bytes in tx[p])
- *   stats (Float64, written under the lock): framesSent, framesReceived, bytesSent, bytesReceived,
- *     framesDropped, writes, reads, emptyReads
+ *   Its shared memory is laid out in layout/stream.ts.
  */
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
-import { WORD_COPY, copyBuf, copySmall } from '../copy.js'
+import { WORD_COPY, copyBuf, copySmall } from '../base/copy.js'
 import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
-import { WASM_PAGE, sharedOrPlain, type WasmMemory } from './wasm.js'
+import { WASM_PAGE, sharedOrPlain } from '../layout/memory.js'
+import { ERRNO, FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
-
-export const PEER_BASE = 32
-export const PEER_WORDS = 8
-export const FD = 0
-export const FLAGS = 1
-export const ERRNO = 2
-export const RX_START = 3
-export const RX_END = 4
-export const TX_START = 5
-export const TX_END = 6
-export const PEER_EOF = 1
-export const PEER_BYE = 2
-export const PEER_ERROR = 4
-export const PEER_MALFORMED = 8
 
 /** The body of a goodbye, and what the writev array holds between writes (no view of a frame kept). */
 export const NO_BYTES = new Uint8Array(0)
@@ -42,34 +25,6 @@ export const NO_BYTES = new Uint8Array(0)
 const IO_FAILED = -2
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
 const FULL_BACKOFF_MS = 0.005
-
-export const S_FRAMES_SENT = 0
-export const S_FRAMES_RECEIVED = 1
-export const S_BYTES_SENT = 2
-export const S_BYTES_RECEIVED = 3
-export const S_FRAMES_DROPPED = 4
-export const S_WRITES = 5
-export const S_READS = 6
-export const S_EMPTY_READS = 7
-
-/** The shared memory of a stream data path (structured-clonable: it travels to the task threads in their job spec). */
-export interface StreamShared {
-  words: SharedArrayBuffer
-  stats: SharedArrayBuffer
-  /**
-   * The receive and send buffers (`cap` bytes each, per peer), after the I/O vector's page: a
-   * shared WebAssembly memory, or (`wasm` false, where the engine refuses one) a plain buffer.
-   */
-  mem: WasmMemory
-  wasm: boolean
-  pages: number
-  cap: number
-  /** Bytes of each peer's send buffer (a stream path's: `cap`; a datagram path's holds its window in flight too). */
-  txCap: number
-  procs: number
-  /** Fault injection (`--faults corrupt=P`): the probability that a frame goes out corrupt, and the generator's state (Int32). */
-  corrupt: { p: number, rng: SharedArrayBuffer } | null
-}
 
 /** Bytes of each peer's receive and send buffers for a job of `numTasks` tasks (room for the largest control message: the all-gather tables). */
 export function streamBufferBytes (numTasks: number): number {

@@ -17,7 +17,8 @@ import type { Logger } from 'pino'
 import { makeNonce, proof, sameProof } from './auth.js'
 import { type PeerAddress, type Transport, type TransportEvents, type TransportStats } from './contract.js'
 import { encodeMessage, field, readMessages } from './messages.js'
-import { setPeerFd, streamStats, type StreamShared } from './stream-path.js'
+import { setPeerFd, streamStats } from './stream-path.js'
+import { type StreamShared } from '../layout/stream.js'
 import { StrangerGate } from './strangers.js'
 
 /** How long the handshake with every peer may take. */

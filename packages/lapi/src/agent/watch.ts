@@ -11,7 +11,7 @@
 import {
   T_SLEEPING, T_STATE, T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, TaskState, WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WATCH_CALL, WATCH_VAL,
   WATCH_WORD, WaitCall, taskWord, watchWord,
-} from './control.js'
+} from '../layout/control.js'
 
 /** One task as a report sees it (plain data: it crosses processes as a message). */
 export interface TaskWatch {

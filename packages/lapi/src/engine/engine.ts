@@ -24,11 +24,11 @@
  * that poll (OWNER_TASKS); a task that polls while the agent reads asks for them (WANT) once.
  */
 import { performance } from 'node:perf_hooks'
-import { RmwOp } from '../constants.js'
-import { rmw32, rmw64 } from '../rmw.js'
-import { WORD_COPY, copySeg, copySmall } from '../copy.js'
-import { W_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../job/control.js'
-import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../job/spec.js'
+import { RmwOp } from '../base/constants.js'
+import { rmw32, rmw64 } from '../base/rmw.js'
+import { WORD_COPY, copySeg, copySmall } from '../base/copy.js'
+import { W_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../layout/control.js'
+import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../layout/job-spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
 import {
@@ -36,7 +36,8 @@ import {
   PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
   T_AM_BARE, T_AM_SHORT, T_NET_ACK, T_NET_BUMP, T_NET_DONE, T_NET_GET, T_NET_GETR, T_NET_PUT, T_NET_RMW, T_NET_RMWR, packetBodyBytes, writePacketHeader,
 } from '../transport/packet.js'
-import { RingReader, RingWriter, netRingAt } from '../transport/ring.js'
+import { RingReader, RingWriter } from '../transport/ring.js'
+import { netRingAt } from '../layout/ring.js'
 import { StreamPath } from '../transport/stream-path.js'
 import { DatagramPath, isDatagramShared } from '../transport/datagram-path.js'
 

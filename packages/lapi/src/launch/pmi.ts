@@ -1,7 +1,7 @@
 /**
  * A PMI-1 client: the "simple" wire protocol that MPICH's Hydra (`mpiexec`) and Slurm's
  * `srun --mpi=pmi2` speak to each process over the socket whose descriptor they put in PMI_FD.
- * `lapirun --join` uses it for the rendezvous (job/join.ts): process 0 puts the rendezvous's
+ * `lapirun --join` uses it for the rendezvous (launch/join.ts): process 0 puts the rendezvous's
  * address and the job key into the job's key-value space, a barrier, the others get them. Only the
  * launcher and the job's processes can read that space.
  *

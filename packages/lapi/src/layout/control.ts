@@ -46,7 +46,7 @@
  * Each word has a documented writer; all accesses go through Atomics.
  */
 
-import { pageAlignedShared } from '../transport/ring.js'
+import { pageAlignedShared } from './memory.js'
 
 export const W_ABORT = 0
 export const W_ABORT_TASK = 1

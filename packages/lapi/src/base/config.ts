@@ -2,7 +2,7 @@
  * Settings of a job and of one task, their defaults, and the environment variables that set them.
  * Every optimisation with a knob has it here (spin budget, packet size), with its unit.
  */
-import type { JitMode } from './job/jit.js'
+import type { JitMode } from './jit.js'
 
 /** Settings shared by every task of a job. Sizes are in bytes, times in microseconds. */
 export interface JobConfig {
@@ -39,7 +39,7 @@ export interface JobConfig {
   chaos: ChaosConfig | null
   /**
    * What `runJob` does with V8's inlining budgets before it starts the tasks: `'default'` leaves
-   * them as node has them; `'tuned'` raises them for the whole process (job/jit.ts: message paths
+   * them as node has them; `'tuned'` raises them for the whole process (base/jit.ts: message paths
    * 7–20 % cheaper once compiled, about three times the compile time first) (AMLAPI_JIT,
    * `lapirun --jit`).
    */

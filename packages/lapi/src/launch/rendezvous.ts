@@ -1,8 +1,8 @@
 /**
  * The rendezvous of a job of several processes: where they prove the job key, publish their
  * transport's address and get the job (the address table and the settings). `lapirun
- * --procs` runs it in the launcher (job/processes.ts); under `lapirun --join` rank 0 runs it at
- * AMLAPI_RENDEZVOUS (job/join.ts).
+ * --procs` runs it in the launcher (launch/processes.ts); under `lapirun --join` rank 0 runs it at
+ * AMLAPI_RENDEZVOUS (launch/join.ts).
  *
  * Protocol (length-prefixed msgpackr, transport/messages.ts), per process:
  *   rendezvous → {t:'challenge', n}            process → {t:'hello', rank, n, p: proof(key,'join',…)}
@@ -24,9 +24,9 @@ import { makeNonce, proof, sameProof } from '../transport/auth.js'
 import type { PeerAddress } from '../transport/contract.js'
 import { MAX_MESSAGE_BYTES, encodeMessage, field, readMessages } from '../transport/messages.js'
 import { StrangerGate } from '../transport/strangers.js'
-import type { JobConfig } from '../config.js'
-import { placement } from './spec.js'
-import { formatReport, type TaskWatch } from './watch.js'
+import type { JobConfig } from '../base/config.js'
+import { placement } from '../layout/job-spec.js'
+import { formatReport, type TaskWatch } from '../agent/watch.js'
 
 /** What every process is told once all have met. */
 export interface RendezvousJob {

@@ -10,13 +10,13 @@
  * Ctrl-C stops every task and exits 130; a second Ctrl-C stops them without waiting for their output.
  */
 import { createRequire } from 'node:module'
-import { parseSize } from '../config.js'
-import { MAX_TASKS } from '../job/spec.js'
-import { runJob } from '../job/run-job.js'
-import { checkProgram, type JobReports } from '../job/options.js'
-import { JoinError, joinJob } from '../job/join.js'
-import type { JitMode } from '../job/jit.js'
-import { logger } from '../log.js'
+import { parseSize } from '../base/config.js'
+import { MAX_TASKS } from '../layout/job-spec.js'
+import { runJob } from './run-job.js'
+import { checkProgram, type JobReports } from './options.js'
+import { JoinError, joinJob } from './join.js'
+import type { JitMode } from '../base/jit.js'
+import { logger } from '../base/log.js'
 import { parseFaults } from '../transport/faults.js'
 
 const USAGE = `usage: lapirun -n N [options] [--] program.mjs [args...]

@@ -1,14 +1,14 @@
 /**
- * What a job is asked to do and what it comes to, shared by the two ways to run one (job/run-job.ts
- * in this process, job/processes.ts over several): the options, the result, the output forwarding,
+ * What a job is asked to do and what it comes to, shared by the two ways to run one (launch/run-job.ts
+ * in this process, launch/processes.ts over several): the options, the result, the output forwarding,
  * the program check, and the launcher's wording of a failure.
  */
 import { statSync, accessSync, constants as fsConstants } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Readable, Writable } from 'node:stream'
-import type { JobConfig } from '../config.js'
-import type { TaskWatch } from './watch.js'
+import type { JobConfig } from '../base/config.js'
+import type { TaskWatch } from '../agent/watch.js'
 
 export interface RunJobOptions {
   /** The program every task runs (a path or file URL of an ES module or script). */
@@ -80,7 +80,7 @@ export interface JobReports {
   ask: (() => Promise<string>) | null
 }
 
-/** What a process of a job of several processes adds to runTasks (job/child.ts). */
+/** What a process of a job of several processes adds to runTasks (launch/child.ts). */
 export interface ProcessHooks {
   /**
    * Receives the function that ends this process's part of the job as failed (task, reason), and

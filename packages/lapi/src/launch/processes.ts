@@ -1,12 +1,12 @@
 /**
  * A job of several processes on this host (`lapirun --procs P`, `runJob({ procs })`): this process
  * is the launcher and the rendezvous. It makes the job key, listens on loopback (or `bind`), and
- * starts P processes (job/child.ts), each told the program and its arguments (on its command line)
+ * starts P processes (launch/child.ts), each told the program and its arguments (on its command line)
  * and its rank, the rendezvous address and the key (AMLAPI_RANK, AMLAPI_SIZE, AMLAPI_RENDEZVOUS,
  * AMLAPI_JOB_KEY in its environment, as `lapirun --join` reads them; the environment of a process
  * is readable by its user only).
  *
- * The rendezvous (job/rendezvous.ts) runs here.
+ * The rendezvous (launch/rendezvous.ts) runs here.
  *
  * The job ends when every process has exited. A process that exits without 'done' (killed,
  * crashed) is a failure naming its tasks; after the first failure the others get 'abort', and a
@@ -17,10 +17,11 @@ import { fileURLToPath } from 'node:url'
 import { makeKey } from '../transport/auth.js'
 import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { netSettings } from './net-settings.js'
-import { resolveConfig } from '../config.js'
-import { logger } from '../log.js'
+import { resolveConfig } from '../base/config.js'
+import { logger } from '../base/log.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, forward, keepGoing, seconds, type JobResult, type RunJobOptions } from './options.js'
-import { checkJobFits, placement } from './spec.js'
+import { checkJobFits } from './create-job.js'
+import { placement } from '../layout/job-spec.js'
 
 /** Beyond the tasks' grace period, how long a process may take to end before it is killed. */
 export const PROCESS_GRACE_MS = 3000
@@ -85,8 +86,8 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   // none is left behind, even when this process ends before the job does (a second Ctrl-C)
   const killAll = (): void => { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL') }
   process.once('exit', killAll)
-  // (job/child.js beside this file as tsc builds it, or beside the chunk that holds it in the bundle)
-  const childScript = fileURLToPath(new URL('../job/child.js', import.meta.url))
+  // (launch/child.js beside this file as tsc builds it, or beside the chunk that holds it in the bundle)
+  const childScript = fileURLToPath(new URL('../launch/child.js', import.meta.url))
   // (the processes read their network settings from the environment, as a process of `lapirun --join` does)
   const netEnv: Record<string, string> = {}
   if (opts.transport !== undefined) netEnv['AMLAPI_TRANSPORT'] = opts.transport

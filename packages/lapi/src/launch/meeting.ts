@@ -1,7 +1,7 @@
 /**
  * How the processes of a `lapirun --join` job find the rendezvous and the job key (API.md,
  * "Processes and hosts"; docs/launching.md). Process 0 always serves the rendezvous
- * (job/rendezvous.ts); what differs is how the others learn where it is:
+ * (launch/rendezvous.ts); what differs is how the others learn where it is:
  *
  *   - `address`: AMLAPI_RENDEZVOUS=host:port, with AMLAPI_JOB_KEY given to every process;
  *   - `file`: AMLAPI_RENDEZVOUS=file:DIR — process 0 writes the rendezvous's address and the key
@@ -12,7 +12,7 @@
  *     Slurm's `srun` without PMI, and a PMI launcher whose socket did not reach this process
  *     (`npx lapirun` is a process of its own, without PMI_FD);
  *   - `pmi`: the launcher's PMI-1 key-value space (PMI_FD: MPICH's `mpiexec`, `srun --mpi=pmi2`;
- *     job/pmi.ts).
+ *     launch/pmi.ts).
  *
  * With `file` and `pmi` process 0 makes the key (or takes AMLAPI_JOB_KEY) and shares it only
  * through them. Everything here but the file's reading and writing is a pure function of the

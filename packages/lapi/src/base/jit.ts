@@ -21,7 +21,7 @@
  * tasks when the job's `jit` setting is `'tuned'` (`AMLAPI_JIT=tuned`, `lapirun --jit tuned`). A
  * flag given on node's command line is left as the user set it.
  */
-import { lazyLoad } from '../lazy.js'
+import { lazyLoad } from './lazy.js'
 
 /** What `runJob` does with V8's inlining budgets: raise them (`tuned`) or leave them as they are. */
 export type JitMode = 'tuned' | 'default'

@@ -3,14 +3,14 @@
  * (`mpirun`, `mpiexec`, `srun`, a script, `ip netns exec`, by hand; docs/launching.md). Every
  * process runs the same command; rank r holds tasks r·K … r·K+K−1 of N = P·K (K =
  * `--tasks-per-proc`). Rank and size come from the environment (`placementFromEnv`); process 0
- * serves the rendezvous (job/rendezvous.ts), which the others find as job/meeting.ts says
+ * serves the rendezvous (launch/rendezvous.ts), which the others find as launch/meeting.ts says
  * (AMLAPI_RENDEZVOUS host:port or file:DIR, the launcher's PMI, a one-host default), with the job
  * key from AMLAPI_JOB_KEY or made by process 0 and shared through the file or PMI. Each process
  * exits 0 when its tasks finished normally; a lost process or task ends the others (the agents
  * tell each other: agent/agent.ts) with a message naming it.
  */
-import { resolveConfig, type JobConfig } from '../config.js'
-import { logger } from '../log.js'
+import { resolveConfig, type JobConfig } from '../base/config.js'
+import { logger } from '../base/log.js'
 import { makeKey, parseKey } from '../transport/auth.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, seconds, type JobReports } from './options.js'
 import { wholeEnv } from './net-settings.js'
@@ -19,7 +19,7 @@ import { JoinError, NOTE_SLACK_S, awaitLiveNote, hostPort, jobIdFromEnv, launche
 import { Pmi1 } from './pmi.js'
 import { serveRendezvous, type Rendezvous } from './rendezvous.js'
 import { runJob } from './run-job.js'
-import { checkJobFits } from './spec.js'
+import { checkJobFits } from './create-job.js'
 
 export { JoinError } from './meeting.js'
 

@@ -6,7 +6,7 @@
  * non-zero, and what the task wrote before reaches the job's output (worker stdio is drained on exit).
  */
 import { parentPort } from 'node:worker_threads'
-import { underAgent } from './spec.js'
+import { underAgent } from '../layout/job-spec.js'
 
 /** Key of the failure message a task posts to its agent: `{ [FAILURE_KEY]: reason }`. */
 export const FAILURE_KEY = '__amlapi_failure'

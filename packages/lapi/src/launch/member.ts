@@ -1,9 +1,9 @@
 /**
  * One process of a job of several: joins the rendezvous with the job key, connects to the other
  * processes through the transport, and runs its tasks (runTasks) with the agent (agent/agent.ts)
- * serving their network traffic. Started by `lapirun --procs` (job/child.ts) or, one per process
- * of another launcher's job, by `lapirun --join` (job/join.ts). Its network settings come from
- * its environment (job/net-settings.ts).
+ * serving their network traffic. Started by `lapirun --procs` (launch/child.ts) or, one per process
+ * of another launcher's job, by `lapirun --join` (launch/join.ts). Its network settings come from
+ * its environment (launch/net-settings.ts).
  */
 import { createSocket } from 'node:dgram'
 import { connect, isIPv6, type Socket } from 'node:net'
@@ -16,11 +16,11 @@ import { UdpTransport } from '../transport/udp.js'
 import type { DatagramShared } from '../transport/datagram-path.js'
 import { splitHostPort } from './meeting.js'
 import { netSettings } from './net-settings.js'
-import { logger } from '../log.js'
+import { logger } from '../base/log.js'
 import { failureLine, runTasks, type RunJobOptions } from './run-job.js'
 import type { JobReports } from './options.js'
-import type { TaskWatch } from './watch.js'
-import { checkJobFits, createJob } from './spec.js'
+import type { TaskWatch } from '../agent/watch.js'
+import { checkJobFits, createJob } from './create-job.js'
 import type { RendezvousJob } from './rendezvous.js'
 
 /** The job as the rendezvous describes it. */

@@ -1,12 +1,12 @@
 /**
- * A process `lapirun --procs` (job/processes.ts) started as `child.js PROGRAM-URL [args…]`: reads
+ * A process `lapirun --procs` (launch/processes.ts) started as `child.js PROGRAM-URL [args…]`: reads
  * AMLAPI_RANK, AMLAPI_SIZE, AMLAPI_RENDEZVOUS (host:port) and AMLAPI_JOB_KEY (hex; then taken out
  * of the environment, so that the tasks and what they spawn do not inherit it) and runs its part
- * of the job (job/member.ts); the settings come from the rendezvous and the environment, the
+ * of the job (launch/member.ts); the settings come from the rendezvous and the environment, the
  * program from the launcher that started it.
  */
 import { parseKey } from '../transport/auth.js'
-import { describeError } from '../errors.js'
+import { describeError } from '../base/errors.js'
 import { runMember } from './member.js'
 
 function env (name: string): string {

@@ -1,129 +1,21 @@
 /**
- * What a task receives from its agent to join a job: the job's shared memory and settings. The
- * agent (runJob, lapirun) creates one spec per process and hands each task worker its copy with its
- * own task id in `workerData`; a program run with plain `node` makes a job of one task itself.
+ * Making a job's shared memory (`createJob`) for the tasks of one process, sized and checked
+ * against what the host allows (`checkJobFits`); and the job of one task that a program run with
+ * plain `node` makes itself (`currentJobSpec`).
  */
 import { readFileSync } from 'node:fs'
 import { totalmem } from 'node:os'
-import { workerData } from 'node:worker_threads'
-import { resolveConfig, type JobConfig } from '../config.js'
-import { lazyLoad } from '../lazy.js'
-import { controlLayout, createControl } from './control.js'
-import { createStreamShared, streamBufferBytes, streamMemoryBytes, type StreamShared } from '../transport/stream-path.js'
+import { resolveConfig, type JobConfig } from '../base/config.js'
+import { lazyLoad } from '../base/lazy.js'
+import { controlLayout, createControl } from '../layout/control.js'
+import { MAX_TASKS, SPEC_VERSION, netStateBytes, placement, specFromAgent, type JobSpec } from '../layout/job-spec.js'
+import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../layout/memory.js'
+import { createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../layout/ring.js'
+import { createStreamShared, streamBufferBytes, streamMemoryBytes } from '../transport/stream-path.js'
+import { type StreamShared } from '../layout/stream.js'
 import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
 import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
-import { createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../transport/ring.js'
-import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../transport/wasm.js'
-
-/** Key of the spec inside `workerData`. */
-export const SPEC_KEY = '__amlapi_job'
-export const SPEC_VERSION = 4
-/** Key of `RunJobOptions.data` inside `workerData`. */
-export const DATA_KEY = '__amlapi_data'
-
-/** What the agent put under `key` in this thread's `workerData` (undefined in a thread it did not start). */
-function fromAgent (key: string): unknown {
-  const wd = workerData as Record<string, unknown> | null | undefined
-  return wd !== null && typeof wd === 'object' ? wd[key] : undefined
-}
-
-/** What the processes of a job share to reach the network (JobSpec.net). */
-export interface NetShared {
-  /** The frame path's memory (tcp: its descriptors and buffers). */
-  stream: StreamShared
-  /** Engine statistics. */
-  stats: SharedArrayBuffer
-  /**
-   * Control messages a task took off the network for the agent: Int32 words START, END (bytes),
-   * then records of [peer u32][length u32][body], taken and consumed under the network lock.
-   */
-  control: SharedArrayBuffer
-  /** Get answers that wait for room toward their origin, set aside (agent/engine.ts, `park`). */
-  gets: SharedArrayBuffer
-}
-
-/** The `data` the agent passed to `runJob` (undefined in a job not started by runJob or without it). */
-export function jobData (): unknown {
-  return fromAgent(DATA_KEY)
-}
-
-export interface JobSpec {
-  version: number
-  /** Random id of the job (hex), for logs. */
-  jobId: string
-  numTasks: number
-  /** The task this spec is for. */
-  taskId: number
-  config: JobConfig
-  /** The tasks of this process: firstTask … firstTask + localTasks - 1 (all of them in a job of one process). */
-  firstTask: number
-  localTasks: number
-  /** Processes of the job (1: no network). */
-  processes: number
-  /** One segment per task, index = task id; null for a task of another process. */
-  segments: Array<SharedArrayBuffer | null>
-  /**
-   * The shared WebAssembly.Memory whose buffer is each segment, index = task id: null where the
-   * segment is a plain SharedArrayBuffer (its size not a whole number of 64 KiB pages, or the engine
-   * refused the memory) and for a task of another process.
-   */
-  segmentMemories: Array<WasmMemory | null>
-  /** The job control block of this process (control.ts). */
-  control: SharedArrayBuffer
-  /**
-   * One inbox per task of this process, index = task id (null for other processes' tasks): ring i
-   * carries packets from task firstTask + i; in a job of several processes the network ring
-   * (`netIn`, at `netRingAt(ring)`) follows, with what the engine brings in from the network.
-   */
-  inboxes: Array<SharedArrayBuffer | null>
-  /** Geometry of every inbox ring from a task of this process. */
-  ring: RingGeometry
-  /** Geometry of an inbox's network ring (null in a job of one process). */
-  netIn: RingGeometry | null
-  /**
-   * Per task of this process (index = task id; null elsewhere, and all null in a job of one
-   * process): its one ring toward the network (to the agent), whose slots carry the destination
-   * task after the packet (`netTagOffset`), and its network state words (`NET_*`).
-   */
-  netOut: Array<SharedArrayBuffer | null>
-  netState: Array<SharedArrayBuffer | null>
-  /** Geometry of a ring toward the network. */
-  netRing: RingGeometry
-  /** The process's way to the network, shared by its threads (agent/engine.ts); null in a job of one process. Set once the process is connected. */
-  net: NetShared | null
-}
-
-/** A task's network state (JobSpec.netState), int32 words: … */
-/** … DIRTY: 1 when LANDED_FROM moved since the agent last looked (written by the task, cleared by the agent). */
-export const NET_DIRTY = 0
-/** … DROPPED: packets for this task its agent dropped as malformed or misaddressed (added to the dispatcher's count). */
-export const NET_DROPPED = 1
-/** … from word NET_LANDED_AT: per task, messages this task sent it that landed there (the agent adds what acks say). */
-export const NET_LANDED_AT = 16
-/** Word index of LANDED_FROM[src] (messages from src that completed here; the network engine sends the news). */
-export function netLandedFrom (numTasks: number, src: number): number { return NET_LANDED_AT + numTasks + src }
-/** Word index of ACKED_FROM[src] (LANDED_FROM as last acknowledged; written under the network lock). */
-export function netAckedFrom (numTasks: number, src: number): number { return NET_LANDED_AT + 2 * numTasks + src }
-function netStateBytes (numTasks: number): number { return 4 * (NET_LANDED_AT + 3 * numTasks) }
-
-/** Bytes of slot body between the packet and the destination tag, for rings toward the network: where the tag is, from the body's offset. */
-export function netTagOffset (ring: RingGeometry): number { return ring.slotBytes - 4 }
-
-/** Which tasks process `rank` of `procs` holds, for a job of `numTasks` (API.md: ⌊p·N/P⌋ …). */
-export function placement (numTasks: number, procs: number, rank: number): { first: number, count: number } {
-  const first = Math.floor(rank * numTasks / procs)
-  return { first, count: Math.floor((rank + 1) * numTasks / procs) - first }
-}
-
-/** The process that holds task `t` in a job of `numTasks` tasks over `procs` processes. */
-export function processOf (numTasks: number, procs: number, t: number): number {
-  // the inverse of placement: the largest p with ⌊p·N/P⌋ ≤ t
-  let p = Math.floor(((t + 1) * procs - 1) / numTasks)
-  while (p > 0 && placement(numTasks, procs, p).first > t) p--
-  while (p + 1 < procs && placement(numTasks, procs, p + 1).first <= t) p++
-  return p
-}
 
 /** The tasks of this process when it is one of several (`procs`, `rank`); all of them otherwise. */
 export interface ProcessPart {
@@ -206,21 +98,18 @@ function netShared (numTasks: number, part: ProcessPart): StreamShared {
   return createStreamShared(part.procs, buf, part.faults !== undefined && part.faults.corrupt > 0 ? { p: part.faults.corrupt, seed: faultState(part.faults.seed, part.rank) } : null)
 }
 
-/** The list of Get answers set aside (agent/engine.ts, `park`): a count, then 64 records of 11 words. */
+/** The list of Get answers set aside (engine/engine.ts, `park`): a count, then 64 records of 11 words. */
 function parkedGets (): SharedArrayBuffer {
   return new SharedArrayBuffer(4 * (1 + 64 * 11))
 }
 
-/** The queue of control messages tasks hand the agent (agent/engine.ts), its positions at the start. */
+/** The queue of control messages tasks hand the agent (engine/engine.ts), its positions at the start. */
 function controlQueue (numTasks: number): SharedArrayBuffer {
   const b = new SharedArrayBuffer(2 * streamBufferBytes(numTasks))
   const w = new Int32Array(b, 0, 2)
   w[0] = 8; w[1] = 8
   return b
 }
-
-/** Most tasks of one job (task ids and counts travel as 32-bit words; memory is the real limit: `checkJobFits`). */
-export const MAX_TASKS = 65536
 
 /** Memory of a task's thread (a V8 isolate and Node's per-worker state): about 14 MiB measured on Node 20. */
 export const WORKER_BYTES = 16 * 1024 * 1024
@@ -281,21 +170,13 @@ export function checkJobFits (numTasks: number, config: JobConfig, procs: number
 
 let standalone: JobSpec | undefined
 
-/** Whether this thread is a task started by an agent (lapirun, runJob), not a plain `node` program. */
-export function underAgent (): boolean {
-  return fromAgent(SPEC_KEY) !== undefined
-}
-
 /**
  * The spec of the job this thread belongs to: the one its agent passed in `workerData`, or, for a
  * program not started by an agent, a job of one task made on first use.
  */
 export function currentJobSpec (): JobSpec {
-  const spec = fromAgent(SPEC_KEY) as JobSpec | undefined
-  if (spec !== undefined) {
-    if (spec.version !== SPEC_VERSION) throw new Error(`job spec version ${spec.version} is not ${SPEC_VERSION}`)
-    return spec
-  }
+  const spec = specFromAgent()
+  if (spec !== undefined) return spec
   if (standalone === undefined) standalone = { ...createJob(1, resolveConfig()), taskId: 0 }
   return standalone
 }
