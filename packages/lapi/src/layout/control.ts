@@ -1,80 +1,94 @@
 /**
  * The job control block: one SharedArrayBuffer shared by every task of a process and its agent.
- *
- *   Int32 words (index = byte offset / 4):
- *   ┌──────────────────────────────────────────────────────────────────────────────┐
- *   │ 0 ABORT      0 = running; 1 = the job is being torn down (a task failed)     │
- *   │ 1 ABORT_TASK task that caused the abort, or -1                              │
- *   │ 2 BAR_COUNT  tasks arrived at the current barrier                           │
- *   │ 3 BAR_GEN    barrier generation; bumped (and notified) when the last arrives │
- *   │ 4 AGENT_BELL the agent's doorbell: bumped + notified (when AGENT_SLEEPING)   │
- *   │              by a task that left work for the network (a packet to a       │
- *   │              remote task, a message from one landed, a barrier arrival)    │
- *   │ 5 AGENT_SLEEPING 1 while the agent waits for its doorbell                  │
- *   │ 6 BAR_LOCAL  barrier generation whose local arrivals are complete and      │
- *   │              handed to the agent (jobs of several processes)                │
- *   │ 7 AGENT_QUIET 1 while the agent sleeps having found nothing to do for the  │
- *   │              doorbell value in AGENT_QUIET_BELL (see agentQuiet)           │
- *   │ 8 AGENT_QUIET_BELL                                                         │
- *   │ 9..15        reserved                                                       │
- *   ├──────────── per task t, 16 words (one 64-byte line) at TASK_BASE + 16 t ─────┤
- *   │ +0 DOORBELL  bumped + notified by whoever puts work in t's inbox or changes   │
- *   │              one of t's counters from outside                               │
- *   │ +1 SLEEPING  1 while t is (about to be) in Atomics.wait on its doorbell;     │
- *   │              REMOTE for a task of another process: its doorbell is the agent's│
- *   │ +2 STATE     TaskState                                                     │
- *   │ +3 WAIT_CALL the blocking call t last went to sleep in (WaitCall | the wait │
- *   │              kind << 16), for the agent's report of a job that timed out;  │
- *   │              set before SLEEPING                                           │
- *   │ +4           reserved (no per-packet counters here: a packet in flight     │
- *   │              shows in its slot's STAMP, a landed message in the ring's LANDED;│
- *   │              this line is written only to sleep, wake and change state)     │
- *   │ +5 WAIT_WORD / +6 WAIT_VAL  the counter (word index, 0 = anything) and value │
- *   │              t's sleeping thread waits for; set before SLEEPING            │
- *   │ +7 EXIT_GEN  for a task of another process that ended: the barrier        │
- *   │              generation its process had reached then (set before STATE)    │
- *   ├──────────── per task t, 16 words (one 64-byte line) at WATCH_BASE + 16 t ────┤
- *   │ +0 CALL      the blocking call t is in (WaitCall + 1 | wait kind << 16), 0 when│
- *   │              none: set by t at each step of a wait that did not end at once, │
- *   │              cleared when it ends; +1 WORD / +2 VAL what that wait waits for  │
- *   │              (as WAIT_WORD / WAIT_VAL). Written by t alone, read only by a    │
- *   │              report: a line of its own, so the notifiers' line stays quiet   │
- *   └──────────────────────────────────────────────────────────────────────────────┘
- *   (WATCH_BASE = TASK_BASE + 16 N) then two all-gather tables of N float64 (Address_init) and two of N int64
- *   (Address_init64), alternating by collective generation.
- *
- * Each word has a documented writer; all accesses go through Atomics.
+ * It holds the job's words (barrier, abort, the agent's doorbell), then one 64-byte line per task
+ * (its doorbell, whether and on what it sleeps, its state), then one watch line per task (the
+ * blocking call it is in, for the report of a job that hangs: a line of its own, written by the
+ * task alone, so the notifiers' line stays quiet), then two all-gather tables of N float64
+ * (Address_init) and two of N int64 (Address_init64), alternating by collective generation. The
+ * offsets of each block's words are below, written by scripts/gen-layouts.mjs from its table. Each
+ * word has a documented writer; all accesses go through Atomics.
  */
 
 import { pageAlignedShared } from './memory.js'
 
-export const W_ABORT = 0
-export const W_ABORT_TASK = 1
-export const W_BAR_COUNT = 2
-export const W_BAR_GEN = 3
-export const W_AGENT_BELL = 4
-export const W_AGENT_SLEEPING = 5
-export const W_BAR_LOCAL = 6
-export const W_AGENT_QUIET = 7
-export const W_AGENT_QUIET_BELL = 8
+// <layout control> written by scripts/gen-layouts.mjs from its table: do not edit by hand
+// the control block's job words, at its start (Int32 index):
+//   0       CTL_ABORT
+//   1       CTL_ABORT_TASK
+//   2       CTL_BAR_COUNT
+//   3       CTL_BAR_GEN
+//   4       CTL_AGENT_BELL
+//   5       CTL_AGENT_SLEEPING
+//   6       CTL_BAR_LOCAL
+//   7       CTL_AGENT_QUIET
+//   8       CTL_AGENT_QUIET_BELL
+//   9…15    (reserved)
+/** 0 = running; 1 = the job is being torn down (a task failed). */
+export const CTL_ABORT = 0
+/** The task that caused the abort, or -1. */
+export const CTL_ABORT_TASK = 1
+/** Tasks arrived at the current barrier. */
+export const CTL_BAR_COUNT = 2
+/** Barrier generation: bumped (and notified) when the last task arrives. */
+export const CTL_BAR_GEN = 3
+/** The agent's doorbell: bumped and notified (while CTL_AGENT_SLEEPING) by a task that left it network work. */
+export const CTL_AGENT_BELL = 4
+/** 1 while the agent waits for its doorbell. */
+export const CTL_AGENT_SLEEPING = 5
+/** The barrier generation whose local arrivals are complete and handed to the agent (jobs of several processes). */
+export const CTL_BAR_LOCAL = 6
+/** 1 while the agent sleeps having found nothing to do for the doorbell value in CTL_AGENT_QUIET_BELL (`agentQuiet`). */
+export const CTL_AGENT_QUIET = 7
+/** The doorbell value the agent found nothing to do for. */
+export const CTL_AGENT_QUIET_BELL = 8
+/** Where the task lines start: the job words' length. */
 export const TASK_BASE = 16
-export const TASK_WORDS = 16
-export const T_DOORBELL = 0
-export const T_SLEEPING = 1
-export const T_STATE = 2
-/** The blocking call t's sleeping thread is in (WaitCall | wait kind << 16), stored before SLEEPING. */
-export const T_WAIT_CALL = 3
-/** What t's sleeping thread waits for: a counter's word index in t's segment (0 = anything) … */
-export const T_WAIT_WORD = 5
-/** … and the value that counter must reach. */
-export const T_WAIT_VAL = 6
-/** For a remote task that ended: its process's barrier generation then (a barrier it passed is not one it left). */
-export const T_EXIT_GEN = 7
+// </layout control>
 
-/** The watch line of each task (see the layout): the blocking call it is in, for reports. */
+// <layout task> written by scripts/gen-layouts.mjs from its table: do not edit by hand
+// a task's line: 16 words (one 64-byte line) per task t at TASK_BASE + TASK_WORDS·t:
+//   0       TASK_DOORBELL
+//   1       TASK_SLEEPING
+//   2       TASK_STATE
+//   3       TASK_WAIT_CALL
+//   4       (reserved)
+//   5       TASK_WAIT_WORD
+//   6       TASK_WAIT_VAL
+//   7       TASK_EXIT_GEN
+//   8…15    (reserved)
+/** Bumped and notified by whoever puts work in t's inbox or changes one of t's counters from outside. */
+export const TASK_DOORBELL = 0
+/** 1 while t is (about to be) in Atomics.wait on its doorbell; ≥ 2 for an async waiter; REMOTE for a task of another process. */
+export const TASK_SLEEPING = 1
+/** TaskState. */
+export const TASK_STATE = 2
+/** The blocking call t last went to sleep in (WaitCall | wait kind << 16), stored before TASK_SLEEPING. */
+export const TASK_WAIT_CALL = 3
+/** The counter t's sleeping thread waits for: its word index in t's segment (0 = anything); stored before TASK_SLEEPING. */
+export const TASK_WAIT_WORD = 5
+/** The value that counter must reach. */
+export const TASK_WAIT_VAL = 6
+/** For a remote task that ended: its process's barrier generation then (a barrier it passed is not one it left). */
+export const TASK_EXIT_GEN = 7
+/** Words of a task's line. */
+export const TASK_WORDS = 16
+// </layout task>
+
+// <layout watch> written by scripts/gen-layouts.mjs from its table: do not edit by hand
+// a task's watch line: 16 words per task t at TASK_BASE + TASK_WORDS·(N + t), written by t alone, read by reports:
+//   0       WATCH_CALL
+//   1       WATCH_WORD
+//   2       WATCH_VAL
+//   3…15    (reserved)
+/** The blocking call t is in (WaitCall + 1 | wait kind << 16), 0 when none. */
 export const WATCH_CALL = 0
+/** What that wait waits for, as TASK_WAIT_WORD … */
 export const WATCH_WORD = 1
+/** … and TASK_WAIT_VAL. */
 export const WATCH_VAL = 2
+/** Words of a task's watch line. */
+export const WATCH_WORDS = 16
+// </layout watch>
 
 /**
  * SLEEPING of a task in another process: whoever rings its doorbell (a packet for it, a message
@@ -96,7 +110,7 @@ export interface ControlLayout {
 }
 
 export function controlLayout (numTasks: number): ControlLayout {
-  const words = TASK_BASE + 2 * TASK_WORDS * numTasks
+  const words = TASK_BASE + (TASK_WORDS + WATCH_WORDS) * numTasks
   const gatherF64 = words * 4
   const gatherI64 = gatherF64 + 16 * numTasks
   return { numTasks, gatherF64, gatherI64, byteLength: gatherI64 + 16 * numTasks }
@@ -109,7 +123,7 @@ export function taskWord (t: number, f: number): number {
 
 /** Word index of field `f` of task `t`'s watch line, in a control block for `numTasks` tasks. */
 export function watchWord (numTasks: number, t: number, f: number): number {
-  return TASK_BASE + TASK_WORDS * (numTasks + t) + f
+  return TASK_BASE + TASK_WORDS * numTasks + WATCH_WORDS * t + f
 }
 
 /**
@@ -119,8 +133,8 @@ export function watchWord (numTasks: number, t: number, f: number): number {
 export function createControl (numTasks: number, first = 0, count = numTasks): SharedArrayBuffer {
   const sab = pageAlignedShared(controlLayout(numTasks).byteLength)
   const ctl = new Int32Array(sab)
-  ctl[W_ABORT_TASK] = -1
-  for (let t = 0; t < numTasks; t++) if (t < first || t >= first + count) ctl[taskWord(t, T_SLEEPING)] = REMOTE
+  ctl[CTL_ABORT_TASK] = -1
+  for (let t = 0; t < numTasks; t++) if (t < first || t >= first + count) ctl[taskWord(t, TASK_SLEEPING)] = REMOTE
   return sab
 }
 
@@ -140,9 +154,9 @@ function ringRemote (ctl: Int32Array): void {
 
 /** Rings the agent's doorbell (see AGENT_BELL): it has network work to do. */
 export function ringAgent (ctl: Int32Array): void {
-  if (Atomics.load(ctl, W_AGENT_SLEEPING) !== 0) {
-    Atomics.add(ctl, W_AGENT_BELL, 1)
-    Atomics.notify(ctl, W_AGENT_BELL)
+  if (Atomics.load(ctl, CTL_AGENT_SLEEPING) !== 0) {
+    Atomics.add(ctl, CTL_AGENT_BELL, 1)
+    Atomics.notify(ctl, CTL_AGENT_BELL)
   }
 }
 
@@ -153,7 +167,7 @@ export function ringAgent (ctl: Int32Array): void {
  * the connections) misses nothing it waits for.
  */
 export function agentQuiet (ctl: Int32Array): boolean {
-  return Atomics.load(ctl, W_AGENT_QUIET) === 1 && Atomics.load(ctl, W_AGENT_QUIET_BELL) === Atomics.load(ctl, W_AGENT_BELL)
+  return Atomics.load(ctl, CTL_AGENT_QUIET) === 1 && Atomics.load(ctl, CTL_AGENT_QUIET_BELL) === Atomics.load(ctl, CTL_AGENT_BELL)
 }
 
 /**
@@ -169,11 +183,11 @@ export function agentQuiet (ctl: Int32Array): boolean {
  */
 export function ringDoorbell (ctl: Int32Array, t: number): void {
   const base = TASK_BASE + TASK_WORDS * t
-  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl !== 0) {
     if (sl === REMOTE) { ringRemote(ctl); return }
-    Atomics.add(ctl, base + T_DOORBELL, 1)
-    Atomics.notify(ctl, base + T_DOORBELL)
+    Atomics.add(ctl, base + TASK_DOORBELL, 1)
+    Atomics.notify(ctl, base + TASK_DOORBELL)
   }
 }
 
@@ -186,39 +200,39 @@ export function ringDoorbell (ctl: Int32Array, t: number): void {
  */
 export function ringCounter (ctl: Int32Array, t: number, word: number, value: number): void {
   const base = TASK_BASE + TASK_WORDS * t
-  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl === 0) return
   if (sl === REMOTE) { ringRemote(ctl); return }
   if (sl === 1 && !waitEnds(ctl, base, word, value)) return
-  Atomics.add(ctl, base + T_DOORBELL, 1)
-  Atomics.notify(ctl, base + T_DOORBELL)
+  Atomics.add(ctl, base + TASK_DOORBELL, 1)
+  Atomics.notify(ctl, base + TASK_DOORBELL)
 }
 
 /** Whether a blocking wait of the task at `base` ends when counter `word` reaches `value` (any wait but a counter wait on another word or for more). */
 function waitEnds (ctl: Int32Array, base: number, word: number, value: number): boolean {
-  const w = Atomics.load(ctl, base + T_WAIT_WORD)
-  return w === 0 || (w === word && value >= Atomics.load(ctl, base + T_WAIT_VAL))
+  const w = Atomics.load(ctl, base + TASK_WAIT_WORD)
+  return w === 0 || (w === word && value >= Atomics.load(ctl, base + TASK_WAIT_VAL))
 }
 
 /** Whether ringCounter(ctl, t, word, value) would wake task `t` of this process now. */
 export function counterWakes (ctl: Int32Array, t: number, word: number, value: number): boolean {
   const base = TASK_BASE + TASK_WORDS * t
-  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl === 0 || sl === REMOTE) return false
   return sl !== 1 || waitEnds(ctl, base, word, value)
 }
 
 /** Marks the job aborted because of task `t` and wakes every sleeper. Idempotent. */
 export function abortJob (ctl: Int32Array, numTasks: number, t: number): void {
-  if (Atomics.compareExchange(ctl, W_ABORT, 0, 1) === 0) Atomics.store(ctl, W_ABORT_TASK, t)
+  if (Atomics.compareExchange(ctl, CTL_ABORT, 0, 1) === 0) Atomics.store(ctl, CTL_ABORT_TASK, t)
   for (let i = 0; i < numTasks; i++) {
-    Atomics.add(ctl, taskWord(i, T_DOORBELL), 1)
-    Atomics.notify(ctl, taskWord(i, T_DOORBELL))
+    Atomics.add(ctl, taskWord(i, TASK_DOORBELL), 1)
+    Atomics.notify(ctl, taskWord(i, TASK_DOORBELL))
   }
-  Atomics.add(ctl, W_BAR_GEN, 0)
-  Atomics.notify(ctl, W_BAR_GEN)
-  Atomics.add(ctl, W_AGENT_BELL, 1)
-  Atomics.notify(ctl, W_AGENT_BELL)
+  Atomics.add(ctl, CTL_BAR_GEN, 0)
+  Atomics.notify(ctl, CTL_BAR_GEN)
+  Atomics.add(ctl, CTL_AGENT_BELL, 1)
+  Atomics.notify(ctl, CTL_AGENT_BELL)
 }
 
 /** What a blocking wait waits for (Context.idle). */

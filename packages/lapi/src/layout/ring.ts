@@ -35,11 +35,22 @@
  */
 import { pageAlignedShared } from './memory.js'
 
+// <layout ring> written by scripts/gen-layouts.mjs from its table: do not edit by hand
+// a ring's header (Int32 index from the ring's start); the slots follow it:
+//   0       RING_HEAD
+//   1…31    (reserved)
+//   32      RING_TAIL
+//   33      RING_LANDED
+//   34…63   (reserved)
+/** Packets published (free-running; the producer's own record). */
 export const RING_HEAD = 0
+/** Packets consumed (free-running; written by the consumer). */
 export const RING_TAIL = 32
-/** Word index of LANDED: messages from this ring's sender whose data has landed (written by the consumer). */
+/** Messages from this ring's sender whose data has landed (written by the consumer; the sender's fence). */
 export const RING_LANDED = 33
+/** Bytes of a ring's header: HEAD and TAIL each start a 128-byte block. */
 export const RING_HEADER_BYTES = 256
+// </layout ring>
 /** Bytes of a slot before its body: the STAMP word that publishes the packet. */
 export const SLOT_STAMP_BYTES = 4
 /**

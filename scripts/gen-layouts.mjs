@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// Writes the word offsets of lapi's shared-memory blocks from the table below into the files of
+// packages/lapi/src/layout/, between the marks `// <layout NAME>` and `// </layout NAME>`. Each
+// block is defined once here: its fields in order with their sizes, from which this script
+// computes every offset, checks that no two fields overlap and that all fit in the block, and
+// writes a plain `export const` per field (a literal, so the per-message paths read a constant)
+// and a picture of the block for the file's comment.
+//
+//   node scripts/gen-layouts.mjs            (npm run gen:layouts) rewrites the marked sections that differ
+//   node scripts/gen-layouts.mjs --check    writes nothing; exits 1 naming each section that differs
+import { readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const SRC = fileURLToPath(new URL('../packages/lapi/src/layout/', import.meta.url))
+
+/**
+ * One row per block. `unit`: what an offset counts (`int32` or `float64` elements of the block's
+ * typed array, or `byte`s). `size`: the constant that names the block's length in units (or, with
+ * `sizeBytes`, its length in bytes). `fields`: in order; each takes `n` units (default 1) from the
+ * next free one, or from `at`; `reserved` takes room and names nothing; `n: 'rest'` runs to the end.
+ */
+export const BLOCKS = [
+  {
+    name: 'control',
+    file: 'control.ts',
+    title: 'the control block\'s job words, at its start (Int32 index)',
+    unit: 'int32',
+    size: { name: 'TASK_BASE', n: 16, doc: 'Where the task lines start: the job words\' length.' },
+    fields: [
+      { name: 'CTL_ABORT', doc: '0 = running; 1 = the job is being torn down (a task failed).' },
+      { name: 'CTL_ABORT_TASK', doc: 'The task that caused the abort, or -1.' },
+      { name: 'CTL_BAR_COUNT', doc: 'Tasks arrived at the current barrier.' },
+      { name: 'CTL_BAR_GEN', doc: 'Barrier generation: bumped (and notified) when the last task arrives.' },
+      { name: 'CTL_AGENT_BELL', doc: 'The agent\'s doorbell: bumped and notified (while CTL_AGENT_SLEEPING) by a task that left it network work.' },
+      { name: 'CTL_AGENT_SLEEPING', doc: '1 while the agent waits for its doorbell.' },
+      { name: 'CTL_BAR_LOCAL', doc: 'The barrier generation whose local arrivals are complete and handed to the agent (jobs of several processes).' },
+      { name: 'CTL_AGENT_QUIET', doc: '1 while the agent sleeps having found nothing to do for the doorbell value in CTL_AGENT_QUIET_BELL (`agentQuiet`).' },
+      { name: 'CTL_AGENT_QUIET_BELL', doc: 'The doorbell value the agent found nothing to do for.' },
+      { reserved: 7 },
+    ],
+  },
+  {
+    name: 'task',
+    file: 'control.ts',
+    title: 'a task\'s line: 16 words (one 64-byte line) per task t at TASK_BASE + TASK_WORDS·t',
+    unit: 'int32',
+    size: { name: 'TASK_WORDS', n: 16, doc: 'Words of a task\'s line.' },
+    fields: [
+      { name: 'TASK_DOORBELL', doc: 'Bumped and notified by whoever puts work in t\'s inbox or changes one of t\'s counters from outside.' },
+      { name: 'TASK_SLEEPING', doc: '1 while t is (about to be) in Atomics.wait on its doorbell; ≥ 2 for an async waiter; REMOTE for a task of another process.' },
+      { name: 'TASK_STATE', doc: 'TaskState.' },
+      { name: 'TASK_WAIT_CALL', doc: 'The blocking call t last went to sleep in (WaitCall | wait kind << 16), stored before TASK_SLEEPING.' },
+      { reserved: 1 },
+      { name: 'TASK_WAIT_WORD', doc: 'The counter t\'s sleeping thread waits for: its word index in t\'s segment (0 = anything); stored before TASK_SLEEPING.' },
+      { name: 'TASK_WAIT_VAL', doc: 'The value that counter must reach.' },
+      { name: 'TASK_EXIT_GEN', doc: 'For a remote task that ended: its process\'s barrier generation then (a barrier it passed is not one it left).' },
+      { reserved: 8 },
+    ],
+  },
+  {
+    name: 'watch',
+    file: 'control.ts',
+    title: 'a task\'s watch line: 16 words per task t at TASK_BASE + TASK_WORDS·(N + t), written by t alone, read by reports',
+    unit: 'int32',
+    size: { name: 'WATCH_WORDS', n: 16, doc: 'Words of a task\'s watch line.' },
+    fields: [
+      { name: 'WATCH_CALL', doc: 'The blocking call t is in (WaitCall + 1 | wait kind << 16), 0 when none.' },
+      { name: 'WATCH_WORD', doc: 'What that wait waits for, as TASK_WAIT_WORD …' },
+      { name: 'WATCH_VAL', doc: '… and TASK_WAIT_VAL.' },
+      { reserved: 13 },
+    ],
+  },
+  {
+    name: 'net-state',
+    file: 'job-spec.ts',
+    title: 'a task\'s network state (JobSpec.netState, Int32 index), in a job of N tasks',
+    unit: 'int32',
+    fields: [
+      { name: 'NS_DIRTY', doc: '1 when LANDED_FROM moved since the agent last looked (written by the task, cleared by the agent).' },
+      { name: 'NS_DROPPED', doc: 'Packets for this task its agent dropped as malformed or misaddressed (added to the dispatcher\'s count).' },
+      { reserved: 14 },
+      { name: 'NS_LANDED_AT', n: 'rest', doc: 'Three tables of N words: per task, messages this task sent it that landed there (the agent adds what acks say); LANDED_FROM (`netLandedFrom`); ACKED_FROM (`netAckedFrom`).' },
+    ],
+  },
+  {
+    name: 'ring',
+    file: 'ring.ts',
+    title: 'a ring\'s header (Int32 index from the ring\'s start); the slots follow it',
+    unit: 'int32',
+    size: { name: 'RING_HEADER_BYTES', n: 64, sizeBytes: true, doc: 'Bytes of a ring\'s header: HEAD and TAIL each start a 128-byte block.' },
+    fields: [
+      { name: 'RING_HEAD', doc: 'Packets published (free-running; the producer\'s own record).' },
+      { reserved: 31 },
+      { name: 'RING_TAIL', doc: 'Packets consumed (free-running; written by the consumer).' },
+      { name: 'RING_LANDED', doc: 'Messages from this ring\'s sender whose data has landed (written by the consumer; the sender\'s fence).' },
+      { reserved: 30 },
+    ],
+  },
+  {
+    name: 'stream-peer',
+    file: 'stream.ts',
+    title: 'a peer\'s words in a stream data path: PEER_WORDS words per peer p at PEER_BASE + PEER_WORDS·p (Int32 index)',
+    unit: 'int32',
+    size: { name: 'PEER_WORDS', n: 8, doc: 'Words per peer.' },
+    fields: [
+      { name: 'SP_FD', doc: 'The connection\'s descriptor (-1: none).' },
+      { name: 'SP_FLAGS', doc: 'PEER_EOF | PEER_BYE | PEER_ERROR | PEER_MALFORMED.' },
+      { name: 'SP_ERRNO', doc: 'Of PEER_ERROR: Node\'s errno, or 1000 + WASI\'s.' },
+      { name: 'SP_RX_START', doc: 'The unparsed bytes in the peer\'s receive buffer: from …' },
+      { name: 'SP_RX_END', doc: '… to.' },
+      { name: 'SP_TX_START', doc: 'The unwritten bytes in its send buffer: from …' },
+      { name: 'SP_TX_END', doc: '… to.' },
+      { reserved: 1 },
+    ],
+  },
+  {
+    name: 'stream-stats',
+    file: 'stream.ts',
+    title: 'a stream data path\'s statistics (Float64 index; written under the network lock)',
+    unit: 'float64',
+    size: { name: 'STREAM_STATS', n: 8, doc: 'Float64 words of the statistics.' },
+    fields: [
+      { name: 'S_FRAMES_SENT' },
+      { name: 'S_FRAMES_RECEIVED' },
+      { name: 'S_BYTES_SENT' },
+      { name: 'S_BYTES_RECEIVED' },
+      { name: 'S_FRAMES_DROPPED' },
+      { name: 'S_WRITES' },
+      { name: 'S_READS' },
+      { name: 'S_EMPTY_READS' },
+    ],
+  },
+]
+
+/** Offsets of a block's fields, checked: every field inside the block, none overlapping another. */
+export function lay (block) {
+  const out = []
+  let next = 0
+  for (const f of block.fields) {
+    const at = f.at ?? next
+    const n = f.reserved ?? (f.n === 'rest' ? null : (f.n ?? 1))
+    if (at < next) throw new Error(`layout ${block.name}: ${f.name ?? 'reserved room'} at ${at} overlaps the field before it (which ends at ${next})`)
+    if (n !== null && (!Number.isInteger(n) || n < 1)) throw new Error(`layout ${block.name}: ${f.name ?? 'reserved room'} has size ${n}`)
+    if (f.name !== undefined && out.some((o) => o.name === f.name)) throw new Error(`layout ${block.name}: ${f.name} twice`)
+    out.push({ ...f, at, n })
+    next = n === null ? Infinity : at + n
+  }
+  if (block.size !== undefined && next !== Infinity && next > block.size.n) {
+    throw new Error(`layout ${block.name}: fields take ${next} ${block.unit} units, more than ${block.size.name} (${block.size.n})`)
+  }
+  if (block.size !== undefined && next === Infinity) throw new Error(`layout ${block.name}: a field of the rest of an unsized block only`)
+  return out
+}
+
+const BYTES = { int32: 4, float64: 8, byte: 1 }
+
+/** The marked section of a block: its picture and its constants. */
+export function section (block) {
+  const fields = lay(block)
+  const lines = [`// <layout ${block.name}> written by scripts/gen-layouts.mjs from its table: do not edit by hand`]
+  lines.push(`// ${block.title}:`)
+  for (const f of fields) {
+    const span = f.n === null ? `${f.at}…` : f.n === 1 ? `${f.at}` : `${f.at}…${f.at + f.n - 1}`
+    lines.push(`//   ${span.padEnd(7)} ${f.name ?? '(reserved)'}`)
+  }
+  for (const f of fields) {
+    if (f.name === undefined) continue
+    if (f.doc !== undefined) lines.push(`/** ${f.doc} */`)
+    lines.push(`export const ${f.name} = ${f.at}`)
+  }
+  if (block.size !== undefined) {
+    lines.push(`/** ${block.size.doc} */`)
+    lines.push(`export const ${block.size.name} = ${block.size.sizeBytes === true ? block.size.n * BYTES[block.unit] : block.size.n}`)
+  }
+  lines.push(`// </layout ${block.name}>`)
+  return lines.join('\n')
+}
+
+function rewrite (text, block, file) {
+  const open = text.indexOf(`// <layout ${block.name}>`)
+  const closeMark = `// </layout ${block.name}>`
+  const close = text.indexOf(closeMark)
+  if (open < 0 || close < open) throw new Error(`${file}: no marks // <layout ${block.name}> … ${closeMark}`)
+  return text.slice(0, open) + section(block) + text.slice(close + closeMark.length)
+}
+
+function main () {
+  const check = process.argv.includes('--check')
+  const unknown = process.argv.slice(2).filter((a) => a !== '--check')
+  if (unknown.length > 0) {
+    process.stderr.write(`gen-layouts: unknown argument '${unknown[0]}' (only --check)\n`)
+    return 2
+  }
+  let differ = 0
+  const files = new Map()
+  for (const b of BLOCKS) {
+    const path = SRC + b.file
+    const before = files.get(path) ?? readFileSync(path, 'utf8')
+    files.set(path, rewrite(before, b, b.file))
+  }
+  for (const [path, text] of files) {
+    if (readFileSync(path, 'utf8') === text) continue
+    differ++
+    const name = 'packages/lapi/src/layout/' + path.slice(SRC.length)
+    if (check) process.stderr.write(`gen-layouts: ${name} is not what scripts/gen-layouts.mjs writes (run npm run gen:layouts)\n`)
+    else writeFileSync(path, text)
+  }
+  return check && differ > 0 ? 1 : 0
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = main()
