@@ -100,8 +100,10 @@ describe('the report of a job', () => {
   }, 45_000)
 
   it('SIGTERM ends a job with 143', async () => {
-    const j = start(['-n', '2', ENDING, 'waits'])
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // (once lapirun has set its handlers, which its debug log's "job starting" follows: a fixed
+    // sleep before the signal lost the race on a loaded machine, and the default action killed it)
+    const j = start(['-n', '2', ENDING, 'waits'], { AMLAPI_LOG_LEVEL: 'debug' })
+    await until(() => j.err().includes('"msg":"job starting"'), 15_000)
     j.signal('SIGTERM')
     expect(await j.code).toBe(143)
   })
