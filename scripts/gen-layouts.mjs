@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Writes the word offsets of lapi's shared-memory blocks from the table below into the files of
-// packages/lapi/src/layout/, between the marks `// <layout NAME>` and `// </layout NAME>`. Each
+// Writes the word offsets of the shared-memory blocks (lapi's control block, rings and data paths,
+// the packet headers that live in ring slots, AM-2's message headers) from the table below into
+// their files under packages/, between the marks `// <layout NAME>` and `// </layout NAME>`. Each
 // block is defined once here: its fields in order with their sizes, from which this script
 // computes every offset, checks that no two fields overlap and that all fit in the block, and
 // writes a plain `export const` per field (a literal, so the per-message paths read a constant)
@@ -11,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-const SRC = fileURLToPath(new URL('../packages/lapi/src/layout/', import.meta.url))
+const SRC = fileURLToPath(new URL('../packages/', import.meta.url))
 
 /**
  * One row per block. `unit`: what an offset counts (`int32` or `float64` elements of the block's
@@ -22,7 +23,7 @@ const SRC = fileURLToPath(new URL('../packages/lapi/src/layout/', import.meta.ur
 export const BLOCKS = [
   {
     name: 'control',
-    file: 'control.ts',
+    file: 'lapi/src/layout/control.ts',
     title: 'the control block\'s job words, at its start (Int32 index)',
     unit: 'int32',
     size: { name: 'TASK_BASE', n: 16, doc: 'Where the task lines start: the job words\' length.' },
@@ -41,7 +42,7 @@ export const BLOCKS = [
   },
   {
     name: 'task',
-    file: 'control.ts',
+    file: 'lapi/src/layout/control.ts',
     title: 'a task\'s line: 16 words (one 64-byte line) per task t at TASK_BASE + TASK_WORDS·t',
     unit: 'int32',
     size: { name: 'TASK_WORDS', n: 16, doc: 'Words of a task\'s line.' },
@@ -59,7 +60,7 @@ export const BLOCKS = [
   },
   {
     name: 'watch',
-    file: 'control.ts',
+    file: 'lapi/src/layout/control.ts',
     title: 'a task\'s watch line: 16 words per task t at TASK_BASE + TASK_WORDS·(N + t), written by t alone, read by reports',
     unit: 'int32',
     size: { name: 'WATCH_WORDS', n: 16, doc: 'Words of a task\'s watch line.' },
@@ -72,7 +73,7 @@ export const BLOCKS = [
   },
   {
     name: 'net-state',
-    file: 'job-spec.ts',
+    file: 'lapi/src/layout/job-spec.ts',
     title: 'a task\'s network state (JobSpec.netState, Int32 index), in a job of N tasks',
     unit: 'int32',
     fields: [
@@ -84,7 +85,7 @@ export const BLOCKS = [
   },
   {
     name: 'ring',
-    file: 'ring.ts',
+    file: 'lapi/src/layout/ring.ts',
     title: 'a ring\'s header (Int32 index from the ring\'s start); the slots follow it',
     unit: 'int32',
     size: { name: 'RING_HEADER_BYTES', n: 64, sizeBytes: true, doc: 'Bytes of a ring\'s header: HEAD and TAIL each start a 128-byte block.' },
@@ -98,7 +99,7 @@ export const BLOCKS = [
   },
   {
     name: 'stream-peer',
-    file: 'stream.ts',
+    file: 'lapi/src/layout/stream.ts',
     title: 'a peer\'s words in a stream data path: PEER_WORDS words per peer p at PEER_BASE + PEER_WORDS·p (Int32 index)',
     unit: 'int32',
     size: { name: 'PEER_WORDS', n: 8, doc: 'Words per peer.' },
@@ -115,7 +116,7 @@ export const BLOCKS = [
   },
   {
     name: 'stream-stats',
-    file: 'stream.ts',
+    file: 'lapi/src/layout/stream.ts',
     title: 'a stream data path\'s statistics (Float64 index; written under the network lock)',
     unit: 'float64',
     size: { name: 'STREAM_STATS', n: 8, doc: 'Float64 words of the statistics.' },
@@ -130,6 +131,54 @@ export const BLOCKS = [
       { name: 'S_EMPTY_READS' },
     ],
   },
+  {
+    name: 'short-packet',
+    file: 'lapi/src/transport/packet.ts',
+    title: 'the header of a SHORT packet (T_AM_SHORT) from its slot\'s body (Int32 index); a BARE packet (T_AM_BARE) has its first BARE_HEADER_WORDS',
+    unit: 'int32',
+    size: { name: 'SHORT_HEADER_WORDS', n: 7, doc: 'Words of a SHORT packet\'s header: its user header (then data) follows.' },
+    fields: [
+      { name: 'SW_KIND', doc: 'PACKET_VERSION | type << 8 (flags 0): never 0, which tells it from a packet of the common format.' },
+      { name: 'SW_SRC', doc: 'The source task.' },
+      { name: 'SW_LENS', doc: 'User header and data bytes | user header bytes << 16.' },
+      { name: 'SW_MSG_ID', doc: 'The message id (per sender).' },
+      { name: 'SW_HANDLER', doc: 'The header handler\'s index.' },
+      { name: 'BARE_HEADER_WORDS', n: 0, doc: 'Words of a BARE packet\'s header (it has no counters): its user header follows.' },
+      { name: 'SW_TGT_CNTR', doc: 'The target counter (a word index in the target\'s segment, 0 = none).' },
+      { name: 'SW_CMPL_CNTR', doc: 'The completion counter (likewise).' },
+    ],
+  },
+  {
+    name: 'am2-header',
+    file: 'am2/src/wire.ts',
+    title: 'the full header by words (Int32 index; the byte offsets O_* above name the same fields)',
+    unit: 'int32',
+    size: { name: 'HDR_WORDS', n: 8, doc: 'Words of the full header: the arguments follow.' },
+    fields: [
+      { name: 'HW_KIND', doc: 'O_KIND | O_HANDLER << 8 | O_NARGS << 16 | O_STATUS << 24.' },
+      { name: 'HW_ENDPOINTS', doc: 'O_DST | O_SRC << 16.' },
+      { name: 'HW_TAG_LO', doc: 'O_TAG_LO.' },
+      { name: 'HW_TAG_HI', doc: 'O_TAG_HI.' },
+      { name: 'HW_NBYTES', doc: 'O_NBYTES.' },
+      { name: 'HW_SLOT', doc: 'O_SLOT.' },
+      { name: 'HW_OFF', doc: 'O_OFF.' },
+      { name: 'HW_OFF2', doc: 'O_OFF2.' },
+    ],
+  },
+  {
+    name: 'am2-compact',
+    file: 'am2/src/wire.ts',
+    title: 'the compact header by words (Int32 index): its arguments follow, then a Medium\'s count or a Long\'s count and offset',
+    unit: 'int32',
+    size: { name: 'COMPACT_WORDS', n: 5, doc: 'Words of the compact header before its arguments.' },
+    fields: [
+      { name: 'CW_KIND', doc: 'kind | K_COMPACT | handler << 8 | arguments << 16.' },
+      { name: 'CW_ENDPOINTS', doc: 'Receiving endpoint | sending endpoint << 16.' },
+      { name: 'CW_TAG_LO', doc: 'The tag\'s low half.' },
+      { name: 'CW_TAG_HI', doc: 'Its high half.' },
+      { name: 'CW_SLOT', doc: 'The request instance (as O_SLOT).' },
+    ],
+  },
 ]
 
 /** Offsets of a block's fields, checked: every field inside the block, none overlapping another. */
@@ -140,7 +189,7 @@ export function lay (block) {
     const at = f.at ?? next
     const n = f.reserved ?? (f.n === 'rest' ? null : (f.n ?? 1))
     if (at < next) throw new Error(`layout ${block.name}: ${f.name ?? 'reserved room'} at ${at} overlaps the field before it (which ends at ${next})`)
-    if (n !== null && (!Number.isInteger(n) || n < 1)) throw new Error(`layout ${block.name}: ${f.name ?? 'reserved room'} has size ${n}`)
+    if (n !== null && (!Number.isInteger(n) || n < (f.name !== undefined && f.n === 0 ? 0 : 1))) throw new Error(`layout ${block.name}: ${f.name ?? 'reserved room'} has size ${n}`)
     if (f.name !== undefined && out.some((o) => o.name === f.name)) throw new Error(`layout ${block.name}: ${f.name} twice`)
     out.push({ ...f, at, n })
     next = n === null ? Infinity : at + n
@@ -160,7 +209,7 @@ export function section (block) {
   const lines = [`// <layout ${block.name}> written by scripts/gen-layouts.mjs from its table: do not edit by hand`]
   lines.push(`// ${block.title}:`)
   for (const f of fields) {
-    const span = f.n === null ? `${f.at}…` : f.n === 1 ? `${f.at}` : `${f.at}…${f.at + f.n - 1}`
+    const span = f.n === null ? `${f.at}…` : f.n <= 1 ? `${f.at}` : `${f.at}…${f.at + f.n - 1}`
     lines.push(`//   ${span.padEnd(7)} ${f.name ?? '(reserved)'}`)
   }
   for (const f of fields) {
@@ -201,7 +250,7 @@ function main () {
   for (const [path, text] of files) {
     if (readFileSync(path, 'utf8') === text) continue
     differ++
-    const name = 'packages/lapi/src/layout/' + path.slice(SRC.length)
+    const name = 'packages/' + path.slice(SRC.length)
     if (check) process.stderr.write(`gen-layouts: ${name} is not what scripts/gen-layouts.mjs writes (run npm run gen:layouts)\n`)
     else writeFileSync(path, text)
   }

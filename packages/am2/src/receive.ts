@@ -17,6 +17,7 @@ import * as types from './types.js'
 import {
   CAT_LONG, CAT_MASK, CAT_MEDIUM, CAT_SHORT, COMPACT_MAX_ARGS, HDR_BYTES, K_AUTO, K_COMPACT, K_GET, K_PACKED, K_REQUEST, K_RETURNED,
   O_ARGS, O_DST, O_HANDLER, O_KIND, O_NARGS, O_NBYTES, O_OFF, O_OFF2, O_SLOT, O_SRC, O_STATUS, O_TAG_HI, O_TAG_LO,
+  COMPACT_WORDS, CW_SLOT, HW_ENDPOINTS, HW_NBYTES, HW_OFF, HW_OFF2, HW_SLOT, HW_TAG_HI, HW_TAG_LO,
   compactBytes, compactBytesFor, compactPayloadAt, headerBytes,
 } from './wire.js'
 
@@ -105,10 +106,10 @@ export class Receiver extends Invoker {
     // gets no byte view)
     const kind = w0 & 0xff
     const t = this.wordToken(w, a, w0, kind & ~K_PACKED, 0, (kind & K_RETURNED) !== 0 ? w0 >>> 24 : 0, src)
-    t.nbytes = w[a + 4]! >>> 0
-    t.slot = w[a + 5]!
-    t.off = w[a + 6]! >>> 0
-    t.off2 = w[a + 7]! >>> 0
+    t.nbytes = w[a + HW_NBYTES]! >>> 0
+    t.slot = w[a + HW_SLOT]!
+    t.off = w[a + HW_OFF]! >>> 0
+    t.off2 = w[a + HW_OFF2]! >>> 0
     this.accept(t, kind, null, 4 * a + HDR_BYTES, 4 * a + uhdrLen, 0, null, null, true)
   }
 
@@ -156,11 +157,12 @@ export class Receiver extends Invoker {
     t.status = status
     t.fault = 0
     t.srcTask = src
-    const w1 = w[a + 1]!
+    // (the compact header has these three at the same words: CW_ENDPOINTS, CW_TAG_LO, CW_TAG_HI)
+    const w1 = w[a + HW_ENDPOINTS]!
     t.dstId = w1 & 0xffff
     t.srcId = w1 >>> 16
-    t.tagLo = w[a + 2]! >>> 0
-    t.tagHi = w[a + 3]! >>> 0
+    t.tagLo = w[a + HW_TAG_LO]! >>> 0
+    t.tagHi = w[a + HW_TAG_HI]! >>> 0
     t.peer = -1
     return t
   }
@@ -178,11 +180,11 @@ export class Receiver extends Invoker {
       (kind & (K_GET | K_RETURNED | K_PACKED)) !== 0) return
     const t = this.wordToken(w, a, w0, kind, nargs, 0, src)
     t.nbytes = 0
-    t.slot = w[a + 4]!
+    t.slot = w[a + CW_SLOT]!
     t.off = 0
     t.off2 = 0
     const args = t.args
-    for (let i = 0; i < nargs; i++) args[i] = w[a + 5 + i]!
+    for (let i = 0; i < nargs; i++) args[i] = w[a + COMPACT_WORDS + i]!
     // (nothing follows the header: the payload's start and the message's end are one place)
     const end = 4 * a + uhdrLen
     this.accept(t, kind, null, end, end, 0, null, null, true)
@@ -199,16 +201,16 @@ export class Receiver extends Invoker {
     const cat = kind & CAT_MASK
     if (dataLen !== 0 || nargs > COMPACT_MAX_ARGS || cat === 3 || (kind & (K_GET | K_RETURNED | K_PACKED)) !== 0) return
     // (uhdrLen is at most a packet, so a count that does not match it cannot overflow the sum)
-    const p = a + 5 + nargs
+    const p = a + COMPACT_WORDS + nargs
     const nbytes = w[p]! >>> 0
     if (uhdrLen !== compactBytesFor(nargs, cat, nbytes)) return
     const t = this.wordToken(w, a, w0, kind, nargs, 0, src)
     t.nbytes = nbytes
-    t.slot = w[a + 4]!
+    t.slot = w[a + CW_SLOT]!
     t.off = cat === CAT_LONG ? w[p + 1]! >>> 0 : 0
     t.off2 = 0
     const args = t.args
-    for (let i = 0; i < nargs; i++) args[i] = w[a + 5 + i]!
+    for (let i = 0; i < nargs; i++) args[i] = w[a + COMPACT_WORDS + i]!
     const hb = 4 * a + compactPayloadAt(nargs, cat)
     this.accept(t, kind | K_PACKED, this.inboxU8Of(w), hb, hb + nbytes, 0, null, null, true)
   }

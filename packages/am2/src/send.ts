@@ -15,7 +15,8 @@ import { Receiver } from './receive.js'
 import {
   CAT_LONG, CAT_MASK, CAT_SHORT, COMPACT_MAX_ARGS, HDR_BYTES, K_COMPACT, K_GET, K_PACKED, K_REQUEST, K_RETURNED,
   O_ARGS, O_DST, O_HANDLER, O_KIND, O_NARGS, O_NBYTES, O_OFF, O_OFF2, O_SLOT, O_SRC, O_STATUS, O_TAG_HI, O_TAG_LO,
-  compactBytes, compactPayloadAt, headerBytes,
+  COMPACT_WORDS, CW_ENDPOINTS, CW_KIND, CW_SLOT, CW_TAG_HI, CW_TAG_LO, HDR_WORDS, HW_ENDPOINTS, HW_KIND, HW_NBYTES, HW_OFF, HW_OFF2,
+  HW_SLOT, HW_TAG_HI, HW_TAG_LO, compactBytes, compactPayloadAt, headerBytes,
 } from './wire.js'
 
 // What this file reads of types.ts and copy.ts, as module constants: TurboFan folds a module's own
@@ -120,14 +121,14 @@ export class Sender extends Receiver {
     const at = lapi.prepareShort(task, this.hMsg, HDR_BYTES)
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at] = kind | handler << 8     // O_KIND, O_HANDLER; O_NARGS 0, O_STATUS 0
-    w[at + 1] = dstId | srcId << 16 // O_DST, O_SRC
-    w[at + 2] = tagLo
-    w[at + 3] = tagHi
-    w[at + 4] = 0                   // O_NBYTES
-    w[at + 5] = slot
-    w[at + 6] = off
-    w[at + 7] = off2
+    w[at + HW_KIND] = kind | handler << 8   // O_NARGS 0, O_STATUS 0
+    w[at + HW_ENDPOINTS] = dstId | srcId << 16
+    w[at + HW_TAG_LO] = tagLo
+    w[at + HW_TAG_HI] = tagHi
+    w[at + HW_NBYTES] = 0
+    w[at + HW_SLOT] = slot
+    w[at + HW_OFF] = off
+    w[at + HW_OFF2] = off2
     return lapi.commitShort()
   }
 
@@ -146,16 +147,16 @@ export class Sender extends Receiver {
     const at = lapi.prepareShortData(task, this.hMsg, hb, nbytes)
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at] = kind | handler << 8 | nargs << 16   // O_KIND, O_HANDLER, O_NARGS; O_STATUS 0
-    w[at + 1] = dstId | srcId << 16
-    w[at + 2] = tagLo | 0
-    w[at + 3] = tagHi | 0
-    w[at + 4] = nbytes | 0                      // O_NBYTES
-    w[at + 5] = slot | 0
-    w[at + 6] = off | 0
-    w[at + 7] = off2 | 0
-    for (let i = 0; i < nargs; i++) w[at + 8 + i] = args[i]!
-    if ((nargs & 1) !== 0) w[at + 8 + nargs] = 0   // padding to a multiple of 8
+    w[at + HW_KIND] = kind | handler << 8 | nargs << 16   // O_STATUS 0
+    w[at + HW_ENDPOINTS] = dstId | srcId << 16
+    w[at + HW_TAG_LO] = tagLo | 0
+    w[at + HW_TAG_HI] = tagHi | 0
+    w[at + HW_NBYTES] = nbytes | 0
+    w[at + HW_SLOT] = slot | 0
+    w[at + HW_OFF] = off | 0
+    w[at + HW_OFF2] = off2 | 0
+    for (let i = 0; i < nargs; i++) w[at + HDR_WORDS + i] = args[i]!
+    if ((nargs & 1) !== 0) w[at + HDR_WORDS + nargs] = 0   // padding to a multiple of 8
     this.copyFrom(lapi.preparedBytes, 4 * at + hb, src, nbytes)
     return lapi.commitShort()
   }
@@ -171,15 +172,15 @@ export class Sender extends Receiver {
     const at = lapi.prepareShort(task, this.hMsg, compactBytes(nargs))
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at] = kind | K_COMPACT | handler << 8 | nargs << 16   // O_KIND, O_HANDLER, O_NARGS; O_STATUS 0
-    w[at + 1] = dstId | srcId << 16
+    w[at + CW_KIND] = kind | K_COMPACT | handler << 8 | nargs << 16
+    w[at + CW_ENDPOINTS] = dstId | srcId << 16
     // (| 0: an int32 goes into the word as it is; a number V8 cannot prove one would take a
     // conversion through a double)
-    w[at + 2] = tagLo | 0
-    w[at + 3] = tagHi | 0
-    w[at + 4] = slot | 0
-    for (let i = 0; i < nargs; i++) w[at + 5 + i] = args[i]!
-    if ((nargs & 1) === 0) w[at + 5 + nargs] = 0   // padding to a multiple of 8
+    w[at + CW_TAG_LO] = tagLo | 0
+    w[at + CW_TAG_HI] = tagHi | 0
+    w[at + CW_SLOT] = slot | 0
+    for (let i = 0; i < nargs; i++) w[at + COMPACT_WORDS + i] = args[i]!
+    if ((nargs & 1) === 0) w[at + COMPACT_WORDS + nargs] = 0   // padding to a multiple of 8
     return lapi.commitShort()
   }
 
@@ -199,13 +200,13 @@ export class Sender extends Receiver {
     const at = lapi.prepareShort(task, this.hMsg, bytes)
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at] = kind | K_COMPACT | handler << 8 | nargs << 16
-    w[at + 1] = dstId | srcId << 16
-    w[at + 2] = tagLo | 0
-    w[at + 3] = tagHi | 0
-    w[at + 4] = slot | 0
-    for (let i = 0; i < nargs; i++) w[at + 5 + i] = args[i]!
-    const p = at + 5 + nargs
+    w[at + CW_KIND] = kind | K_COMPACT | handler << 8 | nargs << 16
+    w[at + CW_ENDPOINTS] = dstId | srcId << 16
+    w[at + CW_TAG_LO] = tagLo | 0
+    w[at + CW_TAG_HI] = tagHi | 0
+    w[at + CW_SLOT] = slot | 0
+    for (let i = 0; i < nargs; i++) w[at + COMPACT_WORDS + i] = args[i]!
+    const p = at + COMPACT_WORDS + nargs
     w[p] = nbytes | 0
     if (cat === CAT_LONG) w[p + 1] = off | 0
     const q = at + (pay >> 2)

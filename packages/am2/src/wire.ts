@@ -23,6 +23,57 @@ export const O_OFF = 24       // u32: Long destination offset
 export const O_OFF2 = 28      // u32: GetXfer source offset
 export const O_ARGS = 32
 
+// <layout am2-header> written by scripts/gen-layouts.mjs from its table: do not edit by hand
+// the full header by words (Int32 index; the byte offsets O_* above name the same fields):
+//   0       HW_KIND
+//   1       HW_ENDPOINTS
+//   2       HW_TAG_LO
+//   3       HW_TAG_HI
+//   4       HW_NBYTES
+//   5       HW_SLOT
+//   6       HW_OFF
+//   7       HW_OFF2
+/** O_KIND | O_HANDLER << 8 | O_NARGS << 16 | O_STATUS << 24. */
+export const HW_KIND = 0
+/** O_DST | O_SRC << 16. */
+export const HW_ENDPOINTS = 1
+/** O_TAG_LO. */
+export const HW_TAG_LO = 2
+/** O_TAG_HI. */
+export const HW_TAG_HI = 3
+/** O_NBYTES. */
+export const HW_NBYTES = 4
+/** O_SLOT. */
+export const HW_SLOT = 5
+/** O_OFF. */
+export const HW_OFF = 6
+/** O_OFF2. */
+export const HW_OFF2 = 7
+/** Words of the full header: the arguments follow. */
+export const HDR_WORDS = 8
+// </layout am2-header>
+
+// <layout am2-compact> written by scripts/gen-layouts.mjs from its table: do not edit by hand
+// the compact header by words (Int32 index): its arguments follow, then a Medium's count or a Long's count and offset:
+//   0       CW_KIND
+//   1       CW_ENDPOINTS
+//   2       CW_TAG_LO
+//   3       CW_TAG_HI
+//   4       CW_SLOT
+/** kind | K_COMPACT | handler << 8 | arguments << 16. */
+export const CW_KIND = 0
+/** Receiving endpoint | sending endpoint << 16. */
+export const CW_ENDPOINTS = 1
+/** The tag's low half. */
+export const CW_TAG_LO = 2
+/** Its high half. */
+export const CW_TAG_HI = 3
+/** The request instance (as O_SLOT). */
+export const CW_SLOT = 4
+/** Words of the compact header before its arguments. */
+export const COMPACT_WORDS = 5
+// </layout am2-compact>
+
 // kind bits
 export const CAT_SHORT = 0
 export const CAT_MEDIUM = 1

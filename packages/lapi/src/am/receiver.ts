@@ -9,7 +9,7 @@
 import { CtlFlag, ErrClass, RetFlag } from '../base/constants.js'
 import { copyBuf, copySeg, copyWords, WORD_COPY } from '../base/copy.js'
 import { LapiStatus as S } from '../base/status.js'
-import { BARE_HEADER_BYTES, SHORT_HEADER_BYTES } from '../transport/packet.js'
+import { BARE_HEADER_BYTES, SHORT_HEADER_BYTES, SW_CMPL_CNTR, SW_HANDLER, SW_LENS, SW_MSG_ID, SW_SRC, SW_TGT_CNTR } from '../transport/packet.js'
 import type { HandlerTable } from '../core/handler-table.js'
 import { unregisteredWhy } from '../core/explain.js'
 import type { ContextState } from '../core/state.js'
@@ -85,21 +85,21 @@ export class Receiver {
     // a BARE packet (w0 is BARE_WORD0) has no counter words: its user header starts 8 bytes sooner
     const bare = w0 !== this.shortWord0
     const p = off >> 2
-    const src = i32[p + 1]!
+    const src = i32[p + SW_SRC]!
     if ((src >>> 0) >= c.numTasks) { this.a.dropped++; return }
     const s = this.sources[src]!
-    const id = i32[p + 3]! >>> 0
+    const id = i32[p + SW_MSG_ID]! >>> 0
     if (s.done.has(id)) { this.a.duplicates++; return }
-    const lens = i32[p + 2]!
+    const lens = i32[p + SW_LENS]!
     const len = lens & 0xffff
     const uhdrLen = lens >>> 16
-    const tgtCntr = bare ? 0 : i32[p + 5]!
-    const cmplCntr = bare ? 0 : i32[p + 6]!
+    const tgtCntr = bare ? 0 : i32[p + SW_TGT_CNTR]!
+    const cmplCntr = bare ? 0 : i32[p + SW_CMPL_CNTR]!
     const size = c.segmentSize
     if ((len >>> 0) > this.shortRoom || (uhdrLen >>> 0) > len || uhdrLen > this.maxUhdr || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
       (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.a.dropped++; return }
     const at = off + (bare ? this.bareHeaderBytes : this.shortHeaderBytes)
-    const hidx = i32[p + 4]!
+    const hidx = i32[p + SW_HANDLER]!
     const raw = this.table.shortHandlerAt(hidx)
     if (raw !== null) {
       this.inPlace(s, src, id, raw, i32, at >> 2, uhdrLen, len - uhdrLen, tgtCntr, cmplCntr)

@@ -13,7 +13,7 @@ import { VecType } from '../base/constants.js'
 import { WORD_COPY, copyBuf } from '../base/copy.js'
 import { ringDoorbell } from '../layout/control.js'
 import { LapiStatus as S } from '../base/status.js'
-import { BARE_HEADER_BYTES, PACKET_HEADER_BYTES, SHORT_HEADER_BYTES } from '../transport/packet.js'
+import { BARE_HEADER_BYTES, PACKET_HEADER_BYTES, SHORT_HEADER_BYTES, SW_CMPL_CNTR, SW_HANDLER, SW_KIND, SW_LENS, SW_MSG_ID, SW_SRC, SW_TGT_CNTR } from '../transport/packet.js'
 import type { OutRing } from '../transport/ring.js'
 import type { Checks } from '../core/checks.js'
 import type { HandlerTable } from '../core/handler-table.js'
@@ -145,7 +145,7 @@ export class Sender {
     // waiting target reads the next slot's STAMP there), and getting it back is a round trip
     // between the cores that the publishing store would wait for; started here, it overlaps the
     // checks. (Nothing is published until STAMP is: a message refused below leaves the slot free.)
-    i32[p] = this.shortWord0
+    i32[p + SW_KIND] = this.shortWord0
     if (h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return 0
     const size = c.segmentSize
     if ((ul | dl | tc | oc | cc) < 0 || h <= 0 || h >= this.handlerSlots ||
@@ -153,17 +153,17 @@ export class Sender {
       tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return 0
     const k = this.checks
     if ((ul > 0 && k.checkLocal(uhdr, ul) !== 0) || k.checkLocal(udata, dl) !== 0) return 0
-    i32[p + 1] = c.taskId
-    i32[p + 2] = (ul + dl) | (ul << 16)
-    i32[p + 4] = h
-    i32[p + 5] = tc
-    i32[p + 6] = cc
+    i32[p + SW_SRC] = c.taskId
+    i32[p + SW_LENS] = (ul + dl) | (ul << 16)
+    i32[p + SW_HANDLER] = h
+    i32[p + SW_TGT_CNTR] = tc
+    i32[p + SW_CMPL_CNTR] = cc
     const at = off + this.shortHeaderBytes
     if (ul > 0) this.shortCopy(w.u8, i32, at, uhdr, ul)
     if (dl > 0) this.shortCopy(w.u8, i32, at + ul, udata, dl)
     // the id last: a message counts as sent (for the fence and the target's duplicate window)
     // only once nothing can fail any more
-    i32[p + 3] = this.nextMessage(t)
+    i32[p + SW_MSG_ID] = this.nextMessage(t)
     w.publish()
     // this thread cannot be asleep in Atomics.wait; its promise waits count themselves
     if (t !== c.taskId || c.asyncSleepers !== 0) ringDoorbell(c.ctl, t)
@@ -204,15 +204,15 @@ export class Sender {
     const i32 = w.i32
     const p = off >> 2
     // (the slot's first store before the other checks, as in sendShort)
-    i32[p] = this.bareWord0
+    i32[p + SW_KIND] = this.bareWord0
     const h = hdr | 0
     const ul = uhdrLen | 0
     if (h !== hdr || ul !== uhdrLen) return -1
     if (ul < 0 || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom ||
       ul > this.maxUhdr || c.purged[t] !== 0) return -1
-    i32[p + 1] = c.taskId
-    i32[p + 2] = ul | (ul << 16)
-    i32[p + 4] = h
+    i32[p + SW_SRC] = c.taskId
+    i32[p + SW_LENS] = ul | (ul << 16)
+    i32[p + SW_HANDLER] = h
     this.prepRing = w
     this.prepTgt = t
     this.prepWord = p
@@ -240,16 +240,16 @@ export class Sender {
     if (off < 0) return -1
     const i32 = w.i32
     const p = off >> 2
-    i32[p] = this.bareWord0
+    i32[p + SW_KIND] = this.bareWord0
     const h = hdr | 0
     const ul = uhdrLen | 0
     const dl = dataLen | 0
     if (h !== hdr || ul !== uhdrLen || dl !== dataLen) return -1
     if ((ul | dl) < 0 || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul + dl > this.shortRoom ||
       dl > this.shortData || ul > this.maxUhdr || c.purged[t] !== 0) return -1
-    i32[p + 1] = c.taskId
-    i32[p + 2] = (ul + dl) | (ul << 16)
-    i32[p + 4] = h
+    i32[p + SW_SRC] = c.taskId
+    i32[p + SW_LENS] = (ul + dl) | (ul << 16)
+    i32[p + SW_HANDLER] = h
     this.prepRing = w
     this.prepTgt = t
     this.prepWord = p
@@ -283,7 +283,7 @@ export class Sender {
     if (w.published !== this.prepSeq) return false
     const c = this.c
     const tgt = this.prepTgt
-    w.i32[this.prepWord + 3] = this.nextMessage(tgt)
+    w.i32[this.prepWord + SW_MSG_ID] = this.nextMessage(tgt)
     w.publish()
     // this thread cannot be asleep in Atomics.wait; its promise waits count themselves
     if (tgt !== c.taskId || c.asyncSleepers !== 0) ringDoorbell(c.ctl, tgt)

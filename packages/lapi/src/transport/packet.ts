@@ -51,10 +51,39 @@ export const T_AM_SHORT = 6
  * slot's first line to the user header.
  */
 export const T_AM_BARE = 7
+// <layout short-packet> written by scripts/gen-layouts.mjs from its table: do not edit by hand
+// the header of a SHORT packet (T_AM_SHORT) from its slot's body (Int32 index); a BARE packet (T_AM_BARE) has its first BARE_HEADER_WORDS:
+//   0       SW_KIND
+//   1       SW_SRC
+//   2       SW_LENS
+//   3       SW_MSG_ID
+//   4       SW_HANDLER
+//   5       BARE_HEADER_WORDS
+//   5       SW_TGT_CNTR
+//   6       SW_CMPL_CNTR
+/** PACKET_VERSION | type << 8 (flags 0): never 0, which tells it from a packet of the common format. */
+export const SW_KIND = 0
+/** The source task. */
+export const SW_SRC = 1
+/** User header and data bytes | user header bytes << 16. */
+export const SW_LENS = 2
+/** The message id (per sender). */
+export const SW_MSG_ID = 3
+/** The header handler's index. */
+export const SW_HANDLER = 4
+/** Words of a BARE packet's header (it has no counters): its user header follows. */
+export const BARE_HEADER_WORDS = 5
+/** The target counter (a word index in the target's segment, 0 = none). */
+export const SW_TGT_CNTR = 5
+/** The completion counter (likewise). */
+export const SW_CMPL_CNTR = 6
+/** Words of a SHORT packet's header: its user header (then data) follows. */
+export const SHORT_HEADER_WORDS = 7
+// </layout short-packet>
 /** Where a SHORT packet's user header (then data) starts, from the slot's body. */
-export const SHORT_HEADER_BYTES = 28
+export const SHORT_HEADER_BYTES = 4 * SHORT_HEADER_WORDS
 /** Where a BARE packet's user header starts, from the slot's body. */
-export const BARE_HEADER_BYTES = 20
+export const BARE_HEADER_BYTES = 4 * BARE_HEADER_WORDS
 /** Where a packet of the common format starts, from its slot's body (after the word that tells it from a SHORT one). */
 export const BODY_PACKET = SLOT_PACKET - SLOT_STAMP_BYTES
 
