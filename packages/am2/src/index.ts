@@ -32,6 +32,7 @@ export {
   AM_MAX_NUM_HANDLERS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_NUM_TRANSLATIONS, amStatusName, amFaultName, amOpcodeName,
   type AmStatusCode, type AmFaultCode,
 } from './constants.js'
+export { AmlapiError } from '@amlapi/bufmgr'
 export { AmError, MAX_MEDIUM, MAX_LONG, MAX_SEG_LENGTH, type AmSeg, type en_t } from './types.js'
 export {
   Bundle, Endpoint, Token, defaultHandler0, type short_handler, type bulk_handler, type error_handler, type am_handler,

@@ -17,6 +17,7 @@
  * ```
  */
 export { Lapi, Counter, type LapiInitOptions, type XferCounters } from './lapi.js'
+export { AmlapiError } from '@amlapi/bufmgr'
 export { LapiError } from './base/errors.js'
 export { JobAbortedError } from './base/errors.js'
 export type { HandlerFn, DispatcherStats } from './core/types.js'

@@ -111,7 +111,7 @@ export class Counter {
       return await this.c.waitcntrAsync(this.addr, value)
     } catch (e) {
       // (bad arguments: the code, with the values; a BigInt value fails the check's arithmetic)
-      const rc = e instanceof LapiError ? e.rc : typeof value === 'bigint' ? LapiStatus.ERR_CNTR_VAL : 0
+      const rc = e instanceof LapiError ? e.status : typeof value === 'bigint' ? LapiStatus.ERR_CNTR_VAL : 0
       if (rc !== LapiStatus.ERR_CNTR_VAL && rc !== LapiStatus.ERR_CNTR_NULL) throw e
       throw failure(this.ctx, rc, 'Waitcntr', { counters: { counter: this.addr }, value })
     }

@@ -1,6 +1,6 @@
 /**
  * The idiomatic face: one `Pgas` per task, over the task's LAPI context. Methods throw PgasError
- * (its `code` a PgasStatus) where the flat face (flat.ts) returns the code. Both run the same parts:
+ * (its `status` a PgasStatus) where the flat face (flat.ts) returns the code. Both run the same parts:
  * rma.ts, atomics.ts, messages.ts, barrier.ts, collectives.ts, rpc.ts, lock.ts, shared-array.ts;
  * teams (team.ts: `world`) and the collectives into shared arrays (shared-collectives.ts).
  * Memory, put and get, and atomics are PgasBase's (pgas-base.ts).
