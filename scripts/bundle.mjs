@@ -11,8 +11,12 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-/** Files that are entries without being exports: the launcher's (bin/lapirun.js) and the child process's. */
-const EXTRA = { lapi: ['launch/cli.js', 'launch/child.js'] }
+/**
+ * Files that are entries without being exports: the launcher's (bin/lapirun.js), the child
+ * process's, and lapi's internals for amlapi's own tests and benchmarks (the root package.json's
+ * private import `#lapi-internal`; not published as an export).
+ */
+const EXTRA = { lapi: ['launch/cli.js', 'launch/child.js', 'internal.js'] }
 
 for (const name of ['bufmgr', 'lapi', 'am2', 'pgas']) {
   const dir = `${ROOT}packages/${name}/`

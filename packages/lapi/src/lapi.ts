@@ -55,7 +55,7 @@ function cntr (c: Counter | Addr | null | undefined): Addr {
 
 /** One task's LAPI context. */
 export class Lapi {
-  /** The implementation (also reachable through the handle by the compat face; `contextOf` in `@amlapi/lapi/internal`). */
+  /** The implementation (also reachable through the handle by the compat face; `contextOf` in internal.ts). */
   private readonly ctx: Context
   private readonly ret: Ref<number> = { value: 0 }
 
