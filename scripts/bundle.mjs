@@ -20,8 +20,12 @@ import { build } from 'esbuild'
 import { BLOCKS, lay } from './gen-layouts.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-/** Files that are entries without being exports: the launcher's (bin/lapirun.js) and the child process's. */
-const EXTRA = { lapi: ['launch/cli.js', 'launch/child.js'] }
+/**
+ * Files that are entries without being exports: the launcher's (bin/lapirun.js), the child
+ * process's, and lapi's internals for amlapi's own tests and benchmarks (the root package.json's
+ * private import `#lapi-internal`; not published as an export).
+ */
+const EXTRA = { lapi: ['launch/cli.js', 'launch/child.js', 'internal.js'] }
 
 const BYTES = { int32: 4, float64: 8, byte: 1 }
 /** Per built file of a layout (its dist/ path): the constants it defines, name → value. */

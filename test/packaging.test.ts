@@ -112,6 +112,15 @@ describe('amlapi from a project of one\'s own', () => {
     expect(existsSync(join(app, 'node_modules', '.bin', 'lapirun'))).toBe(true)
   })
 
+  it('publishes no internal or test-only entry: no package exports ./internal', () => {
+    for (const w of WORKSPACES) {
+      const pj = JSON.parse(readFileSync(join(app, 'node_modules', '@amlapi', w, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }
+      const entries = Object.keys(pj.exports)
+      expect(entries, `@amlapi/${w}`).not.toContain('./internal')
+      expect(entries.filter((e) => /internal|test/i.test(e)), `@amlapi/${w}`).toEqual([])
+    }
+  })
+
   it('runs the first LAPI program with node_modules/.bin/lapirun -n 4', async () => {
     const r = ok(await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-lapi.mjs'], app, 45_000), 'lapirun first-lapi.mjs')
     expect(sorted(r.stdout)).toEqual(lapiLines(4))

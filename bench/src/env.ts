@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import { delimiter, join } from 'node:path'
-import { jitApplied } from '@amlapi/lapi/internal'
+import { jitApplied } from '#lapi-internal'
 
 export interface Environment {
   node: string

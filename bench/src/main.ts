@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { resolveConfig } from '@amlapi/lapi'
-import { tuneJit } from '@amlapi/lapi/internal'
+import { tuneJit } from '#lapi-internal'
 import { registry } from './registry.js'
 import { createProgress, printError, printList, printReport, printUsage } from './report.js'
 import { writeResults } from './results.js'

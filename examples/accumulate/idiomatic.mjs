@@ -4,7 +4,7 @@ import { Lapi } from '@amlapi/lapi'
 
 const N = Number(process.argv[2] ?? 10000)
 const lapi = Lapi.init()
-const me = lapi.taskId, numTasks = lapi.numTasks
+const me = lapi.rank, numTasks = lapi.size
 const D = lapi.malloc(8 * N)
 const arrived = lapi.counter()
 const f64 = (addr, n) => new Float64Array(lapi.view(addr, 8 * n).buffer, addr, n)
@@ -43,4 +43,4 @@ if (me === 0) {
   console.log(`accumulate: D = sum of ${numTasks} vectors of ${N} doubles, verified`)
 }
 await lapi.gfenceAsync()
-lapi.term()
+lapi.finalize()

@@ -5,8 +5,8 @@
 // docs/getting-started.md says what it prints and why.
 import { Am2 } from '@amlapi/am2'
 
-const { bundle, endpoint: ep, rank, procs } = Am2.spmd()   // my bundle and endpoint; task t is at index t
-const right = (rank + 1) % procs
+const { bundle, endpoint: ep, rank, size } = Am2.spmd()    // my bundle and endpoint; task t is at index t
+const right = (rank + 1) % size
 const SQUARE = 1, SQUARED = 2                     // handler indices, the same on every task
 let served = 0, replies = 0, sum = 0
 
@@ -18,5 +18,5 @@ for (let x = 1; x <= 10; x++) ep.request(right, SQUARE, x)
 while (replies < 10) bundle.poll()                // handlers run only inside polls (and waits)
 Am2.barrier()                                     // runs handlers while it waits: all served
 
-console.log(`task ${rank} of ${procs}: task ${right} squared 1..10 for me (sum ${sum}); I served ${served} requests`)
-Am2.terminate()
+console.log(`task ${rank} of ${size}: task ${right} squared 1..10 for me (sum ${sum}); I served ${served} requests`)
+Am2.finalize()

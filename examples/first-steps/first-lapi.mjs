@@ -5,8 +5,8 @@
 import { Lapi } from '@amlapi/lapi'
 
 const lapi = Lapi.init()                          // join the job (polling mode)
-const me = lapi.taskId                            // 0 .. n-1
-const n = lapi.numTasks
+const me = lapi.rank                              // 0 .. n-1
+const n = lapi.size
 const right = (me + 1) % n
 
 // memory of my segment; an Addr is a byte offset into the segment of the task that owns it
@@ -29,4 +29,4 @@ console.log(`task ${me} of ${n}: my inbox says "${text}"`)
 
 lapi.gfence()                                     // fence + barrier: every task's Puts and adds are done
 if (me === 0) console.log(`task 0: ${lapi.fetchAdd(0, checkedIn, 0)} of ${n} tasks checked in`)
-lapi.term()
+lapi.finalize()

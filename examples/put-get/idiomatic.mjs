@@ -3,8 +3,8 @@
 import { Lapi } from '@amlapi/lapi'
 
 const lapi = Lapi.init()
-const me = lapi.taskId
-const right = (me + 1) % lapi.numTasks
+const me = lapi.rank
+const right = (me + 1) % lapi.size
 
 const buf = lapi.malloc(256)
 const arrived = lapi.counter()
@@ -26,4 +26,4 @@ got.wait(1)
 console.log(`task ${me} read from task ${right}: ${new TextDecoder().decode(back.subarray(0, back.indexOf(0)))}`)
 
 await lapi.gfenceAsync()
-lapi.term()
+lapi.finalize()

@@ -5,7 +5,7 @@
  * duplicates): in-order and out-of-order marking against a Set's answers, and a window that grows.
  */
 import { describe, expect, it } from 'vitest'
-import { DoneIds, IdTable } from '@amlapi/lapi/internal'
+import { DoneIds, IdTable } from '#lapi-internal'
 
 interface Rec { id: number, v: string }
 

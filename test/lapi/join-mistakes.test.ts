@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { meetingFile } from '@amlapi/lapi/internal'
+import { meetingFile } from '#lapi-internal'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'
 import { freePort, member, until } from '../helpers/join.js'

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { connect, createServer } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { logger, placementFromEnv, serveRendezvous } from '@amlapi/lapi/internal'
+import { logger, placementFromEnv, serveRendezvous } from '#lapi-internal'
 import { DEFAULT_CONFIG } from '@amlapi/lapi'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '@amlapi/lapi'
-import { JIT_INLINING, jitFlags } from '@amlapi/lapi/internal'
+import { JIT_INLINING, jitFlags } from '#lapi-internal'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runCommand, runNode as run } from '../helpers/run.js'
 

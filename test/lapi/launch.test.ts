@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Duplex } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
-import { awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, parsePmiLine, placementFromEnv, publishNote, spansHosts } from '@amlapi/lapi/internal'
+import { awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, parsePmiLine, placementFromEnv, publishNote, spansHosts } from '#lapi-internal'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN } from '../helpers/run.js'
 

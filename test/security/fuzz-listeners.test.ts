@@ -14,7 +14,7 @@ import { connect, type Socket } from 'node:net'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '@amlapi/lapi'
-import { PRE_AUTH_MAX_BYTES, UdpTransport, createDatagramShared, logger, serveRendezvous } from '@amlapi/lapi/internal'
+import { PRE_AUTH_MAX_BYTES, UdpTransport, createDatagramShared, logger, serveRendezvous } from '#lapi-internal'
 import {
   MAX_MESSAGE_BYTES, TcpTransport, createStreamShared, encodeMessage, makeKey, makeNonce, proof, readMessages, sameProof, type PeerAddress,
 } from '@amlapi/lapi/transport'

@@ -16,7 +16,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PRE_AUTH_MAX_BYTES } from '@amlapi/lapi/internal'
+import { PRE_AUTH_MAX_BYTES } from '#lapi-internal'
 import { MAX_MESSAGE_BYTES, decodeBody, encodeMessage, readMessages } from '@amlapi/lapi/transport'
 import {
   FakeSocket, chunkSizesArb, chunked, errorBomb, fixedHostileBodies, flatBodyArb, flatForm, flatMapArb, flatModel, flatMutationArb,

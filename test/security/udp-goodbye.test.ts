@@ -12,7 +12,7 @@
  * took its port could make them.
  */
 import { describe, expect, it } from 'vitest'
-import { DG_HEADER_BYTES } from '@amlapi/lapi/internal'
+import { DG_HEADER_BYTES } from '#lapi-internal'
 import {
   FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, PEER_BYE, encodeMessage, peerFlags, streamStats,
 } from '@amlapi/lapi/transport'

@@ -17,7 +17,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION } from '@amlapi/lapi/internal'
+import { DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION } from '#lapi-internal'
 import { DROP_COUNTERS, PN_JUMP, isNews, packetNumber } from './helpers/datagram-pair.js'
 import { Summer, delta, exchange, note, openPair, setPn } from './helpers/udp-cases.js'
 

@@ -14,7 +14,7 @@
  * (helpers/datagram-pair.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { DG_HEADER_BYTES, DG_MAC_BYTES } from '@amlapi/lapi/internal'
+import { DG_HEADER_BYTES, DG_MAC_BYTES } from '#lapi-internal'
 import { PN_JUMP, packetNumber } from './helpers/datagram-pair.js'
 import { Summer, delta, exchange, note, openPair } from './helpers/udp-cases.js'
 

@@ -191,4 +191,4 @@ commands.serve((gen, op, size, iters) => {
 })
 if (ep !== null) check(A.AM_Terminate(), 'AM_Terminate')
 pg.finalize()
-pg.lapi.term()
+pg.lapi.finalize()

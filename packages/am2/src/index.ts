@@ -9,12 +9,12 @@
  * @example
  * ```js
  * import { Am2 } from '@amlapi/am2'
- * const { endpoint: ep, bundle, rank, procs } = Am2.spmd()
+ * const { endpoint: ep, bundle, rank, size } = Am2.spmd()
  * let got = 0
  * ep.setHandler(1, (token, x) => { got += x; token.reply(2) })
  * ep.setHandler(2, () => {})
  * Am2.barrier()
- * ep.request((rank + 1) % procs, 1, 42)
+ * ep.request((rank + 1) % size, 1, 42)
  * while (got === 0) bundle.wait()
  * Am2.barrier()
  * ```
@@ -32,6 +32,7 @@ export {
   AM_MAX_NUM_HANDLERS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_NUM_TRANSLATIONS, amStatusName, amFaultName, amOpcodeName,
   type AmStatusCode, type AmFaultCode,
 } from './constants.js'
+export { AmlapiError } from '@amlapi/bufmgr'
 export { AmError, MAX_MEDIUM, MAX_LONG, MAX_SEG_LENGTH, type AmSeg, type en_t } from './types.js'
 export {
   Bundle, Endpoint, Token, defaultHandler0, type short_handler, type bulk_handler, type error_handler, type am_handler,
@@ -40,7 +41,7 @@ export { DEFAULT_DEPTH } from './spmd.js'
 
 /**
  * What {@link Am2.spmd} returns: this task's bundle and endpoint, its rank and the job size. The
- * rank and size stay one property away afterwards as {@link Am2.rank} and {@link Am2.procs}.
+ * rank and size stay one property away afterwards as {@link Am2.rank} and {@link Am2.size}.
  */
 export interface SpmdInfo {
   /** This task's bundle (AM_SEQ): poll it or wait on it to run the endpoint's handlers. */
@@ -50,9 +51,11 @@ export interface SpmdInfo {
    * (with that task's tag), so `endpoint.request(r, ...)` goes to the task of rank r.
    */
   endpoint: Endpoint
-  /** This task's id in the job, 0..procs-1 (LAPI's task id; AMX_SPMDMyProc). */
+  /** This task's rank in the job, 0..size-1 (LAPI's task id; AMX_SPMDMyProc). */
   rank: number
-  /** Tasks in the job (LAPI's numTasks; AMX_SPMDNumProcs). */
+  /** Tasks in the job (AMX_SPMDNumProcs). */
+  size: number
+  /** @deprecated Read `size` (the same number); `procs` goes in the release after 0.1.0. */
   procs: number
 }
 
@@ -74,8 +77,11 @@ export class Am2 {
   /** AM_Init: joins the LAPI context `lapi` (default: the open one, or a new one). Reference-counted. */
   static init (lapi?: Lapi): void { check(amInit(lapi), 'AM_Init') }
 
-  /** AM_Terminate. */
-  static terminate (): void { check(amTerminate(), 'AM_Terminate') }
+  /** Leaves AM-2 (AM_Terminate); the last of the `init`s to leave frees the runtime (and the LAPI context it opened). */
+  static finalize (): void { check(amTerminate(), 'AM_Terminate') }
+
+  /** @deprecated Call `Am2.finalize()` (the same call); `terminate()` goes in the release after 0.1.0. */
+  static terminate (): void { Am2.finalize() }
 
   /** AM_AllocateBundle(AM_SEQ). */
   static allocateBundle (): Bundle {
@@ -111,14 +117,14 @@ export class Am2 {
    * requests may go out as soon as it returns.
    *
    * @param depth requests in flight per peer, 1..1024; 0 or left out: the default.
-   * @returns `{ bundle, endpoint, rank, procs }` ({@link SpmdInfo}); `rank` and `procs` are also
-   *   {@link Am2.rank} and {@link Am2.procs} from now on.
+   * @returns `{ bundle, endpoint, rank, size }` ({@link SpmdInfo}); `rank` and `size` are also
+   *   {@link Am2.rank} and {@link Am2.size} from now on.
    * @throws AmError AM_ERR_RESOURCE when called a second time, AM_ERR_BAD_ARG for a bad `depth`.
    *
    * @example
    * ```js
    * const { endpoint, bundle } = Am2.spmd()
-   * endpoint.request((Am2.rank + 1) % Am2.procs, 1, 42)
+   * endpoint.request((Am2.rank + 1) % Am2.size, 1, 42)
    * ```
    */
   static spmd (depth?: number): SpmdInfo {
@@ -130,11 +136,11 @@ export class Am2 {
         : rc === AmStatus.ERR_BAD_ARG ? `depth ${typeof depth === 'bigint' ? `${String(depth)}n (a BigInt)` : String(depth)} is not allowed: 1 to ${MAX_DEPTH} requests in flight per peer, or 0 for the default` : undefined)
     }
     const s = currentSpmd()!
-    return { bundle: eb.value!, endpoint: ep.value!, rank: s.rank, procs: s.procs }
+    return { bundle: eb.value!, endpoint: ep.value!, rank: s.rank, size: s.procs, procs: s.procs }
   }
 
   /**
-   * This task's rank (task id), 0..{@link Am2.procs}-1 (AMX_SPMDMyProc). Valid after
+   * This task's rank (task id), 0..{@link Am2.size}-1 (AMX_SPMDMyProc). Valid after
    * {@link Am2.spmd}; throws AmError AM_ERR_NOT_INIT before.
    */
   static get rank (): number {
@@ -147,6 +153,13 @@ export class Am2 {
    * Tasks in the job (AMX_SPMDNumProcs). Valid after {@link Am2.spmd}; throws AmError
    * AM_ERR_NOT_INIT before.
    */
+  static get size (): number {
+    const s = currentSpmd()
+    if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.size', NO_SPMD)
+    return s.procs
+  }
+
+  /** @deprecated Read `Am2.size` (the same number); `procs` goes in the release after 0.1.0. */
   static get procs (): number {
     const s = currentSpmd()
     if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.procs', NO_SPMD)

@@ -365,13 +365,22 @@ export class Endpoint {
     if (rc !== 0) throw requestError(this, rc, 'AM_RequestXfer', CAT_LONG, index, handler, args.length, src, nbytes, destOffset, 0, false, rt.segmentSize)
   }
 
-  /** AM_RequestXferAsyncM: false (AM_ERR_IN_USE) when it could not be sent without waiting. */
-  requestLongAsync (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
+  /**
+   * Long request that does not wait (AM_RequestXferAsyncM): false (AM_ERR_IN_USE) when it could not
+   * be sent without waiting for a free request slot, true when it went. (`try…`: an attempt that
+   * answers false rather than blocking; an `…Async` name returns a Promise.)
+   */
+  tryRequestLong (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
     const rt = this.rt
     const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_RequestXferAsync'), src, nbytes, destOffset, 0, true)
     if (rc === S.ERR_IN_USE) return false
     if (rc !== 0) throw requestError(this, rc, 'AM_RequestXferAsync', CAT_LONG, index, handler, args.length, src, nbytes, destOffset, 0, false, rt.segmentSize)
     return true
+  }
+
+  /** @deprecated Call `tryRequestLong` (the same call: it returns a boolean, not a Promise); `requestLongAsync` goes in the release after 0.1.0. */
+  requestLongAsync (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
+    return this.tryRequestLong(index, destOffset, handler, src, nbytes, ...args)
   }
 
   /**

@@ -99,7 +99,7 @@ export class Runtime extends Requests implements RuntimeFace {
     this.lapi.setLibraryHandler(SLOT_MSG, null)
     this.lapi.setLibraryHandler(SLOT_CTRL, null)
     try { this.lapi.free(this.orgCntr) } catch { /* terminated */ }
-    if (this.ownsLapi && !this.lapi.isTerminated) this.lapi.term()
+    if (this.ownsLapi && !this.lapi.isFinalized) this.lapi.finalize()
   }
 
   /** Arguments of an idiomatic call `what`, in the scratch array (int32); an AmError for one that is no number (a BigInt). */

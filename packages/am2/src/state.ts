@@ -27,8 +27,8 @@ export class RuntimeState {
 
   constructor (lapi: Lapi) {
     this.lapi = lapi
-    this.taskId = lapi.taskId
-    this.numTasks = lapi.numTasks
+    this.taskId = lapi.rank
+    this.numTasks = lapi.size
     this.orgCntr = lapi.malloc(8)
     const v = lapi.view(this.orgCntr, 8)
     this.segBuffer = v.buffer

@@ -1,10 +1,11 @@
 /**
  * What every part of the AM-2 runtime shares: the payload and segment limits, the states of a
  * token, an endpoint's name and segment types, `AmError` and the argument checks. It imports only
- * constants.ts (and a type of lapi's), so that any other file may import it.
+ * constants.ts (with a type of lapi's and bufmgr's AmlapiError), so that any other file may import it.
  */
+import { AmlapiError } from '@amlapi/bufmgr'
 import type { Addr } from '@amlapi/lapi'
-import { AM_MAX_SHORT, amStatusName } from './constants.js'
+import { AM_MAX_SHORT, amStatusName, type AmStatus } from './constants.js'
 
 /** Largest Medium payload, bytes (AM_MaxMedium). */
 export const MAX_MEDIUM = 512 * 1024
@@ -33,14 +34,20 @@ export const T_REPLY = 3     // a reply handler is running with it
 export const T_RETURNED = 4  // handler 0 is running with it
 export const T_DONE = 5
 
-/** Thrown by the idiomatic API: `code` is the AM return code. */
-export class AmError extends Error {
-  readonly code: number
-  /** `what` names the call; `detail`, when given, says what was wrong, with the values. */
+/**
+ * Thrown by the idiomatic API: an AmlapiError whose `code` is the AM return code's C name
+ * (`'AM_ERR_BAD_ARG'`) and `status` its number (2, an {@link AmStatus}).
+ */
+export class AmError extends AmlapiError {
+  /** The AM return code's C name, e.g. `AM_ERR_BAD_ARG`. */
+  declare readonly code: string
+  /** The AM return code, e.g. 2. */
+  declare readonly status: number
+  /** `code` is the AM return code; `what` names the call; `detail`, when given, says what was wrong, with the values. */
   constructor (code: number, what: string, detail?: string) {
-    super(`${what}: ${amStatusName(code) ?? String(code)}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`)
+    const name = amStatusName(code)
+    super(name ?? `AM_ERR_${code}`, `${what}: ${name ?? String(code)}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`, code)
     this.name = 'AmError'
-    this.code = code
   }
 }
 

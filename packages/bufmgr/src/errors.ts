@@ -1,7 +1,8 @@
 /**
- * Errors thrown by the buffer manager. Exhaustion is not an error on the hot path: `alloc()`
+ * Errors thrown by the buffer manager (a BufMgrError is an AmlapiError with no C number). Exhaustion is not an error on the hot path: `alloc()`
  * returns 0; only `allocOrThrow()` turns it into `EXHAUSTED`.
  */
+import { AmlapiError } from './amlapi-error.js'
 
 /** The error codes of {@link BufMgrError}, as an `as const` object (match on `err.code`). */
 export const BufMgrErrorCode = {
@@ -23,21 +24,21 @@ export const BufMgrErrorCode = {
 export type BufMgrErrorCode = typeof BufMgrErrorCode[keyof typeof BufMgrErrorCode]
 
 /**
- * The error thrown for misuse of a {@link BufferManager} (and for `allocOrThrow()` exhaustion).
- * Users should match on `code` rather than `instanceof`: an error posted to another thread loses
- * its class but `{ code, message }` survive.
+ * The error thrown for misuse of a {@link BufferManager} (and for `allocOrThrow()` exhaustion): an
+ * {@link AmlapiError} whose `code` is one of {@link BufMgrErrorCode} and whose `status` is
+ * undefined (the buffer manager has no C face). Users should match on `code` rather than
+ * `instanceof`: an error posted to another thread loses its class but `{ code, message }` survive.
  */
-export class BufMgrError extends Error {
+export class BufMgrError extends AmlapiError {
   /** What went wrong; one of {@link BufMgrErrorCode}. */
-  readonly code: BufMgrErrorCode
+  declare readonly code: BufMgrErrorCode
 
   /**
    * @param code    [in] the error code
    * @param message [in] the exact cause, with the figures involved
    */
   constructor (code: BufMgrErrorCode, message: string) {
-    super(message)
+    super(code, message)
     this.name = 'BufMgrError'
-    this.code = code
   }
 }

@@ -21,6 +21,7 @@
  */
 export { BufferManager } from './buffer-manager.js'
 export type { BufferManagerOptions, BufMgrStats, BufMgrClassStats } from './buffer-manager.js'
+export { AmlapiError } from './amlapi-error.js'
 export { BufMgrError, BufMgrErrorCode } from './errors.js'
 export { ALIGNMENT, classIndexOf, classSizeOf } from './size-classes.js'
 export { ViewCache } from './views.js'

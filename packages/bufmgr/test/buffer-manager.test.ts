@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BufferManager, BufMgrError, BufMgrErrorCode, classIndexOf, classSizeOf } from '@amlapi/bufmgr'
+import { AmlapiError, BufferManager, BufMgrError, BufMgrErrorCode, classIndexOf, classSizeOf } from '@amlapi/bufmgr'
 import type { BufMgrErrorCode as Code, BufMgrStats } from '@amlapi/bufmgr'
 
 const KIB = 1024
@@ -205,6 +205,9 @@ describe('alloc', () => {
     for (const f of [() => m.alloc(64n as unknown as number), () => m.allocOrThrow(64n as unknown as number), () => m.usableSizeFor(64n as unknown as number)]) {
       const e = errorOf(f)
       expect(e.code).toBe('BAD_SIZE')
+      // (an AmlapiError like every package's, without a C number)
+      expect(e).toBeInstanceOf(AmlapiError)
+      expect(e.status).toBeUndefined()
       expect(e.message).toMatch(/size 64n is a BigInt, but a size is a number of bytes: pass 64/)
     }
     const a = m.alloc(64)

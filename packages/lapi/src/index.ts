@@ -8,15 +8,17 @@
  * ```js
  * import { Lapi } from '@amlapi/lapi'
  * const lapi = Lapi.init()
- * const right = (lapi.taskId + 1) % lapi.numTasks
+ * const right = (lapi.rank + 1) % lapi.size
  * const buf = lapi.malloc(64), done = lapi.counter()
  * const bufs = lapi.addressInit(buf)          // every task's buf, index = task id
  * lapi.put(right, 5, bufs[right], new TextEncoder().encode('hello'), { tgtCntr: done })  // bumps right's `done`
  * done.wait(1)       // my left neighbour's Put landed in `buf`
- * lapi.gfence(); lapi.term()
+ * lapi.gfence(); lapi.finalize()
  * ```
  */
-export { Lapi, Counter, type LapiInitOptions, type XferCounters } from './lapi.js'
+export { Lapi, type LapiInitOptions, type XferCounters } from './lapi.js'
+export { Counter } from './counter.js'
+export { AmlapiError } from '@amlapi/bufmgr'
 export { LapiError } from './base/errors.js'
 export { JobAbortedError } from './base/errors.js'
 export type { HandlerFn, DispatcherStats } from './core/types.js'

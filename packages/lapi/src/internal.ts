@@ -1,7 +1,9 @@
 /**
- * `@amlapi/lapi/internal`: what amlapi's tests and benchmarks use of lapi's inside, and
- * applications do not: the implementation behind a `Lapi` (its `Context`), the id tables of the
- * message paths, and V8's inlining budgets. No stability promise.
+ * What amlapi's tests and benchmarks use of lapi's inside, and applications do not: the
+ * implementation behind a `Lapi` (its `Context`), the id tables of the message paths, and V8's
+ * inlining budgets. Not a published export: the repository's own code imports it as
+ * `#lapi-internal` (the root package.json's `imports`; scripts/bundle.mjs bundles it). No
+ * stability promise.
  */
 import type { Context } from './context.js'
 import type { Lapi } from './lapi.js'

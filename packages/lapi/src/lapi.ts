@@ -1,11 +1,12 @@
 /**
- * The idiomatic face of LAPI: a `Lapi` object per task with typed methods, `Counter`s, and promise
- * waits that keep the event loop free. Every method is a thin layer over `Context` (the one
+ * The idiomatic face of LAPI: a `Lapi` object per task with typed methods (the `Counter`s it makes
+ * are counter.ts's), and promise waits that keep the event loop free. Every method is a thin layer over `Context` (the one
  * implementation, shared with the C-style `LAPI_*` functions of `compat.ts`): it turns a non-zero
  * LAPI code into a thrown `LapiError` carrying that code.
  */
 import { InitFlag, Query, RmwOp } from './base/constants.js'
 import { Context } from './context.js'
+import { Counter } from './counter.js'
 import type { DispatcherStats, HandlerFn } from './core/types.js'
 import type { hdr_hndlr_t, short_hndlr_t, vhdr_hndlr_t } from './am/types.js'
 import { LapiError, check } from './base/errors.js'
@@ -52,78 +53,9 @@ function cntr (c: Counter | Addr | null | undefined): Addr {
   return (c ?? 0) as Addr
 }
 
-/**
- * A LAPI counter: a 4-byte word (in an 8-byte slot) of this task's segment, made by
- * {@link Lapi.counter}.
- *
- * Pass the `Counter` itself wherever a counter goes (the {@link XferCounters} fields, the
- * `orgCntr` of the Rmw methods and `amsendCode`, {@link Lapi.addressInit}); its `addr` (a plain
- * `Addr`) works as well, and is what the C-style face (`@amlapi/lapi/compat`) takes. As a target
- * counter a `Counter` means the counter at the same Addr on the target (SPMD style: tasks that
- * allocate the same way get the same addresses). Where they may differ, exchange the addresses
- * with `lapi.addressInit(counter)` and pass the target's Addr.
- *
- * @example
- * ```js
- * const done = lapi.counter()
- * const dones = lapi.addressInit(done)        // every task's done.addr, index = task id
- * lapi.put(t, 8, bufs[t], src, { tgtCntr: dones[t], orgCntr: done })
- * ```
- */
-export class Counter {
-  /** Where the counter lives: its Addr in this task's segment (what the C-style functions take). */
-  readonly addr: Addr
-  private readonly ctx: Context
-  private readonly out: Ref<number> = { value: 0 }
-
-  /** @internal Made by {@link Lapi.counter}: `ctx` is the task's context, `addr` an 8-byte slot of its segment. */
-  constructor (ctx: Context, addr: Addr) {
-    this.ctx = ctx
-    this.addr = addr
-  }
-
-  /** The context, or a thrown LAPI_ERR_HNDL_INVALID once it was terminated. */
-  private get c (): Context {
-    if (this.ctx.isTerminated) throw terminated()
-    return this.ctx
-  }
-
-  /** The current value (LAPI_Getcntr; runs the dispatcher once). */
-  get (): number {
-    const rc = this.c.getcntr(this.addr, this.out)
-    if (rc !== 0) throw failure(this.ctx, rc, 'Getcntr', { counters: { counter: this.addr } })
-    return this.out.value
-  }
-
-  /** Sets the value (LAPI_Setcntr). Not atomic with concurrent increments. */
-  set (value: number): void { const rc = this.c.setcntr(this.addr, value); if (rc !== 0) throw failure(this.ctx, rc, 'Setcntr', { counters: { counter: this.addr }, value }) }
-
-  /** Blocks until the value is ≥ `value`, subtracts `value` and returns what is left (LAPI_Waitcntr). */
-  wait (value: number): number {
-    const rc = this.c.waitcntr(this.addr, value, this.out)
-    if (rc !== 0) throw failure(this.ctx, rc, 'Waitcntr', { counters: { counter: this.addr }, value })
-    return this.out.value
-  }
-
-  /** Like `wait`, but asynchronous: the event loop keeps running while it waits. */
-  async waitAsync (value: number): Promise<number> {
-    try {
-      return await this.c.waitcntrAsync(this.addr, value)
-    } catch (e) {
-      // (bad arguments: the code, with the values; a BigInt value fails the check's arithmetic)
-      const rc = e instanceof LapiError ? e.rc : typeof value === 'bigint' ? LapiStatus.ERR_CNTR_VAL : 0
-      if (rc !== LapiStatus.ERR_CNTR_VAL && rc !== LapiStatus.ERR_CNTR_NULL) throw e
-      throw failure(this.ctx, rc, 'Waitcntr', { counters: { counter: this.addr }, value })
-    }
-  }
-
-  /** Gives the word back to the segment; the counter must not be used afterwards. */
-  free (): void { const rc = this.c.free(this.addr); if (rc !== 0) throw failure(this.ctx, rc, 'free counter', { freed: this.addr }) }
-}
-
 /** One task's LAPI context. */
 export class Lapi {
-  /** The implementation (also reachable through the handle by the compat face; `contextOf` in `@amlapi/lapi/internal`). */
+  /** The implementation (also reachable through the handle by the compat face; `contextOf` in internal.ts). */
   private readonly ctx: Context
   private readonly ret: Ref<number> = { value: 0 }
 
@@ -140,7 +72,7 @@ export class Lapi {
   /** Joins the job (LAPI_Init). Throws LapiError (LAPI_ERR_ALL_HNDL_IN_USE when a context is open). */
   static init (opts: LapiInitOptions = {}): Lapi {
     const c = openContext({ err_hndlr: opts.errorHandler ?? null, protocol: opts.interrupt === true ? 0 : InitFlag.LAPI_INTERRUPT_OFF })
-    if (typeof c === 'number') throw new LapiError(c, 'Init', c === LapiStatus.ERR_ALL_HNDL_IN_USE ? 'this task has a context open already: term() it first, or share it (Lapi.current())' : undefined)
+    if (typeof c === 'number') throw new LapiError(c, 'Init', c === LapiStatus.ERR_ALL_HNDL_IN_USE ? 'this task has a context open already: finalize() it first, or share it (Lapi.current())' : undefined)
     return new Lapi(c)
   }
 
@@ -155,11 +87,17 @@ export class Lapi {
 
   /** The handle number the C-style functions take. */
   get handle (): number { return this.ctx.handle }
-  /** Whether `term()` ran (every other call then throws LAPI_ERR_HNDL_INVALID). */
+  /** Whether `finalize()` ran (every other call then throws LAPI_ERR_HNDL_INVALID). */
+  get isFinalized (): boolean { return this.ctx.isTerminated }
+  /** This task's rank in the job, 0..size-1: LAPI's task id (LAPI_Qenv TASK_ID). */
+  get rank (): number { return this.ctx.taskId }
+  /** Tasks in the job (LAPI_Qenv NUM_TASKS). */
+  get size (): number { return this.ctx.numTasks }
+  /** @deprecated Read `isFinalized` (the same answer); `isTerminated` goes in the release after 0.1.0. */
   get isTerminated (): boolean { return this.ctx.isTerminated }
-  /** This task's id, 0..numTasks-1. */
+  /** @deprecated Read `rank` (the same number); `taskId` goes in the release after 0.1.0. */
   get taskId (): number { return this.ctx.taskId }
-  /** Tasks in the job. */
+  /** @deprecated Read `size` (the same number); `numTasks` goes in the release after 0.1.0. */
   get numTasks (): number { return this.ctx.numTasks }
   /** Bytes of every task's segment. */
   get segmentSize (): number { return this.ctx.segmentSize }
@@ -533,5 +471,8 @@ export class Lapi {
   resume (task: number): void { const rc = this.c.resumeTotask(task); if (rc !== 0) throw failure(this.ctx, rc, 'Resume_totask', { tgt: task }) }
 
   /** Leaves the job (LAPI_Term). Call `gfence()` first so peers are done with this task. */
-  term (): void { check(this.c.term(), 'Term') }
+  finalize (): void { check(this.c.term(), 'Term') }
+
+  /** @deprecated Call `finalize()` (the same call); `term()` goes in the release after 0.1.0. */
+  term (): void { this.finalize() }
 }

@@ -157,6 +157,6 @@ function len (back: boolean, n: number, piece: number, k: number): number {
 
 /** The status of an error LAPI threw. */
 function lapiCode (e: unknown): number {
-  if (e instanceof LapiError && e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED) return S.ERR_NOMEM
+  if (e instanceof LapiError && e.status === LapiStatus.ERR_MEMORY_EXHAUSTED) return S.ERR_NOMEM
   return S.ERR_LAPI
 }

@@ -29,8 +29,8 @@ export class Core {
 
   constructor (lapi: Lapi) {
     this.lapi = lapi
-    this.rank = lapi.taskId
-    this.size = lapi.numTasks
+    this.rank = lapi.rank
+    this.size = lapi.size
     this.segmentSize = lapi.segmentSize
     this.u8 = []; this.i32 = []; this.i64 = []; this.f64 = []
     for (let t = 0; t < this.size; t++) {

@@ -38,7 +38,7 @@ export class DistObject<T = unknown> {
   }
 
   /** The same without blocking the event loop. */
-  async fetch (task: number): Promise<T> {
+  async fetchAsync (task: number): Promise<T> {
     this.live()
     if (task === this.objs.rank) return this.v
     const h = this.objs.rpc.callInternal(task, FETCH, [this.id])
@@ -46,6 +46,12 @@ export class DistObject<T = unknown> {
     if (rc !== 0) throw new PgasError(rc, `DistObject ${this.id} fetch from task ${task}`, rc === S.ERR_BAD_TASK ? taskWhy(task, this.objs.core.size) : typeof h.result === 'string' ? h.result : undefined)
     return h.result as T
   }
+
+  /**
+   * @deprecated Call `fetchAsync` (the same call: a Promise form ends in `Async`); `fetch` goes in
+   * the release after 0.1.0. (The blocking form is `fetchSync` meanwhile.)
+   */
+  async fetch (task: number): Promise<T> { return await this.fetchAsync(task) }
 
   /** Removes this task's part: later fetches of it answer ERR_STATE, and its methods throw ERR_STATE. */
   destroy (): void {

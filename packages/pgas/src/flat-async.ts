@@ -6,14 +6,15 @@ import { Pgas } from './pgas.js'
 import { GlobalPtr } from './gptr.js'
 import type { NumArray } from './reduce-ops.js'
 import { bytesOf } from './reduce-ops.js'
-import { PgasStatus as S } from './status.js'
+import { PgasStatus as S, pgasStatusOf } from './status.js'
 
-/** The status of a settled promise of the idiomatic face (a PgasError's code; anything else ERR_LAPI). */
+/** The status of a settled promise of the idiomatic face (a PgasError's status; anything else ERR_LAPI). */
 async function status (f: (p: Pgas) => Promise<unknown>): Promise<number> {
   const p = Pgas.current()
   if (p === null) return S.ERR_NOT_INIT
   try { await f(p); return S.OK } catch (e) {
-    if ((e as { name?: unknown }).name === 'PgasError' && typeof (e as { code?: unknown }).code === 'number') return (e as { code: number }).code
+    const s = pgasStatusOf(e)
+    if (s !== undefined) return s
     return e instanceof TypeError || e instanceof RangeError ? S.ERR_BAD_ARG : S.ERR_LAPI
   }
 }

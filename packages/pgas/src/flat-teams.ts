@@ -10,7 +10,7 @@ import { Pgas } from './pgas.js'
 import type { NumArray } from './reduce-ops.js'
 import type { SharedArray } from './shared-array.js'
 import { allgatherInto, alltoallInto, bcastInto, reduceInto, scatterInto } from './shared-collectives.js'
-import { PgasStatus as S } from './status.js'
+import { PgasStatus as S, pgasStatusOf } from './status.js'
 import type { Team } from './team.js'
 
 /** The world team's number. */
@@ -131,7 +131,7 @@ export function pgas_scatter (send: NumArray | null, recv: NumArray, root: numbe
 /** The shared array `desc` describes (a view: nothing allocated), or the status that says why not. */
 function arrayOf (p: Pgas, desc: unknown): SharedArray<NumArray> | number {
   if (!(desc instanceof Int32Array)) return S.ERR_BAD_ARG
-  try { return p.sharedArrayFrom(desc) } catch (e) { return typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : S.ERR_BAD_ARG }
+  try { return p.sharedArrayFrom(desc) } catch (e) { return pgasStatusOf(e) ?? S.ERR_BAD_ARG }
 }
 
 /** Every task's part of `dst` ← the root's `src` (a part's length; null elsewhere): upc_all_broadcast. */
@@ -184,6 +184,6 @@ export async function pgas_team_exscan_async (t: number, send: NumArray, recv: N
 async function teamStatus (t: number, f: () => Promise<number>): Promise<number> {
   const tm = team(t)
   if (typeof tm === 'number') return tm
-  try { await tm.barrierAsync() } catch (e) { return typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : S.ERR_LAPI }
+  try { await tm.barrierAsync() } catch (e) { return pgasStatusOf(e) ?? S.ERR_LAPI }
   return await f()
 }

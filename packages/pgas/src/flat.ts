@@ -27,7 +27,7 @@ import type { NumArray } from './reduce-ops.js'
 import { bytesOf } from './reduce-ops.js'
 import type { OpHandle } from './rma.js'
 import type { RemoteFn, RpcHandle } from './rpc.js'
-import { PgasStatus as S } from './status.js'
+import { PgasStatus as S, pgasStatusOf } from './status.js'
 
 export { PgasStatus, pgasStatusName } from './status.js'
 export * from './flat-async.js'
@@ -68,14 +68,15 @@ function piece (buf: ArrayBufferView, off: number, len: number): Uint8Array | nu
 function code (f: () => void): number {
   if (rt() === null) return S.ERR_NOT_INIT
   try { f(); return S.OK } catch (e) {
-    if (typeof (e as { code?: unknown }).code === 'number' && (e as { name?: string }).name === 'PgasError') return (e as { code: number }).code
+    const s = pgasStatusOf(e)
+    if (s !== undefined) return s
     // (an argument of the wrong type met where it was used)
     return e instanceof TypeError || e instanceof RangeError ? S.ERR_BAD_ARG : S.ERR_LAPI
   }
 }
 
 /** The error `code` turns into ERR_BAD_ARG. */
-function badArg (): Error { return Object.assign(new Error('bad argument'), { name: 'PgasError', code: S.ERR_BAD_ARG }) }
+function badArg (): Error { return Object.assign(new Error('bad argument'), { name: 'PgasError', status: S.ERR_BAD_ARG }) }
 
 /** Collective: starts the runtime (on the open LAPI context, or a new one). */
 export function pgas_init (): number {
@@ -100,7 +101,7 @@ export function pgas_free (addr: number): number { return code(() => P!.free(new
 export function pgas_segment_memory (): SegmentMemory | null { return rt()?.segmentMemory ?? null }
 /** Collective: `nbytes` on every task; `out[t]` = task t's address. */
 export function pgas_alloc_all (nbytes: number, out: Int32Array): number {
-  return code(() => { if (out.length < P!.size) throw Object.assign(new Error(), { name: 'PgasError', code: S.ERR_BAD_ARG }); P!.allocAll(nbytes).forEach((p, t) => { out[t] = p.addr }) })
+  return code(() => { if (out.length < P!.size) throw Object.assign(new Error(), { name: 'PgasError', status: S.ERR_BAD_ARG }); P!.allocAll(nbytes).forEach((p, t) => { out[t] = p.addr }) })
 }
 /** Collective: frees this task's part of a `pgas_alloc_all` (after a barrier). */
 export function pgas_free_all (addr: number): number { return code(() => { P!.barrier(); P!.free(new GlobalPtr(P!.rank, addr)) }) }

@@ -1,6 +1,6 @@
 /**
  * The idiomatic face: one `Pgas` per task, over the task's LAPI context. Methods throw PgasError
- * (its `code` a PgasStatus) where the flat face (flat.ts) returns the code. Both run the same parts:
+ * (its `status` a PgasStatus) where the flat face (flat.ts) returns the code. Both run the same parts:
  * rma.ts, atomics.ts, messages.ts, barrier.ts, collectives.ts, rpc.ts, lock.ts, shared-array.ts;
  * teams (team.ts: `world`) and the collectives into shared arrays (shared-collectives.ts).
  * Memory, put and get, and atomics are PgasBase's (pgas-base.ts).
@@ -93,10 +93,15 @@ export class Pgas extends PgasBase {
     throw new PgasError(rc, 'registerRpc', why)
   }
   /** Calls remote function `id` on `task`; resolves with its result (progress runs meanwhile, without blocking the event loop). */
-  async rpc (task: number, id: number | string, ...args: unknown[]): Promise<unknown> {
+  async rpcAsync (task: number, id: number | string, ...args: unknown[]): Promise<unknown> {
     const h = this.rpcs.call(task, id, args)
     return rpcResult(h, await this.rpcs.waitAsync(h), `rpc ${String(id)} on task ${task}`, task, this.size)
   }
+  /**
+   * @deprecated Call `rpcAsync` (the same call: a Promise form ends in `Async`); `rpc` goes in the
+   * release after 0.1.0. (The blocking form is `rpcSync` meanwhile.)
+   */
+  async rpc (task: number, id: number | string, ...args: unknown[]): Promise<unknown> { return await this.rpcAsync(task, id, ...args) }
   /** Calls remote function `id` on `task` and blocks until its result comes (serving calls to this task meanwhile). */
   rpcSync (task: number, id: number | string, ...args: unknown[]): unknown {
     const h = this.rpcs.call(task, id, args)

@@ -299,6 +299,6 @@ function stridedPieces (addr: number, remoteStride: number, local: Uint8Array, l
 
 /** The status of what a LAPI call threw: ERR_NOMEM for no room to stage, ERR_LAPI for another LapiError; anything else is rethrown. */
 function codeOf (e: unknown): number {
-  if (e instanceof LapiError) return e.rc === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
+  if (e instanceof LapiError) return e.status === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
   throw e
 }

@@ -25,14 +25,14 @@ import { K_ALLGATHER, K_ALLTOALL, K_BCAST, K_SCATTER, kindOf } from './coll-base
 import type { Collectives } from './collectives.js'
 import { type NumArray, ReduceOp, bytesOf, isNumArray, opFits } from './reduce-ops.js'
 import { SharedArray } from './shared-array.js'
-import { PgasStatus as S } from './status.js'
+import { PgasStatus as S, pgasStatusOf } from './status.js'
 
 /** A source: a typed array, or a shared array (its own part). */
 export type IntoSource<T extends NumArray> = T | SharedArray<T>
 
 /** `a`'s own part, or the status that says why not (a freed array: ERR_STATE). */
 function partOf<T extends NumArray> (a: SharedArray<T>): T | number {
-  try { return a.localView() } catch (e) { return typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : S.ERR_BAD_ARG }
+  try { return a.localView() } catch (e) { return pgasStatusOf(e) ?? S.ERR_BAD_ARG }
 }
 
 /** Elements in every task's part of `a`, or -1 when the parts differ. */

@@ -2,6 +2,8 @@
  * The status codes of @amlapi/pgas: what the flat face returns and a PgasError carries. 0 is
  * success; each failure has its own code, so that a compiler's runtime can branch on it.
  */
+import { AmlapiError } from '@amlapi/lapi'
+
 export const PgasStatus = {
   OK: 0,
   /** An argument of the wrong type or range (a length, an offset, a count). */
@@ -42,15 +44,28 @@ for (const [k, v] of Object.entries(PgasStatus)) NAMES[v] = `PGAS_${k}`
 /** The name of a status code (`PGAS_ERR_ALIGN`), or `PGAS_<n>` for an unknown one. */
 export function pgasStatusName (code: number): string { return NAMES[code] ?? `PGAS_${code}` }
 
-/** What the idiomatic face throws: `code` is the PgasStatus. */
-export class PgasError extends Error {
-  readonly code: number
-  /** `what` names the call; `detail`, when given, says what was wrong, with the values. */
+/**
+ * What the idiomatic face throws: an AmlapiError whose `code` is the status's flat-face name
+ * (`'PGAS_ERR_BAD_TASK'`, as {@link pgasStatusName} gives it) and `status` the PgasStatus (2).
+ */
+export class PgasError extends AmlapiError {
+  /** The status's name, e.g. `PGAS_ERR_BAD_TASK`. */
+  declare readonly code: string
+  /** The PgasStatus, e.g. 2: what the flat face returns for the same failure. */
+  declare readonly status: number
+  /** `code` is the PgasStatus; `what` names the call; `detail`, when given, says what was wrong, with the values. */
   constructor (code: number, what: string, detail?: string) {
-    super(`${what}: ${pgasStatusName(code)}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`)
+    const name = pgasStatusName(code)
+    super(name, `${what}: ${name}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`, code)
     this.name = 'PgasError'
-    this.code = code
   }
+}
+
+/** The PgasStatus a thrown PgasError carries (matched by name, so that one from another copy of the package counts), else undefined. */
+export function pgasStatusOf (e: unknown): number | undefined {
+  if (typeof e !== 'object' || e === null || (e as { name?: unknown }).name !== 'PgasError') return undefined
+  const s = (e as { status?: unknown }).status
+  return typeof s === 'number' ? s : undefined
 }
 
 /** Throws a PgasError for a non-zero code. */

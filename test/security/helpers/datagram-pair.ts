@@ -20,7 +20,7 @@
 import { createSocket, type Socket } from 'node:dgram'
 import { randomBytes } from 'node:crypto'
 import { readSync, writeSync } from 'node:fs'
-import { DatagramPath, createDatagramShared, datagramLoss, datagramStats, setDatagramPeer, setReceiveFd, type DatagramShared } from '@amlapi/lapi/internal'
+import { DatagramPath, createDatagramShared, datagramLoss, datagramStats, setDatagramPeer, setReceiveFd, type DatagramShared } from '#lapi-internal'
 import { BACKPRESSURE, FRAME_PACKET, PEER_ERROR, peerFlags, streamStats } from '@amlapi/lapi/transport'
 
 export type DgStats = ReturnType<typeof datagramStats>

@@ -9,7 +9,7 @@
 import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
 import fc from 'fast-check'
-import { PRE_AUTH_MAX_BYTES } from '@amlapi/lapi/internal'
+import { PRE_AUTH_MAX_BYTES } from '#lapi-internal'
 import { decodeBody, encodeMessage } from '@amlapi/lapi/transport'
 
 const be16 = (n: number): number[] => [(n >>> 8) & 255, n & 255]

@@ -6,7 +6,7 @@
  * own code; a packet number written into a datagram.
  */
 import { afterEach, expect } from 'vitest'
-import { DG_HEADER_BYTES } from '@amlapi/lapi/internal'
+import { DG_HEADER_BYTES } from '#lapi-internal'
 import { DatagramSum } from '@amlapi/lapi/transport'
 import { DatagramPair, type DgStats } from './datagram-pair.js'
 
