@@ -20,7 +20,8 @@
  * ```
  */
 export { BufferManager } from './buffer-manager.js'
-export type { BufferManagerOptions, BufMgrStats, BufMgrClassStats } from './buffer-manager.js'
+export type { BufferManagerOptions } from './options.js'
+export type { BufMgrStats, BufMgrClassStats } from './stats.js'
 export { AmlapiError } from './amlapi-error.js'
 export { BufMgrError, BufMgrErrorCode } from './errors.js'
 export { ALIGNMENT, classIndexOf, classSizeOf } from './size-classes.js'
