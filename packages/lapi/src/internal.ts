@@ -23,3 +23,4 @@ export { DatagramPath, createDatagramShared, datagramLoss, datagramStats, setDat
 export { UdpTransport, type UdpOptions } from './transport/udp.js'
 export { PRE_AUTH_MAX_BYTES } from './transport/messages.js'
 export { HANDSHAKE_MS, MAX_STRANGERS, StrangerGate } from './transport/strangers.js'
+export { decodeControl, encodeControl, type ControlJob, type ControlMessage, type DecodedControl } from './agent/control-messages.js'
