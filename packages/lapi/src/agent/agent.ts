@@ -23,9 +23,9 @@ import {
 import { placement, type JobSpec } from '../layout/job-spec.js'
 import { describeWatch, readTask } from './watch.js'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
-import { decodeBody, encodeMessage, field } from '../transport/messages.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED } from '../layout/stream.js'
 import { peerFlags } from '../transport/stream-path.js'
+import { decodeControl, encodeControl, type ArriveMessage, type ControlJob, type ControlMessage, type ReleaseMessage } from './control-messages.js'
 import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_WANT } from '../engine/engine.js'
 
 /** Longest a process's goodbye waits for what it has queued to be written, ms. */
@@ -75,6 +75,8 @@ const ACK_DELAY_MS = 1
 const PATH_TIMER_SLACK_MS = 0.5
 /** Bytes of a read by the event loop that filled its buffer (Node reads a stream 64 KiB at a time). */
 const FULL_READ = 64 << 10
+/** Dropped control messages named in the log at warn level; those after them at debug level. */
+const DROPS_WARNED = 16
 
 export interface AgentOptions {
   spec: Omit<JobSpec, 'taskId'>
@@ -94,6 +96,8 @@ export class Agent {
   private readonly procs: number
   private readonly lo: number
   private readonly engine: NetEngine
+  /** What a control message is checked against. */
+  private readonly job: ControlJob
   private readonly gatherF64: Uint8Array
   private readonly gatherI64: Uint8Array
   private running = false
@@ -133,7 +137,8 @@ export class Agent {
     this.n = spec.numTasks
     this.procs = spec.processes
     this.lo = spec.firstTask
-    this.engine = new NetEngine(spec, o.rank, AGENT_ID, (peer, m) => this.onControl(peer, m))
+    this.engine = new NetEngine(spec, o.rank, AGENT_ID, (peer, body) => this.controlBody(peer, body))
+    this.job = { numTasks: spec.numTasks, processes: spec.processes, rank: o.rank }
     const layout = controlLayout(this.n)
     this.gatherF64 = new Uint8Array(spec.control, layout.gatherF64, 16 * this.n)
     this.gatherI64 = new Uint8Array(spec.control, layout.gatherI64, 16 * this.n)
@@ -597,17 +602,19 @@ export class Agent {
     return queued
   }
 
-  /** A control message's body a task took off the network. */
+  /** A control message's body from process `peer` (the engine's, or one a task took off the network). */
   private controlBody (peer: number, body: Uint8Array): void {
-    let m: unknown
-    try { m = decodeBody(body) } catch { this.dropped++; return }
-    this.onControl(peer, m)
+    const d = decodeControl(body, peer, this.job)
+    if (!d.ok) { this.drop(peer, d.reason); return }
+    this.onControl(peer, d.message)
   }
 
-  /** Whether task `t` is one of process `peer`'s. */
-  private ofPeer (peer: number, t: number): boolean {
-    const { first, count } = placement(this.n, this.procs, peer)
-    return Number.isInteger(t) && t >= first && t < first + count
+  /** Counts a control message dropped and names it in the log (why, and from whom). */
+  private drop (peer: number, reason: string): void {
+    this.dropped++
+    const fields = { peer, reason, dropped: this.dropped }
+    if (this.dropped <= DROPS_WARNED) this.o.log.warn(fields, 'control message dropped')
+    else this.o.log.debug(fields, 'control message dropped')
   }
 
   /** The transport's onPeerLost. */
@@ -620,22 +627,23 @@ export class Agent {
 
   // ───────────────────────────── control ─────────────────────────────
 
-  /** Sends a control message to process `peer` (after the packets the tasks have put toward the network). */
-  private control (peer: number, m: unknown): void {
-    this.outControl.push(peer, encodeMessage(m))
+  /** Sends an encoded control message to process `peer` (after the packets the tasks have put toward the network). */
+  private control (peer: number, b: Buffer): void {
+    this.outControl.push(peer, b)
     this.round()
   }
 
-  /** Sends a control message to every other process. */
-  broadcast (m: unknown): void {
-    for (let p = 0; p < this.procs; p++) if (p !== this.o.rank) this.control(p, m)
+  /** Sends a control message to every other process (encoded once). */
+  broadcast (m: ControlMessage): void {
+    const b = encodeControl(m)
+    for (let p = 0; p < this.procs; p++) if (p !== this.o.rank) this.control(p, b)
   }
 
   /** This process's tasks have all arrived at barrier generation `bar` - 1: report to rank 0 with their gather entries. */
   private arrive (bar: number): void {
-    const m = { t: 'arrive', g: bar, f: this.localGather(this.gatherF64), i: this.localGather(this.gatherI64) }
+    const m: ArriveMessage = { t: 'arrive', g: bar, f: this.localGather(this.gatherF64), i: this.localGather(this.gatherI64) }
     if (this.o.rank === 0) this.onArrive(0, m)
-    else this.control(0, m)
+    else this.control(0, encodeControl(m))
   }
 
   /** This process's entries of both halves of a gather table (8 bytes per task). */
@@ -646,13 +654,10 @@ export class Agent {
     return out
   }
 
-  private onArrive (peer: number, m: unknown): void {
-    const g = field(m, 'g'); const f = field(m, 'f'); const i = field(m, 'i')
+  /** Process 0: process `peer`'s tasks arrived (the decoder checked the sizes); the last arrival releases everyone. */
+  private onArrive (peer: number, m: ArriveMessage): void {
     const { first, count } = placement(this.n, this.procs, peer)
-    if (this.o.rank !== 0 || typeof g !== 'number' || !(f instanceof Uint8Array) || !(i instanceof Uint8Array) || f.length !== 16 * count || i.length !== 16 * count) {
-      this.dropped++
-      return
-    }
+    const { g, f, i } = m
     for (let h = 0; h < 2; h++) {
       this.gatherF64.set(f.subarray(8 * h * count, 8 * (h + 1) * count), 8 * (h * this.n + first))
       this.gatherI64.set(i.subarray(8 * h * count, 8 * (h + 1) * count), 8 * (h * this.n + first))
@@ -660,48 +665,33 @@ export class Agent {
     const got = (this.arrivals.get(g) ?? 0) + 1
     if (got < this.procs) { this.arrivals.set(g, got); return }
     this.arrivals.delete(g)
-    const rel = { t: 'release', g, f: this.gatherF64.slice(), i: this.gatherI64.slice() }
+    const rel: ReleaseMessage = { t: 'release', g, f: this.gatherF64.slice(), i: this.gatherI64.slice() }
     this.broadcast(rel)
     this.onRelease(rel)
   }
 
-  private onRelease (m: unknown): void {
-    const g = field(m, 'g'); const f = field(m, 'f'); const i = field(m, 'i')
-    if (typeof g !== 'number' || !(f instanceof Uint8Array) || !(i instanceof Uint8Array) || f.length !== 16 * this.n || i.length !== 16 * this.n) {
-      this.dropped++
-      return
-    }
+  /** Barrier generation `g` is complete: the tables are the job's, and this process's tasks pass. */
+  private onRelease (m: ReleaseMessage): void {
     const ctl = this.ctl
-    if (((Atomics.load(ctl, W_BAR_GEN) + 1) | 0) !== g) { this.dropped++; return }
-    this.gatherF64.set(f)
-    this.gatherI64.set(i)
-    Atomics.store(ctl, W_BAR_GEN, g)
+    const next = (Atomics.load(ctl, W_BAR_GEN) + 1) | 0
+    if (next !== m.g) { this.drop(0, `release: barrier generation ${m.g}, this process waits for ${next}`); return }
+    this.gatherF64.set(m.f)
+    this.gatherI64.set(m.i)
+    Atomics.store(ctl, W_BAR_GEN, m.g)
     Atomics.notify(ctl, W_BAR_GEN)
     for (let t = this.lo; t < this.lo + this.spec.localTasks; t++) ringDoorbell(ctl, t)
   }
 
-  private onControl (peer: number, m: unknown): void {
-    switch (field(m, 't')) {
+  /** A control message from process `peer`, checked by the decoder. */
+  private onControl (peer: number, m: ControlMessage): void {
+    switch (m.t) {
       case 'arrive': this.onArrive(peer, m); break
-      case 'release': if (peer === 0) this.onRelease(m); else this.dropped++; break
-      case 'state': {
-        const task = field(m, 'task'); const state = field(m, 'state')
-        if (typeof task !== 'number' || !this.ofPeer(peer, task) || (state !== TaskState.EXITED && state !== TaskState.FAILED && state !== TaskState.TERMINATED)) {
-          this.dropped++
-          break
-        }
-        const g = field(m, 'g')
-        Atomics.store(this.ctl, taskWord(task, T_EXIT_GEN), typeof g === 'number' ? g | 0 : Atomics.load(this.ctl, W_BAR_GEN))
-        this.setRemoteState(task, state)
+      case 'release': this.onRelease(m); break
+      case 'state':
+        Atomics.store(this.ctl, taskWord(m.task, T_EXIT_GEN), m.g)
+        this.setRemoteState(m.task, m.state)
         break
-      }
-      case 'abort': {
-        const task = field(m, 'task'); const reason = field(m, 'reason')
-        const t = typeof task === 'number' && Number.isInteger(task) && task >= -1 && task < this.n ? task : -1
-        this.o.onAbort(t, typeof reason === 'string' ? reason : 'aborted by another process')
-        break
-      }
-      default: this.dropped++
+      case 'abort': this.o.onAbort(m.task, m.reason); break
     }
   }
 
@@ -758,9 +748,9 @@ export class Agent {
     this.broadcast({ t: 'state', task, state: failed ? TaskState.FAILED : TaskState.EXITED, g: Atomics.load(this.ctl, W_BAR_GEN) })
   }
 
-  /** The job is aborted here: tell the other processes. */
+  /** The job is aborted here: tell the other processes (`task`: the failed task; any other number goes as -1, no task). */
   abort (task: number, reason: string): void {
-    this.broadcast({ t: 'abort', task, reason })
+    this.broadcast({ t: 'abort', task: Number.isInteger(task) && task >= -1 && task < this.n ? task : -1, reason })
   }
 
   /** Process `peer` is gone: its tasks are marked, and unless it said goodbye, the job ends. */
