@@ -1,11 +1,12 @@
 /**
  * The agents' control protocol (agent/control-messages.ts): every message kind round-trips through
  * the encoder and the decoder, the bytes are those of the plain maps (the wire format), and a
- * malformed message of each kind is rejected with a reason, never a throw.
+ * malformed message of each kind is rejected with a reason — by the decoder, never a throw, and by
+ * the agent's control plane, which drops, counts and logs it.
  */
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { decodeControl, encodeControl, type ControlJob, type ControlMessage } from '@amlapi/lapi/internal'
+import { ControlPlane, createControl, decodeControl, encodeControl, type ControlJob, type ControlMessage, type ControlOptions } from '@amlapi/lapi/internal'
 import { encodeMessage } from '@amlapi/lapi/transport'
 
 /** 6 tasks over 3 processes: process 0 has tasks 0-1, process 1 tasks 2-3, process 2 tasks 4-5. */
@@ -141,5 +142,74 @@ describe('control messages: the decoder rejects', () => {
         expect(again.ok && plain(again.message)).toEqual(plain(d.message))
       } else expect(d.reason).not.toBe('')
     }), { numRuns: 3000 })
+  })
+})
+
+describe('control messages: the agent\'s control plane', () => {
+  /** A control plane of process `rank` of the 6-task job, what it logs, sends and aborts. */
+  function plane (rank: number): { cp: ControlPlane, logged: Array<[string, Record<string, unknown>, string]>, sent: Array<[number, Buffer]>, aborts: Array<[number, string]> } {
+    const logged: Array<[string, Record<string, unknown>, string]> = []
+    const sent: Array<[number, Buffer]> = []
+    const aborts: Array<[number, string]> = []
+    const at = (level: string) => (fields: Record<string, unknown>, msg: string): void => { logged.push([level, fields, msg]) }
+    const log = { warn: at('warn'), debug: at('debug'), trace: at('trace') } as unknown as ControlOptions['log']
+    const first = [0, 2, 4][rank]!
+    const spec = { numTasks: N, processes: PROCS, firstTask: first, localTasks: 2, control: createControl(N, first, 2) } as unknown as ControlOptions['spec']
+    const cp = new ControlPlane({ spec, rank, log, send: (p, m) => { sent.push([p, m]) }, onAbort: (t, r) => { aborts.push([t, r]) } })
+    return { cp, logged, sent, aborts }
+  }
+
+  it('drops each malformed message, counts it and names it in the log, without a throw', () => {
+    const { cp, logged, aborts } = plane(0)
+    let n = 0
+    for (const [, b, peer, job] of MALFORMED) {
+      if (job !== AT0) continue
+      expect(() => cp.onBody(peer, b)).not.toThrow()
+      n++
+      expect(cp.dropped).toBe(n)
+      const [level, fields, msg] = logged.at(-1)!
+      expect(msg).toBe('control message dropped')
+      expect(level).toBe(n <= 16 ? 'warn' : 'debug')
+      expect(fields).toMatchObject({ peer, dropped: n })
+      expect(fields['reason']).toBe((decodeControl(b, peer, job) as { reason: string }).reason)
+    }
+    expect(n).toBeGreaterThan(16)
+    expect(aborts).toEqual([])
+  })
+
+  it('takes in well-formed messages: the barrier, a task\'s end, an abort', () => {
+    const zero = plane(0)
+    // (process 0's own tasks arrive, then processes 1 and 2: the release goes to both)
+    zero.cp.arrive(1)
+    zero.cp.onBody(1, body({ t: 'arrive', g: 1, f: bytes(32), i: bytes(32) }))
+    expect(zero.sent).toEqual([])
+    zero.cp.onBody(2, body({ t: 'arrive', g: 1, f: bytes(32), i: bytes(32) }))
+    expect(zero.sent.map(([p]) => p)).toEqual([1, 2])
+    const rel = decodeControl(zero.sent[0]![1].subarray(4), 0, AT1)
+    expect(rel.ok && rel.message.t === 'release' && rel.message.g === 1).toBe(true)
+    // (process 1 takes the release in; the same again is one generation behind: dropped, named)
+    const one = plane(1)
+    one.cp.onBody(0, zero.sent[0]![1].subarray(4))
+    expect(one.cp.dropped).toBe(0)
+    one.cp.onBody(0, zero.sent[0]![1].subarray(4))
+    expect(one.cp.dropped).toBe(1)
+    expect(one.logged.at(-1)![1]['reason']).toBe('release: barrier generation 1, this process waits for 2')
+    one.cp.onBody(2, body({ t: 'state', task: 4, state: 3, g: 1 }))
+    one.cp.onBody(2, body({ t: 'abort', task: 4, reason: 'task 4 failed' }))
+    expect(one.cp.dropped).toBe(1)
+    expect(one.aborts).toEqual([[4, 'task 4 failed']])
+    expect(zero.cp.dropped).toBe(0)
+  })
+
+  it('sends an abort of a number that is no task of the job as one of no task (-1)', () => {
+    const { cp, sent } = plane(1)
+    cp.abort(99, 'why')
+    cp.abort(3, 'why')
+    expect(sent.map(([p, m]) => [p, decodeControl(m.subarray(4), 1, AT0)])).toEqual([
+      [0, { ok: true, message: { t: 'abort', task: -1, reason: 'why' } }],
+      [2, { ok: true, message: { t: 'abort', task: -1, reason: 'why' } }],
+      [0, { ok: true, message: { t: 'abort', task: 3, reason: 'why' } }],
+      [2, { ok: true, message: { t: 'abort', task: 3, reason: 'why' } }],
+    ])
   })
 })
