@@ -19,7 +19,7 @@
  * data.
  */
 import type { Logger } from 'pino'
-import { W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_LOCAL } from '../layout/control.js'
+import { CTL_AGENT_BELL, CTL_AGENT_QUIET, CTL_AGENT_QUIET_BELL, CTL_AGENT_SLEEPING, CTL_BAR_LOCAL } from '../layout/control.js'
 import type { JobSpec } from '../layout/job-spec.js'
 import type { Transport } from '../transport/contract.js'
 import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_GIVEBACK, W_OWNER, W_PARKED, W_WANT } from '../engine/engine.js'
@@ -129,8 +129,8 @@ export class Agent {
 
   /** Ends the loop's sleep at once, so that it takes its bound again (the doorbell rung unconditionally: this thread knows it may sleep). */
   private wakeLoop (): void {
-    Atomics.add(this.ctl, W_AGENT_BELL, 1)
-    Atomics.notify(this.ctl, W_AGENT_BELL)
+    Atomics.add(this.ctl, CTL_AGENT_BELL, 1)
+    Atomics.notify(this.ctl, CTL_AGENT_BELL)
   }
 
   /**
@@ -157,14 +157,14 @@ export class Agent {
     const ctl = this.ctl
     while (this.rounds.running) {
       this.onBell()
-      const seen = Atomics.load(ctl, W_AGENT_BELL)
-      Atomics.store(ctl, W_AGENT_SLEEPING, 1)
+      const seen = Atomics.load(ctl, CTL_AGENT_BELL)
+      Atomics.store(ctl, CTL_AGENT_SLEEPING, 1)
       if (!this.rounds.running) break
       if (this.hasWork()) {
         // work that could not be done now (the lock was taken, a ring full): look again after the
         // event loop had its turn — never in a loop of its own, which would take a CPU from the
         // tasks (while they read the connections, a millisecond later)
-        Atomics.store(ctl, W_AGENT_SLEEPING, 0)
+        Atomics.store(ctl, CTL_AGENT_SLEEPING, 0)
         await new Promise<void>((resolve) => { if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
         continue
       }
@@ -173,23 +173,23 @@ export class Agent {
       // their acknowledgements to this thread, and nothing may ring it; while the tasks read them,
       // the watch's idle test covers that)
       const bounded = Atomics.load(this.w, W_OWNER) === OWNER_AGENT
-      const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen, bounded ? Math.min(ACK_CHECK_MS * 2 ** this.quietChecks, ACK_CHECK_MAX_MS) : Infinity)
+      const r = Atomics.waitAsync(ctl, CTL_AGENT_BELL, seen, bounded ? Math.min(ACK_CHECK_MS * 2 ** this.quietChecks, ACK_CHECK_MAX_MS) : Infinity)
       let how = 'not-equal'
       if (r.async) {
         // (nothing to do for `seen`: a task may sleep where this thread's rings cannot reach it)
-        Atomics.store(ctl, W_AGENT_QUIET_BELL, seen)
-        Atomics.store(ctl, W_AGENT_QUIET, 1)
+        Atomics.store(ctl, CTL_AGENT_QUIET_BELL, seen)
+        Atomics.store(ctl, CTL_AGENT_QUIET, 1)
         // (a task about to sleep may be waiting for this)
-        Atomics.notify(ctl, W_AGENT_QUIET)
+        Atomics.notify(ctl, CTL_AGENT_QUIET)
         how = await r.value
-        Atomics.store(ctl, W_AGENT_QUIET, 0)
+        Atomics.store(ctl, CTL_AGENT_QUIET, 0)
       }
       if (bounded && how === 'timed-out' && this.nothingOwed()) {
         if (ACK_CHECK_MS * 2 ** this.quietChecks < ACK_CHECK_MAX_MS) this.quietChecks++
       } else {
         this.quietChecks = 0
       }
-      Atomics.store(ctl, W_AGENT_SLEEPING, 0)
+      Atomics.store(ctl, CTL_AGENT_SLEEPING, 0)
       this.wakes++
     }
   }
@@ -213,7 +213,7 @@ export class Agent {
     if (Atomics.load(w, W_CTRL) !== 0 || Atomics.load(w, W_BLOCKED) !== 0 || Atomics.load(w, W_PARKED) !== 0) return true
     if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) return true
     if (Atomics.load(w, W_GIVEBACK) !== 0) return true
-    const bar = Atomics.load(this.ctl, W_BAR_LOCAL)
+    const bar = Atomics.load(this.ctl, CTL_BAR_LOCAL)
     if (bar !== 0 && bar !== this.reportedBar) return true
     return Atomics.load(w, W_OWNER) === OWNER_AGENT && this.engine.pendingOut
   }
@@ -226,7 +226,7 @@ export class Agent {
       if (Atomics.load(w, W_OWNER) === OWNER_TASKS) this.conn.takeBack()
     }
     if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) this.conn.handOver()
-    const bar = Atomics.load(this.ctl, W_BAR_LOCAL)
+    const bar = Atomics.load(this.ctl, CTL_BAR_LOCAL)
     if (bar !== 0 && bar !== this.reportedBar) { this.reportedBar = bar; this.control.arrive(bar) }
     this.rounds.round()
     this.peers.check()

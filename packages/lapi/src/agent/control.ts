@@ -6,7 +6,7 @@
  * counted and named in the log.
  */
 import type { Logger } from 'pino'
-import { T_EXIT_GEN, T_STATE, TaskState, W_BAR_GEN, controlLayout, ringDoorbell, taskWord } from '../layout/control.js'
+import { TASK_EXIT_GEN, TASK_STATE, TaskState, CTL_BAR_GEN, controlLayout, ringDoorbell, taskWord } from '../layout/control.js'
 import { placement, type JobSpec } from '../layout/job-spec.js'
 import { decodeControl, encodeControl, type ArriveMessage, type ControlJob, type ControlMessage, type ReleaseMessage } from './control-messages.js'
 
@@ -61,7 +61,7 @@ export class ControlPlane {
       case 'arrive': this.onArrive(peer, m); break
       case 'release': this.onRelease(m); break
       case 'state':
-        Atomics.store(this.ctl, taskWord(m.task, T_EXIT_GEN), m.g)
+        Atomics.store(this.ctl, taskWord(m.task, TASK_EXIT_GEN), m.g)
         this.setRemoteState(m.task, m.state)
         break
       case 'abort': this.o.onAbort(m.task, m.reason); break
@@ -116,18 +116,18 @@ export class ControlPlane {
   /** Barrier generation `g` is complete: the tables are the job's, and this process's tasks pass. */
   private onRelease (m: ReleaseMessage): void {
     const ctl = this.ctl
-    const next = (Atomics.load(ctl, W_BAR_GEN) + 1) | 0
+    const next = (Atomics.load(ctl, CTL_BAR_GEN) + 1) | 0
     if (next !== m.g) { this.drop(0, `release: barrier generation ${m.g}, this process waits for ${next}`); return }
     this.gatherF64.set(m.f)
     this.gatherI64.set(m.i)
-    Atomics.store(ctl, W_BAR_GEN, m.g)
-    Atomics.notify(ctl, W_BAR_GEN)
+    Atomics.store(ctl, CTL_BAR_GEN, m.g)
+    Atomics.notify(ctl, CTL_BAR_GEN)
     for (let t = this.lo; t < this.lo + this.local; t++) ringDoorbell(ctl, t)
   }
 
   /** Task `task` of another process is in `state` now: this process's tasks are rung to see it. */
   setRemoteState (task: number, state: number): void {
-    Atomics.store(this.ctl, taskWord(task, T_STATE), state)
+    Atomics.store(this.ctl, taskWord(task, TASK_STATE), state)
     for (let t = this.lo; t < this.lo + this.local; t++) ringDoorbell(this.ctl, t)
   }
 
@@ -135,7 +135,7 @@ export class ControlPlane {
   taskEnded (task: number, failed: boolean): void {
     // (with the barrier generation it passed: a peer still waiting for that barrier's release, which
     // may arrive after this, must not take the end for a task that left before it)
-    this.broadcast({ t: 'state', task, state: failed ? TaskState.FAILED : TaskState.EXITED, g: Atomics.load(this.ctl, W_BAR_GEN) })
+    this.broadcast({ t: 'state', task, state: failed ? TaskState.FAILED : TaskState.EXITED, g: Atomics.load(this.ctl, CTL_BAR_GEN) })
   }
 
   /** The job is aborted here: tell the other processes (`task`: the failed task; any other number goes as -1, no task). */

@@ -5,7 +5,7 @@
  * marked ended; a peer lost without a goodbye ends the job.
  */
 import type { Logger } from 'pino'
-import { T_STATE, TaskState, abortJob, taskWord } from '../layout/control.js'
+import { TASK_STATE, TaskState, abortJob, taskWord } from '../layout/control.js'
 import { placement, type JobSpec } from '../layout/job-spec.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED } from '../layout/stream.js'
 import type { Transport } from '../transport/contract.js'
@@ -121,7 +121,7 @@ export class Peers {
   lost (peer: number, reason: string, normal: boolean): void {
     const { first, count } = placement(this.n, this.procs, peer)
     for (let t = first; t < first + count; t++) {
-      const st = Atomics.load(this.ctl, taskWord(t, T_STATE))
+      const st = Atomics.load(this.ctl, taskWord(t, TASK_STATE))
       if (st !== TaskState.EXITED && st !== TaskState.FAILED) this.o.control.setRemoteState(t, normal ? TaskState.EXITED : TaskState.FAILED)
     }
     if (!normal) {
