@@ -25,3 +25,6 @@ export { DatagramPath, createDatagramShared, datagramLoss, datagramStats, setDat
 export { UdpTransport, type UdpOptions } from './transport/udp.js'
 export { PRE_AUTH_MAX_BYTES } from './transport/messages.js'
 export { HANDSHAKE_MS, MAX_STRANGERS, StrangerGate } from './transport/strangers.js'
+export { decodeControl, encodeControl, type ControlJob, type ControlMessage, type DecodedControl } from './agent/control-messages.js'
+export { ControlPlane, type ControlOptions } from './agent/control.js'
+export { createControl } from './layout/control.js'

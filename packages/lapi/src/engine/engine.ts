@@ -30,7 +30,6 @@ import { WORD_COPY, copySeg, copySmall } from '../base/copy.js'
 import { CTL_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../layout/control.js'
 import { NS_DIRTY, NS_DROPPED, NS_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../layout/job-spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, type FramePath } from '../transport/contract.js'
-import { decodeBody } from '../transport/messages.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, NET_PUT_DIRECT_MAX, N_COUNT, N_COUNTER, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
   PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
@@ -158,8 +157,8 @@ export class NetEngine {
   /** DataViews of frame bodies, by the receive buffer's view (the buffers of all peers are views of one memory). */
   private readonly views = new Map<Uint8Array, DataView>()
   private readonly frame = (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): boolean => this.onFrame(peer, kind, dst, u8, off, len)
-  /** The agent's handler of control messages; null in a task (it leaves them to the agent). */
-  private readonly onControl: ((peer: number, m: unknown) => void) | null
+  /** The agent's handler of control messages (their bodies: it decodes them); null in a task (it leaves them to the agent). */
+  private readonly onControl: ((peer: number, body: Uint8Array) => void) | null
 
   /**
    * Whether this task asks for the connections when it polls: only where the job's tasks can each
@@ -173,7 +172,7 @@ export class NetEngine {
   private readonly fdSleeps: boolean
 
   /** `holder`: this thread's lock id (task id + 1, or AGENT_ID); `asks`: see the field. */
-  constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, m: unknown) => void) | null, asks = true) {
+  constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, body: Uint8Array) => void) | null, asks = true) {
     this.asks = asks && onControl === null
     this.fdSleeps = onControl === null && spec.localTasks === 1
     const net = spec.net!
@@ -768,9 +767,7 @@ export class NetEngine {
         if (Atomics.compareExchange(this.w, W_CTRL, 0, 1) === 0) ringAgent(this.ctl)
         return ok
       }
-      let m: unknown
-      try { m = decodeBody(u8.subarray(off, off + len)) } catch { this.path.dropped(); return true }
-      h(peer, m)
+      h(peer, u8.subarray(off, off + len))
       return true
     }
     const t = this.tasks[dst - this.lo]
