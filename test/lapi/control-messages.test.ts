@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { ControlPlane, createControl, decodeControl, encodeControl, type ControlJob, type ControlMessage, type ControlOptions } from '@amlapi/lapi/internal'
+import { ControlPlane, createControl, decodeControl, encodeControl, type ControlJob, type ControlMessage, type ControlOptions } from '#lapi-internal'
 import { encodeMessage } from '@amlapi/lapi/transport'
 
 /** 6 tasks over 3 processes: process 0 has tasks 0-1, process 1 tasks 2-3, process 2 tasks 4-5. */
