@@ -16,7 +16,7 @@
  * in place and rings the agent. Malformed or misaddressed packets are dropped and counted (for
  * their target task when there is one), never performed.
  *
- * Lock protocol (words of the process's network block, `NetShared`): LOCK is taken with a
+ * Lock protocol (words of the process's network block, layout/engine.ts): LOCK is taken with a
  * compare-and-swap and never waited for; a thread that finds it taken sets TXPEND (when it has
  * packets to send), tries once more, and leaves — the holder looks at TXPEND again after it lets
  * go, and takes the lock back if it is set. So no packet waits for a thread that is not coming
@@ -28,6 +28,7 @@ import { RmwOp } from '../base/constants.js'
 import { rmw32, rmw64 } from '../base/rmw.js'
 import { WORD_COPY, copySeg, copySmall } from '../base/copy.js'
 import { W_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../layout/control.js'
+import * as layout from '../layout/engine.js'
 import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../layout/job-spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
@@ -41,36 +42,21 @@ import { netRingAt } from '../layout/ring.js'
 import { StreamPath } from '../transport/stream-path.js'
 import { DatagramPath, isDatagramShared } from '../transport/datagram-path.js'
 
+// (the network block's words and values the agent reads, for its import of the engine)
+export {
+  AGENT_ID, GQ_SLOTS, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LAST, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_TXPEND, W_WANT,
+} from '../layout/engine.js'
+
+// (module constants: an imported binding is read through its module cell, with a hole check, at
+// every use; docs/architecture.md, "Writing the per-message paths for V8")
+const {
+  CQ_HEADER, GQ_COUNT, GQ_HEADER, GQ_SLOTS, GQ_WORDS, OWNER_AGENT, OWNER_TASKS,
+  W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LAST, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_TXPEND, W_WANT,
+} = layout
+
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
 
-// ── the process's network block (Int32 words of NetShared.words, before the frame path's) ──
-/** 0 free, else the id of the holder of the network lock. */
-export const W_LOCK = 0
-/** Who reads the connections: OWNER_AGENT or OWNER_TASKS. */
-export const W_OWNER = 1
-/** 1 when a polling task asked the agent for the connections. */
-export const W_WANT = 2
-/** Polls by tasks (free-running): the agent takes the connections back when it stops moving. */
-export const W_POLLS = 3
-/** 1 when packets wait in a ring toward the network and the thread that put them there did not get the lock. */
-export const W_TXPEND = 4
-/** The holder id of the last thread that held the lock (a thread that finds itself there need not re-read the rings' positions). */
-export const W_LAST = 5
-/** 1 when a control message waits for the agent at the front of a peer's frames. */
-export const W_CTRL = 6
-/** 1 when a frame waits for room in a task's network ring. */
-export const W_BLOCKED = 7
-/** 1 when a task that read the connections stops polling (it goes to sleep): the agent reads them again. */
-export const W_GIVEBACK = 8
-/** 1 while the agent waits on W_LOCK for a task to let the lock go (the task wakes it when it does; a task's poll leaves the lock to it meanwhile). */
-export const W_LOCK_WAITER = 9
-/** 1 while the process's only task sleeps in the kernel on the connections (`sleepBegin`): the agent leaves them to it. */
-export const W_FDSLEEP = 10
-/** Get answers set aside for room toward their origin (`park`): the agent keeps rounds coming while there are. */
-export const W_PARKED = 11
-export const OWNER_AGENT = 0
-export const OWNER_TASKS = 1
 /** Engine rounds acknowledgements wait for another frame to ride on before they go by themselves. */
 const ACK_ROUNDS = 4
 /** How long a waiting task gives the agent its CPU to hand the connections over, ms. */
@@ -91,8 +77,6 @@ const RING_HOLD_MAX = 16
 const READ_GAP_MS = 0.05
 /** Body bytes of an answer without payload (an acknowledgement, an Rmw's old value). */
 const ANSWER_BYTES = BODY_PACKET + PACKET_HEADER_BYTES
-/** Holder id of the agent (tasks use their task id + 1). */
-export const AGENT_ID = 0x7fffffff
 
 // a thread's clock readings (NetEngine.times)
 const TM_WRITE = 0
@@ -114,15 +98,6 @@ function ring (ctl: Int32Array, t: number, kind: number): void {
   // (word -1 is no counter: a task asleep in a counter wait stays asleep, any other is woken)
   else ringCounter(ctl, t, -1, 0)
 }
-
-/** The list of Get answers set aside (`park`): its count, then its records. */
-const GQ_COUNT = 0
-const GQ_HEADER = 1
-const GQ_WORDS = 11
-export const GQ_SLOTS = 64
-
-/** Bytes before the records of the control queue. */
-const CQ_HEADER = 8
 
 /** A local task's ends, as an engine sees them. */
 interface LocalTask {

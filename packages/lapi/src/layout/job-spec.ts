@@ -33,7 +33,7 @@ export interface NetShared {
    * then records of [peer u32][length u32][body], taken and consumed under the network lock.
    */
   control: SharedArrayBuffer
-  /** Get answers that wait for room toward their origin, set aside (engine/engine.ts, `park`). */
+  /** Get answers that wait for room toward their origin, set aside (layout/engine.ts, GQ_*). */
   gets: SharedArrayBuffer
 }
 
