@@ -3,7 +3,7 @@
  * lock, who reads the connections, and the hints the threads that run the engine leave each other
  * (Int32 words of NetShared.stream.words, before the frame path's) — the list of Get answers set
  * aside (NetShared.gets), and the queue of control messages tasks hand the agent
- * (NetShared.control). engine/engine.ts describes the lock protocol over these words.
+ * (NetShared.control). engine/lock.ts describes the lock protocol over these words.
  */
 
 // ── the process's network block ──
@@ -38,7 +38,7 @@ export const OWNER_TASKS = 1
 /** Holder id of the agent in W_LOCK (tasks use their task id + 1). */
 export const AGENT_ID = 0x7fffffff
 
-// ── the list of Get answers set aside (engine/engine.ts, `park`), Int32 words ──
+// ── the list of Get answers set aside (engine/target.ts, `park`), Int32 words ──
 /** The number of records, oldest first from GQ_HEADER. */
 export const GQ_COUNT = 0
 /** Words before the first record. */
@@ -57,7 +57,7 @@ export function createParkedGets (): SharedArrayBuffer {
   return new SharedArrayBuffer(4 * (GQ_HEADER + GQ_SLOTS * GQ_WORDS))
 }
 
-// ── the control queue (engine/engine.ts, `toAgent`): records of [peer u32][length u32][body] ──
+// ── the control queue (engine/ingress.ts, `toAgent`): records of [peer u32][length u32][body] ──
 /** Int32 word: the byte offset of the oldest record. */
 export const CQ_START = 0
 /** Int32 word: the byte offset after the newest record. */
