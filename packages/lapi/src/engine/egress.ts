@@ -6,7 +6,7 @@
  * Put's chunks straight from their source (`putDirect`).
  */
 import { performance } from 'node:perf_hooks'
-import { NET_DIRTY, netAckedFrom, netLandedFrom } from '../layout/job-spec.js'
+import { NS_DIRTY, netAckedFrom, netLandedFrom } from '../layout/job-spec.js'
 import * as layout from '../layout/engine.js'
 import { BACKPRESSURE, FRAME_HEADER_BYTES, FRAME_PACKET } from '../transport/contract.js'
 import {
@@ -229,14 +229,14 @@ export function sendOut (s: EngineState): number {
  * acknowledgement to the answer that follows, not to a write of its own.
  */
 export function ackRound (s: EngineState): boolean {
-  for (const t of s.tasks) if (t.state[NET_DIRTY] !== 0) return ++s.ackRounds >= ACK_ROUNDS
+  for (const t of s.tasks) if (t.state[NS_DIRTY] !== 0) return ++s.ackRounds >= ACK_ROUNDS
   s.ackRounds = 0
   return false
 }
 
 /** Whether acknowledgements wait to be sent (a task's landed messages not yet acknowledged). */
 export function acksOwed (s: EngineState): boolean {
-  for (const t of s.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) return true
+  for (const t of s.tasks) if (Atomics.load(t.state, NS_DIRTY) !== 0) return true
   return false
 }
 
@@ -245,12 +245,12 @@ export function acks (s: EngineState, now: boolean): void {
   if (!now) return
   s.ackRounds = 0
   s.acksDue = false
-  for (const t of s.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) sendAcks(s, t)
+  for (const t of s.tasks) if (Atomics.load(t.state, NS_DIRTY) !== 0) sendAcks(s, t)
 }
 
 /** Acknowledges the messages of remote tasks that landed at `t` since the last acknowledgement. */
 function sendAcks (s: EngineState, t: LocalTask): void {
-  Atomics.store(t.state, NET_DIRTY, 0)
+  Atomics.store(t.state, NS_DIRTY, 0)
   for (let src = 0; src < s.n; src++) {
     if (s.procOf[src] === s.rank) continue
     const now = Atomics.load(t.state, netLandedFrom(s.n, src))
@@ -258,7 +258,7 @@ function sendAcks (s: EngineState, t: LocalTask): void {
     const d = (now - t.state[was]!) | 0
     if (d === 0) continue
     // (no room toward its process now: this one waits for a later round)
-    if (!s.path.room(s.procOf[src]!, ANSWER_BYTES, false)) { Atomics.store(t.state, NET_DIRTY, 1); continue }
+    if (!s.path.room(s.procOf[src]!, ANSWER_BYTES, false)) { Atomics.store(t.state, NS_DIRTY, 1); continue }
     t.state[was] = now
     ack(s, t.id, src, d, 0)
   }

@@ -23,7 +23,7 @@
  * sleep (sleep.ts).
  */
 import { performance } from 'node:perf_hooks'
-import { NET_DIRTY, type JobSpec } from '../layout/job-spec.js'
+import { NS_DIRTY, type JobSpec } from '../layout/job-spec.js'
 import * as layout from '../layout/engine.js'
 import { type FramePath } from '../transport/contract.js'
 import {
@@ -250,7 +250,7 @@ export class NetEngine {
     let rings = ''
     const look = (): void => {
       rings = s.tasks.map((t) => `task ${t.id}: ${t.out.available()} packets toward the network, ${t.netIn.pending()} in its network ring` +
-        `${Atomics.load(t.state, NET_DIRTY) !== 0 ? ', acknowledgements owed' : ''}`).join('; ')
+        `${Atomics.load(t.state, NS_DIRTY) !== 0 ? ', acknowledgements owed' : ''}`).join('; ')
     }
     // (asked from within this thread's own round, it holds the lock already)
     let ok = true

@@ -9,7 +9,7 @@
 import { WORD_COPY, copySeg, copySmall } from '../base/copy.js'
 import { ringAgent } from '../layout/control.js'
 import * as layout from '../layout/engine.js'
-import { NET_LANDED_AT } from '../layout/job-spec.js'
+import { NS_LANDED_AT } from '../layout/job-spec.js'
 import { FRAME_CONTROL } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
 import {
@@ -72,7 +72,7 @@ export function onFrame (s: EngineState, peer: number, kind: number, dst: number
     case T_NET_RMWR: return done(s, t, dv.getUint32(p + P_MSG_ID, true), dv, p + N_VAL0)
     case T_NET_BUMP: bumpCounter(s, t, dv.getUint32(p + N_COUNTER, true)); return true
     case T_NET_ACK: {
-      Atomics.add(t.state, NET_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
+      Atomics.add(t.state, NS_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
       const c = dv.getUint32(p + N_ORG_CNTR, true)
       if (c !== 0) bumpCounter(s, t, c)
       else bell(s, t, BELL_ACK)
@@ -112,7 +112,7 @@ function onGetReply (s: EngineState, t: LocalTask, dv: DataView, p: number, src:
   const flags = dv.getUint16(p + P_FLAGS, true)
   if ((flags & F_LAST) === 0) return true
   if ((flags & F_NOTIFY) !== 0) return done(s, t, dv.getUint32(p + P_MSG_ID, true), null, 0)
-  Atomics.add(t.state, NET_LANDED_AT + src, 1)
+  Atomics.add(t.state, NS_LANDED_AT + src, 1)
   const c = dv.getUint32(p + N_ORG_CNTR, true)
   if (c !== 0) bumpCounter(s, t, c)
   else bell(s, t)

@@ -4,7 +4,7 @@
  * (`beforeSleep`); or, where the task is its process's only one, it may sleep in the kernel on
  * the connections themselves (`sleepBegin`, `sleepStill`, then FramePath.sleep and `sleepEnd`).
  */
-import { W_AGENT_QUIET, agentQuiet } from '../layout/control.js'
+import { CTL_AGENT_QUIET, agentQuiet } from '../layout/control.js'
 import { OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_OWNER, W_PARKED } from '../layout/engine.js'
 import { acks, pendingOut, release, ringsPending, send, sendOut } from './egress.js'
 import { HANDOVER_WAIT_MS, askForConnections, clearTxpend, giveBack, tryLock } from './lock.js'
@@ -38,7 +38,7 @@ export function sleepBegin (s: EngineState): boolean {
   }
   if (!agentQuiet(s.ctl)) {
     // (the agent is at work, a hand-over or a round: it says when it is done)
-    Atomics.wait(s.ctl, W_AGENT_QUIET, 0, HANDOVER_WAIT_MS)
+    Atomics.wait(s.ctl, CTL_AGENT_QUIET, 0, HANDOVER_WAIT_MS)
     if (!agentQuiet(s.ctl)) return false
   }
   if (!tryLock(s)) return false

@@ -9,7 +9,7 @@ import { RmwOp } from '../base/constants.js'
 import { copySeg } from '../base/copy.js'
 import { rmw32, rmw64 } from '../base/rmw.js'
 import * as layout from '../layout/engine.js'
-import { NET_DIRTY, netLandedFrom } from '../layout/job-spec.js'
+import { NS_DIRTY, netLandedFrom } from '../layout/job-spec.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
   PACKET_HEADER_BYTES, P_FLAGS, P_MSG_ID, P_MSG_LEN, P_OFFSET, T_NET_GETR, T_NET_RMWR,
@@ -50,7 +50,7 @@ export function onPut (s: EngineState, t: LocalTask, dv: DataView, p: number, sr
     // rides on the next frame toward it; in the agent's round, sent at its end unless the Put
     // woke its target, whose answer is likely to carry it — see `acksDue`)
     Atomics.add(t.state, netLandedFrom(s.n, src), 1)
-    Atomics.store(t.state, NET_DIRTY, 1)
+    Atomics.store(t.state, NS_DIRTY, 1)
     if (s.owing && !woke) s.acksDue = true
   }
   return true

@@ -4,7 +4,7 @@
  * round has let the lock go — and counts the packets it drops for them.
  */
 import { counterWakes, ringCounter, ringDoorbell } from '../layout/control.js'
-import { NET_DROPPED } from '../layout/job-spec.js'
+import { NS_DROPPED } from '../layout/job-spec.js'
 import type { EngineState, LocalTask } from './state.js'
 
 /** What a doorbell is rung for: anything (BELL_ANY), or acknowledgements, which no counter wait is waiting for (BELL_ACK). */
@@ -61,6 +61,6 @@ export function bumpCounter (s: EngineState, t: LocalTask, c: number): boolean {
 /** Drops a malformed packet for task `t`, counted for it (its dispatcher statistics show it) and here. */
 export function drop (s: EngineState, t: LocalTask): boolean {
   s.path.dropped()
-  Atomics.add(t.state, NET_DROPPED, 1)
+  Atomics.add(t.state, NS_DROPPED, 1)
   return true
 }

@@ -60,7 +60,7 @@ import { IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll, type 
 import { DatagramSum } from './checksum.js'
 import { faultState, nextRandom, type FaultSpec } from './faults.js'
 import { FRAME_HEADER_BYTES, SLEEP_FAILED } from './contract.js'
-import { FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
+import { SP_FD, SP_FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, SP_RX_END, SP_RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_SENT, S_READS, S_WRITES, SP_TX_END, SP_TX_START, type StreamShared } from '../layout/stream.js'
 import { StreamPath } from './stream-path.js'
 import { WASM_PAGE, sharedOrPlain } from '../layout/memory.js'
 
@@ -296,7 +296,7 @@ export function createDatagramShared (procs: number, bufBytes: number, rank: num
   const { mem, wasm } = sharedOrPlain(pages)
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
-  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
+  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + SP_FD] = -1
   const udp = new SharedArrayBuffer(4 * (G_WORDS + UW * procs))
   const u = new Int32Array(udp)
   u[G_RECV_FD] = -1
@@ -348,14 +348,14 @@ export function setDatagramPeer (s: DatagramShared, p: number, fd: number, sessi
   // starting: the peer timeout counts from the last datagram heard, and a process whose tasks take
   // longer than it to load would otherwise be lost the moment a peer's first datagram goes unanswered)
   if (now + KEEPALIVE_MS < t[T_DUE]!) t[T_DUE] = now + KEEPALIVE_MS
-  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FD, fd)
+  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FD, fd)
   Atomics.store(u, b + U_READY, 1)
 }
 
 /** Marks peer `p` lost for `why` (LOST_*), from any thread (the agent, when the kernel refused a datagram to it). */
 export function markLost (s: DatagramShared, p: number, why: number): void {
   Atomics.compareExchange(new Int32Array(s.udp), G_WORDS + UW * p + U_LOST, 0, why)
-  Atomics.or(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FLAGS, PEER_ERROR)
+  Atomics.or(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FLAGS, PEER_ERROR)
 }
 
 /** Why peer `p` was lost, in words (null: it was not, as far as the datagram path knows). */
@@ -450,7 +450,7 @@ export class DatagramPath extends StreamPath {
 
   /** Whether peer `p` is connected and not lost (its datagrams are taken and it is sent acknowledgements). */
   private live (p: number): boolean {
-    return p !== this.self && this.u[this.uw(p, U_READY)] === 1 && (this.w[this.word(p, FLAGS)]! & PEER_ERROR) === 0
+    return p !== this.self && this.u[this.uw(p, U_READY)] === 1 && (this.w[this.word(p, SP_FLAGS)]! & PEER_ERROR) === 0
   }
 
   /**
@@ -459,7 +459,7 @@ export class DatagramPath extends StreamPath {
    * gone and whoever may have taken the port, hears nothing of the pair.
    */
   private gone (p: number): boolean {
-    return (this.w[this.word(p, FLAGS)]! & PEER_BYE) !== 0
+    return (this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) !== 0
   }
 
   // ─────────────────────────────── out ───────────────────────────────
@@ -486,7 +486,7 @@ export class DatagramPath extends StreamPath {
   override queued (): number {
     let n = 0
     for (let p = 0; p < this.peers; p++) {
-      if (p !== this.self && (this.w[this.word(p, FLAGS)]! & PEER_ERROR) === 0) n += this.w[this.word(p, TX_END)]! - this.u[this.uw(p, U_SENT)]!
+      if (p !== this.self && (this.w[this.word(p, SP_FLAGS)]! & PEER_ERROR) === 0) n += this.w[this.word(p, SP_TX_END)]! - this.u[this.uw(p, U_SENT)]!
     }
     return n
   }
@@ -503,14 +503,14 @@ export class DatagramPath extends StreamPath {
   protected override writeOut (p: number): number {
     if (!this.live(p) || this.gone(p)) return 0
     const sent = this.u[this.uw(p, U_SENT)]!
-    const end = this.w[this.word(p, TX_END)]!
+    const end = this.w[this.word(p, SP_TX_END)]!
     if (sent < end) this.sendNew(p, sent, end)
-    return this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]!
+    return this.w[this.word(p, SP_TX_END)]! - this.w[this.word(p, SP_TX_START)]!
   }
 
   /** As the stream's, and what was sent and where the buffer starts in the stream move with it. */
   protected override compactTx (p: number): number {
-    const start = this.w[this.word(p, TX_START)]!
+    const start = this.w[this.word(p, SP_TX_START)]!
     if (start > 0) {
       this.u[this.uw(p, U_SENT)]! -= start
       this.t[this.tw(p, T_TXBASE)]! += start
@@ -523,7 +523,7 @@ export class DatagramPath extends StreamPath {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + headLen + len
     if (need > this.txCap) return false
-    const we = this.word(peer, TX_END)
+    const we = this.word(peer, SP_TX_END)
     let end = this.w[we]!
     if (end + need > this.txCap) {
       this.writeOut(peer)
@@ -628,7 +628,7 @@ export class DatagramPath extends StreamPath {
 
   /** Writes header and payload as one datagram to peer `p` (see `emit` for the result). */
   private write (p: number, h: number, hl: number, at: number, len: number): number {
-    const fd = this.w[this.word(p, FD)]!
+    const fd = this.w[this.word(p, SP_FD)]!
     let e: FdEnd | null = this.sendEnds[p]!
     if (e === null || e.fd !== fd) e = this.sendEnds[p] = this.makeEnd(fd)
     let r: number
@@ -804,7 +804,7 @@ export class DatagramPath extends StreamPath {
    */
   private rxTail (p: number): number {
     if (!this.live(p)) return -1
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const start = this.w[rs]!; let end = this.w[re]!
     const need = this.maxDatagram - this.hl
     if (end + need > this.cap) {
@@ -841,7 +841,7 @@ export class DatagramPath extends StreamPath {
     // (a peer lost because its port closed sent what waits here before it closed: that is still
     // taken in, its goodbye among it; one lost for silence is not heard any more)
     if (src >= this.peers || src === this.self || this.u[this.uw(src, U_READY)] !== 1 ||
-      ((this.w[this.word(src, FLAGS)]! & PEER_ERROR) !== 0 && this.u[this.uw(src, U_LOST)] !== LOST_REFUSED)) { ds[D_UNKNOWN_SENDER]!++; return }
+      ((this.w[this.word(src, SP_FLAGS)]! & PEER_ERROR) !== 0 && this.u[this.uw(src, U_LOST)] !== LOST_REFUSED)) { ds[D_UNKNOWN_SENDER]!++; return }
     if (d.getInt32(at + H_SESSION, true) !== this.u[this.uw(src, U_SESSION_LO)] || d.getInt32(at + H_SESSION + 4, true) !== this.u[this.uw(src, U_SESSION_HI)]) { ds[D_BAD_SESSION]!++; return }
     const mac = ((w0 >>> 16) & DG_MAC) !== 0
     if (mac !== this.mac) { ds[D_BAD_MAC]!++; return }
@@ -907,7 +907,7 @@ export class DatagramPath extends StreamPath {
       }
       const endPos = this.fl[e * FL_DOUBLES]! + this.fl[e * FL_DOUBLES + 1]!
       const base = this.t[this.tw(p, T_TXBASE)]!
-      const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+      const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
       this.w[ws] = endPos - base
       u[this.uw(p, U_SND_UNA)] = ack
       this.ds[D_FREED]!++
@@ -995,7 +995,7 @@ export class DatagramPath extends StreamPath {
 
   /** Appends `len` bytes of the memory at `at` to peer `p`'s receive buffer (read there already: `rxTail`); false when it has no room. */
   private append (p: number, at: number, len: number): boolean {
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     let start = this.w[rs]!; let end = this.w[re]!
     if (at === this.rxAt[p]! + end) { this.w[re] = end + len; return true }
     if (end + len > this.cap && start > 0) {
@@ -1127,7 +1127,7 @@ export class DatagramPath extends StreamPath {
       if (!this.live(p)) continue
       if (this.u[this.uw(p, U_ACK_OWED)] !== 0 || this.u[this.uw(p, U_ACK_NOW)] !== 0) { this.emit(p, DG_ACK, 0, 0, 0); this.ds[D_ACKS]!++ }
       if (this.writeOut(p) > 0) acked = false
-      if ((this.w[this.word(p, FLAGS)]! & PEER_BYE) === 0) byes = false
+      if ((this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) === 0) byes = false
     }
     if (now >= this.t[T_DUE]!) this.runTimers()
     if (!acked) { this.settledAt = -1; return false }
@@ -1141,7 +1141,7 @@ export class DatagramPath extends StreamPath {
   private settledAt = -1
 
   /** A peer's goodbye: its stream ends here (it is judged gone, normally); its datagrams are still acknowledged. */
-  protected override onBye (p: number): void { Atomics.or(this.w, this.word(p, FLAGS), PEER_BYE | PEER_EOF) }
+  protected override onBye (p: number): void { Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_BYE | PEER_EOF) }
 
   /** One receiving socket for all peers: sleep can wait on it while it is open. */
   override canSleep (): boolean { return this.io !== null && this.u[G_RECV_FD]! >= 0 }

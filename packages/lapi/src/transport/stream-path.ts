@@ -16,12 +16,12 @@ import { WORD_COPY, copyBuf, copySmall } from '../base/copy.js'
 import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
 import { WASM_PAGE, sharedOrPlain } from '../layout/memory.js'
-import { ERRNO, FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
+import { SP_ERRNO, SP_FD, SP_FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, SP_RX_END, SP_RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, SP_TX_END, SP_TX_START, type StreamShared } from '../layout/stream.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
 
 /** The body of a goodbye, and what the writev array holds between writes (no view of a frame kept). */
 export const NO_BYTES = new Uint8Array(0)
-/** `readFd`/`writeFd` result after an error, which marked the peer (FLAGS ERROR, ERRNO). */
+/** `readFd`/`writeFd` result after an error, which marked the peer (SP_FLAGS ERROR, SP_ERRNO). */
 const IO_FAILED = -2
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
 const FULL_BACKOFF_MS = 0.005
@@ -39,7 +39,7 @@ export function streamMemoryBytes (procs: number, bufBytes: number): number {
 export function createStreamShared (procs: number, bufBytes: number, corrupt: { p: number, seed: number } | null = null): StreamShared {
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
-  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
+  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + SP_FD] = -1
   const pages = streamMemoryBytes(procs, bufBytes) / WASM_PAGE
   const { mem, wasm } = sharedOrPlain(pages)
   let c: StreamShared['corrupt'] = null
@@ -52,12 +52,12 @@ function rxAt (s: StreamShared, p: number): number { return IO_SCRATCH_BYTES + p
 
 /** Sets the descriptor of peer `p`'s connection (the agent, once the handshake is done). */
 export function setPeerFd (s: StreamShared, p: number, fd: number): void {
-  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FD, fd)
+  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FD, fd)
 }
 
 /** Flags of peer `p` (PEER_*). */
 export function peerFlags (s: StreamShared, p: number): number {
-  return Atomics.load(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FLAGS)
+  return Atomics.load(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FLAGS)
 }
 
 /** The statistics of a stream data path, from any thread. */
@@ -163,7 +163,7 @@ export class StreamPath implements FramePath {
 
   /** Whether peer `p` can be written to and read from. */
   protected open (p: number): boolean {
-    return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
+    return p !== this.self && this.w[this.word(p, SP_FD)]! >= 0 && (this.w[this.word(p, SP_FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
   }
 
   /** The only open peer's descriptor, or -1 when none or several are open (an FdPoll watches one). */
@@ -172,7 +172,7 @@ export class StreamPath implements FramePath {
     for (let p = 0; p < this.peers; p++) {
       if (!this.open(p)) continue
       if (fd >= 0) return -1
-      fd = this.w[this.word(p, FD)]!
+      fd = this.w[this.word(p, SP_FD)]!
     }
     return fd
   }
@@ -205,7 +205,7 @@ export class StreamPath implements FramePath {
   room (peer: number, len: number, write: boolean): boolean {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
-    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    const ws = this.word(peer, SP_TX_START); const we = this.word(peer, SP_TX_END)
     if (this.w[we]! - this.w[ws]! + need <= this.txCap) return true
     if (write) this.writeOut(peer)
     return this.w[we]! - this.w[ws]! + need <= this.txCap
@@ -213,7 +213,7 @@ export class StreamPath implements FramePath {
 
   /** Moves peer `p`'s queued bytes to the front of its send buffer; returns where they end. */
   protected compactTx (p: number): number {
-    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+    const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
     const start = this.w[ws]!; let end = this.w[we]!
     if (start > 0) { this.tx[p]!.copyWithin(0, start, end); end -= start; this.w[ws] = 0; this.w[we] = end }
     return end
@@ -224,7 +224,7 @@ export class StreamPath implements FramePath {
     if (!this.open(peer)) return 0
     const need = FRAME_HEADER_BYTES + len
     const b = this.tx[peer]!
-    const we = this.word(peer, TX_END)
+    const we = this.word(peer, SP_TX_END)
     let end = this.w[we]!
     if (end + need > this.txCap) {
       this.writeOut(peer)
@@ -244,7 +244,7 @@ export class StreamPath implements FramePath {
 
   sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean {
     if (!this.open(peer)) return true
-    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    const ws = this.word(peer, SP_TX_START); const we = this.word(peer, SP_TX_END)
     if (this.w[we]! !== this.w[ws]! || FRAME_HEADER_BYTES + headLen + len > this.txCap) return false
     // the frame's header and `head` go through the (empty) queue, the data after them
     const b = this.tx[peer]!
@@ -287,12 +287,12 @@ export class StreamPath implements FramePath {
   /** Bytes queued for all peers and not yet written. */
   queued (): number {
     let n = 0
-    for (let p = 0; p < this.peers; p++) n += this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]!
+    for (let p = 0; p < this.peers; p++) n += this.w[this.word(p, SP_TX_END)]! - this.w[this.word(p, SP_TX_START)]!
     return n
   }
 
   protected writeOut (p: number): number {
-    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+    const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
     let start = this.w[ws]!
     const end = this.w[we]!
     if (start === end) return 0
@@ -328,7 +328,7 @@ export class StreamPath implements FramePath {
    * bytes written, IO_AGAIN, or IO_FAILED (the peer is marked).
    */
   private writeFd (p: number, u8: Uint8Array, off: number, len: number, head: Uint8Array | null, hl: number): number {
-    const fd = this.w[this.word(p, FD)]!
+    const fd = this.w[this.word(p, SP_FD)]!
     const e = head === null && u8 === this.tx[p] ? this.end(p, fd) : null
     if (e !== null) return this.wasiResult(p, e.write(this.txAt[p]! + off, len))
     const lim = Error.stackTraceLimit
@@ -349,7 +349,7 @@ export class StreamPath implements FramePath {
 
   /** The system call of `readIn`: at most `len` bytes into rx[p] at `at`, as `writeFd` says; 0 is the end of the stream. */
   private readFd (p: number, at: number, len: number): number {
-    const fd = this.w[this.word(p, FD)]!
+    const fd = this.w[this.word(p, SP_FD)]!
     const e = this.end(p, fd)
     if (e !== null) return this.wasiResult(p, e.read(this.rxAt[p]! + at, len))
     // (an empty read is an EAGAIN exception: its stack trace is most of its cost)
@@ -364,7 +364,7 @@ export class StreamPath implements FramePath {
     }
   }
 
-  /** A WASI call's result as `readFd`/`writeFd` give it (an error marks the peer; ERRNO holds 1000 + WASI's errno). */
+  /** A WASI call's result as `readFd`/`writeFd` give it (an error marks the peer; SP_ERRNO holds 1000 + WASI's errno). */
   private wasiResult (p: number, r: number): number {
     return r >= IO_AGAIN ? r : this.fail(p, 1000 + (-2 - r))
   }
@@ -378,8 +378,8 @@ export class StreamPath implements FramePath {
 
   /** Marks peer `p` failed (ERROR, with `errno`); returns IO_FAILED. */
   protected fail (p: number, errno: number): number {
-    this.w[this.word(p, ERRNO)] = errno
-    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+    this.w[this.word(p, SP_ERRNO)] = errno
+    Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_ERROR)
     return IO_FAILED
   }
 
@@ -402,7 +402,7 @@ export class StreamPath implements FramePath {
 
   /** Bytes the agent read itself (its event loop) from peer `p`: kept for `poll` to parse. Returns false when there is no room (the agent stops reading). */
   ingest (p: number, chunk: Uint8Array, len: number): boolean {
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const b = this.rx[p]!
     let start = this.w[rs]!; let end = this.w[re]!
     if (end + len > this.cap && start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
@@ -415,17 +415,17 @@ export class StreamPath implements FramePath {
 
   /** Bytes received from peer `p` and not yet handed over as frames. */
   unparsed (p: number): number {
-    return this.w[this.word(p, RX_END)]! - this.w[this.word(p, RX_START)]!
+    return this.w[this.word(p, SP_RX_END)]! - this.w[this.word(p, SP_RX_START)]!
   }
 
   protected readIn (p: number): void {
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const b = this.rx[p]!
     let start = this.w[rs]!; let end = this.w[re]!
     if (start > 0 && (start === end || end > this.cap - (this.cap >> 2))) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
     if (end === this.cap) return
     const got = this.readFd(p, end, this.cap - end)
-    if (got === 0) Atomics.or(this.w, this.word(p, FLAGS), PEER_EOF)
+    if (got === 0) Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_EOF)
     else if (got === IO_AGAIN) this.st[S_EMPTY_READS]!++
     else if (got > 0) {
       this.movedCount++
@@ -436,7 +436,7 @@ export class StreamPath implements FramePath {
   }
 
   protected parse (p: number, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const b = this.rx[p]!
     const dv = this.rxv[p]!
     let at = this.w[rs]!
@@ -447,7 +447,7 @@ export class StreamPath implements FramePath {
       if (len > this.cap - FRAME_HEADER_BYTES) {
         // the stream cannot be followed any further: this connection ends, named
         this.st[S_FRAMES_DROPPED]!++
-        Atomics.or(this.w, this.word(p, FLAGS), PEER_MALFORMED)
+        Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_MALFORMED)
         at = end
         break
       }
@@ -458,7 +458,7 @@ export class StreamPath implements FramePath {
         this.st[S_FRAMES_DROPPED]!++
       } else if (kind === FRAME_BYE) {
         this.onBye(p)
-      } else if ((this.w[this.word(p, FLAGS)]! & PEER_BYE) !== 0) {
+      } else if ((this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) !== 0) {
         // (a goodbye is a peer's last frame: whatever follows it is nobody's, as a datagram sent in a
         // departed peer's name by whoever took its port would be)
         this.st[S_FRAMES_DROPPED]!++
@@ -481,7 +481,7 @@ export class StreamPath implements FramePath {
   settle (): boolean { return true }
 
   /** Peer `p` said goodbye (its stream ends after it). */
-  protected onBye (p: number): void { Atomics.or(this.w, this.word(p, FLAGS), PEER_BYE) }
+  protected onBye (p: number): void { Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_BYE) }
 
   /** Counts a frame dropped above the path (a packet the engine refused as malformed). */
   dropped (): void { this.st[S_FRAMES_DROPPED]!++ }
