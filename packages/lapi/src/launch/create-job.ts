@@ -8,6 +8,7 @@ import { totalmem } from 'node:os'
 import { resolveConfig, type JobConfig } from '../base/config.js'
 import { lazyLoad } from '../base/lazy.js'
 import { controlLayout, createControl } from '../layout/control.js'
+import { controlQueueBytes, createControlQueue, createParkedGets } from '../layout/engine.js'
 import { MAX_TASKS, SPEC_VERSION, netStateBytes, placement, specFromAgent, type JobSpec } from '../layout/job-spec.js'
 import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../layout/memory.js'
 import { createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../layout/ring.js'
@@ -77,7 +78,7 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
     netOut,
     netState,
     netRing,
-    net: part.procs > 1 ? { stream: netShared(numTasks, part), stats: new SharedArrayBuffer(64), control: controlQueue(numTasks), gets: parkedGets() } : null,
+    net: part.procs > 1 ? { stream: netShared(numTasks, part), stats: new SharedArrayBuffer(64), control: createControlQueue(controlQueueBytes(streamBufferBytes(numTasks))), gets: createParkedGets() } : null,
   }
 }
 
@@ -98,19 +99,6 @@ function netShared (numTasks: number, part: ProcessPart): StreamShared {
   return createStreamShared(part.procs, buf, part.faults !== undefined && part.faults.corrupt > 0 ? { p: part.faults.corrupt, seed: faultState(part.faults.seed, part.rank) } : null)
 }
 
-/** The list of Get answers set aside (engine/engine.ts, `park`): a count, then 64 records of 11 words. */
-function parkedGets (): SharedArrayBuffer {
-  return new SharedArrayBuffer(4 * (1 + 64 * 11))
-}
-
-/** The queue of control messages tasks hand the agent (engine/engine.ts), its positions at the start. */
-function controlQueue (numTasks: number): SharedArrayBuffer {
-  const b = new SharedArrayBuffer(2 * streamBufferBytes(numTasks))
-  const w = new Int32Array(b, 0, 2)
-  w[0] = 8; w[1] = 8
-  return b
-}
-
 /** Memory of a task's thread (a V8 isolate and Node's per-worker state): about 14 MiB measured on Node 20. */
 export const WORKER_BYTES = 16 * 1024 * 1024
 /** A task's state per task of the job (message ids and reassembly, the network state words): an estimate. */
@@ -125,7 +113,7 @@ export function processMemory (numTasks: number, config: JobConfig, localTasks: 
   const rings = inbox + netOut
   const thread = WORKER_BYTES + PER_PEER_BYTES * numTasks
   // (the frame path's buffers and the agent's control queue, once per process)
-  let frames = procs > 1 ? streamMemoryBytes(procs, streamBufferBytes(numTasks)) + 2 * streamBufferBytes(numTasks) : 0
+  let frames = procs > 1 ? streamMemoryBytes(procs, streamBufferBytes(numTasks)) + controlQueueBytes(streamBufferBytes(numTasks)) : 0
   // (udp: at most a window of the largest datagrams per peer, and two datagram buffers)
   if (procs > 1 && udp) frames += (procs * MAX_WINDOW + 2) * 65536
   const bytes = localTasks * (config.segmentSize + rings + thread) + controlLayout(numTasks).byteLength + frames
