@@ -98,6 +98,80 @@ export const BLOCKS = [
     ],
   },
   {
+    name: 'engine',
+    file: 'lapi/src/layout/engine.ts',
+    title: 'the process\'s network block: the first words of NetShared.stream.words (Int32 index); the peers\' words follow at PEER_BASE',
+    unit: 'int32',
+    size: { name: 'ENG_WORDS', n: 32, doc: 'Words of the network block (PEER_BASE, where the peers\' words start, is the same).' },
+    fields: [
+      { name: 'ENG_LOCK', doc: '0 free, else the id of the holder of the network lock.' },
+      { name: 'ENG_OWNER', doc: 'Who reads the connections: OWNER_AGENT or OWNER_TASKS.' },
+      { name: 'ENG_WANT', doc: '1 when a polling task asked the agent for the connections.' },
+      { name: 'ENG_POLLS', doc: 'Polls by tasks (free-running): the agent takes the connections back when it stops moving.' },
+      { name: 'ENG_TXPEND', doc: '1 when packets wait in a ring toward the network and the thread that put them there did not get the lock.' },
+      { name: 'ENG_LAST', doc: 'The holder id of the last thread that held the lock (a thread that finds itself there need not re-read the rings\' positions).' },
+      { name: 'ENG_CTRL', doc: '1 when a control message waits for the agent at the front of a peer\'s frames.' },
+      { name: 'ENG_BLOCKED', doc: '1 when a frame waits for room in a task\'s network ring.' },
+      { name: 'ENG_GIVEBACK', doc: '1 when a task that read the connections stops polling (it goes to sleep): the agent reads them again.' },
+      { name: 'ENG_LOCK_WAITER', doc: '1 while the agent waits on ENG_LOCK for a task to let the lock go (the task wakes it when it does).' },
+      { name: 'ENG_FDSLEEP', doc: '1 while the process\'s only task sleeps in the kernel on the connections (`sleepBegin`): the agent leaves them to it.' },
+      { name: 'ENG_PARKED', doc: 'Get answers set aside for room toward their origin (`park`): the agent keeps rounds coming while there are.' },
+      { reserved: 20 },
+    ],
+  },
+  {
+    name: 'parked-gets',
+    file: 'lapi/src/layout/engine.ts',
+    title: 'the list of Get answers set aside (NetShared.gets, Int32 index): its count, then GQ_SLOTS records of GQ_WORDS words',
+    unit: 'int32',
+    size: { name: 'GQ_HEADER', n: 1, doc: 'Words before the first record.' },
+    fields: [
+      { name: 'GQ_COUNT', doc: 'The number of records, oldest first from GQ_HEADER.' },
+    ],
+  },
+  {
+    name: 'parked-get',
+    file: 'lapi/src/layout/engine.ts',
+    title: 'a record of that list (Int32 index from the record\'s start)',
+    unit: 'int32',
+    size: { name: 'GQ_WORDS', n: 11, doc: 'Words of a record.' },
+    fields: [
+      { name: 'GR_TASK', doc: 'The target task\'s index among the process\'s tasks.' },
+      { name: 'GR_PEER', doc: 'The origin\'s process.' },
+      { name: 'GR_SRC', doc: 'The origin task.' },
+      { name: 'GR_ADDR', doc: 'The target address.' },
+      { name: 'GR_LEN', doc: 'The length.' },
+      { name: 'GR_MSG_ID', doc: 'The message id.' },
+      { name: 'GR_FLAGS', doc: 'The flags (F_NOTIFY).' },
+      { name: 'GR_ORG_ADDR', doc: 'The origin address.' },
+      { name: 'GR_ORG_CNTR', doc: 'The origin counter.' },
+      { name: 'GR_TGT_CNTR', doc: 'The target counter.' },
+      { name: 'GR_POS', doc: 'How far the answer got.' },
+    ],
+  },
+  {
+    name: 'control-queue',
+    file: 'lapi/src/layout/engine.ts',
+    title: 'the queue of control messages tasks hand the agent (NetShared.control): two Int32 words, then records from byte CQ_HEADER',
+    unit: 'int32',
+    size: { name: 'CQ_HEADER', n: 2, sizeBytes: true, doc: 'Bytes before the records.' },
+    fields: [
+      { name: 'CQ_START', doc: 'The byte offset of the oldest record.' },
+      { name: 'CQ_END', doc: 'The byte offset after the newest record.' },
+    ],
+  },
+  {
+    name: 'control-record',
+    file: 'lapi/src/layout/engine.ts',
+    title: 'a record of that queue (bytes from its start): the peer, the body\'s length, then the body',
+    unit: 'byte',
+    size: { name: 'CQ_RECORD', n: 8, doc: 'Bytes of a record before its body.' },
+    fields: [
+      { name: 'CQR_PEER', n: 4, doc: 'The peer process the message came from (u32).' },
+      { name: 'CQR_LEN', n: 4, doc: 'The body\'s length in bytes (u32).' },
+    ],
+  },
+  {
     name: 'stream-peer',
     file: 'lapi/src/layout/stream.ts',
     title: 'a peer\'s words in a stream data path: PEER_WORDS words per peer p at PEER_BASE + PEER_WORDS·p (Int32 index)',
@@ -240,6 +314,8 @@ function main () {
     process.stderr.write(`gen-layouts: unknown argument '${unknown[0]}' (only --check)\n`)
     return 2
   }
+  const size = (name) => BLOCKS.find((b) => b.name === name).size.n
+  if (size('engine') !== 32) throw new Error('gen-layouts: the engine\'s words must end where the peers\' words start (PEER_BASE, 32)')
   let differ = 0
   const files = new Map()
   for (const b of BLOCKS) {

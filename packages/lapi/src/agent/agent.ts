@@ -22,7 +22,8 @@ import type { Logger } from 'pino'
 import { CTL_AGENT_BELL, CTL_AGENT_QUIET, CTL_AGENT_QUIET_BELL, CTL_AGENT_SLEEPING, CTL_BAR_LOCAL } from '../layout/control.js'
 import type { JobSpec } from '../layout/job-spec.js'
 import type { Transport } from '../transport/contract.js'
-import { AGENT_ID, NetEngine, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_GIVEBACK, W_OWNER, W_PARKED, W_WANT } from '../engine/engine.js'
+import { AGENT_ID, OWNER_AGENT, OWNER_TASKS, ENG_BLOCKED, ENG_CTRL, ENG_GIVEBACK, ENG_OWNER, ENG_PARKED, ENG_WANT } from '../layout/engine.js'
+import { NetEngine } from '../engine/engine.js'
 import { Connections } from './connections.js'
 import { ControlPlane } from './control.js'
 import type { ControlMessage } from './control-messages.js'
@@ -88,7 +89,7 @@ export class Agent {
     const control = this.control = new ControlPlane({ spec, rank, log, send: (peer, m) => rounds.send(peer, m), onAbort: o.onAbort })
     this.peers = new Peers({ spec, rank, engine, transport, log, rounds, control, onAbort: o.onAbort })
     this.conn = new Connections({ engine, transport, log, w: this.w, rounds, checkPeers: () => this.peers.check(), wakeLoop: () => this.wakeLoop() })
-    Atomics.store(this.w, W_OWNER, OWNER_AGENT)
+    Atomics.store(this.w, ENG_OWNER, OWNER_AGENT)
   }
 
   stats (): Record<string, number> {
@@ -165,14 +166,14 @@ export class Agent {
         // event loop had its turn — never in a loop of its own, which would take a CPU from the
         // tasks (while they read the connections, a millisecond later)
         Atomics.store(ctl, CTL_AGENT_SLEEPING, 0)
-        await new Promise<void>((resolve) => { if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
+        await new Promise<void>((resolve) => { if (Atomics.load(this.w, ENG_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
         continue
       }
       // (while this thread reads the connections, at most ACK_CHECK_MS, longer while such sleeps
       // find nothing owed: a task that took messages in and then left LAPI for its own code leaves
       // their acknowledgements to this thread, and nothing may ring it; while the tasks read them,
       // the watch's idle test covers that)
-      const bounded = Atomics.load(this.w, W_OWNER) === OWNER_AGENT
+      const bounded = Atomics.load(this.w, ENG_OWNER) === OWNER_AGENT
       const r = Atomics.waitAsync(ctl, CTL_AGENT_BELL, seen, bounded ? Math.min(ACK_CHECK_MS * 2 ** this.quietChecks, ACK_CHECK_MAX_MS) : Infinity)
       let how = 'not-equal'
       if (r.async) {
@@ -210,22 +211,22 @@ export class Agent {
     // ran, this thread is not quiet, and a task does not sleep where only this thread could wake it)
     if (this.rounds.queued) return true
     const w = this.w
-    if (Atomics.load(w, W_CTRL) !== 0 || Atomics.load(w, W_BLOCKED) !== 0 || Atomics.load(w, W_PARKED) !== 0) return true
-    if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) return true
-    if (Atomics.load(w, W_GIVEBACK) !== 0) return true
+    if (Atomics.load(w, ENG_CTRL) !== 0 || Atomics.load(w, ENG_BLOCKED) !== 0 || Atomics.load(w, ENG_PARKED) !== 0) return true
+    if (Atomics.load(w, ENG_WANT) !== 0 && Atomics.load(w, ENG_OWNER) === OWNER_AGENT) return true
+    if (Atomics.load(w, ENG_GIVEBACK) !== 0) return true
     const bar = Atomics.load(this.ctl, CTL_BAR_LOCAL)
     if (bar !== 0 && bar !== this.reportedBar) return true
-    return Atomics.load(w, W_OWNER) === OWNER_AGENT && this.engine.pendingOut
+    return Atomics.load(w, ENG_OWNER) === OWNER_AGENT && this.engine.pendingOut
   }
 
   /** What the doorbell may mean: a task asks for the connections, a control message or a barrier waits, packets wait to go. */
   private onBell (): void {
     const w = this.w
-    if (Atomics.load(w, W_GIVEBACK) !== 0) {
-      Atomics.store(w, W_GIVEBACK, 0)
-      if (Atomics.load(w, W_OWNER) === OWNER_TASKS) this.conn.takeBack()
+    if (Atomics.load(w, ENG_GIVEBACK) !== 0) {
+      Atomics.store(w, ENG_GIVEBACK, 0)
+      if (Atomics.load(w, ENG_OWNER) === OWNER_TASKS) this.conn.takeBack()
     }
-    if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) this.conn.handOver()
+    if (Atomics.load(w, ENG_WANT) !== 0 && Atomics.load(w, ENG_OWNER) === OWNER_AGENT) this.conn.handOver()
     const bar = Atomics.load(this.ctl, CTL_BAR_LOCAL)
     if (bar !== 0 && bar !== this.reportedBar) { this.reportedBar = bar; this.control.arrive(bar) }
     this.rounds.round()

@@ -6,7 +6,8 @@
  */
 import type { Logger } from 'pino'
 import type { Transport } from '../transport/contract.js'
-import { type NetEngine, OWNER_AGENT, OWNER_TASKS, W_FDSLEEP, W_OWNER, W_POLLS, W_WANT } from '../engine/engine.js'
+import { type NetEngine } from '../engine/engine.js'
+import { OWNER_AGENT, OWNER_TASKS, ENG_FDSLEEP, ENG_OWNER, ENG_POLLS, ENG_WANT } from '../layout/engine.js'
 import type { Rounds } from './rounds.js'
 
 /** Milliseconds without a task's poll after which the agent reads the connections again. */
@@ -60,15 +61,15 @@ export class Connections {
     const ok = this.engine.locked(() => {
       const path = this.engine.path
       if (!this.rounds.ingestAll(path)) return
-      Atomics.store(this.w, W_OWNER, OWNER_TASKS)
-      Atomics.store(this.w, W_WANT, 0)
+      Atomics.store(this.w, ENG_OWNER, OWNER_TASKS)
+      Atomics.store(this.w, ENG_WANT, 0)
     })
-    if (!ok || Atomics.load(this.w, W_OWNER) !== OWNER_TASKS) { this.o.log.trace({ ok }, 'handover postponed'); t.agentReads(true); this.rounds.later(); return }
+    if (!ok || Atomics.load(this.w, ENG_OWNER) !== OWNER_TASKS) { this.o.log.trace({ ok }, 'handover postponed'); t.agentReads(true); this.rounds.later(); return }
     this.o.log.trace('connections handed to the tasks')
     this.handovers++
     // (a task may be giving this thread its CPU meanwhile: wake it)
-    Atomics.notify(this.w, W_OWNER)
-    this.lastPolls = Atomics.load(this.w, W_POLLS)
+    Atomics.notify(this.w, ENG_OWNER)
+    this.lastPolls = Atomics.load(this.w, ENG_POLLS)
     this.idleTicks = 0
     this.watchFast()
   }
@@ -89,7 +90,7 @@ export class Connections {
     this.watch = null
     if (!this.rounds.running) return
     this.tick()
-    if (this.watch === null && Atomics.load(this.w, W_OWNER) === OWNER_TASKS) this.watch = setTimeout(this.watchDue, this.watchMs)
+    if (this.watch === null && Atomics.load(this.w, ENG_OWNER) === OWNER_TASKS) this.watch = setTimeout(this.watchDue, this.watchMs)
   }
 
   /**
@@ -99,7 +100,7 @@ export class Connections {
    * left to go with later ones): within two looks of its last poll.
    */
   private tick (): void {
-    const polls = Atomics.load(this.w, W_POLLS)
+    const polls = Atomics.load(this.w, ENG_POLLS)
     if (polls !== this.lastPolls) {
       this.lastPolls = polls
       this.idleTicks = 0
@@ -123,8 +124,8 @@ export class Connections {
     let asleep = false
     const ok = this.engine.locked(() => {
       // (a task asleep in the kernel on the connections is waiting in LAPI: they stay its)
-      asleep = Atomics.load(this.w, W_FDSLEEP) !== 0
-      if (!asleep) Atomics.store(this.w, W_OWNER, OWNER_AGENT)
+      asleep = Atomics.load(this.w, ENG_FDSLEEP) !== 0
+      if (!asleep) Atomics.store(this.w, ENG_OWNER, OWNER_AGENT)
     })
     if (asleep) { this.idleTicks = 0; this.o.checkPeers(); return }
     if (!ok) { this.rounds.later(); return }

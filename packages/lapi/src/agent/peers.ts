@@ -10,7 +10,8 @@ import { placement, type JobSpec } from '../layout/job-spec.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED } from '../layout/stream.js'
 import type { Transport } from '../transport/contract.js'
 import { peerFlags } from '../transport/stream-path.js'
-import { type NetEngine, W_OWNER } from '../engine/engine.js'
+import { type NetEngine } from '../engine/engine.js'
+import { ENG_OWNER } from '../layout/engine.js'
 import type { ControlPlane } from './control.js'
 import type { Rounds } from './rounds.js'
 
@@ -83,7 +84,7 @@ export class Peers {
         }
       }
       this.gone[p] = true
-      this.o.log.debug({ peer: p, flags: f, reported, unparsed: this.engine.path.unparsed(p), owner: Atomics.load(this.w, W_OWNER) }, 'peer gone')
+      this.o.log.debug({ peer: p, flags: f, reported, unparsed: this.engine.path.unparsed(p), owner: Atomics.load(this.w, ENG_OWNER) }, 'peer gone')
       // (after its goodbye a peer's end is normal, even when a last write of ours found it closed)
       const normal = (f & PEER_BYE) !== 0 && (f & PEER_MALFORMED) === 0
       const reason = (f & PEER_MALFORMED) !== 0 ? 'it sent a malformed stream' : normal ? 'closed'

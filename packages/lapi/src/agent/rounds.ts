@@ -6,7 +6,8 @@
  */
 import type { Logger } from 'pino'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
-import { type NetEngine, OWNER_AGENT, OWNER_TASKS, W_CTRL, W_LOCK, W_LOCK_WAITER, W_OWNER, W_POLLS } from '../engine/engine.js'
+import { type NetEngine } from '../engine/engine.js'
+import { OWNER_AGENT, OWNER_TASKS, ENG_CTRL, ENG_LOCK, ENG_LOCK_WAITER, ENG_OWNER, ENG_POLLS } from '../layout/engine.js'
 
 /**
  * How long the agent, whose round found the lock taken by a task while its event loop reads the
@@ -129,7 +130,7 @@ export class Rounds {
       const read = this.ingestAll(path) && this.drain
       this.drain = false
       // (cleared only here, under the lock: until the messages are taken the agent is not quiet)
-      Atomics.store(this.w, W_CTRL, 0)
+      Atomics.store(this.w, ENG_CTRL, 0)
       this.engine.takeControl(this.o.onControl)
       const oc = this.outControl
       for (let i = 0; i < oc.length; i += 2) {
@@ -145,7 +146,7 @@ export class Rounds {
       if (this.ackTimer === null && this.running && this.engine.acksOwed) this.ackTimer = setTimeout(this.ackDue, ACK_DELAY_MS)
       // (what did not fit waits, its peer paused, for the room this round's work made)
       if (this.inbound.length > 0) this.later()
-      if (Atomics.load(this.w, W_OWNER) === OWNER_AGENT && this.engine.path.queued() > 0) this.later(1)
+      if (Atomics.load(this.w, ENG_OWNER) === OWNER_AGENT && this.engine.path.queued() > 0) this.later(1)
     }
     return done
   }
@@ -175,8 +176,8 @@ export class Rounds {
     // a CPU from one of them and contend for the lock, and re-arming would wake this thread every
     // millisecond, each wake taking a CPU from a task that spins. The watch, which looks anyway
     // while they read, arms the timer again once they stop polling: connections.ts `tick`.)
-    if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) {
-      const polls = Atomics.load(this.w, W_POLLS)
+    if (Atomics.load(this.w, ENG_OWNER) === OWNER_TASKS) {
+      const polls = Atomics.load(this.w, ENG_POLLS)
       if (polls !== this.pathPolls) { this.pathPolls = polls; return }
     }
     this.round()
@@ -193,7 +194,7 @@ export class Rounds {
   /**
    * A round found the lock taken. The holder is a task: one that sends (while this event loop
    * reads) or one that polls (while the tasks read the connections). Either way this thread asks
-   * for the lock (W_LOCK_WAITER: a task's poll leaves it alone meanwhile, and its holder wakes this
+   * for the lock (ENG_LOCK_WAITER: a task's poll leaves it alone meanwhile, and its holder wakes this
    * thread when it lets go), gives the holder the CPU for a moment (a wait on the lock word), and
    * tries again: a barrier's arrival or release, a control message, waits for this round. Failing
    * that, again on the next turn of the event loop — or, while the tasks read, in a millisecond:
@@ -201,15 +202,15 @@ export class Rounds {
    * task, it kept the task from finishing for a whole time slice: 2–4 ms round trips).
    */
   private retry (): void {
-    const holder = Atomics.load(this.w, W_LOCK)
-    Atomics.store(this.w, W_LOCK_WAITER, 1)
+    const holder = Atomics.load(this.w, ENG_LOCK)
+    Atomics.store(this.w, ENG_LOCK_WAITER, 1)
     try {
-      if (holder !== 0) Atomics.wait(this.w, W_LOCK, holder, LOCK_WAIT_MS)
+      if (holder !== 0) Atomics.wait(this.w, ENG_LOCK, holder, LOCK_WAIT_MS)
       if (this.tryRound()) return
     } finally {
-      Atomics.store(this.w, W_LOCK_WAITER, 0)
+      Atomics.store(this.w, ENG_LOCK_WAITER, 0)
     }
-    this.later(Atomics.load(this.w, W_OWNER) === OWNER_TASKS ? 1 : 0)
+    this.later(Atomics.load(this.w, ENG_OWNER) === OWNER_TASKS ? 1 : 0)
   }
 
   /**
@@ -247,7 +248,7 @@ export class Rounds {
     this.queued = true
     const f = (): void => {
       this.queued = false
-      if (this.drainNext) { this.drainNext = false; this.drain = Atomics.load(this.w, W_OWNER) === OWNER_AGENT }
+      if (this.drainNext) { this.drainNext = false; this.drain = Atomics.load(this.w, ENG_OWNER) === OWNER_AGENT }
       if (this.running) this.o.onBell(); else if (this.inbound.length > 0) this.round()
     }
     if (ms === 0) setImmediate(f)

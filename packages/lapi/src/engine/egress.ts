@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { NS_DIRTY, netAckedFrom, netLandedFrom } from '../layout/job-spec.js'
-import * as layout from '../layout/engine.js'
+import { OWNER_TASKS, ENG_OWNER, ENG_TXPEND } from '../layout/engine.js'
 import { BACKPRESSURE, FRAME_HEADER_BYTES, FRAME_PACKET } from '../transport/contract.js'
 import {
   BODY_PACKET, NET_PUT_DIRECT_MAX, N_COUNT, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, PACKET_HEADER_BYTES, T_NET_ACK, T_NET_PUT, packetBodyBytes, writePacketHeader,
@@ -15,10 +15,6 @@ import {
 import { clearTxpend, tryLock, unlock } from './lock.js'
 import { ANSWER_BYTES, ST_ACKS, ST_PACKETS_OUT, TM_CLOCK, TM_WRITE, type EngineState, type LocalTask } from './state.js'
 import { bell } from './tasks.js'
-
-// (module constants: an imported binding is read through its module cell, with a hole check, at
-// every use; docs/architecture.md, "Writing the per-message paths for V8")
-const { OWNER_TASKS, W_OWNER, W_TXPEND } = layout
 
 /** Engine rounds acknowledgements wait for another frame to ride on before they go by themselves. */
 const ACK_ROUNDS = 4
@@ -40,7 +36,7 @@ export const READ_GAP_MS = 0.05
 /** Lets the lock go after sending what others left while it was held (TXPEND), as often as that happens. */
 export function release (s: EngineState): void {
   while (unlock(s)) {
-    Atomics.store(s.w, W_TXPEND, 0)
+    Atomics.store(s.w, ENG_TXPEND, 0)
     sendOut(s)
     s.path.flush()
   }
@@ -50,7 +46,7 @@ export function release (s: EngineState): void {
 export function kick (s: EngineState): void {
   if (s.holds !== 0) { s.kickOwed = true; return }
   // (while the agent reads, nobody may poll soon: what is sent goes at once)
-  const now = s.w[W_OWNER] !== OWNER_TASKS
+  const now = s.w[ENG_OWNER] !== OWNER_TASKS
   if (!now && holdInRing(s)) return
   send(s, now)
 }
@@ -87,7 +83,7 @@ export function send (s: EngineState, now: boolean): void {
   // (TXPEND is set only when the lock is taken, and the lock tried again after it: a holder that
   // let go before it looked at TXPEND is not there any more)
   if (!tryLock(s)) {
-    Atomics.store(s.w, W_TXPEND, 1)
+    Atomics.store(s.w, ENG_TXPEND, 1)
     if (!tryLock(s)) return
   }
   clearTxpend(s)
@@ -140,7 +136,7 @@ export function sendClock (s: EngineState): number {
 export function putDirect (s: EngineState, src: number, tgt: number, flags: number, tgtAddr: number, offset: number, msgLen: number,
   tgtCntr: number, cmplCntr: number, data: Uint8Array, off: number, len: number): boolean {
   if (!tryLock(s)) return false
-  Atomics.store(s.w, W_TXPEND, 0)
+  Atomics.store(s.w, ENG_TXPEND, 0)
   sendOut(s)
   let ok = false
   if (!ringsPending(s)) {

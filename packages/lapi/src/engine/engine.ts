@@ -24,7 +24,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { NS_DIRTY, type JobSpec } from '../layout/job-spec.js'
-import * as layout from '../layout/engine.js'
+import { OWNER_TASKS, ENG_BLOCKED, ENG_LOCK, ENG_LOCK_WAITER, ENG_OWNER, ENG_PARKED, ENG_TXPEND } from '../layout/engine.js'
 import { type FramePath } from '../transport/contract.js'
 import {
   READ_GAP_MS, ackRound, acks, acksOwed, flushOut, kick, pendingOut, putChunk, putDirect, putDirectReady, release, releaseSends, sendClock, sendOut,
@@ -35,15 +35,6 @@ import { beforeSleep, sleepBegin, sleepEnd, sleepStill } from './sleep.js'
 import { EngineState, ST_ACKS, ST_PACKETS_IN, ST_PACKETS_OUT, TM_READ } from './state.js'
 import { answerParked } from './target.js'
 import { BELL_ACK, bell, payBells } from './tasks.js'
-
-// (the network block's words and values the agent reads, for its import of the engine)
-export {
-  AGENT_ID, GQ_SLOTS, OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_GIVEBACK, W_LAST, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_POLLS, W_TXPEND, W_WANT,
-} from '../layout/engine.js'
-
-// (module constants: an imported binding is read through its module cell, with a hole check, at
-// every use; docs/architecture.md, "Writing the per-message paths for V8")
-const { OWNER_TASKS, W_BLOCKED, W_LOCK, W_LOCK_WAITER, W_OWNER, W_PARKED, W_TXPEND } = layout
 
 export class NetEngine {
   private readonly s: EngineState
@@ -83,11 +74,11 @@ export class NetEngine {
     // Node 20, several times the cost of a plain read, and a poll is made per request)
     const s = this.s
     const w = s.w
-    const owner = w[W_OWNER]!
+    const owner = w[ENG_OWNER]!
     if (owner !== OWNER_TASKS && s.asks) {
       // (one request at a time: the agent clears WANT when it hands the connections over)
       askForConnections(s, owner, waiting)
-    } else if (!waiting && owner === OWNER_TASKS && w[W_TXPEND] === 0 && sendClock(s) - s.times[TM_READ]! < READ_GAP_MS) {
+    } else if (!waiting && owner === OWNER_TASKS && w[ENG_TXPEND] === 0 && sendClock(s) - s.times[TM_READ]! < READ_GAP_MS) {
       // (a poll on the side of a send, within the read gap: the send framed and wrote, or held,
       // what it had; nothing else is due)
       countPoll(s)
@@ -95,10 +86,10 @@ export class NetEngine {
     }
     // (the agent waits for the lock, for a round that may complete a barrier or take a control
     // message in: this poll leaves it to it)
-    if (w[W_LOCK_WAITER] !== 0 || !tryLock(s)) return 0
+    if (w[ENG_LOCK_WAITER] !== 0 || !tryLock(s)) return 0
     clearTxpend(s)
     // (OWNER changes under the lock only)
-    const n = this.work(w[W_OWNER] === OWNER_TASKS, waiting)
+    const n = this.work(w[ENG_OWNER] === OWNER_TASKS, waiting)
     release(s)
     countPoll(s)
     return n
@@ -140,8 +131,8 @@ export class NetEngine {
    */
   agentRound (first: () => boolean): boolean {
     const s = this.s
-    if (!tryLock(s)) { Atomics.store(s.w, W_TXPEND, 1); return false }
-    Atomics.store(s.w, W_TXPEND, 0)
+    if (!tryLock(s)) { Atomics.store(s.w, ENG_TXPEND, 1); return false }
+    Atomics.store(s.w, ENG_TXPEND, 0)
     s.owing = true
     const freed = s.path.freed
     try {
@@ -196,9 +187,9 @@ export class NetEngine {
   private work (reading: boolean, urgent: boolean): number {
     const s = this.s
     sendOut(s)
-    if (s.w[W_PARKED] !== 0) answerParked(s)
+    if (s.w[ENG_PARKED] !== 0) answerParked(s)
     // (set only under the lock: this thread's look is exact)
-    if (s.w[W_BLOCKED] !== 0) Atomics.store(s.w, W_BLOCKED, 0)
+    if (s.w[ENG_BLOCKED] !== 0) Atomics.store(s.w, ENG_BLOCKED, 0)
     // (a poll made by a send reads at most once per READ_GAP_MS: a read per request would be a
     // system call per request, mostly finding nothing; a wait or an explicit poll always reads)
     if (reading && !urgent) {
@@ -254,10 +245,10 @@ export class NetEngine {
     }
     // (asked from within this thread's own round, it holds the lock already)
     let ok = true
-    if (Atomics.load(s.w, W_LOCK) === s.me) look()
+    if (Atomics.load(s.w, ENG_LOCK) === s.me) look()
     else ok = this.locked(look)
     const st = s.st
-    return `${ok ? rings : 'the rings not read (the lock is taken)'}; ${Atomics.load(s.w, W_TXPEND) !== 0 ? 'TXPEND set; ' : ''}` +
+    return `${ok ? rings : 'the rings not read (the lock is taken)'}; ${Atomics.load(s.w, ENG_TXPEND) !== 0 ? 'TXPEND set; ' : ''}` +
       `packets out ${st[ST_PACKETS_OUT]!}, in ${st[ST_PACKETS_IN]!}, acknowledgements sent ${st[ST_ACKS]!}`
   }
 

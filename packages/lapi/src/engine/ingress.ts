@@ -8,7 +8,7 @@
  */
 import { WORD_COPY, copySeg, copySmall } from '../base/copy.js'
 import { ringAgent } from '../layout/control.js'
-import * as layout from '../layout/engine.js'
+import { CQ_END, CQ_HEADER, CQ_RECORD, CQ_START, CQR_LEN, CQR_PEER, ENG_BLOCKED, ENG_CTRL } from '../layout/engine.js'
 import { NS_LANDED_AT } from '../layout/job-spec.js'
 import { FRAME_CONTROL } from '../transport/contract.js'
 import {
@@ -19,10 +19,6 @@ import {
 import { ST_PACKETS_IN, type EngineState, type LocalTask } from './state.js'
 import { inSeg, onGet, onPut, onRmw } from './target.js'
 import { BELL_ACK, bell, bumpCounter, drop } from './tasks.js'
-
-// (module constants: an imported binding is read through its module cell, with a hole check, at
-// every use; docs/architecture.md, "Writing the per-message paths for V8")
-const { CQ_END, CQ_HEADER, CQ_RECORD, CQ_START, W_BLOCKED, W_CTRL } = layout
 
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
@@ -35,7 +31,7 @@ export function onFrame (s: EngineState, peer: number, kind: number, dst: number
       // (a task queues control messages for the agent, and rings it once; a full queue keeps
       // the frame where it is, for the agent to take)
       const ok = toAgent(s, peer, u8, off, len)
-      if (Atomics.compareExchange(s.w, W_CTRL, 0, 1) === 0) ringAgent(s.ctl)
+      if (Atomics.compareExchange(s.w, ENG_CTRL, 0, 1) === 0) ringAgent(s.ctl)
       return ok
     }
     h(peer, u8.subarray(off, off + len))
@@ -89,7 +85,7 @@ function fromPeer (s: EngineState, peer: number, src: number): boolean {
 function deliver (s: EngineState, t: LocalTask, u8: Uint8Array, off: number, len: number): boolean {
   const w = t.netIn
   const at = w.reserve()
-  if (at < 0) { Atomics.store(s.w, W_BLOCKED, 1); return false }
+  if (at < 0) { Atomics.store(s.w, ENG_BLOCKED, 1); return false }
   // (small packets word by word through the DataViews of the whole ring and receive buffer: a
   // view of the packet itself would be made, and allocated, per packet)
   if (len <= WORD_COPY) copySmall(w.dv, w.u8, at, dvOf(s, u8), u8, off, len)
@@ -162,8 +158,8 @@ function toAgent (s: EngineState, peer: number, u8: Uint8Array, off: number, len
     if (start > CQ_HEADER) { q.copyWithin(CQ_HEADER, start, end); end -= start - CQ_HEADER; start = CQ_HEADER; w[CQ_START] = start; w[CQ_END] = end }
     if (end + need > q.length) return false
   }
-  s.cqv.setUint32(end, peer, true)
-  s.cqv.setUint32(end + 4, len, true)
+  s.cqv.setUint32(end + CQR_PEER, peer, true)
+  s.cqv.setUint32(end + CQR_LEN, len, true)
   copySeg(q, end + CQ_RECORD, u8, off, len)
   w[CQ_END] = end + need
   return true
@@ -179,8 +175,8 @@ export function takeControl (s: EngineState, f: (peer: number, body: Uint8Array)
   let at = w[CQ_START]!
   const end = w[CQ_END]!
   while (at < end) {
-    const peer = s.cqv.getUint32(at, true)
-    const len = s.cqv.getUint32(at + 4, true)
+    const peer = s.cqv.getUint32(at + CQR_PEER, true)
+    const len = s.cqv.getUint32(at + CQR_LEN, true)
     f(peer, q.slice(at + CQ_RECORD, at + CQ_RECORD + len))
     at += CQ_RECORD + len
   }

@@ -5,7 +5,7 @@
  * the connections themselves (`sleepBegin`, `sleepStill`, then FramePath.sleep and `sleepEnd`).
  */
 import { CTL_AGENT_QUIET, agentQuiet } from '../layout/control.js'
-import { OWNER_AGENT, OWNER_TASKS, W_BLOCKED, W_CTRL, W_FDSLEEP, W_OWNER, W_PARKED } from '../layout/engine.js'
+import { OWNER_AGENT, OWNER_TASKS, ENG_BLOCKED, ENG_CTRL, ENG_FDSLEEP, ENG_OWNER, ENG_PARKED } from '../layout/engine.js'
 import { acks, pendingOut, release, ringsPending, send, sendOut } from './egress.js'
 import { HANDOVER_WAIT_MS, askForConnections, clearTxpend, giveBack, tryLock } from './lock.js'
 import type { EngineState } from './state.js'
@@ -30,11 +30,11 @@ export function beforeSleep (s: EngineState): void {
 export function sleepBegin (s: EngineState): boolean {
   if (!s.fdSleeps || !s.path.canSleep()) return false
   const w = s.w
-  if (Atomics.load(w, W_OWNER) !== OWNER_TASKS) {
+  if (Atomics.load(w, ENG_OWNER) !== OWNER_TASKS) {
     // (asks for them and gives the agent the CPU for a moment to hand them over, as a waiting
     // poll does: on a crowded host the agent would otherwise take them back before the next sleep)
     askForConnections(s, OWNER_AGENT, true)
-    if (Atomics.load(w, W_OWNER) !== OWNER_TASKS) return false
+    if (Atomics.load(w, ENG_OWNER) !== OWNER_TASKS) return false
   }
   if (!agentQuiet(s.ctl)) {
     // (the agent is at work, a hand-over or a round: it says when it is done)
@@ -45,9 +45,9 @@ export function sleepBegin (s: EngineState): boolean {
   clearTxpend(s)
   sendOut(s)
   acks(s, true)
-  const ok = s.path.flush() === 0 && Atomics.load(w, W_CTRL) === 0 && w[W_BLOCKED] === 0 && w[W_PARKED] === 0 && !ringsPending(s)
+  const ok = s.path.flush() === 0 && Atomics.load(w, ENG_CTRL) === 0 && w[ENG_BLOCKED] === 0 && w[ENG_PARKED] === 0 && !ringsPending(s)
   // (set under the lock: the agent takes the connections back only under it, seeing this)
-  if (ok) Atomics.store(w, W_FDSLEEP, 1)
+  if (ok) Atomics.store(w, ENG_FDSLEEP, 1)
   release(s)
   return ok
 }
@@ -59,8 +59,8 @@ export function sleepBegin (s: EngineState): boolean {
  */
 export function sleepStill (s: EngineState): boolean {
   const w = s.w
-  return Atomics.load(w, W_CTRL) === 0 && Atomics.load(w, W_BLOCKED) === 0 && Atomics.load(w, W_PARKED) === 0 && agentQuiet(s.ctl)
+  return Atomics.load(w, ENG_CTRL) === 0 && Atomics.load(w, ENG_BLOCKED) === 0 && Atomics.load(w, ENG_PARKED) === 0 && agentQuiet(s.ctl)
 }
 
 /** The sleep that `sleepBegin` allowed is over. */
-export function sleepEnd (s: EngineState): void { Atomics.store(s.w, W_FDSLEEP, 0) }
+export function sleepEnd (s: EngineState): void { Atomics.store(s.w, ENG_FDSLEEP, 0) }

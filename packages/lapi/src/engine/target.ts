@@ -8,7 +8,7 @@
 import { RmwOp } from '../base/constants.js'
 import { copySeg } from '../base/copy.js'
 import { rmw32, rmw64 } from '../base/rmw.js'
-import * as layout from '../layout/engine.js'
+import { ENG_PARKED, GQ_COUNT, GQ_HEADER, GQ_SLOTS, GQ_WORDS, GR_ADDR, GR_FLAGS, GR_LEN, GR_MSG_ID, GR_ORG_ADDR, GR_ORG_CNTR, GR_PEER, GR_POS, GR_SRC, GR_TASK, GR_TGT_CNTR } from '../layout/engine.js'
 import { NS_DIRTY, netLandedFrom } from '../layout/job-spec.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1,
@@ -17,10 +17,6 @@ import {
 import { ack, begin, sendScratch } from './egress.js'
 import { ANSWER_BYTES, ST_PACKETS_IN, type EngineState, type LocalTask } from './state.js'
 import { bumpCounter, drop } from './tasks.js'
-
-// (module constants: an imported binding is read through its module cell, with a hole check, at
-// every use; docs/architecture.md, "Writing the per-message paths for V8")
-const { GQ_COUNT, GQ_HEADER, GQ_SLOTS, GQ_WORDS, W_PARKED } = layout
 
 /** Whether [addr, addr + len) lies in a segment (addr 0 only for len 0). */
 export function inSeg (s: EngineState, addr: number, len: number): boolean {
@@ -72,7 +68,7 @@ export function onGet (s: EngineState, t: LocalTask, dv: DataView, p: number, sr
   const pos = dv.getUint32(p + P_OFFSET, true)
   if (!inSeg(s, addr, len) || pos > len) return drop(s, t)
   // (behind answers to the same origin set aside before: after them)
-  const at = s.w[W_PARKED] !== 0 && parkedFor(s, peer) ? pos : answer(s, t, peer, src, addr, len, id, flags, orgAddr, orgCntr, pos)
+  const at = s.w[ENG_PARKED] !== 0 && parkedFor(s, peer) ? pos : answer(s, t, peer, src, addr, len, id, flags, orgAddr, orgCntr, pos)
   if (at === len) { getAnswered(s, t, tgtCntr); return true }
   // (no room toward the origin for the rest: set aside, so that the frames behind it — the
   // origin's own answers among them — are not held up; a full list keeps it in the stream)
@@ -116,19 +112,18 @@ function park (s: EngineState, at: number, peer: number, src: number, addr: numb
   const g = s.gq
   const n = g[GQ_COUNT]!
   if (n === GQ_SLOTS) return false
-  // (the record's words in the order layout/engine.ts gives at GQ_WORDS)
   const r = GQ_HEADER + GQ_WORDS * n
-  g[r] = at; g[r + 1] = peer; g[r + 2] = src; g[r + 3] = addr; g[r + 4] = len; g[r + 5] = id
-  g[r + 6] = flags; g[r + 7] = orgAddr; g[r + 8] = orgCntr; g[r + 9] = tgtCntr; g[r + 10] = pos
+  g[r + GR_TASK] = at; g[r + GR_PEER] = peer; g[r + GR_SRC] = src; g[r + GR_ADDR] = addr; g[r + GR_LEN] = len; g[r + GR_MSG_ID] = id
+  g[r + GR_FLAGS] = flags; g[r + GR_ORG_ADDR] = orgAddr; g[r + GR_ORG_CNTR] = orgCntr; g[r + GR_TGT_CNTR] = tgtCntr; g[r + GR_POS] = pos
   g[GQ_COUNT] = n + 1
-  Atomics.store(s.w, W_PARKED, n + 1)
+  Atomics.store(s.w, ENG_PARKED, n + 1)
   return true
 }
 
 /** Whether a Get answer to process `peer` is set aside. */
 function parkedFor (s: EngineState, peer: number): boolean {
   const g = s.gq
-  for (let k = 0, n = g[GQ_COUNT]!; k < n; k++) if (g[GQ_HEADER + GQ_WORDS * k + 1] === peer) return true
+  for (let k = 0, n = g[GQ_COUNT]!; k < n; k++) if (g[GQ_HEADER + GQ_WORDS * k + GR_PEER] === peer) return true
   return false
 }
 
@@ -140,18 +135,18 @@ export function answerParked (s: EngineState): void {
   let blocked = 0
   for (let k = 0; k < n;) {
     const r = GQ_HEADER + GQ_WORDS * k
-    const peer = g[r + 1]!
+    const peer = g[r + GR_PEER]!
     if ((blocked & (1 << (peer & 31))) !== 0) { k++; continue }
-    const t = s.tasks[g[r]!]!
-    const len = g[r + 4]!
-    const pos = answer(s, t, peer, g[r + 2]!, g[r + 3]!, len, g[r + 5]!, g[r + 6]!, g[r + 7]!, g[r + 8]!, g[r + 10]!)
-    if (pos < len) { g[r + 10] = pos; blocked |= 1 << (peer & 31); k++; continue }
-    getAnswered(s, t, g[r + 9]!)
+    const t = s.tasks[g[r + GR_TASK]!]!
+    const len = g[r + GR_LEN]!
+    const pos = answer(s, t, peer, g[r + GR_SRC]!, g[r + GR_ADDR]!, len, g[r + GR_MSG_ID]!, g[r + GR_FLAGS]!, g[r + GR_ORG_ADDR]!, g[r + GR_ORG_CNTR]!, g[r + GR_POS]!)
+    if (pos < len) { g[r + GR_POS] = pos; blocked |= 1 << (peer & 31); k++; continue }
+    getAnswered(s, t, g[r + GR_TGT_CNTR]!)
     g.copyWithin(r, r + GQ_WORDS, GQ_HEADER + GQ_WORDS * n)
     n--
   }
   g[GQ_COUNT] = n
-  Atomics.store(s.w, W_PARKED, n)
+  Atomics.store(s.w, ENG_PARKED, n)
 }
 
 /** An Rmw on task `t`'s segment: performed once its answer, the old value, has room toward the origin. */
