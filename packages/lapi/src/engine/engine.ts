@@ -39,7 +39,8 @@ import {
 import { RingReader, RingWriter } from '../transport/ring.js'
 import { netRingAt } from '../layout/ring.js'
 import { StreamPath } from '../transport/stream-path.js'
-import { DatagramPath, isDatagramShared } from '../transport/datagram-path.js'
+import { DatagramPath } from '../transport/udp/path.js'
+import { isDatagramShared } from '../transport/udp/shared.js'
 
 const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
