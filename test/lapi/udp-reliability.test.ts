@@ -155,8 +155,8 @@ class Side {
     const id = this.queuedFrames
     if (id >= this.outbound.length) return false
     const size = this.outbound[id]!
-    if (!this.fb.fits(this.peer, FRAME_HEADER_BYTES + size)) return false
     const end = this.proto.compactTx(this.peer)
+    if (end + FRAME_HEADER_BYTES + size > this.fb.txCap) return false
     this.fb.put(this.peer, end, FRAME_PACKET, id, frameBody(id, size), 0, size, null)
     this.queuedFrames++
     return true
@@ -184,7 +184,7 @@ class Side {
     this.fb.parse(this.peer, (_p, kind, dst, u8, off, len) => this.inbound.take(kind, dst, u8, off, len), PEER_BYE | PEER_EOF)
     this.proto.deliver(this.peer)
     this.proto.acksOut()
-    if (now >= this.proto.dueAt()) this.proto.runTimers()
+    if (this.proto.timersDue()) this.proto.runTimers()
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { WORD_COPY, copyBuf, copySmall } from '../base/copy.js'
 import { IO_SCRATCH_BYTES } from './fd-io.js'
-import { FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
+import { FLAGS, PEER_BASE, PEER_BYE, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
 import { FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath } from './contract.js'
 
 /** The body of a goodbye, and what a writev array holds between writes (no view of a frame kept). */
@@ -63,17 +63,7 @@ export class FrameBuffers {
   /** Word `f` (FD, FLAGS, …) of peer `p`. */
   word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
-  /** Whether peer `p` can be written to and read from. */
-  open (p: number): boolean {
-    return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
-  }
-
   // ─────────────────────────────── out ───────────────────────────────
-
-  /** Whether peer `p`'s send buffer has room for `need` more bytes (once what waits is moved to its start). */
-  fits (p: number, need: number): boolean {
-    return this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]! + need <= this.txCap
-  }
 
   /** Moves peer `p`'s queued bytes to the front of its send buffer; returns where they end. */
   compactTx (p: number): number {
@@ -89,7 +79,9 @@ export class FrameBuffers {
    */
   put (peer: number, end: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null): void {
     const b = this.tx[peer]!
-    this.frameHeader(b, end, len, kind, dst)
+    b[end] = len & 0xff; b[end + 1] = (len >>> 8) & 0xff; b[end + 2] = (len >>> 16) & 0xff; b[end + 3] = len >>> 24
+    b[end + 4] = FRAME_VERSION; b[end + 5] = kind; b[end + 6] = 0; b[end + 7] = 0
+    b[end + 8] = dst & 0xff; b[end + 9] = (dst >>> 8) & 0xff; b[end + 10] = (dst >>> 16) & 0xff; b[end + 11] = dst >>> 24
     const d = end + FRAME_HEADER_BYTES
     if (len <= WORD_COPY) copySmall(this.txv[peer]!, b, d, dv, u8, off, len)
     else copyBuf(b, d, u8, off, len, false)
@@ -97,6 +89,7 @@ export class FrameBuffers {
     this.st[S_FRAMES_SENT]!++
   }
 
+  /** Writes the header of a frame of `len` body bytes at `at` of `b` (`put` writes its own, the same). */
   frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
     b[at] = len & 0xff; b[at + 1] = (len >>> 8) & 0xff; b[at + 2] = (len >>> 16) & 0xff; b[at + 3] = len >>> 24
     b[at + 4] = FRAME_VERSION; b[at + 5] = kind; b[at + 6] = 0; b[at + 7] = 0

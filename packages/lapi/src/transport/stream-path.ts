@@ -18,7 +18,7 @@ import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
 import { FrameBuffers, NO_BYTES, type OnFrame } from './frame-buffers.js'
 import { WASM_PAGE, sharedOrPlain } from '../layout/memory.js'
-import { ERRNO, FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
+import { ERRNO, FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_HEADER_BYTES, type FramePath, type TransportStats } from './contract.js'
 
 /** `readFd`/`writeFd` result after an error, which marked the peer (FLAGS ERROR, ERRNO). */
@@ -148,7 +148,9 @@ export class StreamPath implements FramePath {
   }
 
   /** Whether peer `p` can be written to and read from. */
-  private open (p: number): boolean { return this.fb.open(p) }
+  private open (p: number): boolean {
+    return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
+  }
 
   /** The only open peer's descriptor, or -1 when none or several are open (an FdPoll watches one). */
   private onlyFd (): number {
@@ -189,9 +191,10 @@ export class StreamPath implements FramePath {
   room (peer: number, len: number, write: boolean): boolean {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
-    if (this.fb.fits(peer, need)) return true
+    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    if (this.w[we]! - this.w[ws]! + need <= this.txCap) return true
     if (write) this.writeOut(peer)
-    return this.fb.fits(peer, need)
+    return this.w[we]! - this.w[ws]! + need <= this.txCap
   }
 
   /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue has no room even after writing (nothing queued then). */

@@ -25,7 +25,7 @@ import { FdIo, IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll,
 import { DatagramSum } from '../checksum.js'
 import { BACKPRESSURE, FRAME_HEADER_BYTES, SLEEP_FAILED, type FramePath } from '../contract.js'
 import { FrameBuffers, type OnFrame } from '../frame-buffers.js'
-import { FD, FLAGS, PEER_BYE, PEER_EOF, PEER_ERROR, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_SENT, S_READS, S_WRITES, TX_END } from '../../layout/stream.js'
+import { FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START } from '../../layout/stream.js'
 import {
   D_BAD_CHECKSUM, D_BAD_LENGTH, D_BAD_MAC, D_BAD_SESSION, D_BAD_TYPE, D_BAD_VERSION, D_SEND_ERRORS, D_UNKNOWN_SENDER, G_RECV_FD, G_WORDS, LOST_REFUSED, UW,
   U_LOST, U_READY, U_SESSION_HI, U_SESSION_LO,
@@ -77,6 +77,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
   private readonly hdr = new Float64Array(HF_COUNT)
   readonly peers: number
   private readonly self: number
+  private readonly txCap: number
   private readonly hl: number
   private readonly maxDatagram: number
   private readonly mac: boolean
@@ -102,6 +103,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
     this.st = fb.st
     this.peers = fb.peers
     this.self = self
+    this.txCap = fb.txCap
     this.u = new Int32Array(s.udp)
     this.ds = new Float64Array(s.udpStats)
     this.mu8 = new Uint8Array(s.mem.buffer)
@@ -131,7 +133,12 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
   /** Whether this thread reads and writes the sockets through WASI (false: Node's fs calls). */
   get wasi (): boolean { return this.io !== null }
 
-  private word (p: number, f: number): number { return this.fb.word(p, f) }
+  private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
+
+  /** Whether peer `p` can be queued frames (connected, not ended or failed). */
+  private open (p: number): boolean {
+    return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
+  }
   private uw (p: number, f: number): number { return G_WORDS + UW * p + f }
 
   /** Whether peer `p` is connected and not lost (the reliability's; the fault injector's delay line asks). */
@@ -167,22 +174,23 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
 
   /** Whether `peer`'s queue has room for a frame of `len` body bytes (after sending what its window allows, when `write`). */
   room (peer: number, len: number, write: boolean): boolean {
-    if (!this.fb.open(peer)) return true
+    if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
-    if (this.fb.fits(peer, need)) return true
+    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    if (this.w[we]! - this.w[ws]! + need <= this.txCap) return true
     if (write) this.writeOut(peer)
-    return this.fb.fits(peer, need)
+    return this.w[we]! - this.w[ws]! + need <= this.txCap
   }
 
   /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue has no room even after sending (nothing queued then). */
   queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null = null): number {
-    if (!this.fb.open(peer)) return 0
+    if (!this.open(peer)) return 0
     const need = FRAME_HEADER_BYTES + len
     let end = this.w[this.word(peer, TX_END)]!
-    if (end + need > this.fb.txCap) {
+    if (end + need > this.txCap) {
       this.writeOut(peer)
       end = this.proto.compactTx(peer)
-      if (end + need > this.fb.txCap) return BACKPRESSURE
+      if (end + need > this.txCap) return BACKPRESSURE
     }
     this.fb.put(peer, end, kind, dst, u8, off, len, dv)
     return 0
@@ -190,9 +198,9 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
 
   /** A frame whose body is `head` then `data`, queued (copied) after what waits: false when it does not fit. */
   sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean {
-    if (!this.fb.open(peer)) return true
+    if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + headLen + len
-    const txCap = this.fb.txCap
+    const txCap = this.txCap
     if (need > txCap) return false
     const we = this.word(peer, TX_END)
     let end = this.w[we]!
@@ -302,9 +310,9 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
       n += this.fb.parse(p, onFrame, PEER_BYE | PEER_EOF)
       this.proto.deliver(p)
     }
-    const now = this.clock[0] = performance.now()
+    this.clock[0] = performance.now()
     this.proto.acksOut()
-    if (now >= this.proto.dueAt()) this.proto.runTimers()
+    if (this.proto.timersDue()) this.proto.runTimers()
     return n
   }
 

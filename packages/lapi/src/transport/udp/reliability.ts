@@ -24,7 +24,7 @@
  * filled, the payload in the memory. A datagram that came in is handed to `receive` as a header
  * record, checked already (transport/udp/path.ts checks sender, session, checksum and MAC).
  */
-import { FLAGS, PEER_BYE, PEER_ERROR, RX_END, TX_END, TX_START } from '../../layout/stream.js'
+import { FLAGS, PEER_BASE, PEER_BYE, PEER_ERROR, PEER_WORDS, RX_END, TX_END, TX_START } from '../../layout/stream.js'
 import {
   D_ACKS, D_DUPLICATES, D_FAST_RETRANSMITS, D_FREED, D_KEEPALIVES, D_OUTSIDE_WINDOW, D_OUT_OF_ORDER, D_RECEIVED, D_RETRANSMITS, D_SENT, D_STALE, FI_WORDS, FL_DOUBLES, LOST_SILENT,
   T_ACK_OWED, T_DUE, T_GLOBAL, T_HEARD, T_PN_IN, T_PN_OUT, T_RTO, T_RTTVAR, T_SENT, T_SRTT, T_TXBASE, TW, G_WORDS, UW,
@@ -107,7 +107,7 @@ export class Reliability {
 
   private uw (p: number, f: number): number { return G_WORDS + UW * p + f }
   private tw (p: number, f: number): number { return T_GLOBAL + TW * p + f }
-  private word (p: number, f: number): number { return this.fb.word(p, f) }
+  private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
   /** Whether peer `p` is connected and not lost (its datagrams are taken and it is sent acknowledgements). */
   live (p: number): boolean {
@@ -131,6 +131,9 @@ export class Reliability {
 
   /** When the timers are next due (ms; Infinity: nothing is timed). */
   dueAt (): number { return this.t[T_DUE]! }
+
+  /** Whether the timers are due by the time in the clock. */
+  timersDue (): boolean { return this.clock[0]! >= this.t[T_DUE]! }
 
   /** The next tick is due by `at` (ms) at the latest. */
   dueBy (at: number): void {
