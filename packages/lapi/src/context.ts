@@ -12,8 +12,8 @@ import type { Logger } from 'pino'
 import type { NetEngine } from './engine/engine.js'
 import { InitFlag, XferType } from './base/constants.js'
 import type { JobConfig } from './base/config.js'
-import { T_STATE, TaskState, WaitCall, taskWord } from './layout/control.js'
-import { NET_DROPPED, type JobSpec } from './layout/job-spec.js'
+import { TASK_STATE, TaskState, WaitCall, taskWord } from './layout/control.js'
+import { NS_DROPPED, type JobSpec } from './layout/job-spec.js'
 import type { OutRing } from './transport/ring.js'
 import { RemoteOps } from './net/remote-ops.js'
 import { logger } from './base/log.js'
@@ -157,7 +157,7 @@ export class Context implements RemoteHost {
     this.rmwOps = new ReadModifyWrite(s, rings, this.checks, this.counters, this.user, this.remote)
     this.barrier = new Barrier(s, rings, this.idler, this.waits, this.dispatcher)
     this.gather = new AddressInit(s, this.table, this.barrier)
-    Atomics.store(this.ctl, taskWord(spec.taskId, T_STATE), TaskState.RUNNING)
+    Atomics.store(this.ctl, taskWord(spec.taskId, TASK_STATE), TaskState.RUNNING)
     rings.holdTails = this.settings.holds()
     holding.add(this)
     if (!exitHook) {
@@ -188,7 +188,7 @@ export class Context implements RemoteHost {
     if (d.holding) d.flushChaos(true)
     this.terminated = 1
     this.interrupts.stop()
-    Atomics.store(this.ctl, taskWord(this.taskId, T_STATE), TaskState.TERMINATED)
+    Atomics.store(this.ctl, taskWord(this.taskId, TASK_STATE), TaskState.TERMINATED)
     this.log.debug('context terminated')
     return S.SUCCESS
   }
@@ -432,7 +432,7 @@ export class Context implements RemoteHost {
     const a = am.state
     const net = this.netState
     const idler = this.idler
-    return { packetsDropped: a.dropped + (net !== null ? Atomics.load(net, NET_DROPPED) : 0), duplicatesDropped: a.duplicates, messagesReceived: am.done.recvCompleted, messagesSent: a.sendCompleted,
+    return { packetsDropped: a.dropped + (net !== null ? Atomics.load(net, NS_DROPPED) : 0), duplicatesDropped: a.duplicates, messagesReceived: am.done.recvCompleted, messagesSent: a.sendCompleted,
       receivedInPlace: am.receiver.inPlaceCompleted, sleeps: idler.sleeps, spinUs: idler.spinMs * 1000,
       spinGrown: idler.spinGrown, connectionSleeps: idler.connectionSleeps }
   }
@@ -486,14 +486,14 @@ export class Context implements RemoteHost {
   /** Whether task `t` is still in the job (false once it called LAPI_Term, exited or failed). */
   taskAlive (t: number): boolean {
     if (!Number.isInteger(t) || t < 0 || t >= this.numTasks) return false
-    const st = Atomics.load(this.ctl, taskWord(t, T_STATE))
+    const st = Atomics.load(this.ctl, taskWord(t, TASK_STATE))
     return st === TaskState.NEW || st === TaskState.RUNNING
   }
 
   /** Whether task `t` failed or was lost. */
   taskFailed (t: number): boolean {
     if (!Number.isInteger(t) || t < 0 || t >= this.numTasks) return false
-    return Atomics.load(this.ctl, taskWord(t, T_STATE)) === TaskState.FAILED
+    return Atomics.load(this.ctl, taskWord(t, TASK_STATE)) === TaskState.FAILED
   }
 
   /** Throws JobAbortedError once the job is being torn down (Lapi.checkAborted). */
@@ -507,7 +507,7 @@ export class Context implements RemoteHost {
    */
   taskAliveHint (t: number): boolean {
     if ((t >>> 0) >= this.numTasks) return false
-    const st = this.ctl[taskWord(t, T_STATE)]!
+    const st = this.ctl[taskWord(t, TASK_STATE)]!
     return st === TaskState.NEW || st === TaskState.RUNNING
   }
 

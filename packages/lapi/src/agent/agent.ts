@@ -18,7 +18,7 @@
  */
 import type { Logger } from 'pino'
 import {
-  T_EXIT_GEN, T_STATE, TaskState, W_AGENT_BELL, W_AGENT_QUIET, W_AGENT_QUIET_BELL, W_AGENT_SLEEPING, W_BAR_GEN, W_BAR_LOCAL, abortJob, controlLayout, ringDoorbell, taskWord,
+  TASK_EXIT_GEN, TASK_STATE, TaskState, CTL_AGENT_BELL, CTL_AGENT_QUIET, CTL_AGENT_QUIET_BELL, CTL_AGENT_SLEEPING, CTL_BAR_GEN, CTL_BAR_LOCAL, abortJob, controlLayout, ringDoorbell, taskWord,
 } from '../layout/control.js'
 import { placement, type JobSpec } from '../layout/job-spec.js'
 import { describeWatch, readTask } from './watch.js'
@@ -192,8 +192,8 @@ export class Agent {
 
   /** Ends the loop's sleep at once, so that it takes its bound again (the doorbell rung unconditionally: this thread knows it may sleep). */
   private wakeLoop (): void {
-    Atomics.add(this.ctl, W_AGENT_BELL, 1)
-    Atomics.notify(this.ctl, W_AGENT_BELL)
+    Atomics.add(this.ctl, CTL_AGENT_BELL, 1)
+    Atomics.notify(this.ctl, CTL_AGENT_BELL)
   }
 
   /**
@@ -220,14 +220,14 @@ export class Agent {
     const ctl = this.ctl
     while (this.running) {
       this.onBell()
-      const seen = Atomics.load(ctl, W_AGENT_BELL)
-      Atomics.store(ctl, W_AGENT_SLEEPING, 1)
+      const seen = Atomics.load(ctl, CTL_AGENT_BELL)
+      Atomics.store(ctl, CTL_AGENT_SLEEPING, 1)
       if (!this.running) break
       if (this.hasWork()) {
         // work that could not be done now (the lock was taken, a ring full): look again after the
         // event loop had its turn — never in a loop of its own, which would take a CPU from the
         // tasks (while they read the connections, a millisecond later)
-        Atomics.store(ctl, W_AGENT_SLEEPING, 0)
+        Atomics.store(ctl, CTL_AGENT_SLEEPING, 0)
         await new Promise<void>((resolve) => { if (Atomics.load(this.w, W_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
         continue
       }
@@ -236,23 +236,23 @@ export class Agent {
       // their acknowledgements to this thread, and nothing may ring it; while the tasks read them,
       // the watch's idle test covers that)
       const bounded = Atomics.load(this.w, W_OWNER) === OWNER_AGENT
-      const r = Atomics.waitAsync(ctl, W_AGENT_BELL, seen, bounded ? Math.min(ACK_CHECK_MS * 2 ** this.quietChecks, ACK_CHECK_MAX_MS) : Infinity)
+      const r = Atomics.waitAsync(ctl, CTL_AGENT_BELL, seen, bounded ? Math.min(ACK_CHECK_MS * 2 ** this.quietChecks, ACK_CHECK_MAX_MS) : Infinity)
       let how = 'not-equal'
       if (r.async) {
         // (nothing to do for `seen`: a task may sleep where this thread's rings cannot reach it)
-        Atomics.store(ctl, W_AGENT_QUIET_BELL, seen)
-        Atomics.store(ctl, W_AGENT_QUIET, 1)
+        Atomics.store(ctl, CTL_AGENT_QUIET_BELL, seen)
+        Atomics.store(ctl, CTL_AGENT_QUIET, 1)
         // (a task about to sleep may be waiting for this)
-        Atomics.notify(ctl, W_AGENT_QUIET)
+        Atomics.notify(ctl, CTL_AGENT_QUIET)
         how = await r.value
-        Atomics.store(ctl, W_AGENT_QUIET, 0)
+        Atomics.store(ctl, CTL_AGENT_QUIET, 0)
       }
       if (bounded && how === 'timed-out' && this.nothingOwed()) {
         if (ACK_CHECK_MS * 2 ** this.quietChecks < ACK_CHECK_MAX_MS) this.quietChecks++
       } else {
         this.quietChecks = 0
       }
-      Atomics.store(ctl, W_AGENT_SLEEPING, 0)
+      Atomics.store(ctl, CTL_AGENT_SLEEPING, 0)
       this.wakes++
     }
   }
@@ -276,7 +276,7 @@ export class Agent {
     if (Atomics.load(w, W_CTRL) !== 0 || Atomics.load(w, W_BLOCKED) !== 0 || Atomics.load(w, W_PARKED) !== 0) return true
     if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) return true
     if (Atomics.load(w, W_GIVEBACK) !== 0) return true
-    const bar = Atomics.load(this.ctl, W_BAR_LOCAL)
+    const bar = Atomics.load(this.ctl, CTL_BAR_LOCAL)
     if (bar !== 0 && bar !== this.reportedBar) return true
     return Atomics.load(w, W_OWNER) === OWNER_AGENT && this.engine.pendingOut
   }
@@ -289,7 +289,7 @@ export class Agent {
       if (Atomics.load(w, W_OWNER) === OWNER_TASKS) this.takeBack()
     }
     if (Atomics.load(w, W_WANT) !== 0 && Atomics.load(w, W_OWNER) === OWNER_AGENT) this.handOver()
-    const bar = Atomics.load(this.ctl, W_BAR_LOCAL)
+    const bar = Atomics.load(this.ctl, CTL_BAR_LOCAL)
     if (bar !== 0 && bar !== this.reportedBar) { this.reportedBar = bar; this.arrive(bar) }
     this.round()
     this.checkPeers()
@@ -672,11 +672,11 @@ export class Agent {
       return
     }
     const ctl = this.ctl
-    if (((Atomics.load(ctl, W_BAR_GEN) + 1) | 0) !== g) { this.dropped++; return }
+    if (((Atomics.load(ctl, CTL_BAR_GEN) + 1) | 0) !== g) { this.dropped++; return }
     this.gatherF64.set(f)
     this.gatherI64.set(i)
-    Atomics.store(ctl, W_BAR_GEN, g)
-    Atomics.notify(ctl, W_BAR_GEN)
+    Atomics.store(ctl, CTL_BAR_GEN, g)
+    Atomics.notify(ctl, CTL_BAR_GEN)
     for (let t = this.lo; t < this.lo + this.spec.localTasks; t++) ringDoorbell(ctl, t)
   }
 
@@ -691,7 +691,7 @@ export class Agent {
           break
         }
         const g = field(m, 'g')
-        Atomics.store(this.ctl, taskWord(task, T_EXIT_GEN), typeof g === 'number' ? g | 0 : Atomics.load(this.ctl, W_BAR_GEN))
+        Atomics.store(this.ctl, taskWord(task, TASK_EXIT_GEN), typeof g === 'number' ? g | 0 : Atomics.load(this.ctl, CTL_BAR_GEN))
         this.setRemoteState(task, state)
         break
       }
@@ -706,7 +706,7 @@ export class Agent {
   }
 
   private setRemoteState (task: number, state: number): void {
-    Atomics.store(this.ctl, taskWord(task, T_STATE), state)
+    Atomics.store(this.ctl, taskWord(task, TASK_STATE), state)
     for (let t = this.lo; t < this.lo + this.spec.localTasks; t++) ringDoorbell(this.ctl, t)
   }
 
@@ -755,7 +755,7 @@ export class Agent {
   taskEnded (task: number, failed: boolean): void {
     // (with the barrier generation it passed: a peer still waiting for that barrier's release, which
     // may arrive after this, must not take the end for a task that left before it)
-    this.broadcast({ t: 'state', task, state: failed ? TaskState.FAILED : TaskState.EXITED, g: Atomics.load(this.ctl, W_BAR_GEN) })
+    this.broadcast({ t: 'state', task, state: failed ? TaskState.FAILED : TaskState.EXITED, g: Atomics.load(this.ctl, CTL_BAR_GEN) })
   }
 
   /** The job is aborted here: tell the other processes. */
@@ -767,7 +767,7 @@ export class Agent {
   peerLost (peer: number, reason: string, normal: boolean): void {
     const { first, count } = placement(this.n, this.procs, peer)
     for (let t = first; t < first + count; t++) {
-      const st = Atomics.load(this.ctl, taskWord(t, T_STATE))
+      const st = Atomics.load(this.ctl, taskWord(t, TASK_STATE))
       if (st !== TaskState.EXITED && st !== TaskState.FAILED) this.setRemoteState(t, normal ? TaskState.EXITED : TaskState.FAILED)
     }
     if (!normal) {

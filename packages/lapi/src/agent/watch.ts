@@ -9,7 +9,7 @@
  * WAIT_CALL with SLEEPING set. One that does neither is running its own code.
  */
 import {
-  T_SLEEPING, T_STATE, T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, TaskState, WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WATCH_CALL, WATCH_VAL,
+  TASK_SLEEPING, TASK_STATE, TASK_WAIT_CALL, TASK_WAIT_VAL, TASK_WAIT_WORD, TaskState, WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WATCH_CALL, WATCH_VAL,
   WATCH_WORD, WaitCall, taskWord, watchWord,
 } from '../layout/control.js'
 
@@ -36,7 +36,7 @@ export const REPORT_TASKS = 32
 
 /** Task `t` now (`segment`: its segment, to read an awaited counter; `code`: its exit code, if its thread has ended). */
 export function readTask (ctl: Int32Array, numTasks: number, t: number, segment: Int32Array | null, code: number | null): TaskWatch {
-  const state = Atomics.load(ctl, taskWord(t, T_STATE))
+  const state = Atomics.load(ctl, taskWord(t, TASK_STATE))
   const w = watchWord(numTasks, t, WATCH_CALL)
   let call = Atomics.load(ctl, w)
   let word = 0
@@ -44,12 +44,12 @@ export function readTask (ctl: Int32Array, numTasks: number, t: number, segment:
   if (call !== 0) {
     word = ctl[w + WATCH_WORD - WATCH_CALL]!
     val = ctl[w + WATCH_VAL - WATCH_CALL]!
-  } else if (Atomics.load(ctl, taskWord(t, T_SLEEPING)) !== 0) {
+  } else if (Atomics.load(ctl, taskWord(t, TASK_SLEEPING)) !== 0) {
     // (asleep in its event loop, or in a promise wait)
-    const rec = Atomics.load(ctl, taskWord(t, T_WAIT_CALL))
+    const rec = Atomics.load(ctl, taskWord(t, TASK_WAIT_CALL))
     call = ((rec & 0xffff) + 1) | (rec & ~0xffff)
-    word = Atomics.load(ctl, taskWord(t, T_WAIT_WORD))
-    val = Atomics.load(ctl, taskWord(t, T_WAIT_VAL))
+    word = Atomics.load(ctl, taskWord(t, TASK_WAIT_WORD))
+    val = Atomics.load(ctl, taskWord(t, TASK_WAIT_VAL))
   }
   const holds = call !== 0 && call >>> 16 === WAIT_COUNTER && word !== 0 && segment !== null && word < segment.length ? Atomics.load(segment, word) : null
   return { task: t, state, code, call, word, val, holds }

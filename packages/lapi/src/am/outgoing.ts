@@ -8,7 +8,7 @@
  */
 import { ErrClass, VecType } from '../base/constants.js'
 import { copyBuf, copySeg } from '../base/copy.js'
-import { T_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from '../layout/control.js'
+import { TASK_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from '../layout/control.js'
 import { BODY_PACKET, PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION } from '../transport/packet.js'
 import type { OutRing } from '../transport/ring.js'
 import type { Rings } from '../core/rings.js'
@@ -242,7 +242,7 @@ export class Outgoing {
         d.poll(true)
         const off = w.reserve()
         if (off >= 0) return off
-        const st = Atomics.load(this.ctl, taskWord(tgt, T_STATE))
+        const st = Atomics.load(this.ctl, taskWord(tgt, TASK_STATE))
         if (st === TaskState.EXITED || st === TaskState.FAILED) {
           throw new Error(`task ${tgt} has left the job; task ${this.taskId} cannot send to it (its inbox is full)`)
         }

@@ -5,7 +5,7 @@
  * and then releases them. A barrier that a task left before completing fails instead of hanging.
  */
 import {
-  T_EXIT_GEN, T_STATE, TaskState, W_BAR_COUNT, W_BAR_GEN, W_BAR_LOCAL, WAIT_BARRIER, WAIT_FENCE, WaitCall, ringAgent,
+  TASK_EXIT_GEN, TASK_STATE, TaskState, CTL_BAR_COUNT, CTL_BAR_GEN, CTL_BAR_LOCAL, WAIT_BARRIER, WAIT_FENCE, WaitCall, ringAgent,
   ringDoorbell, taskWord,
 } from '../layout/control.js'
 import { LapiStatus as S } from '../base/status.js'
@@ -49,7 +49,7 @@ export class Barrier {
       await this.idler.idleAsync(WAIT_FENCE, WaitCall.GFENCE, null, 0, 0)
     }
     const gen = this.arrive()
-    while (Atomics.load(this.s.ctl, W_BAR_GEN) === gen) {
+    while (Atomics.load(this.s.ctl, CTL_BAR_GEN) === gen) {
       d.progress()
       this.checkBarrierPeers(gen)
       await this.idler.idleAsync(WAIT_BARRIER, WaitCall.GFENCE, null, 0, gen)
@@ -63,7 +63,7 @@ export class Barrier {
     const gen = this.arrive()
     let spinStart = 0
     const d = this.dispatcher
-    while (Atomics.load(this.s.ctl, W_BAR_GEN) === gen) {
+    while (Atomics.load(this.s.ctl, CTL_BAR_GEN) === gen) {
       d.progress()
       this.checkBarrierPeers(gen)
       spinStart = this.idler.idle(spinStart, WAIT_BARRIER, call, null, 0, gen)
@@ -75,17 +75,17 @@ export class Barrier {
   private arrive (): number {
     const s = this.s
     const ctl = s.ctl
-    const gen = Atomics.load(ctl, W_BAR_GEN)
+    const gen = Atomics.load(ctl, CTL_BAR_GEN)
     const spec = s.spec
-    if (Atomics.add(ctl, W_BAR_COUNT, 1) === spec.localTasks - 1) {
+    if (Atomics.add(ctl, CTL_BAR_COUNT, 1) === spec.localTasks - 1) {
       // (nobody of this process can arrive again before the release)
-      Atomics.store(ctl, W_BAR_COUNT, 0)
+      Atomics.store(ctl, CTL_BAR_COUNT, 0)
       if (spec.processes > 1) {
         // the agent completes it with the other processes' agents, then releases us
-        Atomics.store(ctl, W_BAR_LOCAL, (gen + 1) | 0)
+        Atomics.store(ctl, CTL_BAR_LOCAL, (gen + 1) | 0)
         ringAgent(ctl)
       } else {
-        Atomics.add(ctl, W_BAR_GEN, 1)
+        Atomics.add(ctl, CTL_BAR_GEN, 1)
         for (let t = 0; t < s.numTasks; t++) if (t !== s.taskId) ringDoorbell(ctl, t)
       }
     }
@@ -97,12 +97,12 @@ export class Barrier {
     const s = this.s
     this.idler.checkAbort()
     for (let t = 0; t < s.numTasks; t++) {
-      const st = Atomics.load(s.ctl, taskWord(t, T_STATE))
+      const st = Atomics.load(s.ctl, taskWord(t, TASK_STATE))
       // (a peer that left after the barrier completed is fine: it left only once it saw the new
       // generation, so having seen it gone, this read sees that generation too)
-      if ((st === TaskState.EXITED || st === TaskState.FAILED) && Atomics.load(s.ctl, W_BAR_GEN) === gen) {
+      if ((st === TaskState.EXITED || st === TaskState.FAILED) && Atomics.load(s.ctl, CTL_BAR_GEN) === gen) {
         // a task of another process that ended after passing this barrier: its release is on its way here
-        if (st === TaskState.EXITED && s.local[t] === 0 && ((Atomics.load(s.ctl, taskWord(t, T_EXIT_GEN)) - gen) | 0) > 0) continue
+        if (st === TaskState.EXITED && s.local[t] === 0 && ((Atomics.load(s.ctl, taskWord(t, TASK_EXIT_GEN)) - gen) | 0) > 0) continue
         throw new Error(`task ${t} left the job while task ${s.taskId} waits for it in a collective (Gfence/Address_init)`)
       }
     }

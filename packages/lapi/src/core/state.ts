@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os'
 import type { BufferManager } from '@amlapi/bufmgr'
 import type { Logger } from 'pino'
 import type { JobConfig } from '../base/config.js'
-import { T_DOORBELL, T_SLEEPING, T_WAIT_CALL, T_WAIT_VAL, T_WAIT_WORD, WATCH_CALL, setRemoteBell, taskWord, watchWord } from '../layout/control.js'
+import { TASK_DOORBELL, TASK_SLEEPING, TASK_WAIT_CALL, TASK_WAIT_VAL, TASK_WAIT_WORD, WATCH_CALL, setRemoteBell, taskWord, watchWord } from '../layout/control.js'
 import { processOf, type JobSpec } from '../layout/job-spec.js'
 import { NetEngine } from '../engine/engine.js'
 import { logger } from '../base/log.js'
@@ -91,11 +91,11 @@ export class ContextState {
     for (let t = lo; t < lo + spec.localTasks; t++) this.local[t] = 1
     const state = spec.netState[spec.taskId]
     this.netState = state !== null && state !== undefined ? new Int32Array(state) : null
-    this.myDoorbell = taskWord(spec.taskId, T_DOORBELL)
-    this.mySleeping = taskWord(spec.taskId, T_SLEEPING)
-    this.myWaitWord = taskWord(spec.taskId, T_WAIT_WORD)
-    this.myWaitVal = taskWord(spec.taskId, T_WAIT_VAL)
-    this.myWaitCall = taskWord(spec.taskId, T_WAIT_CALL)
+    this.myDoorbell = taskWord(spec.taskId, TASK_DOORBELL)
+    this.mySleeping = taskWord(spec.taskId, TASK_SLEEPING)
+    this.myWaitWord = taskWord(spec.taskId, TASK_WAIT_WORD)
+    this.myWaitVal = taskWord(spec.taskId, TASK_WAIT_VAL)
+    this.myWaitCall = taskWord(spec.taskId, TASK_WAIT_CALL)
     this.myWatch = watchWord(spec.numTasks, spec.taskId, WATCH_CALL)
     this.crowded = spec.numTasks > availableParallelism()
     // (a task spins on the network, and reads the connections itself, only where every task of the

@@ -27,8 +27,8 @@ import { performance } from 'node:perf_hooks'
 import { RmwOp } from '../base/constants.js'
 import { rmw32, rmw64 } from '../base/rmw.js'
 import { WORD_COPY, copySeg, copySmall } from '../base/copy.js'
-import { W_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../layout/control.js'
-import { NET_DIRTY, NET_DROPPED, NET_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../layout/job-spec.js'
+import { CTL_AGENT_QUIET, agentQuiet, counterWakes, ringAgent, ringCounter, ringDoorbell } from '../layout/control.js'
+import { NS_DIRTY, NS_DROPPED, NS_LANDED_AT, netAckedFrom, netLandedFrom, netTagOffset, placement, type JobSpec } from '../layout/job-spec.js'
 import { BACKPRESSURE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, type FramePath } from '../transport/contract.js'
 import { decodeBody } from '../transport/messages.js'
 import {
@@ -515,7 +515,7 @@ export class NetEngine {
     }
     if (!agentQuiet(this.ctl)) {
       // (the agent is at work, a hand-over or a round: it says when it is done)
-      Atomics.wait(this.ctl, W_AGENT_QUIET, 0, HANDOVER_WAIT_MS)
+      Atomics.wait(this.ctl, CTL_AGENT_QUIET, 0, HANDOVER_WAIT_MS)
       if (!agentQuiet(this.ctl)) return false
     }
     if (!this.tryLock()) return false
@@ -612,14 +612,14 @@ export class NetEngine {
    * acknowledgement to the answer that follows, not to a write of its own.
    */
   private ackRound (): boolean {
-    for (const t of this.tasks) if (t.state[NET_DIRTY] !== 0) return ++this.ackRounds >= ACK_ROUNDS
+    for (const t of this.tasks) if (t.state[NS_DIRTY] !== 0) return ++this.ackRounds >= ACK_ROUNDS
     this.ackRounds = 0
     return false
   }
 
   /** Whether acknowledgements wait to be sent (a task's landed messages not yet acknowledged). */
   get acksOwed (): boolean {
-    for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) return true
+    for (const t of this.tasks) if (Atomics.load(t.state, NS_DIRTY) !== 0) return true
     return false
   }
 
@@ -638,7 +638,7 @@ export class NetEngine {
     if (!now) return
     this.ackRounds = 0
     this.acksDue = false
-    for (const t of this.tasks) if (Atomics.load(t.state, NET_DIRTY) !== 0) this.sendAcks(t)
+    for (const t of this.tasks) if (Atomics.load(t.state, NS_DIRTY) !== 0) this.sendAcks(t)
   }
 
   /**
@@ -650,7 +650,7 @@ export class NetEngine {
     let rings = ''
     const look = (): void => {
       rings = this.tasks.map((t) => `task ${t.id}: ${t.out.available()} packets toward the network, ${t.netIn.pending()} in its network ring` +
-        `${Atomics.load(t.state, NET_DIRTY) !== 0 ? ', acknowledgements owed' : ''}`).join('; ')
+        `${Atomics.load(t.state, NS_DIRTY) !== 0 ? ', acknowledgements owed' : ''}`).join('; ')
     }
     // (asked from within this thread's own round, it holds the lock already)
     let ok = true
@@ -705,7 +705,7 @@ export class NetEngine {
 
   /** Acknowledges the messages of remote tasks that landed at `t` since the last acknowledgement. */
   private sendAcks (t: LocalTask): void {
-    Atomics.store(t.state, NET_DIRTY, 0)
+    Atomics.store(t.state, NS_DIRTY, 0)
     for (let src = 0; src < this.n; src++) {
       if (this.procOf[src] === this.rank) continue
       const now = Atomics.load(t.state, netLandedFrom(this.n, src))
@@ -713,7 +713,7 @@ export class NetEngine {
       const d = (now - t.state[was]!) | 0
       if (d === 0) continue
       // (no room toward its process now: this one waits for a later round)
-      if (!this.path.room(this.procOf[src]!, ANSWER_BYTES, false)) { Atomics.store(t.state, NET_DIRTY, 1); continue }
+      if (!this.path.room(this.procOf[src]!, ANSWER_BYTES, false)) { Atomics.store(t.state, NS_DIRTY, 1); continue }
       t.state[was] = now
       this.ack(t.id, src, d, 0)
     }
@@ -802,7 +802,7 @@ export class NetEngine {
       case T_NET_RMWR: return this.done(t, dv.getUint32(p + P_MSG_ID, true), dv, p + N_VAL0)
       case T_NET_BUMP: this.bumpCounter(t, dv.getUint32(p + N_COUNTER, true)); return true
       case T_NET_ACK: {
-        Atomics.add(t.state, NET_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
+        Atomics.add(t.state, NS_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
         const c = dv.getUint32(p + N_ORG_CNTR, true)
         if (c !== 0) this.bumpCounter(t, c)
         else this.bell(t, BELL_ACK)
@@ -851,7 +851,7 @@ export class NetEngine {
   /** Drops a malformed packet for task `t`, counted for it (its dispatcher statistics show it) and here. */
   private drop (t: LocalTask): boolean {
     this.path.dropped()
-    Atomics.add(t.state, NET_DROPPED, 1)
+    Atomics.add(t.state, NS_DROPPED, 1)
     return true
   }
 
@@ -941,7 +941,7 @@ export class NetEngine {
       // rides on the next frame toward it; in the agent's round, sent at its end unless the Put
       // woke its target, whose answer is likely to carry it — see `acksDue`)
       Atomics.add(t.state, netLandedFrom(this.n, src), 1)
-      Atomics.store(t.state, NET_DIRTY, 1)
+      Atomics.store(t.state, NS_DIRTY, 1)
       if (this.owing && !woke) this.acksDue = true
     }
     return true
@@ -1053,7 +1053,7 @@ export class NetEngine {
     const flags = dv.getUint16(p + P_FLAGS, true)
     if ((flags & F_LAST) === 0) return true
     if ((flags & F_NOTIFY) !== 0) return this.done(t, dv.getUint32(p + P_MSG_ID, true), null, 0)
-    Atomics.add(t.state, NET_LANDED_AT + src, 1)
+    Atomics.add(t.state, NS_LANDED_AT + src, 1)
     const c = dv.getUint32(p + N_ORG_CNTR, true)
     if (c !== 0) this.bumpCounter(t, c)
     else this.bell(t)

@@ -14,7 +14,7 @@ import { describeError } from '../base/errors.js'
 import { logger } from '../base/log.js'
 import type { Logger } from 'pino'
 import { tuneJit } from '../base/jit.js'
-import { T_STATE, TaskState, abortJob, taskWord, ringDoorbell } from '../layout/control.js'
+import { TASK_STATE, TaskState, abortJob, taskWord, ringDoorbell } from '../layout/control.js'
 import { formatReport, watchTasks, type TaskWatch } from '../agent/watch.js'
 import { failureOf } from '../sync/failure.js'
 import { DATA_KEY, SPEC_KEY, type JobSpec } from '../layout/job-spec.js'
@@ -115,7 +115,7 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
     exits[t] = new Promise<number>((resolve) => w.once('exit', resolve)).then((code) => {
       codes[t] = code
       const failed = threw !== undefined || code !== 0
-      Atomics.store(ctl, taskWord(t, T_STATE), failed ? TaskState.FAILED : TaskState.EXITED)
+      Atomics.store(ctl, taskWord(t, TASK_STATE), failed ? TaskState.FAILED : TaskState.EXITED)
       for (let i = lo; i < lo + nLocal; i++) if (i !== t) ringDoorbell(ctl, i)
       hooks?.onTaskEnded(t, failed)
       log.debug({ task: t, code, error: threw ?? ended }, 'task exited')

@@ -48,28 +48,28 @@
 
 import { pageAlignedShared } from './memory.js'
 
-export const W_ABORT = 0
-export const W_ABORT_TASK = 1
-export const W_BAR_COUNT = 2
-export const W_BAR_GEN = 3
-export const W_AGENT_BELL = 4
-export const W_AGENT_SLEEPING = 5
-export const W_BAR_LOCAL = 6
-export const W_AGENT_QUIET = 7
-export const W_AGENT_QUIET_BELL = 8
+export const CTL_ABORT = 0
+export const CTL_ABORT_TASK = 1
+export const CTL_BAR_COUNT = 2
+export const CTL_BAR_GEN = 3
+export const CTL_AGENT_BELL = 4
+export const CTL_AGENT_SLEEPING = 5
+export const CTL_BAR_LOCAL = 6
+export const CTL_AGENT_QUIET = 7
+export const CTL_AGENT_QUIET_BELL = 8
 export const TASK_BASE = 16
 export const TASK_WORDS = 16
-export const T_DOORBELL = 0
-export const T_SLEEPING = 1
-export const T_STATE = 2
+export const TASK_DOORBELL = 0
+export const TASK_SLEEPING = 1
+export const TASK_STATE = 2
 /** The blocking call t's sleeping thread is in (WaitCall | wait kind << 16), stored before SLEEPING. */
-export const T_WAIT_CALL = 3
+export const TASK_WAIT_CALL = 3
 /** What t's sleeping thread waits for: a counter's word index in t's segment (0 = anything) … */
-export const T_WAIT_WORD = 5
+export const TASK_WAIT_WORD = 5
 /** … and the value that counter must reach. */
-export const T_WAIT_VAL = 6
+export const TASK_WAIT_VAL = 6
 /** For a remote task that ended: its process's barrier generation then (a barrier it passed is not one it left). */
-export const T_EXIT_GEN = 7
+export const TASK_EXIT_GEN = 7
 
 /** The watch line of each task (see the layout): the blocking call it is in, for reports. */
 export const WATCH_CALL = 0
@@ -119,8 +119,8 @@ export function watchWord (numTasks: number, t: number, f: number): number {
 export function createControl (numTasks: number, first = 0, count = numTasks): SharedArrayBuffer {
   const sab = pageAlignedShared(controlLayout(numTasks).byteLength)
   const ctl = new Int32Array(sab)
-  ctl[W_ABORT_TASK] = -1
-  for (let t = 0; t < numTasks; t++) if (t < first || t >= first + count) ctl[taskWord(t, T_SLEEPING)] = REMOTE
+  ctl[CTL_ABORT_TASK] = -1
+  for (let t = 0; t < numTasks; t++) if (t < first || t >= first + count) ctl[taskWord(t, TASK_SLEEPING)] = REMOTE
   return sab
 }
 
@@ -140,9 +140,9 @@ function ringRemote (ctl: Int32Array): void {
 
 /** Rings the agent's doorbell (see AGENT_BELL): it has network work to do. */
 export function ringAgent (ctl: Int32Array): void {
-  if (Atomics.load(ctl, W_AGENT_SLEEPING) !== 0) {
-    Atomics.add(ctl, W_AGENT_BELL, 1)
-    Atomics.notify(ctl, W_AGENT_BELL)
+  if (Atomics.load(ctl, CTL_AGENT_SLEEPING) !== 0) {
+    Atomics.add(ctl, CTL_AGENT_BELL, 1)
+    Atomics.notify(ctl, CTL_AGENT_BELL)
   }
 }
 
@@ -153,7 +153,7 @@ export function ringAgent (ctl: Int32Array): void {
  * the connections) misses nothing it waits for.
  */
 export function agentQuiet (ctl: Int32Array): boolean {
-  return Atomics.load(ctl, W_AGENT_QUIET) === 1 && Atomics.load(ctl, W_AGENT_QUIET_BELL) === Atomics.load(ctl, W_AGENT_BELL)
+  return Atomics.load(ctl, CTL_AGENT_QUIET) === 1 && Atomics.load(ctl, CTL_AGENT_QUIET_BELL) === Atomics.load(ctl, CTL_AGENT_BELL)
 }
 
 /**
@@ -169,11 +169,11 @@ export function agentQuiet (ctl: Int32Array): boolean {
  */
 export function ringDoorbell (ctl: Int32Array, t: number): void {
   const base = TASK_BASE + TASK_WORDS * t
-  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl !== 0) {
     if (sl === REMOTE) { ringRemote(ctl); return }
-    Atomics.add(ctl, base + T_DOORBELL, 1)
-    Atomics.notify(ctl, base + T_DOORBELL)
+    Atomics.add(ctl, base + TASK_DOORBELL, 1)
+    Atomics.notify(ctl, base + TASK_DOORBELL)
   }
 }
 
@@ -186,39 +186,39 @@ export function ringDoorbell (ctl: Int32Array, t: number): void {
  */
 export function ringCounter (ctl: Int32Array, t: number, word: number, value: number): void {
   const base = TASK_BASE + TASK_WORDS * t
-  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl === 0) return
   if (sl === REMOTE) { ringRemote(ctl); return }
   if (sl === 1 && !waitEnds(ctl, base, word, value)) return
-  Atomics.add(ctl, base + T_DOORBELL, 1)
-  Atomics.notify(ctl, base + T_DOORBELL)
+  Atomics.add(ctl, base + TASK_DOORBELL, 1)
+  Atomics.notify(ctl, base + TASK_DOORBELL)
 }
 
 /** Whether a blocking wait of the task at `base` ends when counter `word` reaches `value` (any wait but a counter wait on another word or for more). */
 function waitEnds (ctl: Int32Array, base: number, word: number, value: number): boolean {
-  const w = Atomics.load(ctl, base + T_WAIT_WORD)
-  return w === 0 || (w === word && value >= Atomics.load(ctl, base + T_WAIT_VAL))
+  const w = Atomics.load(ctl, base + TASK_WAIT_WORD)
+  return w === 0 || (w === word && value >= Atomics.load(ctl, base + TASK_WAIT_VAL))
 }
 
 /** Whether ringCounter(ctl, t, word, value) would wake task `t` of this process now. */
 export function counterWakes (ctl: Int32Array, t: number, word: number, value: number): boolean {
   const base = TASK_BASE + TASK_WORDS * t
-  const sl = Atomics.load(ctl, base + T_SLEEPING)
+  const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl === 0 || sl === REMOTE) return false
   return sl !== 1 || waitEnds(ctl, base, word, value)
 }
 
 /** Marks the job aborted because of task `t` and wakes every sleeper. Idempotent. */
 export function abortJob (ctl: Int32Array, numTasks: number, t: number): void {
-  if (Atomics.compareExchange(ctl, W_ABORT, 0, 1) === 0) Atomics.store(ctl, W_ABORT_TASK, t)
+  if (Atomics.compareExchange(ctl, CTL_ABORT, 0, 1) === 0) Atomics.store(ctl, CTL_ABORT_TASK, t)
   for (let i = 0; i < numTasks; i++) {
-    Atomics.add(ctl, taskWord(i, T_DOORBELL), 1)
-    Atomics.notify(ctl, taskWord(i, T_DOORBELL))
+    Atomics.add(ctl, taskWord(i, TASK_DOORBELL), 1)
+    Atomics.notify(ctl, taskWord(i, TASK_DOORBELL))
   }
-  Atomics.add(ctl, W_BAR_GEN, 0)
-  Atomics.notify(ctl, W_BAR_GEN)
-  Atomics.add(ctl, W_AGENT_BELL, 1)
-  Atomics.notify(ctl, W_AGENT_BELL)
+  Atomics.add(ctl, CTL_BAR_GEN, 0)
+  Atomics.notify(ctl, CTL_BAR_GEN)
+  Atomics.add(ctl, CTL_AGENT_BELL, 1)
+  Atomics.notify(ctl, CTL_AGENT_BELL)
 }
 
 /** What a blocking wait waits for (Context.idle). */

@@ -90,16 +90,16 @@ export interface JobSpec {
 
 /** A task's network state (JobSpec.netState), int32 words: … */
 /** … DIRTY: 1 when LANDED_FROM moved since the agent last looked (written by the task, cleared by the agent). */
-export const NET_DIRTY = 0
+export const NS_DIRTY = 0
 /** … DROPPED: packets for this task its agent dropped as malformed or misaddressed (added to the dispatcher's count). */
-export const NET_DROPPED = 1
-/** … from word NET_LANDED_AT: per task, messages this task sent it that landed there (the agent adds what acks say). */
-export const NET_LANDED_AT = 16
+export const NS_DROPPED = 1
+/** … from word NS_LANDED_AT: per task, messages this task sent it that landed there (the agent adds what acks say). */
+export const NS_LANDED_AT = 16
 /** Word index of LANDED_FROM[src] (messages from src that completed here; the network engine sends the news). */
-export function netLandedFrom (numTasks: number, src: number): number { return NET_LANDED_AT + numTasks + src }
+export function netLandedFrom (numTasks: number, src: number): number { return NS_LANDED_AT + numTasks + src }
 /** Word index of ACKED_FROM[src] (LANDED_FROM as last acknowledged; written under the network lock). */
-export function netAckedFrom (numTasks: number, src: number): number { return NET_LANDED_AT + 2 * numTasks + src }
-export function netStateBytes (numTasks: number): number { return 4 * (NET_LANDED_AT + 3 * numTasks) }
+export function netAckedFrom (numTasks: number, src: number): number { return NS_LANDED_AT + 2 * numTasks + src }
+export function netStateBytes (numTasks: number): number { return 4 * (NS_LANDED_AT + 3 * numTasks) }
 
 /** Bytes of slot body between the packet and the destination tag, for rings toward the network: where the tag is, from the body's offset. */
 export function netTagOffset (ring: RingGeometry): number { return ring.slotBytes - 4 }

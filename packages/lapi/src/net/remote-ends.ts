@@ -8,8 +8,8 @@
  */
 import { RingWriter, type OutRing } from '../transport/ring.js'
 import { type RingGeometry } from '../layout/ring.js'
-import { T_STATE, TaskState, taskWord } from '../layout/control.js'
-import { NET_DIRTY, NET_LANDED_AT, netLandedFrom, netTagOffset } from '../layout/job-spec.js'
+import { TASK_STATE, TaskState, taskWord } from '../layout/control.js'
+import { NS_DIRTY, NS_LANDED_AT, netLandedFrom, netTagOffset } from '../layout/job-spec.js'
 
 /** `outbox[t]` for task t of another process. Every RemoteWriter of a task shares one RingWriter. */
 export class RemoteWriter implements OutRing {
@@ -32,7 +32,7 @@ export class RemoteWriter implements OutRing {
 
   constructor (out: RingWriter, ring: RingGeometry, dst: number, state: Int32Array, ctl: Int32Array) {
     this.ctl = ctl
-    this.stateWord = taskWord(dst, T_STATE)
+    this.stateWord = taskWord(dst, TASK_STATE)
     this.slots = out.slots
     this.out = out
     this.u8 = out.u8
@@ -41,7 +41,7 @@ export class RemoteWriter implements OutRing {
     this.dst = dst
     this.tag = netTagOffset(ring)
     this.state = state
-    this.landedWord = NET_LANDED_AT + dst
+    this.landedWord = NS_LANDED_AT + dst
   }
 
   /**
@@ -85,7 +85,7 @@ export class RemoteSource {
     Atomics.add(this.state, this.word, n)
     // (a store only when it is clear: the acknowledger clears it before it reads the counts, so a
     // look that still sees it set is followed by a read that sees this message)
-    if (this.state[NET_DIRTY] === 0) Atomics.store(this.state, NET_DIRTY, 1)
+    if (this.state[NS_DIRTY] === 0) Atomics.store(this.state, NS_DIRTY, 1)
     return false
   }
 }

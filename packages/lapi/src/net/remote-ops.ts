@@ -18,7 +18,7 @@ import type { RemoteHost as Context } from '../core/types.js'
 import { copyBuf, copySeg } from '../base/copy.js'
 import { FreeList } from '../base/free-list.js'
 import { WaitCall, ringDoorbell } from '../layout/control.js'
-import { NET_LANDED_AT } from '../layout/job-spec.js'
+import { NS_LANDED_AT } from '../layout/job-spec.js'
 import { LapiStatus as S } from '../base/status.js'
 import {
   BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1, N_COUNTER,
@@ -387,7 +387,7 @@ export class RemoteOps {
     p.buf = null; p.vec = null; p.chndlr = null; p.cinfo = null; p.prev = null; p.staged = 0; p.width = 0
     this.pool.give(p)
     // complete for the fence now that this thread has finished it (the agent counted nothing)
-    Atomics.add(c.netState!, NET_LANDED_AT + tgt, 1)
+    Atomics.add(c.netState!, NS_LANDED_AT + tgt, 1)
     if (chndlr !== null) c.runComplHandler(chndlr, cinfo, tgt, ErrClass.GET_ERR)
     if (orgCntr !== 0) c.bumpLocal(orgCntr)
     return 0

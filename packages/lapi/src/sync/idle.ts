@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import type { NetEngine } from '../engine/engine.js'
 import {
-  W_ABORT, W_ABORT_TASK, W_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall,
+  CTL_ABORT, CTL_ABORT_TASK, CTL_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall,
 } from '../layout/control.js'
 import { JobAbortedError } from '../base/errors.js'
 import { SLEEP_FAILED, SLEEP_READY } from '../transport/contract.js'
@@ -103,8 +103,8 @@ export class Idler {
 
   /** Throws JobAbortedError once the job is being torn down because another task failed. */
   checkAbort (): void {
-    if (Atomics.load(this.ctl, W_ABORT) !== 0) {
-      const cause = Atomics.load(this.ctl, W_ABORT_TASK)
+    if (Atomics.load(this.ctl, CTL_ABORT) !== 0) {
+      const cause = Atomics.load(this.ctl, CTL_ABORT_TASK)
       if (!this.abortSeen) {
         this.abortSeen = true
         this.s.log.debug({ cause }, 'the job is aborted: this task stops')
@@ -330,7 +330,7 @@ export class Idler {
     switch (kind) {
       case NAP: return true
       case WAIT_COUNTER: return Atomics.load(i32!, idx) < val
-      case WAIT_BARRIER: return Atomics.load(this.ctl, W_BAR_GEN) === val
+      case WAIT_BARRIER: return Atomics.load(this.ctl, CTL_BAR_GEN) === val
       case WAIT_RING: { const o = this.rings.outbox[val]!; return o.pending() >= o.slots }
       case WAIT_COND: return !this.waitCond!()
       default: return this.rings.outstanding() > 0

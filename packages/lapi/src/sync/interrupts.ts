@@ -5,7 +5,7 @@
  * the event loop: a task whose code is done still exits. It ends when interrupt mode is switched
  * off or at LAPI_Term.
  */
-import { W_ABORT, WaitCall } from '../layout/control.js'
+import { CTL_ABORT, WaitCall } from '../layout/control.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
 import type { Progress } from '../core/types.js'
@@ -58,7 +58,7 @@ export class Interrupts {
         } finally {
           this.idler.leaveAsyncSleep()
         }
-        if (s.interrupt !== 1 || this.ended || Atomics.load(ctl, W_ABORT) !== 0) break
+        if (s.interrupt !== 1 || this.ended || Atomics.load(ctl, CTL_ABORT) !== 0) break
         this.dispatcher.progress()
       }
     } catch (e) {

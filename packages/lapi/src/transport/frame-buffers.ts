@@ -8,7 +8,7 @@
  */
 import { WORD_COPY, copyBuf, copySmall } from '../base/copy.js'
 import { IO_SCRATCH_BYTES } from './fd-io.js'
-import { FLAGS, PEER_BASE, PEER_BYE, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
+import { SP_FLAGS, PEER_BASE, PEER_BYE, PEER_MALFORMED, PEER_WORDS, SP_RX_END, SP_RX_START, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, SP_TX_END, SP_TX_START, type StreamShared } from '../layout/stream.js'
 import { FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath } from './contract.js'
 
 /** The body of a goodbye, and what a writev array holds between writes (no view of a frame kept). */
@@ -60,14 +60,14 @@ export class FrameBuffers {
     this.byeQueued = new Uint8Array(this.peers)
   }
 
-  /** Word `f` (FD, FLAGS, …) of peer `p`. */
+  /** Word `f` (SP_FD, SP_FLAGS, …) of peer `p`. */
   word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
   // ─────────────────────────────── out ───────────────────────────────
 
   /** Moves peer `p`'s queued bytes to the front of its send buffer; returns where they end. */
   compactTx (p: number): number {
-    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+    const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
     const start = this.w[ws]!; let end = this.w[we]!
     if (start > 0) { this.tx[p]!.copyWithin(0, start, end); end -= start; this.w[ws] = 0; this.w[we] = end }
     return end
@@ -85,7 +85,7 @@ export class FrameBuffers {
     const d = end + FRAME_HEADER_BYTES
     if (len <= WORD_COPY) copySmall(this.txv[peer]!, b, d, dv, u8, off, len)
     else copyBuf(b, d, u8, off, len, false)
-    this.w[this.word(peer, TX_END)] = d + len
+    this.w[this.word(peer, SP_TX_END)] = d + len
     this.st[S_FRAMES_SENT]!++
   }
 
@@ -114,7 +114,7 @@ export class FrameBuffers {
    * makes the room), or -1 when it has no room for them.
    */
   rxRoom (p: number, len: number): number {
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const start = this.w[rs]!; let end = this.w[re]!
     if (end + len > this.cap && start > 0) { this.rx[p]!.copyWithin(0, start, end); end -= start; this.w[rs] = 0; this.w[re] = end }
     return end + len > this.cap ? -1 : end
@@ -122,16 +122,16 @@ export class FrameBuffers {
 
   /** Bytes received from peer `p` and not yet handed over as frames. */
   unparsed (p: number): number {
-    return this.w[this.word(p, RX_END)]! - this.w[this.word(p, RX_START)]!
+    return this.w[this.word(p, SP_RX_END)]! - this.w[this.word(p, SP_RX_START)]!
   }
 
   /**
    * Hands every whole frame in peer `p`'s receive buffer to `onFrame` until it refuses one (false:
-   * it stays for the next call); a goodbye sets `byeFlags` in the peer's FLAGS. Returns the frames
+   * it stays for the next call); a goodbye sets `byeFlags` in the peer's SP_FLAGS. Returns the frames
    * handed over.
    */
   parse (p: number, onFrame: OnFrame, byeFlags: number): number {
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const b = this.rx[p]!
     const dv = this.rxv[p]!
     let at = this.w[rs]!
@@ -142,7 +142,7 @@ export class FrameBuffers {
       if (len > this.cap - FRAME_HEADER_BYTES) {
         // the stream cannot be followed any further: this connection ends, named
         this.st[S_FRAMES_DROPPED]!++
-        Atomics.or(this.w, this.word(p, FLAGS), PEER_MALFORMED)
+        Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_MALFORMED)
         at = end
         break
       }
@@ -152,8 +152,8 @@ export class FrameBuffers {
       if (ver !== FRAME_VERSION || (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE)) {
         this.st[S_FRAMES_DROPPED]!++
       } else if (kind === FRAME_BYE) {
-        Atomics.or(this.w, this.word(p, FLAGS), byeFlags)
-      } else if ((this.w[this.word(p, FLAGS)]! & PEER_BYE) !== 0) {
+        Atomics.or(this.w, this.word(p, SP_FLAGS), byeFlags)
+      } else if ((this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) !== 0) {
         // (a goodbye is a peer's last frame: whatever follows it is nobody's, as a datagram sent in a
         // departed peer's name by whoever took its port would be)
         this.st[S_FRAMES_DROPPED]!++

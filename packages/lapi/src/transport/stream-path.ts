@@ -18,10 +18,10 @@ import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
 import { FrameBuffers, NO_BYTES, type OnFrame } from './frame-buffers.js'
 import { WASM_PAGE, sharedOrPlain } from '../layout/memory.js'
-import { ERRNO, FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START, type StreamShared } from '../layout/stream.js'
+import { SP_ERRNO, SP_FD, SP_FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, SP_RX_END, SP_RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, SP_TX_END, SP_TX_START, type StreamShared } from '../layout/stream.js'
 import { BACKPRESSURE, SLEEP_FAILED, FRAME_HEADER_BYTES, type FramePath, type TransportStats } from './contract.js'
 
-/** `readFd`/`writeFd` result after an error, which marked the peer (FLAGS ERROR, ERRNO). */
+/** `readFd`/`writeFd` result after an error, which marked the peer (SP_FLAGS ERROR, SP_ERRNO). */
 const IO_FAILED = -2
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
 const FULL_BACKOFF_MS = 0.005
@@ -39,7 +39,7 @@ export function streamMemoryBytes (procs: number, bufBytes: number): number {
 export function createStreamShared (procs: number, bufBytes: number, corrupt: { p: number, seed: number } | null = null): StreamShared {
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
-  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
+  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + SP_FD] = -1
   const pages = streamMemoryBytes(procs, bufBytes) / WASM_PAGE
   const { mem, wasm } = sharedOrPlain(pages)
   let c: StreamShared['corrupt'] = null
@@ -49,12 +49,12 @@ export function createStreamShared (procs: number, bufBytes: number, corrupt: { 
 
 /** Sets the descriptor of peer `p`'s connection (the agent, once the handshake is done). */
 export function setPeerFd (s: StreamShared, p: number, fd: number): void {
-  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FD, fd)
+  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FD, fd)
 }
 
 /** Flags of peer `p` (PEER_*). */
 export function peerFlags (s: StreamShared, p: number): number {
-  return Atomics.load(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FLAGS)
+  return Atomics.load(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FLAGS)
 }
 
 /** The statistics of a stream data path, from any thread. */
@@ -149,7 +149,7 @@ export class StreamPath implements FramePath {
 
   /** Whether peer `p` can be written to and read from. */
   private open (p: number): boolean {
-    return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
+    return p !== this.self && this.w[this.word(p, SP_FD)]! >= 0 && (this.w[this.word(p, SP_FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
   }
 
   /** The only open peer's descriptor, or -1 when none or several are open (an FdPoll watches one). */
@@ -158,7 +158,7 @@ export class StreamPath implements FramePath {
     for (let p = 0; p < this.peers; p++) {
       if (!this.open(p)) continue
       if (fd >= 0) return -1
-      fd = this.w[this.word(p, FD)]!
+      fd = this.w[this.word(p, SP_FD)]!
     }
     return fd
   }
@@ -191,7 +191,7 @@ export class StreamPath implements FramePath {
   room (peer: number, len: number, write: boolean): boolean {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
-    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    const ws = this.word(peer, SP_TX_START); const we = this.word(peer, SP_TX_END)
     if (this.w[we]! - this.w[ws]! + need <= this.txCap) return true
     if (write) this.writeOut(peer)
     return this.w[we]! - this.w[ws]! + need <= this.txCap
@@ -201,7 +201,7 @@ export class StreamPath implements FramePath {
   queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null = null): number {
     if (!this.open(peer)) return 0
     const need = FRAME_HEADER_BYTES + len
-    let end = this.w[this.word(peer, TX_END)]!
+    let end = this.w[this.word(peer, SP_TX_END)]!
     if (end + need > this.txCap) {
       this.writeOut(peer)
       end = this.fb.compactTx(peer)
@@ -215,7 +215,7 @@ export class StreamPath implements FramePath {
 
   sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean {
     if (!this.open(peer)) return true
-    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    const ws = this.word(peer, SP_TX_START); const we = this.word(peer, SP_TX_END)
     if (this.w[we]! !== this.w[ws]! || FRAME_HEADER_BYTES + headLen + len > this.txCap) return false
     // the frame's header and `head` go through the (empty) queue, the data after them
     const b = this.tx[peer]!
@@ -252,12 +252,12 @@ export class StreamPath implements FramePath {
   /** Bytes queued for all peers and not yet written. */
   queued (): number {
     let n = 0
-    for (let p = 0; p < this.peers; p++) n += this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]!
+    for (let p = 0; p < this.peers; p++) n += this.w[this.word(p, SP_TX_END)]! - this.w[this.word(p, SP_TX_START)]!
     return n
   }
 
   private writeOut (p: number): number {
-    const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+    const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
     let start = this.w[ws]!
     const end = this.w[we]!
     if (start === end) return 0
@@ -293,7 +293,7 @@ export class StreamPath implements FramePath {
    * bytes written, IO_AGAIN, or IO_FAILED (the peer is marked).
    */
   private writeFd (p: number, u8: Uint8Array, off: number, len: number, head: Uint8Array | null, hl: number): number {
-    const fd = this.w[this.word(p, FD)]!
+    const fd = this.w[this.word(p, SP_FD)]!
     const e = head === null && u8 === this.tx[p] ? this.end(p, fd) : null
     if (e !== null) return this.wasiResult(p, e.write(this.txAt[p]! + off, len))
     const lim = Error.stackTraceLimit
@@ -314,7 +314,7 @@ export class StreamPath implements FramePath {
 
   /** The system call of `readIn`: at most `len` bytes into rx[p] at `at`, as `writeFd` says; 0 is the end of the stream. */
   private readFd (p: number, at: number, len: number): number {
-    const fd = this.w[this.word(p, FD)]!
+    const fd = this.w[this.word(p, SP_FD)]!
     const e = this.end(p, fd)
     if (e !== null) return this.wasiResult(p, e.read(this.rxAt[p]! + at, len))
     // (an empty read is an EAGAIN exception: its stack trace is most of its cost)
@@ -329,7 +329,7 @@ export class StreamPath implements FramePath {
     }
   }
 
-  /** A WASI call's result as `readFd`/`writeFd` give it (an error marks the peer; ERRNO holds 1000 + WASI's errno). */
+  /** A WASI call's result as `readFd`/`writeFd` give it (an error marks the peer; SP_ERRNO holds 1000 + WASI's errno). */
   private wasiResult (p: number, r: number): number {
     return r >= IO_AGAIN ? r : this.fail(p, 1000 + (-2 - r))
   }
@@ -343,8 +343,8 @@ export class StreamPath implements FramePath {
 
   /** Marks peer `p` failed (ERROR, with `errno`); returns IO_FAILED. */
   private fail (p: number, errno: number): number {
-    this.w[this.word(p, ERRNO)] = errno
-    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+    this.w[this.word(p, SP_ERRNO)] = errno
+    Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_ERROR)
     return IO_FAILED
   }
 
@@ -371,7 +371,7 @@ export class StreamPath implements FramePath {
     const end = this.fb.rxRoom(p, len)
     if (end < 0) return false
     copyBuf(this.rx[p]!, end, chunk, 0, len, false)
-    this.w[this.word(p, RX_END)] = end + len
+    this.w[this.word(p, SP_RX_END)] = end + len
     this.st[S_BYTES_RECEIVED]! += len
     return true
   }
@@ -380,13 +380,13 @@ export class StreamPath implements FramePath {
   unparsed (p: number): number { return this.fb.unparsed(p) }
 
   private readIn (p: number): void {
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const b = this.rx[p]!
     let start = this.w[rs]!; let end = this.w[re]!
     if (start > 0 && (start === end || end > this.cap - (this.cap >> 2))) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
     if (end === this.cap) return
     const got = this.readFd(p, end, this.cap - end)
-    if (got === 0) Atomics.or(this.w, this.word(p, FLAGS), PEER_EOF)
+    if (got === 0) Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_EOF)
     else if (got === IO_AGAIN) this.st[S_EMPTY_READS]!++
     else if (got > 0) {
       this.movedCount++

@@ -25,7 +25,7 @@ import { FdIo, IO_AGAIN, IO_RESERVED, IO_SCRATCH_BYTES, type FdEnd, type FdPoll,
 import { DatagramSum } from '../checksum.js'
 import { BACKPRESSURE, FRAME_HEADER_BYTES, SLEEP_FAILED, type FramePath } from '../contract.js'
 import { FrameBuffers, type OnFrame } from '../frame-buffers.js'
-import { FD, FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, RX_END, RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_SENT, S_READS, S_WRITES, TX_END, TX_START } from '../../layout/stream.js'
+import { SP_FD, SP_FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, SP_RX_END, SP_RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_SENT, S_READS, S_WRITES, SP_TX_END, SP_TX_START } from '../../layout/stream.js'
 import {
   D_BAD_CHECKSUM, D_BAD_LENGTH, D_BAD_MAC, D_BAD_SESSION, D_BAD_TYPE, D_BAD_VERSION, D_SEND_ERRORS, D_UNKNOWN_SENDER, G_RECV_FD, G_WORDS, LOST_REFUSED, UW,
   U_LOST, U_READY, U_SESSION_HI, U_SESSION_LO,
@@ -137,7 +137,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
 
   /** Whether peer `p` can be queued frames (connected, not ended or failed). */
   private open (p: number): boolean {
-    return p !== this.self && this.w[this.word(p, FD)]! >= 0 && (this.w[this.word(p, FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
+    return p !== this.self && this.w[this.word(p, SP_FD)]! >= 0 && (this.w[this.word(p, SP_FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
   }
   private uw (p: number, f: number): number { return G_WORDS + UW * p + f }
 
@@ -176,7 +176,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
   room (peer: number, len: number, write: boolean): boolean {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
-    const ws = this.word(peer, TX_START); const we = this.word(peer, TX_END)
+    const ws = this.word(peer, SP_TX_START); const we = this.word(peer, SP_TX_END)
     if (this.w[we]! - this.w[ws]! + need <= this.txCap) return true
     if (write) this.writeOut(peer)
     return this.w[we]! - this.w[ws]! + need <= this.txCap
@@ -186,7 +186,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
   queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null = null): number {
     if (!this.open(peer)) return 0
     const need = FRAME_HEADER_BYTES + len
-    let end = this.w[this.word(peer, TX_END)]!
+    let end = this.w[this.word(peer, SP_TX_END)]!
     if (end + need > this.txCap) {
       this.writeOut(peer)
       end = this.proto.compactTx(peer)
@@ -202,7 +202,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
     const need = FRAME_HEADER_BYTES + headLen + len
     const txCap = this.txCap
     if (need > txCap) return false
-    const we = this.word(peer, TX_END)
+    const we = this.word(peer, SP_TX_END)
     let end = this.w[we]!
     if (end + need > txCap) {
       this.writeOut(peer)
@@ -258,7 +258,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
 
   /** Writes header and payload as one datagram to peer `p` (DatagramWriter.write). */
   write (p: number, h: number, hl: number, at: number, len: number): number {
-    const fd = this.w[this.word(p, FD)]!
+    const fd = this.w[this.word(p, SP_FD)]!
     let e: FdEnd | null = this.sendEnds[p]!
     if (e === null || e.fd !== fd) e = this.sendEnds[p] = this.makeEnd(fd)
     let r: number
@@ -358,7 +358,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
    */
   private rxTail (p: number): number {
     if (!this.proto.live(p)) return -1
-    const rs = this.word(p, RX_START); const re = this.word(p, RX_END)
+    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const start = this.w[rs]!; let end = this.w[re]!
     const need = this.maxDatagram - this.hl
     const cap = this.fb.cap
@@ -396,7 +396,7 @@ export class DatagramPath implements FramePath, DatagramLink, DatagramWriter {
     // (a peer lost because its port closed sent what waits here before it closed: that is still
     // taken in, its goodbye among it; one lost for silence is not heard any more)
     if (src >= this.peers || src === this.self || this.u[this.uw(src, U_READY)] !== 1 ||
-      ((this.w[this.word(src, FLAGS)]! & PEER_ERROR) !== 0 && this.u[this.uw(src, U_LOST)] !== LOST_REFUSED)) { ds[D_UNKNOWN_SENDER]!++; return }
+      ((this.w[this.word(src, SP_FLAGS)]! & PEER_ERROR) !== 0 && this.u[this.uw(src, U_LOST)] !== LOST_REFUSED)) { ds[D_UNKNOWN_SENDER]!++; return }
     if (f[HF_SESSION_LO] !== this.u[this.uw(src, U_SESSION_LO)] || f[HF_SESSION_HI] !== this.u[this.uw(src, U_SESSION_HI)]) { ds[D_BAD_SESSION]!++; return }
     const mac = (f[HF_FLAGS]! & DG_MAC) !== 0
     if (mac !== this.mac) { ds[D_BAD_MAC]!++; return }

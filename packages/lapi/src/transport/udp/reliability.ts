@@ -24,7 +24,7 @@
  * filled, the payload in the memory. A datagram that came in is handed to `receive` as a header
  * record, checked already (transport/udp/path.ts checks sender, session, checksum and MAC).
  */
-import { FLAGS, PEER_BASE, PEER_BYE, PEER_ERROR, PEER_WORDS, RX_END, TX_END, TX_START } from '../../layout/stream.js'
+import { SP_FLAGS, PEER_BASE, PEER_BYE, PEER_ERROR, PEER_WORDS, SP_RX_END, SP_TX_END, SP_TX_START } from '../../layout/stream.js'
 import {
   D_ACKS, D_DUPLICATES, D_FAST_RETRANSMITS, D_FREED, D_KEEPALIVES, D_OUTSIDE_WINDOW, D_OUT_OF_ORDER, D_RECEIVED, D_RETRANSMITS, D_SENT, D_STALE, FI_WORDS, FL_DOUBLES, LOST_SILENT,
   T_ACK_OWED, T_DUE, T_GLOBAL, T_HEARD, T_PN_IN, T_PN_OUT, T_RTO, T_RTTVAR, T_SENT, T_SRTT, T_TXBASE, TW, G_WORDS, UW,
@@ -111,7 +111,7 @@ export class Reliability {
 
   /** Whether peer `p` is connected and not lost (its datagrams are taken and it is sent acknowledgements). */
   live (p: number): boolean {
-    return p !== this.self && this.u[this.uw(p, U_READY)] === 1 && (this.w[this.word(p, FLAGS)]! & PEER_ERROR) === 0
+    return p !== this.self && this.u[this.uw(p, U_READY)] === 1 && (this.w[this.word(p, SP_FLAGS)]! & PEER_ERROR) === 0
   }
 
   /**
@@ -120,13 +120,13 @@ export class Reliability {
    * gone and whoever may have taken the port, hears nothing of the pair.
    */
   gone (p: number): boolean {
-    return (this.w[this.word(p, FLAGS)]! & PEER_BYE) !== 0
+    return (this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) !== 0
   }
 
   /** Marks peer `p` lost for `why` (LOST_*): as `markLost` (shared.ts), with this thread's views. */
   lose (p: number, why: number): void {
     Atomics.compareExchange(this.u, this.uw(p, U_LOST), 0, why)
-    Atomics.or(this.w, this.word(p, FLAGS), PEER_ERROR)
+    Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_ERROR)
   }
 
   /** When the timers are next due (ms; Infinity: nothing is timed). */
@@ -156,14 +156,14 @@ export class Reliability {
   queued (): number {
     let n = 0
     for (let p = 0; p < this.peers; p++) {
-      if (p !== this.self && (this.w[this.word(p, FLAGS)]! & PEER_ERROR) === 0) n += this.w[this.word(p, TX_END)]! - this.u[this.uw(p, U_SENT)]!
+      if (p !== this.self && (this.w[this.word(p, SP_FLAGS)]! & PEER_ERROR) === 0) n += this.w[this.word(p, SP_TX_END)]! - this.u[this.uw(p, U_SENT)]!
     }
     return n
   }
 
   /** Whether `writeOut(p)` would send a datagram: bytes not sent yet, and room in the peer's window (the caller sets the clock first). */
   sendable (p: number): boolean {
-    if (!this.live(p) || this.gone(p) || this.u[this.uw(p, U_SENT)]! >= this.w[this.word(p, TX_END)]!) return false
+    if (!this.live(p) || this.gone(p) || this.u[this.uw(p, U_SENT)]! >= this.w[this.word(p, SP_TX_END)]!) return false
     return ((this.u[this.uw(p, U_SND_NXT)]! - this.u[this.uw(p, U_SND_UNA)]!) | 0) < this.u[this.uw(p, U_PEER_WIN)]!
   }
 
@@ -171,14 +171,14 @@ export class Reliability {
   writeOut (p: number): number {
     if (!this.live(p) || this.gone(p)) return 0
     const sent = this.u[this.uw(p, U_SENT)]!
-    const end = this.w[this.word(p, TX_END)]!
+    const end = this.w[this.word(p, SP_TX_END)]!
     if (sent < end) this.sendNew(p, sent, end)
-    return this.w[this.word(p, TX_END)]! - this.w[this.word(p, TX_START)]!
+    return this.w[this.word(p, SP_TX_END)]! - this.w[this.word(p, SP_TX_START)]!
   }
 
   /** Moves peer `p`'s send buffer to its start (FrameBuffers.compactTx), what was sent and where the buffer starts in the stream with it. */
   compactTx (p: number): number {
-    const start = this.w[this.word(p, TX_START)]!
+    const start = this.w[this.word(p, SP_TX_START)]!
     if (start > 0) {
       this.u[this.uw(p, U_SENT)]! -= start
       this.t[this.tw(p, T_TXBASE)]! += start
@@ -308,7 +308,7 @@ export class Reliability {
       }
       const endPos = this.fl[e * FL_DOUBLES]! + this.fl[e * FL_DOUBLES + 1]!
       const base = this.t[this.tw(p, T_TXBASE)]!
-      const ws = this.word(p, TX_START); const we = this.word(p, TX_END)
+      const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
       this.w[ws] = endPos - base
       u[this.uw(p, U_SND_UNA)] = ack
       this.ds[D_FREED]!++
@@ -396,7 +396,7 @@ export class Reliability {
 
   /** Appends `len` bytes of the memory at `at` to peer `p`'s receive buffer (read there already: the path's `rxTail`); false when it has no room. */
   private append (p: number, at: number, len: number): boolean {
-    const re = this.word(p, RX_END)
+    const re = this.word(p, SP_RX_END)
     const end = this.w[re]!
     if (at === this.fb.rxAt[p]! + end) { this.w[re] = end + len; return true }
     const to = this.fb.rxRoom(p, len)
@@ -518,7 +518,7 @@ export class Reliability {
       if (!this.live(p)) continue
       if (this.u[this.uw(p, U_ACK_OWED)] !== 0 || this.u[this.uw(p, U_ACK_NOW)] !== 0) this.ack(p)
       if (this.writeOut(p) > 0) acked = false
-      if ((this.w[this.word(p, FLAGS)]! & PEER_BYE) === 0) byes = false
+      if ((this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) === 0) byes = false
     }
     if (now >= this.t[T_DUE]!) this.runTimers()
     if (!acked) { this.settledAt = -1; return false }

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks'
 import { IO_SCRATCH_BYTES } from '../fd-io.js'
 import { faultState, type FaultSpec } from '../faults.js'
 import { WASM_PAGE, sharedOrPlain } from '../../layout/memory.js'
-import { FD, FLAGS, PEER_BASE, PEER_ERROR, PEER_WORDS, type StreamShared } from '../../layout/stream.js'
+import { SP_FD, SP_FLAGS, PEER_BASE, PEER_ERROR, PEER_WORDS, type StreamShared } from '../../layout/stream.js'
 import {
   D_COUNT, DELAY_SLOTS, FI_WORDS, FL_DOUBLES, G_RECV_FD, G_RNG, G_WORDS, LOST_REFUSED, LOST_SILENT, STAT_NAMES, T_DUE, T_GLOBAL, T_HEARD, T_RTO, T_SENT, TW, UW,
   U_LOST, U_PEER_MAX, U_PEER_WIN, U_READY, U_SESSION_HI, U_SESSION_LO, up8, type DatagramStats,
@@ -72,7 +72,7 @@ export function createDatagramShared (procs: number, bufBytes: number, rank: num
   const { mem, wasm } = sharedOrPlain(pages)
   const words = new SharedArrayBuffer(4 * (PEER_BASE + PEER_WORDS * procs))
   const w = new Int32Array(words)
-  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + FD] = -1
+  for (let p = 0; p < procs; p++) w[PEER_BASE + PEER_WORDS * p + SP_FD] = -1
   const udp = new SharedArrayBuffer(4 * (G_WORDS + UW * procs))
   const u = new Int32Array(udp)
   u[G_RECV_FD] = -1
@@ -129,14 +129,14 @@ export function setDatagramPeer (s: DatagramShared, p: number, fd: number, sessi
   // starting: the peer timeout counts from the last datagram heard, and a process whose tasks take
   // longer than it to load would otherwise be lost the moment a peer's first datagram goes unanswered)
   if (now + KEEPALIVE_MS < t[T_DUE]!) t[T_DUE] = now + KEEPALIVE_MS
-  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FD, fd)
+  Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FD, fd)
   Atomics.store(u, b + U_READY, 1)
 }
 
 /** Marks peer `p` lost for `why` (LOST_*), from any thread (the agent, when the kernel refused a datagram to it). */
 export function markLost (s: DatagramShared, p: number, why: number): void {
   Atomics.compareExchange(new Int32Array(s.udp), G_WORDS + UW * p + U_LOST, 0, why)
-  Atomics.or(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + FLAGS, PEER_ERROR)
+  Atomics.or(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FLAGS, PEER_ERROR)
 }
 
 /** Why peer `p` was lost, in words (null: it was not, as far as the datagram path knows). */
