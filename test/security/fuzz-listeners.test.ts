@@ -218,7 +218,7 @@ describe('the tcp transport\'s listener, to strangers', () => {
 
 // ───────────────────────────── udp handshake ─────────────────────────────
 
-/** UdpTransport's insides the fuzz reaches (udp.ts): the handshake parser and what it keeps. */
+/** UdpTransport's insides the fuzz reaches (udp/transport.ts): the handshake parser and what it keeps. */
 interface UdpInside {
   events: unknown
   table: PeerAddress[]

@@ -177,7 +177,7 @@ describe('udp: stateless handshake (forged hellos)', () => {
 
 // ─────────────────────────── a response taken once ───────────────────────────
 
-/** UdpTransport's insides this test reaches (udp.ts). */
+/** UdpTransport's insides this test reaches (udp/transport.ts). */
 interface UdpInside {
   readyCount: number
   onHandshake (b: Buffer, from: string): void

@@ -24,7 +24,7 @@ import { Summer, delta, exchange, note, openPair, setPn } from './helpers/udp-ca
 /** What A does with a datagram: the counter it lands in. */
 type Verdict = typeof DROP_COUNTERS[number] | 'stale'
 
-/** Header fields a mutation may rewrite: offset and bytes (datagram-path.ts's layout). */
+/** Header fields a mutation may rewrite: offset and bytes (transport/udp/header.ts's layout). */
 const FIELDS: Record<string, [number, number]> = {
   version: [0, 1], type: [1, 1], flags: [2, 1], reserved0: [3, 1], src: [4, 2], len: [6, 2], session: [8, 8], seq: [16, 4],
   ack: [20, 4], sack: [24, 4], win: [28, 2], reserved1: [30, 2], sum: [32, 4], pn: [36, 4], pnHigh: [40, 4], reserved2: [44, 4], mac: [48, 16],
@@ -70,7 +70,7 @@ const equalBytes = (x: Uint8Array, y: Uint8Array): boolean => x.length === y.len
 
 /**
  * Which check drops datagram `d` (as A's socket gives it: cut at the largest datagram), in the
- * order the path makes them (datagram-path.ts `onDatagram`): 'stale' when it passes them all with
+ * order the path makes them (transport/udp/path.ts `onDatagram`): 'stale' when it passes them all with
  * a packet number that is not news to A (`heard`: the highest A took, datagram-pair.ts `isNews`),
  * 'news' otherwise. `missed`: it differs from `base` where the checksum looks, and its checksum
  * is right all the same; `inPn`: only in the packet number's and the reserved word (bytes 36-47).

@@ -1,5 +1,5 @@
 /**
- * Two datagram paths (the `udp` transport's data path, transport/datagram-path.ts) in this
+ * Two datagram paths (the `udp` transport's data path, transport/udp/path.ts) in this
  * process, one per rank of a two-process job, with real UDP sockets on loopback and the test as
  * the network between them:
  *
@@ -14,7 +14,7 @@
  * with what was sent exactly; `stepA()` polls A alone, so that what it counts is the attacker's
  * only. The relay keeps a model of A's news rule over what it forwarded, in the order A read it
  * (`pnHeard`, `realStale`): a datagram of B's is news to A only when its packet number is above
- * every one A heard, by less than PN_JUMP. As in the transport (transport/udp.ts), the receiving
+ * every one A heard, by less than PN_JUMP. As in the transport (transport/udp/transport.ts), the receiving
  * sockets are read by the paths only: Node's own reading of them is stopped.
  */
 import { createSocket, type Socket } from 'node:dgram'
@@ -30,7 +30,7 @@ export const DROP_COUNTERS = ['badLength', 'badVersion', 'badType', 'unknownSend
 
 /** Datagrams the relay keeps (a long fuzz run must not hold all it saw). */
 const CAPTURE_MAX = 4096
-/** How far above the highest heard a packet number may be and still be news (datagram-path.ts's PN_JUMP). */
+/** How far above the highest heard a packet number may be and still be news (transport/udp/constants.ts's PN_JUMP). */
 export const PN_JUMP = 2 ** 24
 /** The longest A is polled for the datagrams sent its way to come (the kernel's loopback may hold one back a moment), ms. */
 const DRAIN_MS = 200
@@ -42,7 +42,7 @@ export function packetNumber (d: Uint8Array): number {
   return v.getUint32(36, true) + v.getUint32(40, true) * 2 ** 32
 }
 
-/** Whether packet number `pn` is news to a path whose highest heard is `heard` (datagram-path.ts `onDatagram`). */
+/** Whether packet number `pn` is news to a path whose highest heard is `heard` (transport/udp/reliability.ts `receive`). */
 export function isNews (pn: number, heard: number): boolean {
   const jump = pn - heard
   return jump > 0 && jump < PN_JUMP
@@ -50,7 +50,7 @@ export function isNews (pn: number, heard: number): boolean {
 
 interface UdpHandle { fd: number, recvStop (): number }
 
-/** The libuv handle under a dgram socket: its descriptor, and a way to stop Node reading it (as transport/udp.ts does). */
+/** The libuv handle under a dgram socket: its descriptor, and a way to stop Node reading it (as transport/udp/transport.ts does). */
 function handleOf (s: Socket): UdpHandle {
   const sym = Object.getOwnPropertySymbols(s).find((x) => x.description === 'state symbol')
   const h = sym === undefined ? undefined : (s as unknown as Record<symbol, { handle?: UdpHandle | null }>)[sym]?.handle

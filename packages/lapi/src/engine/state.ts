@@ -12,7 +12,8 @@ import { type FramePath } from '../transport/contract.js'
 import { BODY_PACKET, NET_PUT_DIRECT_MAX, PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RingReader, RingWriter } from '../transport/ring.js'
 import { StreamPath } from '../transport/stream-path.js'
-import { DatagramPath, isDatagramShared } from '../transport/datagram-path.js'
+import { DatagramPath } from '../transport/udp/path.js'
+import { isDatagramShared } from '../transport/udp/shared.js'
 
 /** Body bytes of an answer without payload (an acknowledgement, an Rmw's old value). */
 export const ANSWER_BYTES = BODY_PACKET + PACKET_HEADER_BYTES

@@ -14,7 +14,8 @@ import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../layout/memory.js
 import { createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../layout/ring.js'
 import { createStreamShared, streamBufferBytes, streamMemoryBytes } from '../transport/stream-path.js'
 import { type StreamShared } from '../layout/stream.js'
-import { MAX_WINDOW, createDatagramShared, type DatagramOptions } from '../transport/datagram-path.js'
+import { MAX_WINDOW } from '../transport/udp/constants.js'
+import { createDatagramShared, type DatagramOptions } from '../transport/udp/shared.js'
 import { faultState, type FaultSpec } from '../transport/faults.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 

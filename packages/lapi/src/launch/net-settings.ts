@@ -9,7 +9,7 @@
  *   AMLAPI_UDP_DATAGRAM      the largest datagram, bytes (udp; default from the interface's MTU)
  */
 import { parseFaults, type FaultSpec } from '../transport/faults.js'
-import { PEER_TIMEOUT_MS } from '../transport/datagram-path.js'
+import { PEER_TIMEOUT_MS } from '../transport/udp/constants.js'
 
 export type NetTransport = 'tcp' | 'udp'
 

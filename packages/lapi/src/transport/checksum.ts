@@ -1,5 +1,5 @@
 /**
- * The checksum of a `udp` datagram (transport/datagram-path.ts): it catches a datagram damaged on
+ * The checksum of a `udp` datagram (transport/udp/path.ts): it catches a datagram damaged on
  * the way (or by the `corrupt` fault), which must be dropped, never delivered. A datagram is summed
  * as two pieces, its header (with the checksum and MAC fields zero) and its payload; each piece in
  * 16-byte blocks, the last one padded with zeros, as four 32-bit little-endian lanes: for each

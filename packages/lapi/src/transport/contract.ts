@@ -13,7 +13,7 @@
  *
  *   - **Reliable, in order per pair of processes.** Every frame sent to a peer arrives once, intact,
  *     in the order it was sent, or the peer is declared lost (`onPeerLost`); tcp has it from the
- *     stream, udp makes it (transport/datagram-path.ts). (The agent relies on
+ *     stream, udp makes it (transport/udp/reliability.ts). (The agent relies on
  *     the order: a Put's last packet comes after its others, a rendezvous FIN after its data.)
  *   - **Back-pressure is a return value.** `send` queues a copy and returns 0, or BACKPRESSURE when
  *     the peer's queue is over its limit (the frame is queued all the same): the agent stops taking

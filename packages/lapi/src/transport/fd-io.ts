@@ -272,6 +272,6 @@ export class FdIo {
 
 /**
  * Adds the bytes [at, at + (n & ~15)) of the memory to a checksum's state, the eight 32-bit words
- * at `st` (16-byte aligned): for each 16-byte block x, lanes a += x, then b += a (datagram-path.ts).
+ * at `st` (16-byte aligned): for each 16-byte block x, lanes a += x, then b += a (transport/udp/path.ts).
  */
 export type Sum4 = (at: number, n: number, st: number) => void

@@ -6,21 +6,21 @@
  * written, in one shared WebAssembly memory (after its first page, the I/O vector's: rx[p] then
  * tx[p] for each peer p). Whoever holds the process's
  * network lock (engine/engine.ts) moves them; the agent, while it reads in its event loop instead
- * (no task polls), hands its chunks to `ingest`. Frames are as transport/contract.ts lays them out.
+ * (no task polls), hands its chunks to `ingest`. Frames are as transport/contract.ts lays them out;
+ * the buffers, and the frames queued into and parsed out of them, are transport/frame-buffers.ts's.
  *
  *   Its shared memory is laid out in layout/stream.ts.
  */
 import { performance } from 'node:perf_hooks'
 import { readSync, writeSync, writevSync } from 'node:fs'
-import { WORD_COPY, copyBuf, copySmall } from '../base/copy.js'
+import { copyBuf } from '../base/copy.js'
 import { nextRandom } from './faults.js'
 import { FdIo, IO_AGAIN, IO_SCRATCH_BYTES, type FdEnd, type FdPoll } from './fd-io.js'
+import { FrameBuffers, NO_BYTES, type OnFrame } from './frame-buffers.js'
 import { WASM_PAGE, sharedOrPlain } from '../layout/memory.js'
 import { SP_ERRNO, SP_FD, SP_FLAGS, PEER_BASE, PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, PEER_WORDS, SP_RX_END, SP_RX_START, S_BYTES_RECEIVED, S_BYTES_SENT, S_EMPTY_READS, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, S_READS, S_WRITES, SP_TX_END, SP_TX_START, type StreamShared } from '../layout/stream.js'
-import { BACKPRESSURE, SLEEP_FAILED, FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath, type TransportStats } from './contract.js'
+import { BACKPRESSURE, SLEEP_FAILED, FRAME_HEADER_BYTES, type FramePath, type TransportStats } from './contract.js'
 
-/** The body of a goodbye, and what the writev array holds between writes (no view of a frame kept). */
-export const NO_BYTES = new Uint8Array(0)
 /** `readFd`/`writeFd` result after an error, which marked the peer (SP_FLAGS ERROR, SP_ERRNO). */
 const IO_FAILED = -2
 /** How long a thread leaves a peer's full socket alone before it tries to write again, ms. */
@@ -47,9 +47,6 @@ export function createStreamShared (procs: number, bufBytes: number, corrupt: { 
   return { words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, txCap: bufBytes, procs, corrupt: c }
 }
 
-/** Where peer `p`'s receive buffer starts in the memory (its send buffer follows it). */
-function rxAt (s: StreamShared, p: number): number { return IO_SCRATCH_BYTES + p * (s.cap + s.txCap) }
-
 /** Sets the descriptor of peer `p`'s connection (the agent, once the handshake is done). */
 export function setPeerFd (s: StreamShared, p: number, fd: number): void {
   Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FD, fd)
@@ -71,18 +68,16 @@ export function streamStats (s: StreamShared): Pick<TransportStats, 'framesSent'
 
 /** One thread's handle on a stream data path. Every method runs under the process's network lock. */
 export class StreamPath implements FramePath {
-  protected readonly w: Int32Array
-  protected readonly st: Float64Array
-  protected readonly rx: Uint8Array[]
-  protected readonly tx: Uint8Array[]
-  protected readonly txv: DataView[]
-  protected readonly rxv: DataView[]
-  protected readonly cap: number
-  protected readonly txCap: number
+  /** The send and receive buffers, and their words (the views below are its). */
+  private readonly fb: FrameBuffers
+  private readonly w: Int32Array
+  private readonly st: Float64Array
+  private readonly rx: Uint8Array[]
+  private readonly tx: Uint8Array[]
+  private readonly cap: number
+  private readonly txCap: number
   readonly peers: number
-  protected readonly self: number
-  /** Peers this thread queued a goodbye for. */
-  private readonly byeQueued: Uint8Array
+  private readonly self: number
   /**
    * Per peer, until when (performance.now ms) this thread does not try to write to it again: its
    * socket was full (EAGAIN). A full socket drains at the reader's pace; a write tried at once
@@ -90,12 +85,12 @@ export class StreamPath implements FramePath {
    */
   private readonly fullUntil: Float64Array
   /** Writes and reads that moved bytes, by this thread (see `moved`). */
-  protected movedCount = 0
+  private movedCount = 0
   /** Where each peer's buffers start in the memory. */
-  protected readonly rxAt: Int32Array
-  protected readonly txAt: Int32Array
+  private readonly rxAt: Int32Array
+  private readonly txAt: Int32Array
   /** This thread's WASI reads and writes (null: Node's fs calls, where WASI could not be had). */
-  protected io: FdIo | null
+  private io: FdIo | null
   /** Per peer, its descriptor's WASI end (made when first used, again if the descriptor changes). */
   private readonly ends: Array<FdEnd | null>
   /** `sleep`'s FdPoll (on the descriptor it last slept on; null: none yet, or it failed). */
@@ -108,29 +103,20 @@ export class StreamPath implements FramePath {
   constructor (s: StreamShared, self: number) {
     this.corrupt = s.corrupt?.p ?? 0
     this.rng = s.corrupt !== null ? new Int32Array(s.corrupt.rng) : null
-    this.w = new Int32Array(s.words)
-    this.st = new Float64Array(s.stats)
-    const buf = s.mem.buffer
-    this.cap = s.cap
-    this.txCap = s.txCap
-    this.peers = s.procs
-    this.rxAt = new Int32Array(s.procs)
-    this.txAt = new Int32Array(s.procs)
-    this.rx = []; this.tx = []; this.rxv = []; this.txv = []
-    for (let p = 0; p < s.procs; p++) {
-      this.rxAt[p] = rxAt(s, p)
-      this.txAt[p] = rxAt(s, p) + s.cap
-      this.rx.push(new Uint8Array(buf, this.rxAt[p], s.cap))
-      this.tx.push(new Uint8Array(buf, this.txAt[p], s.txCap))
-      this.rxv.push(new DataView(buf, this.rxAt[p], s.cap))
-      this.txv.push(new DataView(buf, this.txAt[p], s.txCap))
-    }
+    const fb = this.fb = new FrameBuffers(s, self)
+    this.w = fb.w
+    this.st = fb.st
+    this.cap = fb.cap
+    this.txCap = fb.txCap
+    this.peers = fb.peers
+    this.rxAt = fb.rxAt
+    this.txAt = fb.txAt
+    this.rx = fb.rx; this.tx = fb.tx
     this.ends = new Array<FdEnd | null>(s.procs).fill(null)
     let io: FdIo | null = null
     if (s.wasm) try { io = new FdIo(s.mem, s.pages) } catch { io = null }
     this.io = io
     this.self = self
-    this.byeQueued = new Uint8Array(this.peers)
     this.fullUntil = new Float64Array(this.peers)
   }
 
@@ -143,7 +129,7 @@ export class StreamPath implements FramePath {
   /** Whether this thread reads and writes the send queue and receive buffers through WASI (false: Node's fs calls). */
   get wasi (): boolean { return this.io !== null }
 
-  protected word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
+  private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
   /** The WASI end of peer `p`'s descriptor `fd`, or null when this thread uses Node's fs calls. */
   private end (p: number, fd: number): FdEnd | null {
@@ -162,7 +148,7 @@ export class StreamPath implements FramePath {
   }
 
   /** Whether peer `p` can be written to and read from. */
-  protected open (p: number): boolean {
+  private open (p: number): boolean {
     return p !== this.self && this.w[this.word(p, SP_FD)]! >= 0 && (this.w[this.word(p, SP_FLAGS)]! & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0
   }
 
@@ -198,10 +184,10 @@ export class StreamPath implements FramePath {
 
   // ─────────────────────────────── out ───────────────────────────────
 
-  /** Whether `peer`'s queue has room for a frame of `len` body bytes (after writing what the socket takes, when `write`). */
   /** A stream has no units: the largest. */
   directChunk (_peer: number, _overhead: number, max: number): number { return max }
 
+  /** Whether `peer`'s queue has room for a frame of `len` body bytes (after writing what the socket takes, when `write`). */
   room (peer: number, len: number, write: boolean): boolean {
     if (!this.open(peer)) return true
     const need = FRAME_HEADER_BYTES + len
@@ -211,34 +197,19 @@ export class StreamPath implements FramePath {
     return this.w[we]! - this.w[ws]! + need <= this.txCap
   }
 
-  /** Moves peer `p`'s queued bytes to the front of its send buffer; returns where they end. */
-  protected compactTx (p: number): number {
-    const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
-    const start = this.w[ws]!; let end = this.w[we]!
-    if (start > 0) { this.tx[p]!.copyWithin(0, start, end); end -= start; this.w[ws] = 0; this.w[we] = end }
-    return end
-  }
-
   /** Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue has no room even after writing (nothing queued then). */
   queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null = null): number {
     if (!this.open(peer)) return 0
     const need = FRAME_HEADER_BYTES + len
-    const b = this.tx[peer]!
-    const we = this.word(peer, SP_TX_END)
-    let end = this.w[we]!
+    let end = this.w[this.word(peer, SP_TX_END)]!
     if (end + need > this.txCap) {
       this.writeOut(peer)
-      end = this.compactTx(peer)
+      end = this.fb.compactTx(peer)
       if (end + need > this.txCap) return BACKPRESSURE
     }
-    this.frameHeader(b, end, len, kind, dst)
+    this.fb.put(peer, end, kind, dst, u8, off, len, dv)
     // (the fault injector's corrupt frame: a length no receiver can follow, so the connection ends, named)
-    if (this.corrupt !== 0 && nextRandom(this.rng!, 0) < this.corrupt) { b[end] = 0xf0; b[end + 1] = 0xff; b[end + 2] = 0xff; b[end + 3] = 0xff }
-    const d = end + FRAME_HEADER_BYTES
-    if (len <= WORD_COPY) copySmall(this.txv[peer]!, b, d, dv, u8, off, len)
-    else copyBuf(b, d, u8, off, len, false)
-    this.w[we] = end + need
-    this.st[S_FRAMES_SENT]!++
+    if (this.corrupt !== 0 && nextRandom(this.rng!, 0) < this.corrupt) { const b = this.tx[peer]!; b[end] = 0xf0; b[end + 1] = 0xff; b[end + 2] = 0xff; b[end + 3] = 0xff }
     return 0
   }
 
@@ -249,7 +220,7 @@ export class StreamPath implements FramePath {
     // the frame's header and `head` go through the (empty) queue, the data after them
     const b = this.tx[peer]!
     const hl = FRAME_HEADER_BYTES + headLen
-    this.frameHeader(b, 0, headLen + len, kind, dst)
+    this.fb.frameHeader(b, 0, headLen + len, kind, dst)
     for (let k = 0; k < headLen; k++) b[FRAME_HEADER_BYTES + k] = head[k]!
     this.w[ws] = 0
     this.w[we] = hl
@@ -271,12 +242,6 @@ export class StreamPath implements FramePath {
   /** The two parts of a direct frame's writev: the array is kept, its two views are made per frame (one chunk of up to 64 KiB). */
   private readonly two: Uint8Array[] = [NO_BYTES, NO_BYTES]
 
-  protected frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
-    b[at] = len & 0xff; b[at + 1] = (len >>> 8) & 0xff; b[at + 2] = (len >>> 16) & 0xff; b[at + 3] = len >>> 24
-    b[at + 4] = FRAME_VERSION; b[at + 5] = kind; b[at + 6] = 0; b[at + 7] = 0
-    b[at + 8] = dst & 0xff; b[at + 9] = (dst >>> 8) & 0xff; b[at + 10] = (dst >>> 16) & 0xff; b[at + 11] = dst >>> 24
-  }
-
   /** Writes what is queued for every peer (as much as each socket takes now). Returns the bytes still queued. */
   flush (): number {
     let left = 0
@@ -291,7 +256,7 @@ export class StreamPath implements FramePath {
     return n
   }
 
-  protected writeOut (p: number): number {
+  private writeOut (p: number): number {
     const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
     let start = this.w[ws]!
     const end = this.w[we]!
@@ -377,7 +342,7 @@ export class StreamPath implements FramePath {
   }
 
   /** Marks peer `p` failed (ERROR, with `errno`); returns IO_FAILED. */
-  protected fail (p: number, errno: number): number {
+  private fail (p: number, errno: number): number {
     this.w[this.word(p, SP_ERRNO)] = errno
     Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_ERROR)
     return IO_FAILED
@@ -390,35 +355,31 @@ export class StreamPath implements FramePath {
    * what `ingest` put in) and hands every whole frame to `onFrame` until it refuses one (false: it
    * stays for the next call). Returns the frames handed over.
    */
-  poll (reading: boolean, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
+  poll (reading: boolean, onFrame: OnFrame): number {
     let n = 0
     for (let p = 0; p < this.peers; p++) {
       if (p === this.self) continue
       if (reading && this.open(p)) this.readIn(p)
-      n += this.parse(p, onFrame)
+      // (a goodbye: the peer's stream ends after it)
+      n += this.fb.parse(p, onFrame, PEER_BYE)
     }
     return n
   }
 
   /** Bytes the agent read itself (its event loop) from peer `p`: kept for `poll` to parse. Returns false when there is no room (the agent stops reading). */
   ingest (p: number, chunk: Uint8Array, len: number): boolean {
-    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
-    const b = this.rx[p]!
-    let start = this.w[rs]!; let end = this.w[re]!
-    if (end + len > this.cap && start > 0) { b.copyWithin(0, start, end); end -= start; start = 0; this.w[rs] = 0; this.w[re] = end }
-    if (end + len > this.cap) return false
-    copyBuf(b, end, chunk, 0, len, false)
-    this.w[re] = end + len
+    const end = this.fb.rxRoom(p, len)
+    if (end < 0) return false
+    copyBuf(this.rx[p]!, end, chunk, 0, len, false)
+    this.w[this.word(p, SP_RX_END)] = end + len
     this.st[S_BYTES_RECEIVED]! += len
     return true
   }
 
   /** Bytes received from peer `p` and not yet handed over as frames. */
-  unparsed (p: number): number {
-    return this.w[this.word(p, SP_RX_END)]! - this.w[this.word(p, SP_RX_START)]!
-  }
+  unparsed (p: number): number { return this.fb.unparsed(p) }
 
-  protected readIn (p: number): void {
+  private readIn (p: number): void {
     const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
     const b = this.rx[p]!
     let start = this.w[rs]!; let end = this.w[re]!
@@ -435,65 +396,15 @@ export class StreamPath implements FramePath {
     }
   }
 
-  protected parse (p: number, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number {
-    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
-    const b = this.rx[p]!
-    const dv = this.rxv[p]!
-    let at = this.w[rs]!
-    const end = this.w[re]!
-    let n = 0
-    while (end - at >= FRAME_HEADER_BYTES) {
-      const len = dv.getUint32(at, true)
-      if (len > this.cap - FRAME_HEADER_BYTES) {
-        // the stream cannot be followed any further: this connection ends, named
-        this.st[S_FRAMES_DROPPED]!++
-        Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_MALFORMED)
-        at = end
-        break
-      }
-      if (end - at < FRAME_HEADER_BYTES + len) break
-      const ver = b[at + 4]!
-      const kind = b[at + 5]!
-      if (ver !== FRAME_VERSION || (kind !== FRAME_PACKET && kind !== FRAME_CONTROL && kind !== FRAME_BYE)) {
-        this.st[S_FRAMES_DROPPED]!++
-      } else if (kind === FRAME_BYE) {
-        this.onBye(p)
-      } else if ((this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) !== 0) {
-        // (a goodbye is a peer's last frame: whatever follows it is nobody's, as a datagram sent in a
-        // departed peer's name by whoever took its port would be)
-        this.st[S_FRAMES_DROPPED]!++
-      } else {
-        if (!onFrame(p, kind, dv.getUint32(at + 8, true), b, at + FRAME_HEADER_BYTES, len)) break
-        this.st[S_FRAMES_RECEIVED]!++
-        n++
-      }
-      at += FRAME_HEADER_BYTES + len
-    }
-    this.w[rs] = at
-    if (at === end) { this.w[rs] = 0; this.w[re] = 0 }
-    return n
-  }
-
   /** A stream path has no timers: TCP keeps its own. */
   tick (): void {}
   due (): number { return -1 }
   /** Nothing to settle before a close: a written byte is TCP's to deliver. */
   settle (): boolean { return true }
 
-  /** Peer `p` said goodbye (its stream ends after it). */
-  protected onBye (p: number): void { Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_BYE) }
-
   /** Counts a frame dropped above the path (a packet the engine refused as malformed). */
-  dropped (): void { this.st[S_FRAMES_DROPPED]!++ }
+  dropped (): void { this.fb.dropped() }
 
   /** Queues a goodbye for every open peer not sent one yet; false while a queue has no room for it. */
-  bye (): boolean {
-    let all = true
-    for (let p = 0; p < this.peers; p++) {
-      if (p === this.self || this.byeQueued[p] === 1) continue
-      if (this.queue(p, FRAME_BYE, 0, NO_BYTES, 0, 0) === 0) this.byeQueued[p] = 1
-      else all = false
-    }
-    return all
-  }
+  bye (): boolean { return this.fb.bye(this) }
 }

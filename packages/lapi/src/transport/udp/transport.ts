@@ -1,6 +1,6 @@
 /**
  * The `udp` transport (transport/contract.ts), its agent face: the sockets and the handshake. Its
- * data path, with the reliability, is transport/datagram-path.ts.
+ * data path is path.ts, with the reliability (reliability.ts).
  *
  * Each process has three kinds of socket, all bound to the job's address (`--bind`, loopback by
  * default): a handshake socket, whose address the rendezvous publishes; one receiving socket for
@@ -29,14 +29,15 @@ import { isIPv6 } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import type { Logger } from 'pino'
 import { randomBytes } from 'node:crypto'
-import { NONCE_BYTES, makeNonce, proof, sameProof } from './auth.js'
-import type { PeerAddress, Transport, TransportEvents, TransportStats } from './contract.js'
-import type { FaultSpec } from './faults.js'
-import { PRE_AUTH_MAX_BYTES, decodeFlat, encodeBody } from './messages.js'
-import {
-  DG_HEADER_BYTES, DG_MAC_BYTES, LOST_REFUSED, MAX_WINDOW, datagramLoss, markLost, datagramStats, setDatagramPeer, setReceiveFd, type DatagramOptions, type DatagramShared, type DatagramStats,
-} from './datagram-path.js'
-import { streamStats } from './stream-path.js'
+import { NONCE_BYTES, makeNonce, proof, sameProof } from '../auth.js'
+import type { PeerAddress, Transport, TransportEvents, TransportStats } from '../contract.js'
+import type { FaultSpec } from '../faults.js'
+import { PRE_AUTH_MAX_BYTES, decodeFlat, encodeBody } from '../messages.js'
+import { streamStats } from '../stream-path.js'
+import { LOST_REFUSED, type DatagramStats } from '../../layout/datagram.js'
+import { DG_HEADER_BYTES, DG_MAC_BYTES } from './header.js'
+import { MAX_WINDOW } from './constants.js'
+import { datagramLoss, markLost, datagramStats, setDatagramPeer, setReceiveFd, type DatagramOptions, type DatagramShared } from './shared.js'
 
 /** How long the handshake with every peer may take, ms. */
 const CONNECT_TIMEOUT_MS = 30_000
