@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { FRAME_HEADER_BYTES, FRAME_PACKET, PEER_BYE, PEER_EOF } from '@amlapi/lapi/transport'
 import {
   FrameBuffers, Reliability, createDatagramShared, datagramLayout as L, datagramLoss, datagramStats, setDatagramPeer, udpConstants as C, udpHeader as H, type DatagramLink, type DatagramShared,
-} from '@amlapi/lapi/internal'
+} from '#lapi-internal'
 
 /** Payload bytes of a full datagram (a frame of more is cut into several; several small ones share one). */
 const PAYLOAD = 512
