@@ -147,7 +147,7 @@ class Side {
   }
 
   uw (f: number): number { return L.G_WORDS + L.UW * this.peer + f }
-  tw (f: number): number { return L.T_GLOBAL + L.TW * this.peer + f }
+  tw (f: number): number { return L.UT_GLOBAL + L.TW * this.peer + f }
   stats (): ReturnType<typeof datagramStats> { return datagramStats(this.shared) }
 
   /** Queues the next frame if the send buffer has room for it (always moving what waits to its start: the protocol must follow). */
@@ -348,7 +348,7 @@ describe('udp reliability, driven alone', () => {
       expect(again.payload).toEqual(first.payload)
       expect(a.stats().retransmits).toBe(k)
       rto *= 2
-      expect(a.t[a.tw(L.T_RTO)]).toBe(rto)
+      expect(a.t[a.tw(L.UT_RTO)]).toBe(rto)
       expect(a.proto.dueAt()).toBe(sentAt + rto)
     }
     // the third resend arrives; the receiver's acknowledgement waits ACK_DELAY_MS for data going back, then goes alone
@@ -369,7 +369,7 @@ describe('udp reliability, driven alone', () => {
     a.take(ack, arrive + 1)
     expect(a.u[a.uw(L.U_SND_UNA)]).toBe(1)
     // (sent four times: no sample, the backed-off timeout stays, and nothing is resent when it passes)
-    expect(a.t[a.tw(L.T_RTO)]).toBe(rto)
+    expect(a.t[a.tw(L.UT_RTO)]).toBe(rto)
     a.clock[0] = sentAt + rto
     a.proto.runTimers()
     expect(net.inflight).toHaveLength(0)
@@ -387,8 +387,8 @@ describe('udp reliability, driven alone', () => {
     b.proto.runTimers()
     a.take(net.arrivals(Infinity)[0]!, 1001)
     // (a round trip of 1 ms, the first sample: 1 + 4 × 0.5 = 3 ms)
-    expect(a.t[a.tw(L.T_SRTT)]).toBe(1)
-    expect(a.t[a.tw(L.T_RTO)]).toBe(3)
+    expect(a.t[a.tw(L.UT_SRTT)]).toBe(1)
+    expect(a.t[a.tw(L.UT_RTO)]).toBe(3)
     a.outbound.push(300)
     a.flush(1001)
     expect(net.arrivals(Infinity)).toHaveLength(1) // lost

@@ -5,7 +5,7 @@
  *
  *   udp (Int32): G_RECV_FD, G_RNG, then per peer p at G_WORDS + UW·p its U_* words (the send and
  *     receive windows, the acknowledgements owed, the peer's size and window, the session value)
- *   times (Float64): T_DUE (when the timers are next due), then per peer p at T_GLOBAL + TW·p its
+ *   times (Float64): UT_DUE (when the timers are next due), then per peer p at UT_GLOBAL + TW·p its
  *     T_* times (the round-trip estimate, when last heard and sent, the packet numbers)
  *   flight (Float64): per peer, WINDOW entries of FL_DOUBLES: stream position, length, when sent
  *   flightI (Int32): per peer, WINDOW entries of FI_WORDS: times sent, selectively acknowledged
@@ -47,23 +47,23 @@ export const U_SESSION_HI = 12
 /** 1 while the peer holds the oldest datagram not acknowledged for room (DG_HELD): it arrived. */
 export const U_HELD = 13
 // ── global times (Float64): the next time a tick is due ──
-export const T_DUE = 0
-export const T_GLOBAL = 4
-// ── per peer times (Float64, from T_GLOBAL + TW·p) ──
+export const UT_DUE = 0
+export const UT_GLOBAL = 4
+// ── per peer times (Float64, from UT_GLOBAL + TW·p) ──
 export const TW = 10
-export const T_SRTT = 0
-export const T_RTTVAR = 1
-export const T_RTO = 2
+export const UT_SRTT = 0
+export const UT_RTTVAR = 1
+export const UT_RTO = 2
 /** When news of the peer last came, and when it was last sent a datagram. */
-export const T_HEARD = 3
-export const T_SENT = 4
+export const UT_HEARD = 3
+export const UT_SENT = 4
 /** When the oldest acknowledgement owed to the peer became owed. */
-export const T_ACK_OWED = 5
+export const UT_ACK_OWED = 5
 /** The stream position of the start of the peer's send buffer. */
-export const T_TXBASE = 6
+export const UT_TXBASE = 6
 /** The packet number of the last datagram sent to the peer, and the highest heard from it (whole numbers below 2^53: no wrap). */
-export const T_PN_OUT = 7
-export const T_PN_IN = 8
+export const UT_PN_OUT = 7
+export const UT_PN_IN = 8
 // in-flight table (Float64, per peer WINDOW entries of FL_DOUBLES): stream position, length, when sent
 export const FL_DOUBLES = 3
 // and (Int32, per peer WINDOW entries of FI_WORDS): times sent, selectively acknowledged
@@ -145,7 +145,7 @@ export const STAT_NAMES: ReadonlyArray<keyof DatagramStats> = [
 /** Word `f` (U_*) of peer `p` in `udp`. */
 export function uWord (p: number, f: number): number { return G_WORDS + UW * p + f }
 /** Time `f` (T_*) of peer `p` in `times`. */
-export function tWord (p: number, f: number): number { return T_GLOBAL + TW * p + f }
+export function tWord (p: number, f: number): number { return UT_GLOBAL + TW * p + f }
 
 /** `n` rounded up to a multiple of 8 (each datagram's place in the memory). */
 export const up8 = (n: number): number => (n + 7) & ~7

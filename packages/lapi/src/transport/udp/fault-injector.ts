@@ -7,7 +7,7 @@
  */
 import { nextRandom, type FaultSpec } from '../faults.js'
 import {
-  D_FAULT_CORRUPTS, D_FAULT_DELAYS, D_FAULT_DROPS, D_FAULT_DUPS, D_FAULT_REORDERS, DELAY_SLOTS, G_RNG, T_DUE, up8,
+  D_FAULT_CORRUPTS, D_FAULT_DELAYS, D_FAULT_DROPS, D_FAULT_DUPS, D_FAULT_REORDERS, DELAY_SLOTS, G_RNG, UT_DUE, up8,
 } from '../../layout/datagram.js'
 import type { DatagramShared } from './shared.js'
 
@@ -92,7 +92,7 @@ export class FaultInjector {
       this.dI[2 * i] = p
       this.dI[2 * i + 1] = n
       this.dT[i] = until
-      if (until < this.t[T_DUE]!) this.t[T_DUE] = until
+      if (until < this.t[UT_DUE]!) this.t[UT_DUE] = until
       return true
     }
     return false

@@ -27,7 +27,7 @@
 import { SP_FLAGS, PEER_BASE, PEER_BYE, PEER_ERROR, PEER_WORDS, SP_RX_END, SP_TX_END, SP_TX_START } from '../../layout/stream.js'
 import {
   D_ACKS, D_DUPLICATES, D_FAST_RETRANSMITS, D_FREED, D_KEEPALIVES, D_OUTSIDE_WINDOW, D_OUT_OF_ORDER, D_RECEIVED, D_RETRANSMITS, D_SENT, D_STALE, FI_WORDS, FL_DOUBLES, LOST_SILENT,
-  T_ACK_OWED, T_DUE, T_GLOBAL, T_HEARD, T_PN_IN, T_PN_OUT, T_RTO, T_RTTVAR, T_SENT, T_SRTT, T_TXBASE, TW, G_WORDS, UW,
+  UT_ACK_OWED, UT_DUE, UT_GLOBAL, UT_HEARD, UT_PN_IN, UT_PN_OUT, UT_RTO, UT_RTTVAR, UT_SENT, UT_SRTT, UT_TXBASE, TW, G_WORDS, UW,
   U_ACK_NOW, U_ACK_OWED, U_HELD, U_LOST, U_PEER_MAX, U_PEER_WIN, U_RCV_NXT, U_READY, U_RMASK, U_SENT, U_SND_NXT, U_SND_UNA,
 } from '../../layout/datagram.js'
 import type { FrameBuffers } from '../frame-buffers.js'
@@ -106,7 +106,7 @@ export class Reliability {
   get freed (): number { return this.ds[D_FREED]! }
 
   private uw (p: number, f: number): number { return G_WORDS + UW * p + f }
-  private tw (p: number, f: number): number { return T_GLOBAL + TW * p + f }
+  private tw (p: number, f: number): number { return UT_GLOBAL + TW * p + f }
   private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
 
   /** Whether peer `p` is connected and not lost (its datagrams are taken and it is sent acknowledgements). */
@@ -130,14 +130,14 @@ export class Reliability {
   }
 
   /** When the timers are next due (ms; Infinity: nothing is timed). */
-  dueAt (): number { return this.t[T_DUE]! }
+  dueAt (): number { return this.t[UT_DUE]! }
 
   /** Whether the timers are due by the time in the clock. */
-  timersDue (): boolean { return this.clock[0]! >= this.t[T_DUE]! }
+  timersDue (): boolean { return this.clock[0]! >= this.t[UT_DUE]! }
 
   /** The next tick is due by `at` (ms) at the latest. */
   dueBy (at: number): void {
-    if (at < this.t[T_DUE]!) this.t[T_DUE] = at
+    if (at < this.t[UT_DUE]!) this.t[UT_DUE] = at
   }
 
   // ─────────────────────────────── out ───────────────────────────────
@@ -181,7 +181,7 @@ export class Reliability {
     const start = this.w[this.word(p, SP_TX_START)]!
     if (start > 0) {
       this.u[this.uw(p, U_SENT)]! -= start
-      this.t[this.tw(p, T_TXBASE)]! += start
+      this.t[this.tw(p, UT_TXBASE)]! += start
     }
     return this.fb.compactTx(p)
   }
@@ -195,7 +195,7 @@ export class Reliability {
     let s = this.u[this.uw(p, U_SND_NXT)]!
     if (((s - una) | 0) >= win) return
     const now = this.clock[0]!
-    const base = this.t[this.tw(p, T_TXBASE)]!
+    const base = this.t[this.tw(p, UT_TXBASE)]!
     const f0 = p * W
     let any = false
     while (sent < end && ((s - una) | 0) < win) {
@@ -215,7 +215,7 @@ export class Reliability {
     }
     this.u[this.uw(p, U_SENT)] = sent
     this.u[this.uw(p, U_SND_NXT)] = s
-    if (any) this.dueBy(now + this.t[this.tw(p, T_RTO)]!)
+    if (any) this.dueBy(now + this.t[this.tw(p, UT_RTO)]!)
   }
 
   /**
@@ -237,12 +237,12 @@ export class Reliability {
     o[HF_ACK] = u[this.uw(p, U_RCV_NXT)]!
     o[HF_SACK] = held !== 0 ? 0 : rmask >>> 1
     o[HF_WIN] = this.W
-    const pn = this.t[this.tw(p, T_PN_OUT)]! + 1
-    this.t[this.tw(p, T_PN_OUT)] = pn
+    const pn = this.t[this.tw(p, UT_PN_OUT)]! + 1
+    this.t[this.tw(p, UT_PN_OUT)] = pn
     o[HF_PN] = pn
     u[this.uw(p, U_ACK_OWED)] = 0
     u[this.uw(p, U_ACK_NOW)] = 0
-    this.t[this.tw(p, T_SENT)] = this.clock[0]!
+    this.t[this.tw(p, UT_SENT)] = this.clock[0]!
     this.ds[D_SENT]!++
     return this.link.transmit(p, at, len)
   }
@@ -268,11 +268,11 @@ export class Reliability {
     // (news of the peer only from a packet number above all heard: a replay, a duplicate or a late
     // copy keeps no lost peer alive, and its acknowledgements are older than those already taken;
     // its data, if new, is still taken in order)
-    const pi = this.tw(src, T_PN_IN)
+    const pi = this.tw(src, UT_PN_IN)
     const jump = f[HF_PN]! - this.t[pi]!
     if (jump > 0 && jump < PN_JUMP) {
       this.t[pi]! += jump
-      this.t[this.tw(src, T_HEARD)] = now
+      this.t[this.tw(src, UT_HEARD)] = now
       this.onAck(src, f[HF_ACK]! | 0, f[HF_SACK]! | 0, (f[HF_FLAGS]! & DG_HELD) !== 0)
     } else this.ds[D_STALE]!++
     if (f[HF_TYPE] === DG_DATA) this.onData(src, f[HF_SEQ]! | 0, at, len)
@@ -307,14 +307,14 @@ export class Reliability {
         this.fi[e * FI_WORDS + 1] = 0
       }
       const endPos = this.fl[e * FL_DOUBLES]! + this.fl[e * FL_DOUBLES + 1]!
-      const base = this.t[this.tw(p, T_TXBASE)]!
+      const base = this.t[this.tw(p, UT_TXBASE)]!
       const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
       this.w[ws] = endPos - base
       u[this.uw(p, U_SND_UNA)] = ack
       this.ds[D_FREED]!++
       if (this.w[ws] === this.w[we] && u[this.uw(p, U_SENT)] === this.w[we]) {
         // everything acknowledged: the buffer starts over
-        this.t[this.tw(p, T_TXBASE)] = base + this.w[we]!
+        this.t[this.tw(p, UT_TXBASE)] = base + this.w[we]!
         this.w[ws] = 0; this.w[we] = 0; u[this.uw(p, U_SENT)] = 0
       }
       if (sample >= 0) this.measured(p, sample)
@@ -332,7 +332,7 @@ export class Reliability {
       high = i + 1
     }
     if (sample >= 0) this.measured(p, sample)
-    const gap = Math.max(this.t[this.tw(p, T_SRTT)]!, 0.1)
+    const gap = Math.max(this.t[this.tw(p, UT_SRTT)]!, 0.1)
     for (let i = 0; i + 3 <= high; i++) {
       const s = (ack + i) | 0
       const e = f0 + (s & (W - 1))
@@ -345,20 +345,20 @@ export class Reliability {
   /** A round trip of `r` ms measured to peer `p` (RFC 6298). */
   private measured (p: number, r: number): void {
     const t = this.t
-    const srtt = t[this.tw(p, T_SRTT)]!
-    let var_ = t[this.tw(p, T_RTTVAR)]!
+    const srtt = t[this.tw(p, UT_SRTT)]!
+    let var_ = t[this.tw(p, UT_RTTVAR)]!
     let s: number
     if (srtt === 0) { s = r; var_ = r / 2 } else { var_ = 0.75 * var_ + 0.25 * Math.abs(srtt - r); s = 0.875 * srtt + 0.125 * r }
-    t[this.tw(p, T_SRTT)] = s
-    t[this.tw(p, T_RTTVAR)] = var_
+    t[this.tw(p, UT_SRTT)] = s
+    t[this.tw(p, UT_RTTVAR)] = var_
     const rto = s + 4 * var_
-    t[this.tw(p, T_RTO)] = rto < RTO_MIN_MS ? RTO_MIN_MS : rto > RTO_MAX_MS ? RTO_MAX_MS : rto
+    t[this.tw(p, UT_RTO)] = rto < RTO_MIN_MS ? RTO_MIN_MS : rto > RTO_MAX_MS ? RTO_MAX_MS : rto
   }
 
   /** Sends datagram `s` to peer `p` again (`e`: its in-flight entry); `emit`'s result. */
   private resend (p: number, s: number, e: number): number {
     const now = this.clock[0]!
-    const at = this.fl[e * FL_DOUBLES]! - this.t[this.tw(p, T_TXBASE)]!
+    const at = this.fl[e * FL_DOUBLES]! - this.t[this.tw(p, UT_TXBASE)]!
     const r = this.emit(p, DG_DATA, s, this.fb.txAt[p]! + at, this.fl[e * FL_DOUBLES + 1]!)
     if (r <= 0) return r
     this.fi[e * FI_WORDS]!++
@@ -391,7 +391,7 @@ export class Reliability {
       // most likely came in order behind it, and an acknowledgement would carry no news)
       if (d > 0 && (mask & 1) === 0) { this.ds[D_OUT_OF_ORDER]!++; u[this.uw(p, U_ACK_NOW)] = 1 }
     }
-    if (u[this.uw(p, U_ACK_OWED)]!++ === 0) this.t[this.tw(p, T_ACK_OWED)] = now
+    if (u[this.uw(p, U_ACK_OWED)]!++ === 0) this.t[this.tw(p, UT_ACK_OWED)] = now
   }
 
   /** Appends `len` bytes of the memory at `at` to peer `p`'s receive buffer (read there already: the path's `rxTail`); false when it has no room. */
@@ -437,7 +437,7 @@ export class Reliability {
       if (p === this.self) continue
       const u = this.u
       if (u[this.uw(p, U_ACK_NOW)] === 0 && u[this.uw(p, U_ACK_OWED)]! < this.ackEvery) {
-        if (u[this.uw(p, U_ACK_OWED)] !== 0) this.dueBy(this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS)
+        if (u[this.uw(p, U_ACK_OWED)] !== 0) this.dueBy(this.t[this.tw(p, UT_ACK_OWED)]! + ACK_DELAY_MS)
         continue
       }
       if (!this.live(p)) continue
@@ -460,7 +460,7 @@ export class Reliability {
     const W = this.W
     for (let p = 0; p < this.peers; p++) {
       if (!this.live(p)) continue
-      const heard = this.t[this.tw(p, T_HEARD)]!
+      const heard = this.t[this.tw(p, UT_HEARD)]!
       if (now - heard > this.peerTimeout) { this.lose(p, LOST_SILENT); continue }
       if (heard + this.peerTimeout < next) next = heard + this.peerTimeout
       // (a peer that said goodbye is sent only the acknowledgements its own datagrams call for)
@@ -472,7 +472,7 @@ export class Reliability {
       // whose selective acknowledgements say which of them are missing)
       // (one the peer holds for room arrived: sent again only as a probe, after HELD_PROBE_MS at
       // least, in case the acknowledgement that the peer took it in is lost)
-      const rto0 = this.t[this.tw(p, T_RTO)]!
+      const rto0 = this.t[this.tw(p, UT_RTO)]!
       const rto = this.u[this.uw(p, U_HELD)] !== 0 && rto0 < HELD_PROBE_MS ? HELD_PROBE_MS : rto0
       for (let s = una; s !== nxt && !gone; s = (s + 1) | 0) {
         const e = p * W + (s & (W - 1))
@@ -481,7 +481,7 @@ export class Reliability {
         if (at <= now) {
           if (this.resend(p, s, e) < 0) break
           const backed = 2 * rto < RTO_MAX_MS ? 2 * rto : RTO_MAX_MS
-          this.t[this.tw(p, T_RTO)] = backed
+          this.t[this.tw(p, UT_RTO)] = backed
           at = now + backed
         }
         if (at < next) next = at
@@ -489,11 +489,11 @@ export class Reliability {
       }
       if (!this.live(p)) continue
       if (this.u[this.uw(p, U_ACK_OWED)] !== 0) {
-        const at = this.t[this.tw(p, T_ACK_OWED)]! + ACK_DELAY_MS
+        const at = this.t[this.tw(p, UT_ACK_OWED)]! + ACK_DELAY_MS
         if (at <= now) this.ack(p); else if (at < next) next = at
       }
       if (gone) continue
-      const ka = this.t[this.tw(p, T_SENT)]! + KEEPALIVE_MS
+      const ka = this.t[this.tw(p, UT_SENT)]! + KEEPALIVE_MS
       if (ka <= now) {
         this.emit(p, DG_ACK, 0, 0, 0)
         this.ds[D_KEEPALIVES]!++
@@ -502,7 +502,7 @@ export class Reliability {
     }
     const r = this.link.release()
     if (r < next) next = r
-    this.t[T_DUE] = next
+    this.t[UT_DUE] = next
   }
 
   /**
@@ -520,7 +520,7 @@ export class Reliability {
       if (this.writeOut(p) > 0) acked = false
       if ((this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) === 0) byes = false
     }
-    if (now >= this.t[T_DUE]!) this.runTimers()
+    if (now >= this.t[UT_DUE]!) this.runTimers()
     if (!acked) { this.settledAt = -1; return false }
     // (a peer still at work may resend what our acknowledgement of it missed: answered a while longer)
     if (byes) return true

@@ -9,7 +9,7 @@ import { faultState, type FaultSpec } from '../faults.js'
 import { WASM_PAGE, sharedOrPlain } from '../../layout/memory.js'
 import { SP_FD, SP_FLAGS, PEER_BASE, PEER_ERROR, PEER_WORDS, type StreamShared } from '../../layout/stream.js'
 import {
-  D_COUNT, DELAY_SLOTS, FI_WORDS, FL_DOUBLES, G_RECV_FD, G_RNG, G_WORDS, LOST_REFUSED, LOST_SILENT, STAT_NAMES, T_DUE, T_GLOBAL, T_HEARD, T_RTO, T_SENT, TW, UW,
+  D_COUNT, DELAY_SLOTS, FI_WORDS, FL_DOUBLES, G_RECV_FD, G_RNG, G_WORDS, LOST_REFUSED, LOST_SILENT, STAT_NAMES, UT_DUE, UT_GLOBAL, UT_HEARD, UT_RTO, UT_SENT, TW, UW,
   U_LOST, U_PEER_MAX, U_PEER_WIN, U_READY, U_SESSION_HI, U_SESSION_LO, up8, type DatagramStats,
 } from '../../layout/datagram.js'
 import { DG_HEADER_BYTES } from './header.js'
@@ -77,10 +77,10 @@ export function createDatagramShared (procs: number, bufBytes: number, rank: num
   const u = new Int32Array(udp)
   u[G_RECV_FD] = -1
   if (opts.faults !== null) u[G_RNG] = faultState(opts.faults.seed, rank)
-  const times = new SharedArrayBuffer(8 * (T_GLOBAL + TW * procs))
+  const times = new SharedArrayBuffer(8 * (UT_GLOBAL + TW * procs))
   const t = new Float64Array(times)
-  t[T_DUE] = Infinity
-  for (let p = 0; p < procs; p++) t[T_GLOBAL + TW * p + T_RTO] = RTO_INITIAL_MS
+  t[UT_DUE] = Infinity
+  for (let p = 0; p < procs; p++) t[UT_GLOBAL + TW * p + UT_RTO] = RTO_INITIAL_MS
   const slotLens = new SharedArrayBuffer(4 * procs * W)
   new Int32Array(slotLens).fill(-1)
   return {
@@ -123,12 +123,12 @@ export function setDatagramPeer (s: DatagramShared, p: number, fd: number, sessi
   u[b + U_PEER_WIN] = Math.min(peerWindow, s.opts.window)
   new Uint8Array(s.keys, 32 * p, 32).set(macKey.subarray(0, 32))
   const t = new Float64Array(s.times)
-  t[T_GLOBAL + TW * p + T_HEARD] = now
-  t[T_GLOBAL + TW * p + T_SENT] = now
+  t[UT_GLOBAL + TW * p + UT_HEARD] = now
+  t[UT_GLOBAL + TW * p + UT_SENT] = now
   // (the timers run from the handshake on, so keepalives flow both ways while the tasks are still
   // starting: the peer timeout counts from the last datagram heard, and a process whose tasks take
   // longer than it to load would otherwise be lost the moment a peer's first datagram goes unanswered)
-  if (now + KEEPALIVE_MS < t[T_DUE]!) t[T_DUE] = now + KEEPALIVE_MS
+  if (now + KEEPALIVE_MS < t[UT_DUE]!) t[UT_DUE] = now + KEEPALIVE_MS
   Atomics.store(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FD, fd)
   Atomics.store(u, b + U_READY, 1)
 }
