@@ -83,3 +83,39 @@ describe('the import structure', () => {
     expect(wrong).toEqual([])
   })
 })
+
+describe('transports behind the registry', () => {
+  const SRC = join(ROOT, 'packages/lapi/src')
+  /** Folders of transport/ that hold one transport each (a folder + a line of transport/registry.ts). */
+  const KINDS = ['tcp', 'udp']
+  /** Files above transport/ that may name a transport's files: the test-only entry (#lapi-internal drives the udp pieces alone). */
+  const EXEMPT = ['internal.ts']
+
+  it('no file outside transport/ imports a transport\'s folder: only the registry and the contract', () => {
+    const wrong: string[] = []
+    for (const file of sources(SRC)) {
+      const rel = relative(SRC, file)
+      if (rel.startsWith('transport/') || EXEMPT.includes(rel)) continue
+      for (const s of specifiers(readFileSync(file, 'utf8'))) {
+        if (!s.startsWith('.')) continue
+        const to = relative(SRC, resolve(dirname(file), s))
+        if (KINDS.some((k) => to.startsWith(`transport/${k}/`) || to === `transport/${k}.js`)) wrong.push(`${relative(ROOT, file)} imports ${s}`)
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it('the engine, the agent and the launcher name no transport in their code', () => {
+    const wrong: string[] = []
+    for (const folder of ['engine', 'agent', 'launch']) {
+      for (const file of sources(join(SRC, folder))) {
+        // (the code lines: comments taken out, a block comment's lines kept empty)
+        const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, '')).split('\n').map((l) => l.replace(/(^|\s)\/\/.*$/, ''))
+        code.forEach((l, i) => {
+          if (/(['"`])(tcp|udp)\1/.test(l)) wrong.push(`${relative(ROOT, file)}:${i + 1}: ${l.trim()}`)
+        })
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+})

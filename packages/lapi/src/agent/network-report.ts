@@ -4,7 +4,7 @@
  */
 import type { JobSpec } from '../layout/job-spec.js'
 import type { Transport } from '../transport/contract.js'
-import { peerFlags } from '../transport/stream-path.js'
+import { transportKind } from '../transport/registry.js'
 import { AGENT_ID, OWNER_TASKS, ENG_BLOCKED, ENG_CTRL, ENG_FDSLEEP, ENG_LOCK, ENG_OWNER, ENG_PARKED, ENG_WANT } from '../layout/engine.js'
 import { type NetEngine } from '../engine/engine.js'
 import { describeWatch, readTask } from './watch.js'
@@ -44,12 +44,13 @@ export function describeNetwork (v: NetworkView, detail: boolean): string {
     v.paused ? 'a peer is paused (its bytes wait for room)' : '',
   ].filter((f) => f !== '')
   const path = v.engine.path
+  const kind = transportKind(spec.net!.transport)
   const peers: string[] = []
   for (let p = 0; p < spec.processes; p++) {
     if (p === v.rank) continue
     let chunks = 0
     for (let k = 0; k < v.inbound.length; k += 3) if (v.inbound[k] === p) chunks++
-    peers.push(`process ${p}: ${path.unparsed(p)} bytes not taken in, ${chunks} reads held by the agent, flags ${peerFlags(spec.net!.stream, p)}`)
+    peers.push(`process ${p}: ${path.unparsed(p)} bytes not taken in, ${chunks} reads held by the agent, flags ${kind.peerFlags(spec.net!.stream, p)}`)
   }
   const line = `network of process ${v.rank}: the connections read by ${Atomics.load(w, ENG_OWNER) === OWNER_TASKS ? 'the tasks' : 'the agent'} ` +
     `(${v.handovers} hand-overs), the lock ${lock === 0 ? 'free' : lock === AGENT_ID ? 'held by the agent' : `held by task ${lock - 1}`}, ` +

@@ -8,8 +8,8 @@ import type { Logger } from 'pino'
 import { TASK_STATE, TaskState, abortJob, taskWord } from '../layout/control.js'
 import { placement, type JobSpec } from '../layout/job-spec.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED } from '../layout/stream.js'
-import type { Transport } from '../transport/contract.js'
-import { peerFlags } from '../transport/stream-path.js'
+import type { Transport, TransportKind } from '../transport/contract.js'
+import { transportKind } from '../transport/registry.js'
 import { type NetEngine } from '../engine/engine.js'
 import { ENG_OWNER } from '../layout/engine.js'
 import type { ControlPlane } from './control.js'
@@ -44,6 +44,8 @@ export class Peers {
   private readonly procs: number
   private readonly engine: NetEngine
   private readonly rounds: Rounds
+  /** The transport's kind: how a peer's state reads in the frame path's memory. */
+  private readonly kind: TransportKind
   private readonly gone: boolean[]
   /** Losses the transport reported, not judged yet (reason by peer). */
   private readonly reported: Array<string | undefined> = []
@@ -58,6 +60,7 @@ export class Peers {
     this.procs = o.spec.processes
     this.engine = o.engine
     this.rounds = o.rounds
+    this.kind = transportKind(o.spec.net!.transport)
     this.gone = new Array<boolean>(this.procs).fill(false)
   }
 
@@ -71,7 +74,7 @@ export class Peers {
     const s = this.o.spec.net!.stream
     for (let p = 0; p < this.procs; p++) {
       if (p === this.o.rank || this.gone[p]) continue
-      const f = peerFlags(s, p)
+      const f = this.kind.peerFlags(s, p)
       const reported = this.reported[p]
       if ((f & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0 && reported === undefined) continue
       if ((f & PEER_MALFORMED) === 0) {

@@ -11,9 +11,7 @@ import { netRingAt } from '../layout/ring.js'
 import { type FramePath } from '../transport/contract.js'
 import { BODY_PACKET, NET_PUT_DIRECT_MAX, PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RingReader, RingWriter } from '../transport/ring.js'
-import { StreamPath } from '../transport/stream-path.js'
-import { DatagramPath } from '../transport/udp/path.js'
-import { isDatagramShared } from '../transport/udp/shared.js'
+import { transportKind } from '../transport/registry.js'
 
 /** Body bytes of an answer without payload (an acknowledgement, an Rmw's old value). */
 export const ANSWER_BYTES = BODY_PACKET + PACKET_HEADER_BYTES
@@ -123,7 +121,7 @@ export class EngineState {
     this.ctl = new Int32Array(spec.control)
     this.w = new Int32Array(net.stream.words)
     this.st = new Float64Array(net.stats)
-    this.path = isDatagramShared(net.stream) ? new DatagramPath(net.stream, rank) : new StreamPath(net.stream, rank)
+    this.path = transportKind(net.transport).createPath(net.stream, rank)
     this.me = holder
     this.rank = rank
     this.onControl = onControl

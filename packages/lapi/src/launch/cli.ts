@@ -18,6 +18,7 @@ import { JoinError, joinJob } from './join.js'
 import type { JitMode } from '../base/jit.js'
 import { logger } from '../base/log.js'
 import { parseFaults } from '../transport/faults.js'
+import { DEFAULT_TRANSPORT, isTransport, transportKind, transportList, transportNames } from '../transport/registry.js'
 
 const USAGE = `usage: lapirun -n N [options] [--] program.mjs [args...]
        lapirun --join [--tasks-per-proc K] [options] [--] program.mjs [args...]
@@ -138,6 +139,9 @@ function microseconds (text: string, what: string): number {
   return v
 }
 
+/** `--transport shm`: the tasks of one process, no network transport. */
+const SHM = 'shm'
+
 /** Runs lapirun with the given arguments; resolves with the exit code. */
 export async function main (argv: string[]): Promise<number> {
   const log = logger('lapirun')
@@ -147,7 +151,7 @@ export async function main (argv: string[]): Promise<number> {
   let timeoutMs: number | undefined
   let procs = 1
   let bind: string | undefined
-  const net: { transport?: 'tcp' | 'udp', faults?: string, mac?: boolean } = {}
+  const net: { transport?: string, faults?: string, mac?: boolean } = {}
   /** With --join: the tasks per process (0: not joining). */
   let join = 0
   try {
@@ -159,7 +163,7 @@ export async function main (argv: string[]): Promise<number> {
     const str = (k: string): string | undefined => v.get(k) as string | undefined
     if (v.has('join')) {
       if (v.has('tasks') || v.has('np') || v.has('procs')) throw new UsageError('--join takes no -n or --procs: the job has P·K tasks, P from the launcher, K from --tasks-per-proc')
-      if (str('transport') === 'shm') throw new UsageError('--join needs a network transport: tcp or udp')
+      if (str('transport') === SHM) throw new UsageError(`--join needs a network transport: ${transportList()}`)
       join = wholeNumber(str('tasks-per-proc') ?? '1', 1, MAX_TASKS, '--tasks-per-proc')
       n = join
     } else {
@@ -169,10 +173,10 @@ export async function main (argv: string[]): Promise<number> {
     const procsText = str('procs')
     procs = procsText === undefined ? 1 : wholeNumber(procsText, 1, n, `--procs (processes, at most the ${n} task${n === 1 ? '' : 's'} of -n)`)
     const envTransport = (process.env['AMLAPI_TRANSPORT'] ?? '').trim()
-    const transport = str('transport') ?? (procs > 1 || join > 0 ? (envTransport !== '' ? envTransport : 'tcp') : 'shm')
-    if (!['shm', 'udp', 'tcp'].includes(transport)) throw new UsageError(`--transport must be shm, tcp or udp, not '${transport}'`)
-    if (transport === 'shm' && procs > 1) throw new UsageError(`--transport shm joins the tasks of one process only; --procs ${procs} needs tcp or udp`)
-    if (transport !== 'shm') net.transport = transport as 'tcp' | 'udp'
+    const transport = str('transport') ?? (procs > 1 || join > 0 ? (envTransport !== '' ? envTransport : DEFAULT_TRANSPORT) : SHM)
+    if (transport !== SHM && !isTransport(transport)) throw new UsageError(`--transport must be ${transportList([SHM, ...transportNames()])}, not '${transport}'`)
+    if (transport === SHM && procs > 1) throw new UsageError(`--transport shm joins the tasks of one process only; --procs ${procs} needs ${transportList()}`)
+    if (transport !== SHM) net.transport = transport
     const faults = str('faults')
     if (faults !== undefined) {
       try { parseFaults(faults) } catch (e) { throw new UsageError(`--faults: ${(e as Error).message}`) }
@@ -276,21 +280,16 @@ function version (): string {
 
 /**
  * What the options given do nothing for in this placement, a sentence each: no network in a job of
- * one process; over tcp (a byte stream) only `corrupt` of the faults and no `--mac`.
+ * one process; over a network, what the transport's kind says it does not use (`unusedOptions`).
  */
 function idleOptions (transport: string, network: boolean, faults: string | undefined, mac: boolean): string[] {
   const out: string[] = []
   if (!network) {
-    if (transport !== 'shm') out.push(`--transport ${transport} does nothing in a job of one process (its tasks share memory): add --procs 2 or more`)
+    if (transport !== SHM) out.push(`--transport ${transport} does nothing in a job of one process (its tasks share memory): add --procs 2 or more`)
     if (faults !== undefined) out.push('--faults does nothing in a job of one process (no network): add --procs 2 or more')
     if (mac) out.push('--mac does nothing in a job of one process (no network): add --procs 2 or more')
     return out
   }
-  if (transport === 'tcp') {
-    const f = faults === undefined ? null : parseFaults(faults)
-    const idle = f === null ? [] : (['drop', 'dup', 'reorder', 'delay'] as const).filter((k) => f[k] > 0)
-    if (idle.length > 0) out.push(`--faults ${idle.join(', ')} ${idle.length === 1 ? 'does' : 'do'} nothing over tcp (a byte stream; only corrupt applies): use --transport udp`)
-    if (mac) out.push('--mac does nothing over tcp (it is udp\'s per-datagram MAC; tcp proves the key at connect): use --transport udp')
-  }
+  if (isTransport(transport)) out.push(...(transportKind(transport).unusedOptions?.({ faults: faults === undefined ? null : parseFaults(faults), mac }) ?? []))
   return out
 }

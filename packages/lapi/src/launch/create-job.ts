@@ -12,20 +12,21 @@ import { controlQueueBytes, createControlQueue, createParkedGets } from '../layo
 import { MAX_TASKS, SPEC_VERSION, netStateBytes, placement, specFromAgent, type JobSpec } from '../layout/job-spec.js'
 import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../layout/memory.js'
 import { createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../layout/ring.js'
-import { createStreamShared, streamBufferBytes, streamMemoryBytes } from '../transport/stream-path.js'
-import { type StreamShared } from '../layout/stream.js'
-import { MAX_WINDOW } from '../transport/udp/constants.js'
-import { createDatagramShared, type DatagramOptions } from '../transport/udp/shared.js'
-import { faultState, type FaultSpec } from '../transport/faults.js'
+import { streamBufferBytes } from '../transport/stream-path.js'
+import { DEFAULT_TRANSPORT, transportKind } from '../transport/registry.js'
+import { type FaultSpec } from '../transport/faults.js'
+import type { StreamShared } from '../layout/stream.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 
 /** The tasks of this process when it is one of several (`procs`, `rank`); all of them otherwise. */
 export interface ProcessPart {
   procs: number
   rank: number
-  /** The `udp` transport's datagram path (absent: a stream transport, tcp). */
-  datagram?: DatagramOptions
-  /** Fault injection (a stream path takes `corrupt` only; a datagram path has them in `datagram`). */
+  /** The transport between the processes, by its name in transport/registry.ts (default DEFAULT_TRANSPORT). */
+  transport?: string
+  /** What the transport's kind makes its shared memory with, of the transport itself (`Transport.geometry`). */
+  geometry?: unknown
+  /** Fault injection (each kind takes those its path applies). */
   faults?: FaultSpec
 }
 
@@ -79,7 +80,7 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
     netOut,
     netState,
     netRing,
-    net: part.procs > 1 ? { stream: netShared(numTasks, part), stats: new SharedArrayBuffer(64), control: createControlQueue(controlQueueBytes(streamBufferBytes(numTasks))), gets: createParkedGets() } : null,
+    net: part.procs > 1 ? { transport: part.transport ?? DEFAULT_TRANSPORT, stream: netShared(numTasks, part), stats: new SharedArrayBuffer(64), control: createControlQueue(controlQueueBytes(streamBufferBytes(numTasks))), gets: createParkedGets() } : null,
   }
 }
 
@@ -93,11 +94,12 @@ function netOutGeometry (ring: RingGeometry): RingGeometry { return netRingGeome
 /** Bytes a slot of a ring toward the network has beyond an inbox slot (the destination tag's room). */
 const NET_TAG_BYTES = 64
 
-/** The frame path's shared memory: a datagram path's for udp, a stream path's for tcp. */
+/** The frame path's shared memory, as the transport's kind makes it. */
 function netShared (numTasks: number, part: ProcessPart): StreamShared {
-  const buf = streamBufferBytes(numTasks)
-  if (part.datagram !== undefined) return createDatagramShared(part.procs, buf, part.rank, part.datagram)
-  return createStreamShared(part.procs, buf, part.faults !== undefined && part.faults.corrupt > 0 ? { p: part.faults.corrupt, seed: faultState(part.faults.seed, part.rank) } : null)
+  return transportKind(part.transport ?? DEFAULT_TRANSPORT).createShared(part.procs, streamBufferBytes(numTasks), part.rank, {
+    faults: part.faults ?? null,
+    ...(part.geometry !== undefined ? { geometry: part.geometry } : {}),
+  })
 }
 
 /** Memory of a task's thread (a V8 isolate and Node's per-worker state): about 14 MiB measured on Node 20. */
@@ -105,18 +107,16 @@ export const WORKER_BYTES = 16 * 1024 * 1024
 /** A task's state per task of the job (message ids and reassembly, the network state words): an estimate. */
 export const PER_PEER_BYTES = 512
 
-/** What one process holding `localTasks` tasks of a job of `numTasks` over `procs` processes needs, in bytes, and its parts per task. */
-export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number, udp = false): { bytes: number, segment: number, rings: number, thread: number, frames: number } {
+/** What one process holding `localTasks` tasks of a job of `numTasks` over `procs` processes (over `transport`) needs, in bytes, and its parts per task. */
+export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number, transport = DEFAULT_TRANSPORT): { bytes: number, segment: number, rings: number, thread: number, frames: number } {
   const page = 65536
   const ring = ringGeometry(localTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
   const inbox = Math.ceil((netRingAt(ring) + (procs > 1 ? netRingGeometry(ring).ringBytes : 0)) / page) * page
   const netOut = procs > 1 ? Math.ceil(netOutGeometry(ring).ringBytes / page) * page : 0
   const rings = inbox + netOut
   const thread = WORKER_BYTES + PER_PEER_BYTES * numTasks
-  // (the frame path's buffers and the agent's control queue, once per process)
-  let frames = procs > 1 ? streamMemoryBytes(procs, streamBufferBytes(numTasks)) + controlQueueBytes(streamBufferBytes(numTasks)) : 0
-  // (udp: at most a window of the largest datagrams per peer, and two datagram buffers)
-  if (procs > 1 && udp) frames += (procs * MAX_WINDOW + 2) * 65536
+  // (the frame path's memory, as its kind says, and the agent's control queue, once per process)
+  const frames = procs > 1 ? transportKind(transport).memoryBytes(procs, streamBufferBytes(numTasks)) + controlQueueBytes(streamBufferBytes(numTasks)) : 0
   const bytes = localTasks * (config.segmentSize + rings + thread) + controlLayout(numTasks).byteLength + frames
   return { bytes, segment: config.segmentSize, rings, thread, frames }
 }
@@ -139,13 +139,14 @@ const MiB = (b: number): string => `${(b / 2 ** 20).toFixed(b < 2 ** 20 ? 2 : 0)
 /**
  * Throws an Error saying what does not fit when the processes `ranks` of a job (those on this host)
  * need more memory than the host allows (`memoryLimit`): segments, inbox rings and task threads,
- * all of which a job may touch in full. Called before anything is started.
+ * all of which a job may touch in full, and the frame path of the transport named `transport`.
+ * Called before anything is started.
  */
-export function checkJobFits (numTasks: number, config: JobConfig, procs: number, ranks: number[], limit = memoryLimit(), udp = false): void {
+export function checkJobFits (numTasks: number, config: JobConfig, procs: number, ranks: number[], limit = memoryLimit(), transport = DEFAULT_TRANSPORT): void {
   let need = 0
-  let per = processMemory(numTasks, config, 1, procs, udp)
+  let per = processMemory(numTasks, config, 1, procs, transport)
   for (const r of ranks) {
-    const m = processMemory(numTasks, config, placement(numTasks, procs, r).count, procs, udp)
+    const m = processMemory(numTasks, config, placement(numTasks, procs, r).count, procs, transport)
     need += m.bytes
     per = m
   }

@@ -13,7 +13,7 @@ import { resolveConfig, type JobConfig } from '../base/config.js'
 import { logger } from '../base/log.js'
 import { makeKey, parseKey } from '../transport/auth.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, seconds, type JobReports } from './options.js'
-import { wholeEnv } from './net-settings.js'
+import { envTransport, wholeEnv } from './net-settings.js'
 import { runMember } from './member.js'
 import { JoinError, NOTE_SLACK_S, awaitLiveNote, hostPort, jobIdFromEnv, launcherAgent, meetingFile, meetingFromEnv, pmiOpen, publishNote, removeNote, rendezvousHost } from './meeting.js'
 import { Pmi1 } from './pmi.js'
@@ -75,8 +75,8 @@ export interface JoinOptions {
   label: boolean
   timeoutMs?: number
   env: NodeJS.ProcessEnv
-  /** Network settings from lapirun's options (else the environment's). */
-  transport?: 'tcp' | 'udp'
+  /** Network settings from lapirun's options (else the environment's); `transport` a name of transport/registry.ts. */
+  transport?: string
   bind?: string
   faults?: string
   mac?: boolean
@@ -119,7 +119,7 @@ export async function joinJob (o: JoinOptions): Promise<number> {
   let key: Uint8Array | null = null
   if (keyText !== '') try { key = parseKey(keyText) } catch (e) { throw new JoinError((e as Error).message) }
   const config = resolveConfig(o.config, env)
-  checkJobFits(numTasks, config, at.size, [at.rank], undefined, (o.transport ?? env['AMLAPI_TRANSPORT']) === 'udp')
+  checkJobFits(numTasks, config, at.size, [at.rank], undefined, o.transport ?? envTransport(env))
   const log = logger('lapi:join', { rank: at.rank })
   const started = Date.now() - process.uptime() * 1000
   const deadline = Date.now() + START_TIMEOUT_MS

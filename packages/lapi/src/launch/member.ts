@@ -11,9 +11,7 @@ import { Agent } from '../agent/agent.js'
 import { makeNonce, proof, sameProof } from '../transport/auth.js'
 import type { PeerAddress } from '../transport/contract.js'
 import { MAX_MESSAGE_BYTES, encodeMessage, field, readMessages } from '../transport/messages.js'
-import { TcpTransport } from '../transport/tcp.js'
-import { UdpTransport } from '../transport/udp/transport.js'
-import type { DatagramShared } from '../transport/udp/shared.js'
+import { transportKind } from '../transport/registry.js'
 import { splitHostPort } from './meeting.js'
 import { netSettings } from './net-settings.js'
 import { logger } from '../base/log.js'
@@ -65,9 +63,11 @@ export async function runMember (o: MemberOptions): Promise<number> {
   const log = logger('lapi:agent', { rank })
   const bind = o.env['AMLAPI_BIND'] ?? (o.join ? await localAddressToward(host) : host)
   const net = netSettings(o.env)
-  const transport = net.transport === 'udp'
-    ? new UdpTransport({ rank, size, key, bind, log: logger('lapi:udp', { rank }), mac: net.mac, faults: net.faults, peerTimeoutMs: net.peerTimeoutMs, ...(net.maxDatagram !== undefined ? { maxDatagram: net.maxDatagram } : {}) })
-    : new TcpTransport({ rank, size, key, bind, log: logger('lapi:tcp', { rank }) })
+  const transport = transportKind(net.transport).createTransport({
+    rank, size, key, bind, log: logger(`lapi:${net.transport}`, { rank }), mac: net.mac, faults: net.faults,
+    ...(net.peerTimeoutMs !== undefined ? { peerTimeoutMs: net.peerTimeoutMs } : {}),
+    ...(net.maxDatagram !== undefined ? { maxDatagram: net.maxDatagram } : {}),
+  })
   // Ctrl-C reaches every process of the terminal's group: the launcher decides what it means
 
   const startEnd = performance.now() + START_TIMEOUT_MS
@@ -194,16 +194,17 @@ export async function runMember (o: MemberOptions): Promise<number> {
       throw new Error(`process 0 runs a job of ${job.numTasks} tasks, this process was started for one of ${o.numTasks}` +
         (o.tasksPerProc !== undefined ? ` (--tasks-per-proc ${o.tasksPerProc} × ${size} processes): give every process the same command` : ''))
     }
-    checkJobFits(job.numTasks, job.config, size, [rank], undefined, net.transport === 'udp')
+    checkJobFits(job.numTasks, job.config, size, [rank], undefined, net.transport)
+    const geometry = transport.geometry?.()
     spec = createJob(job.numTasks, job.config, {
       procs: size,
       rank,
-      ...(transport instanceof UdpTransport ? { datagram: transport.geometry() } : {}),
+      transport: net.transport,
+      ...(geometry !== undefined ? { geometry } : {}),
       ...(net.faults !== null ? { faults: net.faults } : {}),
     })
     const a = agent = new Agent({ spec, rank, transport, log, onAbort: abort })
-    if (transport instanceof UdpTransport) transport.useShared(spec.net!.stream as DatagramShared)
-    else transport.useShared(spec.net!.stream)
+    transport.useShared?.(spec.net!.stream)
     await Promise.race([called, transport.connect(job.table, {
       onBytes: (peer, chunk, len) => a.onBytes(peer, chunk, len),
       onPeerLost: (peer, reason, normal) => a.onPeerLost(peer, reason, normal),

@@ -60,8 +60,8 @@ export interface RunJobOptions {
    * ⌊p·N/P⌋ … ⌊(p+1)·N/P⌋−1, which share memory; tasks of different processes talk over `transport`.
    */
   procs?: number
-  /** The network transport between processes: 'tcp' (the default when `procs` > 1) or 'udp' (AMLAPI_TRANSPORT). */
-  transport?: 'tcp' | 'udp'
+  /** The network transport between processes, by its name in transport/registry.ts: tcp (the default when `procs` > 1) or udp (AMLAPI_TRANSPORT). */
+  transport?: string
   /** The local address the job's sockets bind to (default 127.0.0.1). */
   bind?: string
   /**

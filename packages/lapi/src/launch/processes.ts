@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { makeKey } from '../transport/auth.js'
 import { serveRendezvous, type Rendezvous } from './rendezvous.js'
-import { netSettings } from './net-settings.js'
+import { envTransport, netSettings } from './net-settings.js'
 import { resolveConfig } from '../base/config.js'
 import { logger } from '../base/log.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, forward, keepGoing, seconds, type JobResult, type RunJobOptions } from './options.js'
@@ -42,7 +42,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
   const graceMs = opts.graceMs ?? ABORT_GRACE_MS
   // every process runs on this host
-  checkJobFits(n, config, P, Array.from({ length: P }, (_, r) => r), undefined, (opts.transport ?? (opts.env ?? process.env)['AMLAPI_TRANSPORT']) === 'udp')
+  checkJobFits(n, config, P, Array.from({ length: P }, (_, r) => r), undefined, opts.transport ?? envTransport(opts.env ?? process.env))
   const key = makeKey()
   const log = logger('lapi:job', { procs: P })
   const out = keepGoing(opts.stdout ?? process.stdout)

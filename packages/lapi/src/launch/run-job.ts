@@ -21,6 +21,7 @@ import { DATA_KEY, SPEC_KEY, type JobSpec } from '../layout/job-spec.js'
 import { checkJobFits, createJob } from './create-job.js'
 import { isPageAligned } from '../layout/memory.js'
 import { parseFaults } from '../transport/faults.js'
+import { isTransport, transportList } from '../transport/registry.js'
 import { ABORT_GRACE_MS, checkProgram, failureLine, forward, keepGoing, seconds, type JobResult, type ProcessHooks, type RunJobOptions } from './options.js'
 
 export { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobResult, type ProcessHooks, type RunJobOptions }
@@ -32,7 +33,7 @@ export { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobRe
 export async function runJob (opts: RunJobOptions): Promise<JobResult> {
   const procs = opts.procs ?? 1
   if (!Number.isInteger(procs) || procs < 1 || procs > opts.numTasks) throw new RangeError(`procs must be an integer from 1 to the number of tasks (${opts.numTasks}), not ${procs}`)
-  if (opts.transport !== undefined && opts.transport !== 'tcp' && opts.transport !== 'udp') throw new RangeError(`unknown transport ${String(opts.transport)}`)
+  if (opts.transport !== undefined && !isTransport(opts.transport)) throw new RangeError(`unknown transport ${String(opts.transport)}: ${transportList()}`)
   if (opts.faults !== undefined) parseFaults(opts.faults)
   if (procs > 1) {
     const { runProcesses } = await import('./processes.js')

@@ -24,7 +24,9 @@ function fromAgent (key: string): unknown {
 
 /** What the processes of a job share to reach the network (JobSpec.net). */
 export interface NetShared {
-  /** The frame path's memory (tcp: its descriptors and buffers). */
+  /** The transport's name (transport/registry.ts): which frame path `stream` is, in every thread. */
+  transport: string
+  /** The frame path's memory (its descriptors and buffers, and what the transport adds). */
   stream: StreamShared
   /** Engine statistics. */
   stats: SharedArrayBuffer

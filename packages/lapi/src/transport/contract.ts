@@ -37,7 +37,13 @@
  *   6      2    reserved, 0
  *   8      4    dst: the task a packet is for (0 for control)
  *   12     …    body
+ *
+ * A transport is one folder of transport/ (its `Transport`, its `FramePath`, its shared memory)
+ * and a `TransportKind` that makes them, named by one line of transport/registry.ts.
  */
+import type { Logger } from 'pino'
+import type { FaultSpec } from './faults.js'
+import type { StreamShared } from '../layout/stream.js'
 
 export const FRAME_VERSION = 1
 export const FRAME_HEADER_BYTES = 12
@@ -103,6 +109,10 @@ export interface Transport {
   stats (): TransportStats
   /** Why peer `peer` was lost as the transport's data path saw it (silence, a closed port), or null. */
   lossReason? (peer: number): string | null
+  /** What its kind's `createShared` needs of this transport once it listens (a datagram path's geometry), if anything. */
+  geometry? (): unknown
+  /** Takes the frame path's shared memory its kind made for this process (`createShared`), before `connect`. */
+  useShared? (shared: StreamShared): void
 }
 
 /** `FramePath.sleep`: something came (bytes, or a peer's end); the time passed; this path cannot sleep so. */
@@ -171,4 +181,49 @@ export interface FramePath {
    * once nothing sent waits to be acknowledged and every peer said goodbye or is gone.
    */
   settle (): boolean
+}
+
+/** What the agent's face of a transport is made with (`TransportKind.createTransport`). */
+export interface TransportOptions {
+  rank: number
+  size: number
+  key: Uint8Array
+  /** Address to listen on. */
+  bind: string
+  log: Logger
+  /** The process's network settings (AMLAPI_*: launch/net-settings.ts); each kind takes those it knows. */
+  faults: FaultSpec | null
+  mac: boolean
+  /** Unset: the transport's default. */
+  peerTimeoutMs?: number
+  maxDatagram?: number
+}
+
+/** What the shared memory of a process's frame path is made with (`TransportKind.createShared`). */
+export interface SharedOptions {
+  faults: FaultSpec | null
+  /** What this process's `Transport.geometry` gave, if its kind has one. */
+  geometry?: unknown
+}
+
+/**
+ * A kind of transport, as the registry (transport/registry.ts) names it: how the launcher sizes
+ * and makes its shared memory, how the agent makes its connections, how any thread makes its
+ * frame path from that memory, and how the agent reads a peer's state there.
+ */
+export interface TransportKind {
+  /** Its name (`--transport`, AMLAPI_TRANSPORT, `JobSpec.net.transport`). */
+  readonly name: string
+  /** The agent's face, for one process of a job. */
+  createTransport (o: TransportOptions): Transport
+  /** The frame path's shared memory of process `rank` of `procs` (receive and send buffers of `bufBytes` each per peer). */
+  createShared (procs: number, bufBytes: number, rank: number, o: SharedOptions): StreamShared
+  /** Bytes a process's frame path may hold at most (what `createShared` makes and what it fills), for sizing a job. */
+  memoryBytes (procs: number, bufBytes: number): number
+  /** The frame path over `shared`, in any thread of process `rank`. */
+  createPath (shared: StreamShared, rank: number): FramePath
+  /** The state of peer `peer` in `shared`, as PEER_* flags (layout/stream.ts). */
+  peerFlags (shared: StreamShared, peer: number): number
+  /** Sentences saying which of the options given do nothing over this transport (lapirun warns of each). */
+  unusedOptions? (o: { faults: FaultSpec | null, mac: boolean }): string[]
 }

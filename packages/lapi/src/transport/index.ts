@@ -8,7 +8,7 @@ export { createInbox, netRingAt, netRingGeometry, ringGeometry, NET_RING_SLOTS, 
 export { isPageAligned, pageAlignedShared } from '../layout/memory.js'
 export * from './packet.js'
 export * from './contract.js'
-export { TcpTransport, type TcpOptions } from './tcp.js'
+export { TcpTransport, type TcpOptions } from './tcp/transport.js'
 export { StreamPath, createStreamShared, peerFlags, setPeerFd, streamStats } from './stream-path.js'
 export { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED, type StreamShared } from '../layout/stream.js'
 export { makeKey, makeNonce, parseKey, proof, sameProof, KEY_BYTES, MIN_KEY_BYTES } from './auth.js'

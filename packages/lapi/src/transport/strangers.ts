@@ -5,7 +5,7 @@
  * MAX_STRANGERS such connections at once (a new one beyond that pushes out the oldest of the
  * source address that holds the most, if it has had SAFE_MS to prove the key; else the new one is
  * closed), and logs refusals sparingly. A connection closed for time or pushed out is closed
- * without an answer: a real peer's dials again (launch/member.ts, transport/tcp.ts) until its start
+ * without an answer: a real peer's dials again (launch/member.ts, transport/tcp/transport.ts) until its start
  * deadline. Meanwhile its messages are flat maps of PRE_AUTH_MAX_BYTES at most (transport/messages.ts).
  */
 import type { Socket } from 'node:net'

@@ -14,12 +14,12 @@
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net'
 import type { Logger } from 'pino'
-import { makeNonce, proof, sameProof } from './auth.js'
-import { type PeerAddress, type Transport, type TransportEvents, type TransportStats } from './contract.js'
-import { encodeMessage, field, readMessages } from './messages.js'
-import { setPeerFd, streamStats } from './stream-path.js'
-import { type StreamShared } from '../layout/stream.js'
-import { StrangerGate } from './strangers.js'
+import { makeNonce, proof, sameProof } from '../auth.js'
+import { type PeerAddress, type Transport, type TransportEvents, type TransportStats } from '../contract.js'
+import { encodeMessage, field, readMessages } from '../messages.js'
+import { setPeerFd, streamStats } from '../stream-path.js'
+import { type StreamShared } from '../../layout/stream.js'
+import { StrangerGate } from '../strangers.js'
 
 /** How long the handshake with every peer may take. */
 const CONNECT_TIMEOUT_MS = 30_000
