@@ -13,7 +13,8 @@
  *   - once the job has started, every port attacked refuses connections (the kernel's
  *     ECONNREFUSED) and the strangers' connections have been closed;
  *   - strangers that keep trying to connect again do not keep lapirun, or a --join process, from
- *     exiting within 2 s of the program's last line, and every try after the start is refused;
+ *     exiting (within 2 s of the program's last line: rendezvous.perf.test.ts, `npm run
+ *     test:perf`), and every try after the start is refused;
  *   - a rendezvous in the middle that knows the key still cannot choose what a process runs;
  *   - the job key is not in a task's environment, nor a spawned process's, nor in a debug log.
  * Times are recorded in the messages (SECURITY_VERBOSE=1 prints them), never asserted (a timing tier does that).
@@ -162,7 +163,7 @@ const HOLDERS: HostileOptions = { perTarget: 30, kinds: ['idle', 'idle', 'half-h
 describe('the end of a job', () => {
   for (const shape of ['procs', 'join'] as const) {
     const who = shape === 'procs' ? 'lapirun --procs' : 'every lapirun --join process'
-    it(`${who} exits within 2 s of the program's last line, whatever strangers that held its ports while it started try since`, async () => {
+    it(`${who} exits, whatever strangers that held its ports while it started try since`, async () => {
       const r: JobRun = await runWorkJob(shape, { rounds: 100, pauseMs: 600, attack: HOLDERS })
       const after = r.exitsAt.map((at) => Math.round(at - r.lastLineAt))
       const tries = (label: string, k: keyof HostileStats, from: Record<string, HostileStats>, to: Record<string, HostileStats>): number =>
@@ -185,7 +186,6 @@ describe('the end of a job', () => {
         expect(tries(label, 'refusedByKernel', r.atStart, r.atLastLine), `${label}: tries refused before the last line: ${report}`).toBeGreaterThan(0)
         expect(r.atLastLine[label]!.opened, `${label}: ${report}`).toBeLessThan(HOLDERS.maxOpens!)
       }
-      for (const ms of after) expect(ms, report).toBeLessThan(2000)
       expect(survivors(), 'processes left after the job').toEqual([])
       note(`the end, ${shape}: ${report}`)
     }, 40_000)
