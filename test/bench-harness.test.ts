@@ -1,8 +1,8 @@
 /**
  * The benchmark harness (bench/): `--quick` smoke runs of the real CLI (one of everything but the
- * network benchmarks, one of those on two cores without the paired goal checks: `npm run
- * test:full` only, a minute of processes), and unit tests of its pure parts (statistics, ratios,
- * goals, tables, SVG). Runs against the build in bench/dist.
+ * network benchmarks, and one of those on two cores without the paired goal checks: `npm run
+ * test:full` only, a minute and a half of processes), and unit tests of its pure parts (statistics,
+ * ratios, goals, tables, SVG), in the README's suite. Runs against the build in bench/dist.
  */
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
@@ -44,7 +44,7 @@ function series(id: string, unit: SeriesResult['unit'], medians: Record<number, 
   }
 }
 
-describe('bench --quick (the real CLI)', () => {
+describe.runIf(FULL)('bench --quick (the real CLI)', () => {
   let dir = ''
   let code: number | null = null
   let stdout = ''

@@ -42,10 +42,11 @@ describe('lapirun', () => {
       [['-n', '2', '--timeout', '--label', 'x.mjs'], /^lapirun: --timeout needs a value, but the next argument is the option --label/],
       [['-n', '2', '--segment-size', '--spin-us=5', 'x.mjs'], /^lapirun: --segment-size needs a value, but the next argument is the option --spin-us=5/],
     ]
-    for (const [args, want] of cases) {
-      const r = await runNode([LAPIRUN, ...args], { deadlineMs: 10_000 })
-      expect(r.code, args.join(' ')).toBe(2)
-      expect(r.stderr, args.join(' ')).toMatch(want)
+    // (each exits while reading its options: run side by side)
+    const runs = await Promise.all(cases.map(([args]) => runNode([LAPIRUN, ...args], { deadlineMs: 10_000 })))
+    for (const [i, [args, want]] of cases.entries()) {
+      expect(runs[i]!.code, args.join(' ')).toBe(2)
+      expect(runs[i]!.stderr, args.join(' ')).toMatch(want)
     }
     // (a value that merely starts with '-' is still a value: a bad count, said as such)
     const neg = await runNode([LAPIRUN, '-n', '-1', 'x.mjs'], { deadlineMs: 10_000 })
