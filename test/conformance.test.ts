@@ -5,11 +5,10 @@
  * its name to TRANSPORTS. Each program checks itself (and exits non-zero otherwise); the suite
  * checks that every task said it was done.
  *
- * `npm test` runs each program once, across processes: the placements over the network in turn
- * (tcp and udp, 2 and 4 processes), so that every transport runs about half the programs (one
- * process is the unit tests' placement: test/lapi, test/am2). `npm run test:full` runs every program
- * on every placement, the one-process-only programs among them (am2/noalloc.mjs, whose claim
- * test/am2/noalloc.perf.test.ts checks in `npm run test:perf`).
+ * `npm test` runs each program once, on its placements in turn (one process, tcp and udp over 2
+ * processes, and over 4 for a job of 4 tasks), so that each placement runs a share of the programs;
+ * `npm run test:full` runs every program on every placement. (am2/noalloc.mjs, one process only, is
+ * test:full's: its claim is test/am2/noalloc.perf.test.ts's, in `npm run test:perf`.)
  */
 import { describe, it } from 'vitest'
 import { runFixture } from './helpers/job.js'
@@ -31,16 +30,15 @@ function placements (tasks: number): Placement[] {
   return p
 }
 
-/** How many programs with as many placements over processes had their fast placement chosen so far. */
+/** How many programs with as many placements had their fast placement chosen so far. */
 const turns = new Map<number, number>()
 
-/** The fast suite's placement of a program: the next in turn of its placements over processes (none where it runs in one process only). */
+/** The fast suite's placement of a program: the next in turn of its placements (none for a program of one process only). */
 function fastPlacement (all: Placement[], shmOnly: boolean): Placement[] {
   if (shmOnly) return []
-  const net = all.filter((p) => p.procs > 1)
-  const k = turns.get(net.length) ?? 0
-  turns.set(net.length, k + 1)
-  return [net[k % net.length]!]
+  const k = turns.get(all.length) ?? 0
+  turns.set(all.length, k + 1)
+  return [all[k % all.length]!]
 }
 
 describe('conformance: the same programs in one process and over processes', () => {
