@@ -1,6 +1,7 @@
 // The longer fault run (npm run test:faults [-- SEEDS] [FAULTS]): the whole conformance suite over
-// udp, once per seed, with seeded faults (default drop=0.05,dup=0.01,reorder=0.25,corrupt=0.001);
-// every program must verify as it does without faults. Prints one line per seed and a total.
+// udp (its full matrix, AMLAPI_TEST_FULL=1), once per seed, with seeded faults (default
+// drop=0.05,dup=0.01,reorder=0.25,corrupt=0.001); every program must verify as it does without
+// faults. Prints one line per seed and a total.
 import { spawnSync } from 'node:child_process'
 
 const seeds = (process.argv[2] ?? '101,102,103,104,105').split(',').map(Number)
@@ -9,7 +10,7 @@ let passed = 0; let failed = 0
 for (const seed of seeds) {
   const t0 = Date.now()
   const r = spawnSync('npx', ['vitest', 'run', 'test/conformance.test.ts', '-t', 'udp'], {
-    env: { ...process.env, AMLAPI_FAULTS: `${faults},seed=${seed}` }, encoding: 'utf8', timeout: 30 * 60_000,
+    env: { ...process.env, AMLAPI_FAULTS: `${faults},seed=${seed}`, AMLAPI_TEST_FULL: '1' }, encoding: 'utf8', timeout: 30 * 60_000,
   })
   const out = (r.stdout ?? '') + (r.stderr ?? '')
   // eslint-disable-next-line no-control-regex

@@ -1,7 +1,8 @@
 /**
  * The benchmark harness (bench/): `--quick` smoke runs of the real CLI (one of everything but the
- * network benchmarks, one of those on two cores without the paired goal checks), and unit tests
- * of its pure parts (statistics, ratios, goals, tables, SVG). Runs against the build in bench/dist.
+ * network benchmarks, and one of those on two cores without the paired goal checks: `npm run
+ * test:full` only, a minute and a half of processes), and unit tests of its pure parts (statistics,
+ * ratios, goals, tables, SVG), in the README's suite. Runs against the build in bench/dist.
  */
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
@@ -17,6 +18,7 @@ import type { RegistryEntry } from '../bench/dist/registry.js'
 import { computeRatios, evaluateGoal, evaluateReference, groupSeries, median, ratio, summarize, toValue } from '../bench/dist/stats.js'
 import { renderChart } from '../bench/dist/svg.js'
 import type { Benchmark, Goal, Reference, SeriesResult } from '../bench/dist/types.js'
+import { FULL } from './helpers/tier.js'
 
 const MAIN = fileURLToPath(new URL('../bench/dist/main.js', import.meta.url))
 
@@ -42,7 +44,7 @@ function series(id: string, unit: SeriesResult['unit'], medians: Record<number, 
   }
 }
 
-describe('bench --quick (the real CLI)', () => {
+describe.runIf(FULL)('bench --quick (the real CLI)', () => {
   let dir = ''
   let code: number | null = null
   let stdout = ''
@@ -260,7 +262,7 @@ describe('bench --quick (the real CLI)', () => {
 })
 
 describe('bench --quick, the network and application benchmarks (two cores, goals unpaired)', () => {
-  it('runs net, net.udp and pgas.apps: every series measured, every goal judged', async () => {
+  it.runIf(FULL)('runs net, net.udp and pgas.apps: every series measured, every goal judged', async () => {
     const out = mkdtempSync(join(tmpdir(), 'amlapi-bench-net-'))
     try {
       const r = await new Promise<{ code: number | null, stderr: string }>((resolve) => {

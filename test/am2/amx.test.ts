@@ -3,11 +3,14 @@
  * Poll and Block mode, with small iteration counts: each must exit 0, print its "verified" /
  * "us / request" / "KB/sec" lines and no ERROR. A few run through the reordering and duplicating
  * test transport, or with a network depth of 4 (flow control, AM_ERR_IN_USE), and a few check that
- * a failing program fails the job.
+ * a failing program fails the job. `npm test` runs the variants that test/conformance.test.ts does
+ * not (it runs each of test/helpers/programs.ts's AMX programs once too); `npm run test:full` every
+ * variant.
  */
 import { describe, expect, it } from 'vitest'
 import type { ChaosConfig, JobConfig } from '@amlapi/lapi'
 import { runFixture, type FixtureRun } from '../helpers/job.js'
+import { FULL, matrix } from '../helpers/tier.js'
 
 const AMX = '../../examples/amx/'
 
@@ -62,7 +65,7 @@ const CHAOS: ChaosConfig = { seed: 5, dup: 0.1, hold: 0.5 }
 
 describe('AMX test programs (examples/amx)', () => {
   describe('testam: every category and arity, request and reply, and the endpoint/bundle/translation calls', () => {
-    for (const mode of ['P', 'B']) {
+    for (const mode of matrix(['P', 'B'], [])) {
       it(`2 tasks, ${mode} mode`, async () => {
         const r = await amx('testam.mjs', 2, ['40', mode])
         expectClean(r)
@@ -95,7 +98,7 @@ describe('AMX test programs (examples/amx)', () => {
   })
 
   describe('testping: pipelined Request0/Reply0 throughput', () => {
-    for (const mode of ['P', 'B']) {
+    for (const mode of matrix(['P', 'B'], [])) {
       it(`2 tasks, ${mode} mode`, async () => {
         const r = await amx('testping.mjs', 2, ['200', mode])
         expectClean(r)
@@ -117,7 +120,7 @@ describe('AMX test programs (examples/amx)', () => {
   })
 
   describe('testlatency / testlatencyM: round trips', () => {
-    for (const mode of ['P', 'B']) {
+    for (const mode of matrix(['P', 'B'], [])) {
       it(`testlatency, 2 tasks, ${mode} mode`, async () => {
         const r = await amx('testlatency.mjs', 2, ['200', mode])
         expectClean(r)
@@ -128,8 +131,9 @@ describe('AMX test programs (examples/amx)', () => {
       })
     }
 
-    it('testlatencyM: 64 bytes (P), 1024 bytes (B), 100000 bytes (beyond the packed limit)', async () => {
-      for (const [iters, mode, size] of [['200', 'P', '64'], ['200', 'B', '1024'], ['20', 'P', '100000']] as const) {
+    it(`testlatencyM: ${FULL ? '64 bytes (P), ' : ''}1024 bytes (B), 100000 bytes (beyond the packed limit)`, async () => {
+      const sizes = [['200', 'P', '64'], ['200', 'B', '1024'], ['20', 'P', '100000']] as const
+      for (const [iters, mode, size] of matrix(sizes, sizes.slice(1))) {
         const r = await amx('testlatencyM.mjs', 2, [iters, mode, size])
         expectClean(r)
         expect(r.stdout).toContain(`(MSGSZ=${size})`)
@@ -140,7 +144,7 @@ describe('AMX test programs (examples/amx)', () => {
 
   describe('testbulk: Long bandwidth in AM_MaxLong() chunks', () => {
     const config = { segmentSize: 16 * 1024 * 1024 }
-    it('2 tasks, 1 MiB, P mode, half duplex, source in the LAPI segment', async () => {
+    it.runIf(FULL)('2 tasks, 1 MiB, P mode, half duplex, source in the LAPI segment', async () => {
       const r = await amx('testbulk.mjs', 2, ['20', '1048576', 'P', 'H'], { config })
       expectClean(r)
       expect(r.stdout).toContain('source in the LAPI segment')
@@ -162,7 +166,7 @@ describe('AMX test programs (examples/amx)', () => {
   })
 
   describe('testbounce: AM_MaxLong() round trips with data verification', () => {
-    for (const mode of ['P', 'B']) {
+    for (const mode of matrix(['P', 'B'], [])) {
       it(`2 tasks, ${mode} mode`, async () => {
         const r = await amx('testbounce.mjs', 2, ['8', mode], { config: { segmentSize: 16 * 1024 * 1024 } })
         expectClean(r)
@@ -170,10 +174,13 @@ describe('AMX test programs (examples/amx)', () => {
       })
     }
 
-    it('1 task (loopback) and 4 tasks (two pairs)', async () => {
+    it('1 task (loopback)', async () => {
       const one = await amx('testbounce.mjs', 1, ['4'])
       expectClean(one)
       expect(bandwidthRanks(one.stdout)).toEqual([0])
+    })
+
+    it.runIf(FULL)('4 tasks (two pairs)', async () => {
       const four = await amx('testbounce.mjs', 4, ['3'])
       expectClean(four)
       expect(bandwidthRanks(four.stdout)).toEqual([0, 1, 2, 3])
@@ -181,7 +188,7 @@ describe('AMX test programs (examples/amx)', () => {
   })
 
   describe('testreduce: requests without a user reply, to task 0', () => {
-    for (const tasks of [1, 2, 4]) {
+    for (const tasks of matrix([1, 2, 4], [1, 2])) {
       it(`${tasks} task(s)`, async () => {
         const r = await amx('testreduce.mjs', tasks, [])
         expectClean(r)
@@ -210,7 +217,7 @@ describe('AMX test programs (examples/amx)', () => {
   })
 
   describe('testreadwrite: asynchronous readWord/writeWord, 255 at a time', () => {
-    for (const tasks of [1, 2, 4]) {
+    for (const tasks of matrix([1, 2, 4], [1])) {
       it(`${tasks} task(s)`, async () => {
         const r = await amx('testreadwrite.mjs', tasks, ['40'])
         expectClean(r)

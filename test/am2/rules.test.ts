@@ -1,19 +1,21 @@
 /**
- * @amlapi/am2 with real worker threads: the AM-2 rules, returned messages and tags, waiting, no
- * allocation per message, and the layering (am2 uses only lapi's and bufmgr's public exports).
+ * @amlapi/am2 with real worker threads: the AM-2 rules, returned messages and tags, waiting, and the
+ * layering (am2 uses only lapi's and bufmgr's public exports). No allocation per message is
+ * test/am2/noalloc.perf.test.ts's (`npm run test:perf`).
  */
 import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { expectOk, runFixture } from '../helpers/job.js'
-
+import { matrix } from '../helpers/tier.js'
 
 // The message tests also run over LAPI's test transport, which holds back, shuffles and duplicates
-// packets (seeded): nothing in am2 may depend on packet order.
+// packets (seeded): nothing in am2 may depend on packet order. (`npm test` runs them over the rings,
+// and test/am2/amx.test.ts a program through the test transport; `npm run test:full` over both.)
 const transports: Array<[string, { seed: number; dup: number; hold: number } | null]> = [
   ['in-order rings', null], ['reordering + duplicating transport', { seed: 7, dup: 0.15, hold: 0.5 }],
 ]
-for (const [name, chaos] of transports) {
+for (const [name, chaos] of matrix(transports, [transports[0]!])) {
   describe(`am2 messages over ${name}`, () => {
     const config = { chaos }
     it('enforces the AM-2 rules: one reply, no sends from reply handlers or handler 0, automatic replies, depth, replies not flow-controlled, bad arguments', async () => {
@@ -59,12 +61,6 @@ describe('am2 over lapi', () => {
     expect(m).not.toBeNull()
     // it slept: far less CPU than wall time (the whole process's CPU, both tasks, is counted)
     expect(Number(m![2])).toBeLessThan(Number(m![1]) / 2)
-  })
-
-  it('allocates nothing per message on the Short and Medium paths (packed and unpacked)', async () => {
-    // (more than the default 30 s: the rounds spin both tasks, and a loaded 2-CPU machine has taken 30)
-    const r = await runFixture('am2/noalloc.mjs', 2, { args: ['2000'], timeoutMs: 55_000 })
-    expectOk(r, 2, 'am2 noalloc ok')
   })
 
   it('the idiomatic face: Am2.spmd, Endpoint and Token methods, waitAsync, AmError codes', async () => {

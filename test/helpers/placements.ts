@@ -13,17 +13,14 @@ export const SHM3: Placement = { name: 'shm, 3 tasks', tasks: 3, procs: 1 }
 export const TCP4IN2: Placement = { name: 'tcp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'tcp' }
 export const TCP3: Placement = { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' }
 export const UDP4IN2: Placement = { name: 'udp, 4 tasks in 2 processes', tasks: 4, procs: 2, transport: 'udp' }
+export const SHM1: Placement = { name: 'shm, 1 task', tasks: 1, procs: 1 }
+export const TCP2: Placement = { name: 'tcp, 2 processes', tasks: 2, procs: 2, transport: 'tcp' }
 
 /** The placements every feature of @amlapi/pgas is tested on. */
 export const PGAS_PLACEMENTS: readonly Placement[] = [SHM4, SHM3, TCP4IN2, TCP3, UDP4IN2]
 
 /** The placements of the applications (examples/pgas): one task, four, and over processes. */
-export const APP_PLACEMENTS: readonly Placement[] = [
-  { name: 'shm, 1 task', tasks: 1, procs: 1 },
-  SHM4,
-  { name: 'tcp, 2 processes', tasks: 2, procs: 2, transport: 'tcp' },
-  UDP4IN2,
-]
+export const APP_PLACEMENTS: readonly Placement[] = [SHM1, SHM4, TCP2, UDP4IN2]
 
 /**
  * Runs `file` (under test/fixtures, or a path) as a job on `pl`; returns its stdout, or throws

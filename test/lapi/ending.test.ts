@@ -70,8 +70,10 @@ describe('ending a job', () => {
       [['-n', '3', FIXTURES + 'no-such-program.mjs'], /^lapirun: cannot run .*no-such-program\.mjs: no such file$/m],
       [['-n', '3', FIXTURES], /^lapirun: cannot run .*: not a file$/m],
     ]
-    for (const [args, want] of cases) {
-      const r = await run([LAPIRUN, ...args], { AMLAPI_LOG_LEVEL: 'debug' })
+    // (each exits while reading its options: run side by side)
+    const runs = await Promise.all(cases.map(([args]) => run([LAPIRUN, ...args], { AMLAPI_LOG_LEVEL: 'debug' })))
+    for (const [i, [args, want]] of cases.entries()) {
+      const r = runs[i]!
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr, args.join(' ')).toMatch(want)
       // no task was started (a started job logs 'job starting'), no Node stack

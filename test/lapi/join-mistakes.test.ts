@@ -1,9 +1,10 @@
 /**
  * `lapirun --join` meets a user's mistakes at start: each is said in one line, with the values
- * involved, at once or at the first signal, rather than after the 30 s a start may take.
+ * involved, at once or at the first signal, rather than after the 30 s a start may take. (How soon
+ * is test/lapi/join.perf.test.ts's, for the cases of test/helpers/join-cases.ts.)
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -11,6 +12,7 @@ import { meetingFile } from '#lapi-internal'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'
 import { freePort, member, until } from '../helpers/join.js'
+import { differentTasksPerProc, interruptedBeforeRendezvous, junkNote } from '../helpers/join-cases.js'
 
 const PUTGET = FIXTURES + 'lapi/putget.mjs'
 const ENV_KEY = FIXTURES + 'security/env-key.mjs'
@@ -45,26 +47,11 @@ describe('lapirun --join: mistakes at start', () => {
   }, 30_000)
 
   it('a process waiting for a rendezvous not up yet ends at its first SIGINT, with 130', async () => {
-    const p = member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: key() }, [PUTGET])
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    const t0 = performance.now()
-    p.p.kill('SIGINT')
-    expect(await p.code, p.err).toBe(130)
-    expect(performance.now() - t0).toBeLessThan(3000)
-    expect(p.err).toMatch(/^lapirun: the job was interrupted$/m)
+    await interruptedBeforeRendezvous()
   }, 30_000)
 
   it('processes started with different --tasks-per-proc: the one that differs says so, with both counts', async () => {
-    const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: key() }
-    const p0 = member(0, 2, env, ['--tasks-per-proc', '2', PUTGET])
-    const p1 = member(1, 2, env, ['--tasks-per-proc', '1', PUTGET])
-    expect(await p1.code, p1.err).toBe(1)
-    expect(p1.err).toMatch(/process 0 runs a job of 4 tasks, this process was started for one of 2 \(--tasks-per-proc 1 × 2 processes\): give every process the same command/)
-    // (process 0 hears of it through the rendezvous, at once)
-    const t0 = performance.now()
-    expect(await p0.code).not.toBe(0)
-    expect(performance.now() - t0).toBeLessThan(10_000)
-    expect(p0.err).toMatch(/process 1: process 0 runs a job of 4 tasks/)
+    await differentTasksPerProc()
   }, 45_000)
 
   it('a note left by a killed process 0 is passed over: the next job of its name meets', async () => {
@@ -85,15 +72,7 @@ describe('lapirun --join: mistakes at start', () => {
   }, 45_000)
 
   it('a note that does not read as one is refused at once, named', async () => {
-    const dir = tempDir()
-    const note = meetingFile(dir, 'junk')
-    mkdirSync(join(note, '..'), { recursive: true, mode: 0o700 })
-    writeFileSync(note, 'not a note', { mode: 0o600 })
-    const t0 = performance.now()
-    const p1 = member(1, 2, { AMLAPI_RENDEZVOUS: `file:${dir}`, AMLAPI_JOB_ID: 'junk' }, [PUTGET])
-    expect(await p1.code).toBe(1)
-    expect(performance.now() - t0).toBeLessThan(10_000)
-    expect(p1.err).toMatch(/amlapi-junk\.rv is not a note of process 0 \(it does not read as one\): the file rendezvous refuses it/)
+    await junkNote(tempDir())
   }, 30_000)
 
   it('a one-process job does not hand a key found in the environment to its tasks', async () => {

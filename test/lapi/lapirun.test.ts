@@ -88,19 +88,23 @@ describe('lapirun', () => {
   })
 
   it('--transport shm with --procs > 1, --procs beyond -n, an unknown transport and bad --faults are usage errors', async () => {
-    const r = await run([LAPIRUN, '-n', '4', '--procs', '2', '--transport', 'shm', FIXTURES + 'lapi/info.mjs'])
-    expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/--transport shm joins the tasks of one process only/)
-    const p = await run([LAPIRUN, '-n', '2', '--procs', '3', FIXTURES + 'lapi/info.mjs'])
-    expect(p.code).toBe(2)
-    expect(p.stderr).toMatch(/--procs .* must be a whole number from 1 to 2/)
-    const u = await run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'sctp', FIXTURES + 'lapi/info.mjs'])
-    expect(u.code).toBe(2)
-    expect(u.stderr).toMatch(/--transport must be shm, tcp or udp, not 'sctp'/)
-    for (const [spec, why] of [['drop=2', /drop is a probability from 0 to 1/], ['loss=0.1', /unknown key 'loss'/], ['seed=x', /needs a number/]] as const) {
-      const f = await run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'udp', '--faults', spec, FIXTURES + 'lapi/info.mjs'])
-      expect(f.code).toBe(2)
-      expect(f.stderr).toMatch(why)
+    const faults = [['drop=2', /drop is a probability from 0 to 1/], ['loss=0.1', /unknown key 'loss'/], ['seed=x', /needs a number/]] as const
+    // (each exits while reading its options: run side by side)
+    const [r, p, u, ...f] = await Promise.all([
+      run([LAPIRUN, '-n', '4', '--procs', '2', '--transport', 'shm', FIXTURES + 'lapi/info.mjs']),
+      run([LAPIRUN, '-n', '2', '--procs', '3', FIXTURES + 'lapi/info.mjs']),
+      run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'sctp', FIXTURES + 'lapi/info.mjs']),
+      ...faults.map(([spec]) => run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'udp', '--faults', spec, FIXTURES + 'lapi/info.mjs'])),
+    ])
+    expect(r!.code).toBe(2)
+    expect(r!.stderr).toMatch(/--transport shm joins the tasks of one process only/)
+    expect(p!.code).toBe(2)
+    expect(p!.stderr).toMatch(/--procs .* must be a whole number from 1 to 2/)
+    expect(u!.code).toBe(2)
+    expect(u!.stderr).toMatch(/--transport must be shm, tcp or udp, not 'sctp'/)
+    for (const [i, [, why]] of faults.entries()) {
+      expect(f[i]!.code).toBe(2)
+      expect(f[i]!.stderr).toMatch(why)
     }
   })
 
@@ -112,10 +116,11 @@ describe('lapirun', () => {
       [['-n', '2', '--procs', '2', '--transport', 'tcp', '--faults', 'drop=0.1,reorder=0.2,corrupt=0.001'], /^lapirun: warning: --faults drop, reorder do nothing over tcp/m],
       [['-n', '2', '--procs', '2', '--transport', 'tcp', '--mac'], /^lapirun: warning: --mac does nothing over tcp/m],
     ]
-    for (const [args, want] of cases) {
-      const r = await run([LAPIRUN, ...args, FIXTURES + 'lapi/info.mjs'])
-      expect(r.code, r.stderr).toBe(0)
-      expect(r.stderr).toMatch(want)
+    // (independent jobs: run side by side)
+    const runs = await Promise.all(cases.map(([args]) => run([LAPIRUN, ...args, FIXTURES + 'lapi/info.mjs'])))
+    for (const [i, [, want]] of cases.entries()) {
+      expect(runs[i]!.code, runs[i]!.stderr).toBe(0)
+      expect(runs[i]!.stderr).toMatch(want)
     }
     // (where they act: no warning)
     const u = await run([LAPIRUN, '-n', '2', '--procs', '2', '--transport', 'udp', '--mac', '--faults', 'drop=0.01', FIXTURES + 'lapi/info.mjs'])
@@ -134,8 +139,9 @@ describe('lapirun', () => {
   })
 
   it('rejects bad arguments with a usage message', async () => {
-    for (const args of [['-n', '0', 'x.mjs'], ['-n', '2'], ['--bogus', 'x.mjs'], ['--segment-size', 'lots', 'x.mjs'], ['--jit', 'fast', 'x.mjs']]) {
-      const r = await run([LAPIRUN, ...args])
+    // (each exits while reading its options: run side by side)
+    const bad = [['-n', '0', 'x.mjs'], ['-n', '2'], ['--bogus', 'x.mjs'], ['--segment-size', 'lots', 'x.mjs'], ['--jit', 'fast', 'x.mjs']]
+    for (const r of await Promise.all(bad.map((args) => run([LAPIRUN, ...args])))) {
       expect(r.code).toBe(2)
       expect(r.stderr).toMatch(/lapirun:/)
     }
@@ -169,10 +175,15 @@ describe('lapirun', () => {
       expect(r.code, r.stderr).toBe(0)
       return lines(r.stdout + '\n' + r.stderr).find((l) => l['msg'] === 'V8 inlining budgets raised')?.['flags']
     }
-    expect(await raised([LAPIRUN, '-n', '2', '--jit', 'default'])).toBeUndefined()
-    expect(await raised([LAPIRUN, '-n', '2'])).toBeUndefined()
-    expect(await raised([LAPIRUN, '-n', '2', '--jit', 'tuned'])).toEqual(all)
-    expect(await raised(['--max-inlined-bytecode-size=600', LAPIRUN, '-n', '2', '--jit', 'tuned'])).toEqual(all.slice(1))
+    // (independent jobs: run side by side)
+    const [byDefault, none, tuned, oneGiven] = await Promise.all([
+      raised([LAPIRUN, '-n', '2', '--jit', 'default']), raised([LAPIRUN, '-n', '2']), raised([LAPIRUN, '-n', '2', '--jit', 'tuned']),
+      raised(['--max-inlined-bytecode-size=600', LAPIRUN, '-n', '2', '--jit', 'tuned']),
+    ])
+    expect(byDefault).toBeUndefined()
+    expect(none).toBeUndefined()
+    expect(tuned).toEqual(all)
+    expect(oneGiven).toEqual(all.slice(1))
   })
 
   it('runs the examples in both faces', async () => {

@@ -42,10 +42,11 @@ describe('lapirun', () => {
       [['-n', '2', '--timeout', '--label', 'x.mjs'], /^lapirun: --timeout needs a value, but the next argument is the option --label/],
       [['-n', '2', '--segment-size', '--spin-us=5', 'x.mjs'], /^lapirun: --segment-size needs a value, but the next argument is the option --spin-us=5/],
     ]
-    for (const [args, want] of cases) {
-      const r = await runNode([LAPIRUN, ...args], { deadlineMs: 10_000 })
-      expect(r.code, args.join(' ')).toBe(2)
-      expect(r.stderr, args.join(' ')).toMatch(want)
+    // (each exits while reading its options: run side by side)
+    const runs = await Promise.all(cases.map(([args]) => runNode([LAPIRUN, ...args], { deadlineMs: 10_000 })))
+    for (const [i, [args, want]] of cases.entries()) {
+      expect(runs[i]!.code, args.join(' ')).toBe(2)
+      expect(runs[i]!.stderr, args.join(' ')).toMatch(want)
     }
     // (a value that merely starts with '-' is still a value: a bad count, said as such)
     const neg = await runNode([LAPIRUN, '-n', '-1', 'x.mjs'], { deadlineMs: 10_000 })
@@ -53,7 +54,7 @@ describe('lapirun', () => {
   })
 
   it('SIGTERM ends a job with 143: one process, 2 processes, and a process under --join', async () => {
-    for (const place of [[], ['--procs', '2']]) {
+    const placed = async (place: string[]): Promise<void> => {
       const p = spawn(process.execPath, [LAPIRUN, '-n', '2', ...place, ENDING, 'waits'], { env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'ignore', 'pipe'] })
       let err = ''
       p.stderr.on('data', (d: Buffer) => { err += d.toString() })
@@ -63,14 +64,18 @@ describe('lapirun', () => {
       p.kill('SIGTERM')
       expect(await code, `${place.join(' ')}\n${err.slice(-2000)}`).toBe(143)
     }
-    const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex'), AMLAPI_LOG_LEVEL: 'debug' }
-    const args = ['--tasks-per-proc', '1', '--transport', 'tcp', ENDING, 'waits']
-    const ps = [member(0, 2, env, args, 25_000), member(1, 2, env, args, 25_000)]
-    await until(() => ps.every((m) => m.err.includes('"msg":"job starting"')), 15_000)
-    ps[1]!.p.kill('SIGTERM')
-    const codes = await Promise.all(ps.map((m) => m.code))
-    expect(codes[1], ps[1]!.err.slice(-2000)).toBe(143)
-    expect(codes[0]).not.toBe(0)
+    const joined = async (): Promise<void> => {
+      const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex'), AMLAPI_LOG_LEVEL: 'debug' }
+      const args = ['--tasks-per-proc', '1', '--transport', 'tcp', ENDING, 'waits']
+      const ps = [member(0, 2, env, args, 25_000), member(1, 2, env, args, 25_000)]
+      await until(() => ps.every((m) => m.err.includes('"msg":"job starting"')), 15_000)
+      ps[1]!.p.kill('SIGTERM')
+      const codes = await Promise.all(ps.map((m) => m.code))
+      expect(codes[1], ps[1]!.err.slice(-2000)).toBe(143)
+      expect(codes[0]).not.toBe(0)
+    }
+    // (three independent jobs, each waiting for its signal: side by side)
+    await Promise.all([placed([]), placed(['--procs', '2']), joined()])
   }, 60_000)
 })
 

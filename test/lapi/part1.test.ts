@@ -2,9 +2,12 @@
  * LAPI part 1 over shared memory, with real worker threads: setup and query, counters, Put/Get,
  * vectors, Rmw, Xfer, synchronization, bad input, one-sidedness, oversubscription, job failures.
  * Each job has a deadline (runFixture's timeoutMs) so a hang fails the test instead of the suite.
+ * How soon the crowded ring and the failures end is test/lapi/losses.perf.test.ts's
+ * (`npm run test:perf`), for the cases of test/helpers/loss-cases.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { expectOk, runFixture, type FixtureRun } from '../helpers/job.js'
+import { crowdedRing, pastDeadline, taskThrows } from '../helpers/loss-cases.js'
 
 /** expectOk, and every task's line is there. */
 function expectTasksOk (r: FixtureRun, n: number, word: string): void {
@@ -53,25 +56,17 @@ describe('LAPI part 1 (shm, worker threads)', () => {
     expect(r.stdout).toContain('target released')
   })
 
-  it('16 tasks on 2 cores complete a ring of signalled Puts and Gfences promptly', async () => {
-    const t0 = performance.now()
-    const r = await runFixture('lapi/ring.mjs', 16, { args: ['30'], timeoutMs: 60_000 })
-    expectTasksOk(r, 16, 'ring ok')
-    expect(performance.now() - t0).toBeLessThan(30_000)
+  it('16 tasks on 2 cores complete a ring of signalled Puts and Gfences', async () => {
+    await crowdedRing()
   })
 
   it('the idiomatic face: Lapi, Counter, async waits, thrown LapiErrors', async () => {
     expectTasksOk(await runFixture('lapi/idiomatic.mjs', 3), 3, 'idiomatic ok')
   })
 
-  describe('job failures end the job promptly with the task named', () => {
+  describe('job failures end the job with the task named', () => {
     it('a task that throws', async () => {
-      const t0 = performance.now()
-      const r = await runFixture('lapi/fail.mjs', 3, { args: ['throw'] })
-      expect(r.exitCode).not.toBe(0)
-      expect(r.failure?.task).toBe(1)
-      expect(r.stderr).toMatch(/task 1 failed: uncaught error: .*task one blew up/)
-      expect(performance.now() - t0).toBeLessThan(10_000)
+      await taskThrows(1)
     })
 
     it('a task that exits with a non-zero code', async () => {
@@ -93,11 +88,7 @@ describe('LAPI part 1 (shm, worker threads)', () => {
     })
 
     it('a job that runs past its deadline is stopped', async () => {
-      const t0 = performance.now()
-      const r = await runFixture('lapi/fail.mjs', 2, { args: ['hang'], timeoutMs: 1500 })
-      expect(r.exitCode).not.toBe(0)
-      expect(r.stderr).toContain('timed out')
-      expect(performance.now() - t0).toBeLessThan(10_000)
+      await pastDeadline()
     })
   })
 })

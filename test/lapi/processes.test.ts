@@ -1,15 +1,15 @@
 /**
  * Jobs over several processes: placement, what each task is told about co-location, and every way
- * of losing a task or a process, each ending the whole job with the cause named within its bound.
+ * of losing a task or a process, each ending the whole job with the cause named. Within its bound
+ * is test/lapi/losses.perf.test.ts's (`npm run test:perf`), for the cases of
+ * test/helpers/loss-cases.ts. `npm test` runs the losses over 2 processes and the normal end
+ * twice; `npm run test:full` over 3 processes too, and the normal end 8 times.
  */
 import { readFileSync, readdirSync } from 'node:fs'
-import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
-import { runJob } from '@amlapi/lapi'
-import { FIXTURES, runFixture } from '../helpers/job.js'
-
-/** The bound docs/transports.md gives for ending a job after a loss: grace (2 s) + process grace (3 s), with margin. */
-const LOSS_BOUND_MS = 12_000
+import { runFixture } from '../helpers/job.js'
+import { processDies, processKilled, taskThrows } from '../helpers/loss-cases.js'
+import { count, matrix } from '../helpers/tier.js'
 
 /** Processes of jobs this test process started that are still there (Linux /proc; [] elsewhere). */
 function leftBehind (): string[] {
@@ -49,7 +49,7 @@ describe('tasks in several processes', () => {
     // (the tasks spin through the Gfence, so they, not the agent, read the first process's last
     // release, task ends and goodbye; the agent must take the first two before it judges the
     // third: with the loss judged first, a run failed about one time in three)
-    for (let k = 0; k < 8; k++) {
+    for (let k = 0; k < count(2, 8); k++) {
       const r = await runFixture('lapi/last-gfence.mjs', 2, { procs: 2, config: { spinUs: 20_000 }, timeoutMs: 30_000 })
       if (r.exitCode !== 0) throw new Error(`run ${k}: ${r.stderr}`)
       expect(r.stdout.match(/last-gfence ok/g)).toHaveLength(2)
@@ -76,15 +76,10 @@ describe('tasks in several processes', () => {
     expect((await sleeps(2, 1)).every(([, onConnections]) => onConnections === 0)).toBe(true)
   })
 
-  for (const procs of [2, 3]) {
-    describe(`losses end the job promptly with the task named (3 tasks, ${procs} processes)`, () => {
+  for (const procs of matrix([2, 3], [2])) {
+    describe(`losses end the job with the task named (3 tasks, ${procs} processes)`, () => {
       it('a task that throws', async () => {
-        const t0 = performance.now()
-        const r = await runFixture('lapi/fail.mjs', 3, { args: ['throw'], procs })
-        expect(r.exitCode).not.toBe(0)
-        expect(r.failure?.task).toBe(1)
-        expect(r.stderr).toMatch(/task 1 failed: uncaught error: .*task one blew up/)
-        expect(performance.now() - t0).toBeLessThan(LOSS_BOUND_MS)
+        await taskThrows(procs)
       })
 
       it('a task that exits with a non-zero code', async () => {
@@ -106,38 +101,11 @@ describe('tasks in several processes', () => {
       })
 
       it('a process that dies at once (its tasks never end)', async () => {
-        const t0 = performance.now()
-        const r = await runFixture('lapi/lose.mjs', 3, { args: ['exit'], procs })
-        expect(r.exitCode).not.toBe(0)
-        expect(r.failure?.task).toBe(1)
-        expect(r.stderr).toMatch(/process 1 \((task 1|tasks 1-2)\) (was killed by SIGKILL|was lost)/)
-        expect(performance.now() - t0).toBeLessThan(LOSS_BOUND_MS)
+        await processDies(procs)
       })
 
       it('a process killed with kill -9 from outside', async () => {
-        const out = new PassThrough()
-        let text = ''
-        let killed = false
-        out.on('data', (c: Buffer) => {
-          text += c.toString()
-          const m = /task 1 pid (\d+)/.exec(text)
-          if (m !== null && !killed && /task 0 pid/.test(text) && /task 2 pid/.test(text)) {
-            killed = true
-            process.kill(Number(m[1]), 'SIGKILL')
-          }
-        })
-        const err = new PassThrough()
-        let errText = ''
-        err.on('data', (c: Buffer) => { errText += c.toString() })
-        const t0 = performance.now()
-        let killedAt = 0
-        out.on('data', () => { if (killed && killedAt === 0) killedAt = performance.now() })
-        const r = await runJob({ program: FIXTURES + 'lapi/lose.mjs', numTasks: 3, procs, stdout: out, stderr: err, timeoutMs: 30_000, config: { segmentSize: 1 << 20 } })
-        expect(killed).toBe(true)
-        expect(r.exitCode).not.toBe(0)
-        expect(errText).toMatch(/process 1 \((task 1|tasks 1-2)\) (was killed by SIGKILL|was lost)/)
-        expect(errText).not.toMatch(/timed out/)
-        expect(performance.now() - t0).toBeLessThan(LOSS_BOUND_MS + 5_000)
+        await processKilled(procs)
       })
     })
   }

@@ -4,6 +4,8 @@
  * and udp) and under --join; --timeout prints it and ends the job, the first Ctrl-C prints it and
  * ends the job (130), SIGUSR1 prints it and the job goes on; a task spinning in a wait is never
  * taken for one running its own code; the debug log says what the tasks wait for once a second.
+ * `npm test` runs --timeout and SIGUSR1 over processes under --join (tcp) only; `npm run test:full`
+ * under --procs over tcp and udp too.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -11,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runNode } from '../helpers/run.js'
 import { freePort, member, until } from '../helpers/join.js'
+import { FULL, matrix } from '../helpers/tier.js'
 
 const ENDING = FIXTURES + 'lapi/ending.mjs'
 
@@ -74,7 +77,8 @@ const PLACEMENTS: Array<[string, string[]]> = [
 ]
 
 describe('the report of a job', () => {
-  for (const [name, place] of PLACEMENTS) {
+  // (`npm test` leaves the report over processes to the --join tests below; `npm run test:full` runs tcp and udp here too)
+  for (const [name, place] of matrix(PLACEMENTS, [PLACEMENTS[0]!])) {
     it(`--timeout prints each task's call, counter and the barrier's arrivals, then ends the job (${name})`, async () => {
       const r = await runNode([LAPIRUN, '-n', '4', ...place, '--timeout', '2', ENDING, 'waits'])
       expect(r.code).toBe(1)
@@ -84,8 +88,8 @@ describe('the report of a job', () => {
     })
   }
 
-  it('SIGUSR1 prints the report and the job goes on; the first Ctrl-C prints it and ends the job with 130 (one process, and 2 over tcp)', async () => {
-    for (const place of [[], ['--procs', '2']]) {
+  it(`SIGUSR1 prints the report and the job goes on; the first Ctrl-C prints it and ends the job with 130 (one process${FULL ? ', and 2 over tcp' : ''})`, async () => {
+    for (const place of matrix([[], ['--procs', '2']], [[]])) {
       const j = start(['-n', '4', ...place, ENDING, 'waits'], { AMLAPI_LOG_LEVEL: 'debug' })
       const report = await askUntilReported(j.err, () => j.signal('SIGUSR1'))
       const first = j.err()

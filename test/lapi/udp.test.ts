@@ -2,6 +2,8 @@
  * The udp transport beyond the conformance suite: seeded fault injection (results unchanged, the
  * faults really happened, corrupt datagrams never delivered), the per-datagram MAC, a peer that
  * goes silent, and strangers throwing datagrams (and, for tcp, connections) at a running job.
+ * `npm test` runs the fault runs with one seed, `npm run test:full` with all three; how soon the
+ * silent peer is lost is test/lapi/losses.perf.test.ts's (`npm run test:perf`).
  */
 import { createSocket } from 'node:dgram'
 import { connect } from 'node:net'
@@ -9,6 +11,8 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { runJob } from '@amlapi/lapi'
 import { FIXTURES, runFixture } from '../helpers/job.js'
+import { silentUdpProcess } from '../helpers/loss-cases.js'
+import { matrix } from '../helpers/tier.js'
 
 /** Seeds of the in-suite fault runs (more, over the whole conformance suite, in `npm run test:faults`: docs/transports.md). */
 const SEEDS = [1, 2, 3]
@@ -54,7 +58,7 @@ describe('udp transport', () => {
       { file: 'am/stress.mjs', tasks: 4, args: ['1500'], ok: 'am stress ok', segment: 8 << 20 },
       { file: 'am2/xfer.mjs', tasks: 2, ok: 'am2 xfer ok', segment: 16 << 20 },
     ]
-    for (const seed of SEEDS) {
+    for (const seed of matrix(SEEDS, [1])) {
       for (const p of programs) {
         it(`${p.file} ${(p.args ?? []).join(' ')}, seed ${seed}`, async () => {
           const r = await runFixture(p.file, p.tasks, {
@@ -100,30 +104,7 @@ describe('udp transport', () => {
   }, 45_000)
 
   it('a process that goes silent (stopped, its port still open) is lost after the peer timeout, named', async () => {
-    const out = new PassThrough(); const err = new PassThrough()
-    let text = ''; let errText = ''
-    let stopped = 0
-    out.on('data', (c: Buffer) => {
-      text += c.toString()
-      const m = /task 1 pid (\d+)/.exec(text)
-      if (m !== null && stopped === 0 && /task 0 pid/.test(text) && /task 2 pid/.test(text)) {
-        stopped = Number(m[1])
-        process.kill(stopped, 'SIGSTOP')
-      }
-    })
-    err.on('data', (c: Buffer) => { errText += c.toString() })
-    const t0 = performance.now()
-    const r = await runJob({
-      program: FIXTURES + 'lapi/lose.mjs', numTasks: 3, procs: 3, transport: 'udp', stdout: out, stderr: err, timeoutMs: 30_000,
-      config: { segmentSize: 1 << 20 }, env: { ...process.env, AMLAPI_PEER_TIMEOUT_MS: '1000' },
-    })
-    expect(stopped).toBeGreaterThan(0)
-    expect(r.exitCode).not.toBe(0)
-    expect(errText).toMatch(/process 1 \(task 1\) was lost: no datagram from it for 1 s/)
-    expect(errText).not.toMatch(/timed out/)
-    // the peer timeout, then the abort's grace and the launcher's kill of the stopped process
-    expect(performance.now() - t0).toBeLessThan(15_000)
-    expect(() => process.kill(stopped, 0)).toThrow()
+    await silentUdpProcess()
   }, 30_000)
 
   it('a process slow to start is not lost: keepalives flow from the handshake on', async () => {

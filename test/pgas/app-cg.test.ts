@@ -2,21 +2,20 @@
  * NPB CG of examples/pgas (cg.mjs), class S, on the placements of apps.test.ts, on 3 tasks
  * (rows in blocks of 467, the last one 466: the padded all-gather) and with the product in
  * JavaScript (--js) rather than WebAssembly: each run checks its zeta against NPB's published
- * value (relative error at most 1e-10) and prints "verified".
+ * value (relative error at most 1e-10) and prints "verified". `npm test` runs it on 3 tasks and
+ * with the product in JavaScript; `npm run test:full` on every placement.
  */
 import { describe, expect, it } from 'vitest'
 import { runFixture } from '../helpers/job.js'
 import { EX } from '../helpers/programs.js'
 import { APP_PLACEMENTS, SHM3, runPlaced, type Placement } from '../helpers/placements.js'
+import { matrix } from '../helpers/tier.js'
 
-const PLACEMENTS: Array<Placement & { js?: boolean }> = [
-  ...APP_PLACEMENTS,
-  SHM3,
-  { name: 'shm, 2 tasks, the product in JavaScript', tasks: 2, procs: 1, js: true },
-]
+const JS: Placement & { js: boolean } = { name: 'shm, 2 tasks, the product in JavaScript', tasks: 2, procs: 1, js: true }
+const PLACEMENTS: Array<Placement & { js?: boolean }> = [...APP_PLACEMENTS, SHM3, JS]
 
 describe('pgas application: NPB CG', () => {
-  for (const pl of PLACEMENTS) {
+  for (const pl of matrix(PLACEMENTS, [SHM3, JS])) {
     it(`CG class S: ${pl.name}`, async () => {
       const out = await runPlaced(EX + 'pgas/cg.mjs', pl, { args: ['S', ...(pl.js === true ? ['--js'] : [])] })
       expect(out).toMatch(new RegExp(`^ Tasks +=  +${pl.tasks}$`, 'm'))

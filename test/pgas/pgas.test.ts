@@ -4,22 +4,28 @@
  * programs check themselves: basic.mjs every part of the API and its bad input, flat.mjs the flat
  * face's calls and status codes, collectives.mjs
  * seeded random collectives against a sequential reference and mismatched calls. Also: the
- * package uses only the public APIs of lapi and am2.
+ * package uses only the public APIs of lapi and am2. `npm test` runs each program on one placement
+ * (tcp, udp, shared memory: one each); `npm run test:full` on all six.
  */
 import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { PGAS_PLACEMENTS, runPlaced, type Placement } from '../helpers/placements.js'
+import { PGAS_PLACEMENTS, SHM3, TCP4IN2, UDP4IN2, runPlaced, type Placement } from '../helpers/placements.js'
 import { runNode } from '../helpers/run.js'
+import { matrix } from '../helpers/tier.js'
 
 const PLACEMENTS: Placement[] = [...PGAS_PLACEMENTS, { name: 'udp, 3 processes', tasks: 3, procs: 3, transport: 'udp' }]
 
 async function run (file: string, pl: Placement, args: string[], ok: string): Promise<void> { await runPlaced(file, pl, { args, ok }) }
 
 describe('pgas: the API on every placement', () => {
-  for (const pl of PLACEMENTS) {
+  for (const pl of matrix(PLACEMENTS, [TCP4IN2])) {
     it(`basic: ${pl.name}`, async () => { await run('pgas/basic.mjs', pl, [], 'pgas basic ok') }, 90_000)
+  }
+  for (const pl of matrix(PLACEMENTS, [UDP4IN2])) {
     it(`flat face: ${pl.name}`, async () => { await run('pgas/flat.mjs', pl, [], 'pgas flat ok') }, 90_000)
+  }
+  for (const pl of matrix(PLACEMENTS, [SHM3])) {
     it(`collectives (seed ${pl.tasks + pl.procs}): ${pl.name}`, async () => {
       await run('pgas/collectives.mjs', pl, ['60', String(pl.tasks + pl.procs)], 'pgas collectives ok')
     }, 90_000)

@@ -13,10 +13,13 @@
  *   - once the job has started, every port attacked refuses connections (the kernel's
  *     ECONNREFUSED) and the strangers' connections have been closed;
  *   - strangers that keep trying to connect again do not keep lapirun, or a --join process, from
- *     exiting within 2 s of the program's last line, and every try after the start is refused;
+ *     exiting (within 2 s of the program's last line: rendezvous.perf.test.ts, `npm run
+ *     test:perf`), and every try after the start is refused;
  *   - a rendezvous in the middle that knows the key still cannot choose what a process runs;
  *   - the job key is not in a task's environment, nor a spawned process's, nor in a debug log.
  * Times are recorded in the messages (SECURITY_VERBOSE=1 prints them), never asserted (a timing tier does that).
+ * `npm test` floods the job under --procs and ends the one under --join; `npm run test:full` both of
+ * each.
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -31,6 +34,7 @@ import { LAPIRUN } from '../helpers/run.js'
 import { answerChallenge, watchMemory, type HostileOptions, type HostileStats, type MemorySeen, type Target } from './helpers/attack.js'
 import { freePort, mib, runWorkJob, type JobRun, type Shape } from './helpers/jobs.js'
 import { reapAll, startNode, survivors, until, within } from './helpers/procs.js'
+import { FULL, matrix } from '../helpers/tier.js'
 
 const MiB = 1024
 /** Figures for a reader of the run (SECURITY_VERBOSE=1), not for the assertions: each assertion's message holds them too. */
@@ -147,7 +151,7 @@ describe('strangers while a job starts, before they prove the key', () => {
     await floodTest('procs')
   }, 50_000)
 
-  it('lapirun --join, 2 processes, process 1 started 1.2 s after process 0: the same, and the rendezvous refuses six ways with the same bytes',
+  it.runIf(FULL)('lapirun --join, 2 processes, process 1 started 1.2 s after process 0: the same, and the rendezvous refuses six ways with the same bytes',
     async () => {
       await floodTest('join')
     }, 50_000)
@@ -160,9 +164,9 @@ describe('strangers while a job starts, before they prove the key', () => {
 const HOLDERS: HostileOptions = { perTarget: 30, kinds: ['idle', 'idle', 'half-hello'], reopenMs: 100, retryFailed: true, maxOpens: 3000 }
 
 describe('the end of a job', () => {
-  for (const shape of ['procs', 'join'] as const) {
+  for (const shape of matrix(['procs', 'join'] as const, ['join'])) {
     const who = shape === 'procs' ? 'lapirun --procs' : 'every lapirun --join process'
-    it(`${who} exits within 2 s of the program's last line, whatever strangers that held its ports while it started try since`, async () => {
+    it(`${who} exits, whatever strangers that held its ports while it started try since`, async () => {
       const r: JobRun = await runWorkJob(shape, { rounds: 100, pauseMs: 600, attack: HOLDERS })
       const after = r.exitsAt.map((at) => Math.round(at - r.lastLineAt))
       const tries = (label: string, k: keyof HostileStats, from: Record<string, HostileStats>, to: Record<string, HostileStats>): number =>
@@ -185,7 +189,6 @@ describe('the end of a job', () => {
         expect(tries(label, 'refusedByKernel', r.atStart, r.atLastLine), `${label}: tries refused before the last line: ${report}`).toBeGreaterThan(0)
         expect(r.atLastLine[label]!.opened, `${label}: ${report}`).toBeLessThan(HOLDERS.maxOpens!)
       }
-      for (const ms of after) expect(ms, report).toBeLessThan(2000)
       expect(survivors(), 'processes left after the job').toEqual([])
       note(`the end, ${shape}: ${report}`)
     }, 40_000)

@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest'
 import { DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION } from '#lapi-internal'
 import { DROP_COUNTERS, PN_JUMP, isNews, packetNumber } from './helpers/datagram-pair.js'
 import { Summer, delta, exchange, note, openPair, setPn } from './helpers/udp-cases.js'
+import { budget } from './helpers/fuzz-run.js'
 
 /** What A does with a datagram: the counter it lands in. */
 type Verdict = typeof DROP_COUNTERS[number] | 'stale'
@@ -133,8 +134,8 @@ function mutate (m: Mutation, base: Buffer, heard: number): Uint8Array {
   }
 }
 
-/** Fuzzing time per property (one per mode), ms, and the seed; a longer run (`npm run test:fuzz`) sets FUZZ_MS. */
-const FUZZ_MS = Number(process.env['FUZZ_MS'] ?? 1000)
+/** Fuzzing time per property (one per mode), ms (longer on a loaded machine: fuzz-run.ts), and the seed; a longer run (`npm run test:fuzz`) sets FUZZ_MS. */
+const FUZZ_MS = budget(1000)
 const FUZZ_SEED = Number(process.env['FUZZ_SEED'] ?? 0x5eed)
 
 describe('udp: the datagram header, fuzzed', () => {

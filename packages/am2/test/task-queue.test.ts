@@ -1,10 +1,14 @@
 /**
  * AMLAPI's task queue: first-READY order, the firewall (the tail is never unlinked), node reuse,
  * growth, and a seeded randomized interleaving of producer and consumer steps, including producer
- * steps in the middle of a consumer's walk (a handler run by AM_Poll that sends).
+ * steps in the middle of a consumer's walk (a handler run by AM_Poll that sends). `npm test` takes
+ * 20,000 random steps, `npm run test:full` 200,000.
  */
 import { describe, expect, it } from 'vitest'
 import { TaskQueue } from '../src/task-queue.js'
+import { count } from '../../../test/helpers/tier.js'
+
+const STEPS = count(20_000, 200_000)
 
 describe('task queue', () => {
   it('takes the first ready token, not only the head', () => {
@@ -43,7 +47,7 @@ describe('task queue', () => {
     expect(() => q.markReady(nodes[0]!)).toThrow(/not pending/)
   })
 
-  it('matches a reference model over 200,000 seeded random steps, with pushes in the middle of walks', () => {
+  it(`matches a reference model over ${STEPS.toLocaleString('en')} seeded random steps, with pushes in the middle of walks`, () => {
     let seed = 20261122
     const rand = (n: number): number => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed % n }
     const q = new TaskQueue(8)
@@ -67,7 +71,7 @@ describe('task queue', () => {
       q.markReady(m.node); m.ready = true
     }
     q.onVisit = () => { if (rand(8) === 0) push(); if (rand(16) === 0) markSome() }
-    for (let step = 0; step < 200_000; step++) {
+    for (let step = 0; step < STEPS; step++) {
       const r = rand(20)
       if (r < 5) push()
       else if (r < 10) markSome()

@@ -1,7 +1,7 @@
 /**
- * FdPoll (transport/fd-io.ts), the sleep in the kernel on a connection: it ends as soon as the
- * socket has bytes, and after its time when it has none. The claim is about time: a wake-up within
- * 100 ms of a 2 s bound, a timeout no earlier than its 30 ms.
+ * FdPoll (transport/fd-io.ts), the sleep in the kernel on a connection: it ends when the socket has
+ * bytes, and after its time (no earlier than its 30 ms) when it has none. That it ends at once when
+ * there are bytes is a claim about time: fd-poll.perf.test.ts (`npm run test:perf`).
  */
 import net from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -31,14 +31,12 @@ describe('FdPoll', () => {
   it('wakes when the socket has bytes, and times out when it has none', async () => {
     const { fd, peer } = await pair()
     const p = io.poller(fd)
-    let t = performance.now()
+    const t = performance.now()
     expect(p.wait(30)).toBe(SLEEP_TIMEOUT)
     expect(performance.now() - t).toBeGreaterThanOrEqual(29)
     peer.write('x')
     await new Promise((resolve) => setTimeout(resolve, 20))
-    t = performance.now()
     expect(p.wait(2000)).toBe(SLEEP_READY)
-    expect(performance.now() - t).toBeLessThan(100)
     const end = io.end(fd)
     expect(end.read(65536, 16)).toBe(1)
   })

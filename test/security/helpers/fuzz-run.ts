@@ -4,11 +4,20 @@
  * run), fast-check's settings for one, a test's time limit, how long one decode may take, and the
  * figures they print (FUZZ_VERBOSE=1).
  */
+import { availableParallelism, loadavg } from 'node:os'
 import fc from 'fast-check'
 
-/** The seed of every property (FUZZ_SEED overrides), and the time budget of one, ms (FUZZ_MS overrides `dflt`). */
+/**
+ * How many times over its CPUs the machine is asked for as the file starts (the 1-minute load
+ * average per CPU, from 1 to 8): a property's budget is wall time, and a machine busy with other
+ * work gives it a share of that, so the default budgets grow by this, and a property still reaches
+ * about the cases it reaches on a quiet machine (the tests ask for more than 10 or 50).
+ */
+const LOAD = Math.min(8, Math.max(1, loadavg()[0]! / availableParallelism()))
+
+/** The seed of every property (FUZZ_SEED overrides), and the time budget of one, ms (FUZZ_MS overrides `dflt`, which grows on a loaded machine). */
 export const FUZZ_SEED = Number(process.env['FUZZ_SEED'] ?? 20250607)
-export const budget = (dflt: number): number => Number(process.env['FUZZ_MS'] ?? dflt)
+export const budget = (dflt: number): number => process.env['FUZZ_MS'] !== undefined ? Number(process.env['FUZZ_MS']) : Math.round(dflt * LOAD)
 /** Figures for a reader of the run (FUZZ_VERBOSE=1), not for the assertions. */
 export const note = (...a: unknown[]): void => { if (process.env['FUZZ_VERBOSE'] === '1') console.log('[fuzz]', ...a) }
 

@@ -3,7 +3,8 @@
  * and processes a test made, undone after each test of a file that imports this (the afterEach
  * below is registered in each such file); a datagram pair (helpers/datagram-pair.ts) opened and
  * run until frames went both ways; a counter's change; a datagram's checksum, made by the path's
- * own code; a packet number written into a datagram.
+ * own code; a packet number written into a datagram; the replays at a stopped peer (udp-news.test.ts
+ * and udp-news.perf.test.ts).
  */
 import { afterEach, expect } from 'vitest'
 import { DG_HEADER_BYTES } from '#lapi-internal'
@@ -73,4 +74,56 @@ export function setPn (d: Buffer, pn: number): void {
   const v = pn < 0 ? 2 ** 64 + pn : pn % 2 ** 64
   d.writeUInt32LE(v % 2 ** 32, 36)
   d.writeUInt32LE(Math.floor(v / 2 ** 32) % 2 ** 32, 40)
+}
+
+/**
+ * "Liveness only from news" (udp-news.test.ts): a pair with peer timeout `P` exchanges frames, B
+ * stops (its port still open) and an attacker replays all it recorded of B's datagrams, unchanged,
+ * every P / 5 until A loses B (for at most P + MARGIN + 1.5 s); every replay must be stale or
+ * dropped, none delivered. Returns how long after B stopped A lost it, ms (udp-news.perf.test.ts
+ * bounds it by P + MARGIN).
+ */
+export async function replayedStoppedPeer (mac: boolean, P: number, MARGIN: number): Promise<number> {
+  const pair = await openPair(mac, P)
+  const N = 24
+  await exchange(pair, N)
+  const recorded = pair.captured.slice()
+  expect(recorded.length).toBeGreaterThan(N / 4)
+  expect(pair.stats(pair.a).stale, 'no real datagram is stale').toBe(0)
+
+  // B stops (its port stays open); the attacker replays all it recorded, unchanged, every P/5
+  pair.bRuns = false
+  const t0 = performance.now()
+  const s0 = pair.stats(pair.a)
+  const a0 = pair.attacks
+  let next = t0
+  let rounds = 0
+  const replay = (): void => {
+    if (performance.now() < next) return
+    for (const d of recorded) pair.attack(d)
+    rounds++
+    next += P / 5
+  }
+  const lost = await pair.run(P + MARGIN + 1500, () => pair.loss(pair.a) !== null, replay)
+  const after = performance.now() - t0
+  const roundsBefore = rounds
+  // one more round after the loss: dropped as from an unknown sender
+  for (const d of recorded) pair.attack(d)
+  pair.step()
+  const s1 = pair.stats(pair.a)
+  note(`mac ${mac}: lost after ${after.toFixed(0)} ms (peer timeout ${P}); ${roundsBefore} rounds of ${recorded.length} replays before; stale +${delta(s1, s0, 'stale')}, duplicates +${delta(s1, s0, 'duplicates')}, unknownSender +${delta(s1, s0, 'unknownSender')}`)
+
+  expect(lost, `A still had B ${after.toFixed(0)} ms after it stopped, after ${rounds} rounds of replays`).toBe(true)
+  expect(pair.loss(pair.a)).toMatch(/the peer timeout/)
+  expect(pair.peerFailed(pair.a)).toBe(true)
+  expect(roundsBefore).toBeGreaterThanOrEqual(2)
+  // every replay was taken as stale (while B was known) or dropped (once lost); none was news
+  expect(delta(s1, s0, 'stale') + delta(s1, s0, 'unknownSender')).toBe(pair.attacks - a0)
+  expect(delta(s1, s0, 'stale')).toBeGreaterThanOrEqual((roundsBefore - 1) * recorded.length)
+  expect(delta(s1, s0, 'datagramsReceived'), 'datagrams taken after B stopped are all stale').toBe(delta(s1, s0, 'stale'))
+  expect(delta(s1, s0, 'duplicates'), 'replayed data is recognised as duplicate').toBeGreaterThan(0)
+  // no replayed frame was delivered again
+  expect(pair.a.inbound.violations).toEqual([])
+  expect(pair.a.inbound.got).toBe(N)
+  return after
 }
