@@ -38,10 +38,11 @@ for (const b of BLOCKS) {
   LAYOUTS.set(file, names)
 }
 /** What is not code to rewrite: comments, strings, and import and export statements with a list of names. */
-const SKIP = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\[\s\S]|[^`\\])*`|\b(?:import|export)\s*(?:type\s*)?\{[^}]*\}\s*(?:from\s*'[^']*')?/g
+const SKIP =
+  /\/\/[^\n]*|\/\*[\s\S]*?\*\/|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\[\s\S]|[^`\\])*`|\b(?:import|export)\s*(?:type\s*)?\{[^}]*\}\s*(?:from\s*'[^']*')?/g
 
 /** `text` (a built module at `path`) with the layout constants it imports or defines written as numbers where used. */
-export function inlineLayouts (path, text) {
+export function inlineLayouts(path, text) {
   const values = new Map(LAYOUTS.get(path) ?? [])
   for (const m of text.matchAll(/\bimport\s*\{([^}]*)\}\s*from\s*'(\.[^']*)'/g)) {
     const names = LAYOUTS.get(resolve(dirname(path), m[2]))
@@ -61,8 +62,12 @@ export function inlineLayouts (path, text) {
 
 const inline = {
   name: 'inline-layouts',
-  setup (b) {
-    b.onLoad({ filter: /\/dist\/.*\.js$/ }, async (args) => ({ contents: inlineLayouts(args.path, await readFile(args.path, 'utf8')), loader: 'js', resolveDir: dirname(args.path) }))
+  setup(b) {
+    b.onLoad({ filter: /\/dist\/.*\.js$/ }, async (args) => ({
+      contents: inlineLayouts(args.path, await readFile(args.path, 'utf8')),
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }))
   },
 }
 

@@ -13,9 +13,11 @@ const files = ['test/security/fuzz-reader.test.ts', 'test/security/fuzz-listener
 const t0 = Date.now()
 // (about a dozen properties of MS each, and the rest of the three files: a few minutes)
 const r = spawnSync('npx', ['vitest', 'run', ...files], {
-  env: { ...process.env, FUZZ_MS: String(ms), FUZZ_VERBOSE: process.env.FUZZ_VERBOSE ?? '1' }, stdio: 'inherit', timeout: 15 * ms + 15 * 60_000,
+  env: { ...process.env, FUZZ_MS: String(ms), FUZZ_VERBOSE: process.env.FUZZ_VERBOSE ?? '1' },
+  stdio: 'inherit',
+  timeout: 15 * ms + 15 * 60_000,
 })
-const how = r.error !== undefined ? r.error.message
-  : r.signal !== null ? `killed by ${r.signal}` : r.status === 0 ? 'passed' : `failed (exit status ${r.status})`
+const how =
+  r.error !== undefined ? r.error.message : r.signal !== null ? `killed by ${r.signal}` : r.status === 0 ? 'passed' : `failed (exit status ${r.status})`
 process.stdout.write(`fuzz: ${ms} ms per property, seed ${process.env.FUZZ_SEED ?? 'default'}: ${how} (${Math.round((Date.now() - t0) / 1000)} s)\n`)
 process.exitCode = r.status === 0 ? 0 : 1

@@ -12,12 +12,14 @@ if (files.length === 0) {
 const runs = files.map((f) => JSON.parse(readFileSync(f, 'utf8')))
 
 /** A figure with 3 significant digits, or with thousands separators from 1000 up. */
-const fig = (v) => typeof v !== 'number' || !Number.isFinite(v) ? '–' : Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : Number(v.toPrecision(3)).toString()
+const fig = (v) =>
+  typeof v !== 'number' || !Number.isFinite(v) ? '–' : Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : Number(v.toPrecision(3)).toString()
 const size = (g) => {
-  const b = (n) => n >= 1 << 20 ? `${n / (1 << 20)} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`
+  const b = (n) => (n >= 1 << 20 ? `${n / (1 << 20)} MiB` : n >= 1024 ? `${n / 1024} KiB` : `${n} B`)
   if (typeof g.size !== 'number') return ''
   // (an application's goal: its size is a number of tasks)
-  if (String(g.series).startsWith('pgas.apps')) return g.baselineSize !== undefined && g.baselineSize !== null && g.baselineSize !== g.size ? `${g.size} vs ${g.baselineSize} tasks` : `${g.size} tasks`
+  if (String(g.series).startsWith('pgas.apps'))
+    return g.baselineSize !== undefined && g.baselineSize !== null && g.baselineSize !== g.size ? `${g.size} vs ${g.baselineSize} tasks` : `${g.size} tasks`
   if (g.baselineSize !== undefined && g.baselineSize !== null && g.baselineSize !== g.size) return `${b(g.size)} vs ${b(g.baselineSize)}`
   return b(g.size)
 }
@@ -32,10 +34,7 @@ for (const [i, r] of runs.entries()) {
   }
 }
 const head = runs.map((r) => `Node ${String(r.environment?.node ?? '?').replace(/^v/, '')}`)
-const out = [
-  `| goal | size | target | ${head.join(' | ')} |`,
-  `|---|---:|---|${head.map(() => '---:').join('|')}|`,
-]
+const out = [`| goal | size | target | ${head.join(' | ')} |`, `|---|---:|---|${head.map(() => '---:').join('|')}|`]
 for (const { g, cells } of rows.values()) out.push(`| ${g.name} | ${size(g)} | ${g.op} ${fig(g.target)} | ${cells.join(' | ')} |`)
 const tally = runs.map((r, i) => {
   const gs = r.goals ?? []

@@ -43,7 +43,10 @@ for (let i = 0; i < own.length; i++) {
   else if (a === '--no-build') build = false
   else if (a === '--out') out = own[++i]
   else if (/^\d+$/.test(a)) lines.push(a)
-  else { process.stderr.write(`node-lines: unknown argument '${a}'\n`); process.exit(2) }
+  else {
+    process.stderr.write(`node-lines: unknown argument '${a}'\n`)
+    process.exit(2)
+  }
 }
 if (lines.length === 0) lines.push('22', '24', '26')
 if (out === null) out = mkdtempSync(join(tmpdir(), 'amlapi-node-lines-'))
@@ -52,7 +55,7 @@ else mkdirSync(out, { recursive: true })
 const say = (s) => process.stdout.write(`node-lines: ${s}\n`)
 
 /** Runs a command to its end with the output here; its exit status (1 when it could not start). */
-function step (cmd, args, opts = {}) {
+function step(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', ...opts })
   if (r.error !== undefined) process.stderr.write(`node-lines: ${cmd} could not start: ${r.error.message}\n`)
   return r.status ?? 1
@@ -76,7 +79,7 @@ if (build) {
 }
 
 /** The environment of a line's run: its bin first on PATH, and npm's notes of which node ran it replaced. */
-function lineEnv (bin, node) {
+function lineEnv(bin, node) {
   const env = { ...process.env }
   const pathKey = Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH'
   env[pathKey] = [bin, ...(env[pathKey] ?? '').split(delimiter).filter((p) => p !== '' && p !== bin)].join(delimiter)
@@ -86,7 +89,7 @@ function lineEnv (bin, node) {
 }
 
 /** What `node` and npm run on that PATH, or why they are not the line's node. */
-function checkPath (node, env) {
+function checkPath(node, env) {
   const which = spawnSync('node', ['-p', 'process.execPath'], { env, encoding: 'utf8' })
   if (which.status !== 0 || which.stdout.trim() !== node) return `\`node\` on PATH is ${which.stdout.trim() || '(none)'}, not ${node}`
   // (npm sets npm_node_execpath to the node it runs on, for what it starts)
@@ -118,12 +121,21 @@ for (const line of lines) {
   const logStream = createWriteStream(log)
   logStream.write(`node --version: ${version} (V8 ${v8})\n`)
   const code = await new Promise((resolve) => {
-    const p = spawn(node, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...extra],
-      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const p = spawn(
+      node,
+      [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...extra],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     for (const s of [p.stdout, p.stderr]) {
-      s.on('data', (d) => { logStream.write(d); process.stdout.write(d) })
+      s.on('data', (d) => {
+        logStream.write(d)
+        process.stdout.write(d)
+      })
     }
-    p.on('error', (e) => { process.stderr.write(`node-lines: vitest could not start: ${e.message}\n`); resolve(1) })
+    p.on('error', (e) => {
+      process.stderr.write(`node-lines: vitest could not start: ${e.message}\n`)
+      resolve(1)
+    })
     p.on('close', (c) => resolve(c ?? 1))
   })
   await new Promise((resolve) => logStream.end(resolve))
@@ -138,7 +150,8 @@ for (const line of lines) {
       const name = relative(ROOT, String(file.name))
       const tests = file.assertionResults ?? []
       for (const t of tests) if (t.status === 'failed') r.failures.push(`${name} › ${t.fullName}`)
-      if (file.status === 'failed' && tests.every((t) => t.status !== 'failed')) r.failures.push(`${name} (the file itself: ${String(file.message ?? '').split('\n')[0]})`)
+      if (file.status === 'failed' && tests.every((t) => t.status !== 'failed'))
+        r.failures.push(`${name} (the file itself: ${String(file.message ?? '').split('\n')[0]})`)
     }
   } else r.note = 'no test report (vitest did not finish; see the log)'
   if (code !== 0 && r.failures.length === 0 && r.note === undefined) r.note = `vitest exited ${code} without a failed test (see the log)`

@@ -26,21 +26,33 @@ for (let i = 0; i < own.length; i++) {
   if (a === '--hog') hogs = Number(own[++i])
   else if (a === '--out') out = own[++i]
   else if (/^\d+$/.test(a)) runs = Number(a)
-  else { process.stderr.write(`repeat-tests: unknown argument '${a}'\n`); process.exit(2) }
+  else {
+    process.stderr.write(`repeat-tests: unknown argument '${a}'\n`)
+    process.exit(2)
+  }
 }
-if (!(runs >= 1) || !(hogs >= 0) || !Number.isInteger(hogs)) { process.stderr.write('repeat-tests: N ≥ 1 and --hog K ≥ 0 (whole numbers)\n'); process.exit(2) }
+if (!(runs >= 1) || !(hogs >= 0) || !Number.isInteger(hogs)) {
+  process.stderr.write('repeat-tests: N ≥ 1 and --hog K ≥ 0 (whole numbers)\n')
+  process.exit(2)
+}
 if (out === null) out = mkdtempSync(join(tmpdir(), 'amlapi-repeat-'))
 else mkdirSync(out, { recursive: true })
 
 // busy processes beside the suite, stopped however this script ends
 const hogProcs = []
 for (let i = 0; i < hogs; i++) hogProcs.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }))
-const stopHogs = () => { for (const p of hogProcs) p.kill('SIGKILL') }
+const stopHogs = () => {
+  for (const p of hogProcs) p.kill('SIGKILL')
+}
 process.on('exit', stopHogs)
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { stopHogs(); process.exit(130) })
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    stopHogs()
+    process.exit(130)
+  })
 
 /** Records that `name` failed in run `i`, with the first line of its error. */
-function note (here, i, name, error) {
+function note(here, i, name, error) {
   here.push(name)
   const f = failures.get(name) ?? { runs: [], first: String(error ?? '').split('\n')[0] }
   f.runs.push(i)

@@ -15,14 +15,28 @@ const has = (c) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0
 const root = { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' }
 
 const rows = [{ name: 'lapirun --procs P', cmd: (p) => [NODE, LAPIRUN, '-n', String(p), '--procs', String(p), PROG], base: null }]
-if (has('mpirun.openmpi')) rows.push({ name: 'mpirun (Open MPI)', cmd: (p) => ['mpirun.openmpi', '--oversubscribe', '-n', String(p), NODE, LAPIRUN, '--join', PROG], base: (p) => ['mpirun.openmpi', '--oversubscribe', '-n', String(p), NODE, '-e', '0'] })
-if (has('mpiexec.hydra')) rows.push({ name: 'mpiexec (MPICH Hydra)', cmd: (p) => ['mpiexec.hydra', '-n', String(p), NODE, LAPIRUN, '--join', PROG], base: (p) => ['mpiexec.hydra', '-n', String(p), NODE, '-e', '0'] })
+if (has('mpirun.openmpi'))
+  rows.push({
+    name: 'mpirun (Open MPI)',
+    cmd: (p) => ['mpirun.openmpi', '--oversubscribe', '-n', String(p), NODE, LAPIRUN, '--join', PROG],
+    base: (p) => ['mpirun.openmpi', '--oversubscribe', '-n', String(p), NODE, '-e', '0'],
+  })
+if (has('mpiexec.hydra'))
+  rows.push({
+    name: 'mpiexec (MPICH Hydra)',
+    cmd: (p) => ['mpiexec.hydra', '-n', String(p), NODE, LAPIRUN, '--join', PROG],
+    base: (p) => ['mpiexec.hydra', '-n', String(p), NODE, '-e', '0'],
+  })
 if (has('srun') && /idle|mix/.test(spawnSync('sinfo', ['-h', '-o', '%t'], { encoding: 'utf8' }).stdout ?? '')) {
-  rows.push({ name: 'srun --mpi=pmi2', cmd: (p) => ['srun', '--mpi=pmi2', '--overcommit', '-n', String(p), NODE, LAPIRUN, '--join', PROG], base: (p) => ['srun', '--overcommit', '-n', String(p), NODE, '-e', '0'] })
+  rows.push({
+    name: 'srun --mpi=pmi2',
+    cmd: (p) => ['srun', '--mpi=pmi2', '--overcommit', '-n', String(p), NODE, LAPIRUN, '--join', PROG],
+    base: (p) => ['srun', '--overcommit', '-n', String(p), NODE, '-e', '0'],
+  })
 }
 
 /** Milliseconds from start to the last task's init (or to the end, without `init` lines). */
-function once (argv, tasks) {
+function once(argv, tasks) {
   const t0 = Date.now()
   const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', env: { ...process.env, ...root }, timeout: 120_000 })
   if (r.status !== 0) throw new Error(`${argv.join(' ')}: status ${r.status}\n${r.stderr}`)
@@ -31,13 +45,17 @@ function once (argv, tasks) {
   if (at.length !== tasks) throw new Error(`${argv.join(' ')}: ${at.length} of ${tasks} tasks reported\n${r.stdout}${r.stderr}`)
   return Math.max(...at) - t0
 }
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1] }
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y)
+  return s[s.length >> 1]
+}
 
 const PS = [1, 2, 4, 8]
 console.log(`| launcher | ${PS.map((p) => `P = ${p}`).join(' | ')} |`)
 console.log(`|---|${PS.map(() => '---:').join('|')}|`)
 for (const row of rows) {
-  const cells = []; const base = []
+  const cells = []
+  const base = []
   for (const p of PS) {
     cells.push(median(Array.from({ length: RUNS }, () => once(row.cmd(p), p))))
     if (row.base !== null) base.push(median(Array.from({ length: RUNS }, () => once(row.base(p), 0))))

@@ -117,8 +117,7 @@ describe.runIf(FULL)('bench --quick (the real CLI)', () => {
       ['baseline.memcpy.set-to-sab', QUICK_SIZES.copy],
     ]
     if (report.environment.cpusAllowedCount >= 2) {
-      want.push(['baseline.sab-spin.rtt', QUICK_SIZES.message], ['baseline.sab-spin.bw', QUICK_SIZES.message],
-        ['baseline.sab-am.rtt', [8, 16, 32]])
+      want.push(['baseline.sab-spin.rtt', QUICK_SIZES.message], ['baseline.sab-spin.bw', QUICK_SIZES.message], ['baseline.sab-am.rtt', [8, 16, 32]])
       // the bare-thread floor of the pgas broadcast and all-to-all, and the pgas series' ratios to it
       for (const id of ['bcast-2', 'bcast-4', 'alltoall-2', 'alltoall-4']) want.push([`baseline.threads.${id}`, [65536, 1048576]])
       expect(byId.get('pgas.bcast-bw-4')?.ratios.map((r: any) => r.series)).toContain('baseline.threads.bcast-4')
@@ -135,7 +134,10 @@ describe.runIf(FULL)('bench --quick (the real CLI)', () => {
     for (const [id, sizes] of want) {
       const s = byId.get(id)
       expect(s, id).toBeDefined()
-      expect(s.points.map((p: any) => p.size), id).toEqual([...sizes])
+      expect(
+        s.points.map((p: any) => p.size),
+        id,
+      ).toEqual([...sizes])
       for (const p of s.points) {
         expect(p.median, `${id} @ ${p.size}`).toBeGreaterThan(0)
         expect(p.samples).toHaveLength(2)
@@ -152,7 +154,11 @@ describe.runIf(FULL)('bench --quick (the real CLI)', () => {
       expect(byId.get('baseline.sab-am.rtt').ratios[0].series).toBe('baseline.sab-spin.rtt')
       for (const id of ['lapi.am.hdr-rtt', 'am2.short-rtt']) {
         const s = byId.get(id)
-        if (s !== undefined) expect(s.ratios.map((r: any) => r.series), id).toContain('baseline.sab-am.rtt')
+        if (s !== undefined)
+          expect(
+            s.ratios.map((r: any) => r.series),
+            id,
+          ).toContain('baseline.sab-am.rtt')
       }
       // and the reference ratios, paired as the goals are (3 pairs with --quick)
       expect(report.references.map((r: any) => [r.series, r.baseline])).toEqual([
@@ -216,7 +222,10 @@ describe.runIf(FULL)('bench --quick (the real CLI)', () => {
       const s = report.series.find((x: any) => x.id === id)
       expect(s, id).toBeDefined()
       expect(s.unit, id).toBe(unit)
-      expect(s.points.map((p: any) => p.size), id).toEqual([...sizes])
+      expect(
+        s.points.map((p: any) => p.size),
+        id,
+      ).toEqual([...sizes])
       for (const p of s.points) expect(p.median, `${id} @ ${p.size}`).toBeGreaterThan(0)
     }
     // the packing boundary is in the quick sizes too, so every goal is measured
@@ -262,40 +271,79 @@ describe.runIf(FULL)('bench --quick (the real CLI)', () => {
 })
 
 describe('bench --quick, the network and application benchmarks (two cores, goals unpaired)', () => {
-  it.runIf(FULL)('runs net, net.udp and pgas.apps: every series measured, every goal judged', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'amlapi-bench-net-'))
-    try {
-      const r = await new Promise<{ code: number | null, stderr: string }>((resolve) => {
-        const child = execFile(process.execPath, [MAIN, '--quick', '--filter', '^(net|pgas\\.apps)', '--no-1core', '--no-pairs', '--out', out],
-          { timeout: 200_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } }, (_err, _out, errOut) => resolve({ code: child.exitCode, stderr: errOut }))
-      })
-      expect(r.code, r.stderr).toBe(0)
-      const rep = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8'))
-      expect(rep.benchmarks.filter((b: any) => b.name.startsWith('net')).map((b: any) => [b.name, b.status])).toEqual([['net', 'ok'], ['net.udp', 'ok'], ['net', 'skipped']])
-      const ids = new Set(rep.series.map((x: any) => x.id))
-      for (const id of ['net.poll.rtt', 'net.am2.short-rtt', 'net.stream.bw', 'net.udp.poll.rtt', 'net.udp.am2.short-rtt', 'net.udp.am2.rate', 'net.udp.am2.rate-drop', 'net.udp.am2.long-bw-mac']) expect(ids.has(id), id).toBe(true)
-      for (const x of rep.series.filter((x: any) => x.id.startsWith('net'))) for (const p of x.points) expect(p.median, `${x.id} @ ${p.size}`).toBeGreaterThan(0)
-      // the applications: one whole run a point (--quick), each verified, sizes in tasks
-      expect(rep.benchmarks.find((b: any) => b.name === 'pgas.apps')?.status).toBe('ok')
-      const apps = rep.series.filter((x: any) => x.benchmark === 'pgas.apps')
-      expect(apps.map((x: any) => [x.id, x.points.map((p: any) => p.size)])).toEqual([
-        ['pgas.apps.is', [1, 2, 4]], ['pgas.apps.is-tcp', [2]], ['pgas.apps.is-udp', [2]],
-        ['pgas.apps.cg', [1, 2, 4]], ['pgas.apps.cg-tcp', [2]], ['pgas.apps.cg-udp', [2]],
-        ['pgas.apps.gups', [1, 2, 4]], ['pgas.apps.gups-tcp', [2]], ['pgas.apps.gups-udp', [2]], ['pgas.apps.jacobi', [1, 2]], ['pgas.apps.jacobi-js', [1, 2]],
-        ['pgas.apps.dht', [1, 2, 4]], ['pgas.apps.dht-atomic', [1, 2, 4]], ['pgas.apps.dht-tcp', [2]], ['pgas.apps.dht-udp', [2]], ['pgas.apps.dht-atomic-tcp', [2]],
-      ])
-      for (const x of apps) for (const p of x.points) { expect(p.samples, x.id).toHaveLength(1); expect(p.median, x.id).toBeGreaterThan(0) }
-      const appGoals = rep.goals.filter((g: any) => g.series.startsWith('pgas.apps'))
-      expect(appGoals.map((g: any) => g.sizeUnit)).toEqual(['tasks', 'tasks', 'tasks', 'tasks'])
-      for (const g of appGoals) expect(['PASS', 'MISS'], g.name).toContain(g.status)
-      const goals = rep.goals.filter((g: any) => g.series.startsWith('net'))
-      expect(goals.length).toBeGreaterThanOrEqual(10)
-      // (the one-core goals are not measured: no such placement here)
-      for (const g of goals) expect(g.name.startsWith('one core') ? ['n/a'] : ['PASS', 'MISS'], g.name).toContain(g.status)
-    } finally {
-      rmSync(out, { recursive: true, force: true })
-    }
-  }, 220_000)
+  it.runIf(FULL)(
+    'runs net, net.udp and pgas.apps: every series measured, every goal judged',
+    async () => {
+      const out = mkdtempSync(join(tmpdir(), 'amlapi-bench-net-'))
+      try {
+        const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = execFile(
+            process.execPath,
+            [MAIN, '--quick', '--filter', '^(net|pgas\\.apps)', '--no-1core', '--no-pairs', '--out', out],
+            { timeout: 200_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } },
+            (_err, _out, errOut) => resolve({ code: child.exitCode, stderr: errOut }),
+          )
+        })
+        expect(r.code, r.stderr).toBe(0)
+        const rep = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8'))
+        expect(rep.benchmarks.filter((b: any) => b.name.startsWith('net')).map((b: any) => [b.name, b.status])).toEqual([
+          ['net', 'ok'],
+          ['net.udp', 'ok'],
+          ['net', 'skipped'],
+        ])
+        const ids = new Set(rep.series.map((x: any) => x.id))
+        for (const id of [
+          'net.poll.rtt',
+          'net.am2.short-rtt',
+          'net.stream.bw',
+          'net.udp.poll.rtt',
+          'net.udp.am2.short-rtt',
+          'net.udp.am2.rate',
+          'net.udp.am2.rate-drop',
+          'net.udp.am2.long-bw-mac',
+        ])
+          expect(ids.has(id), id).toBe(true)
+        for (const x of rep.series.filter((x: any) => x.id.startsWith('net')))
+          for (const p of x.points) expect(p.median, `${x.id} @ ${p.size}`).toBeGreaterThan(0)
+        // the applications: one whole run a point (--quick), each verified, sizes in tasks
+        expect(rep.benchmarks.find((b: any) => b.name === 'pgas.apps')?.status).toBe('ok')
+        const apps = rep.series.filter((x: any) => x.benchmark === 'pgas.apps')
+        expect(apps.map((x: any) => [x.id, x.points.map((p: any) => p.size)])).toEqual([
+          ['pgas.apps.is', [1, 2, 4]],
+          ['pgas.apps.is-tcp', [2]],
+          ['pgas.apps.is-udp', [2]],
+          ['pgas.apps.cg', [1, 2, 4]],
+          ['pgas.apps.cg-tcp', [2]],
+          ['pgas.apps.cg-udp', [2]],
+          ['pgas.apps.gups', [1, 2, 4]],
+          ['pgas.apps.gups-tcp', [2]],
+          ['pgas.apps.gups-udp', [2]],
+          ['pgas.apps.jacobi', [1, 2]],
+          ['pgas.apps.jacobi-js', [1, 2]],
+          ['pgas.apps.dht', [1, 2, 4]],
+          ['pgas.apps.dht-atomic', [1, 2, 4]],
+          ['pgas.apps.dht-tcp', [2]],
+          ['pgas.apps.dht-udp', [2]],
+          ['pgas.apps.dht-atomic-tcp', [2]],
+        ])
+        for (const x of apps)
+          for (const p of x.points) {
+            expect(p.samples, x.id).toHaveLength(1)
+            expect(p.median, x.id).toBeGreaterThan(0)
+          }
+        const appGoals = rep.goals.filter((g: any) => g.series.startsWith('pgas.apps'))
+        expect(appGoals.map((g: any) => g.sizeUnit)).toEqual(['tasks', 'tasks', 'tasks', 'tasks'])
+        for (const g of appGoals) expect(['PASS', 'MISS'], g.name).toContain(g.status)
+        const goals = rep.goals.filter((g: any) => g.series.startsWith('net'))
+        expect(goals.length).toBeGreaterThanOrEqual(10)
+        // (the one-core goals are not measured: no such placement here)
+        for (const g of goals) expect(g.name.startsWith('one core') ? ['n/a'] : ['PASS', 'MISS'], g.name).toContain(g.status)
+      } finally {
+        rmSync(out, { recursive: true, force: true })
+      }
+    },
+    220_000,
+  )
 })
 
 describe('statistics', () => {
@@ -385,7 +433,14 @@ describe('statistics', () => {
     const all = new Map([lat, spin].map((s) => [s.id, s] as const))
     const ref: Reference = { name: 'put ÷ ring', series: lat.id, size: 8, baseline: spin.id }
     expect(evaluateReference(ref, all)).toEqual({ ...ref, ratio: 2, unpairedRatio: 2 })
-    const r = evaluateReference(ref, all, { ratios: [2.5, 1.5, 3], values: [[2.5, 1], [1.5, 1], [3, 1]] })
+    const r = evaluateReference(ref, all, {
+      ratios: [2.5, 1.5, 3],
+      values: [
+        [2.5, 1],
+        [1.5, 1],
+        [3, 1],
+      ],
+    })
     expect(r).toMatchObject({ ratio: 2.5, unpairedRatio: 2, paired: { ratio: 2.5, ratios: [2.5, 1.5, 3] } })
     expect(r).not.toHaveProperty('status')
     expect(evaluateReference({ ...ref, baseline: 'nope.rtt' }, all)).toMatchObject({ ratio: null, unpairedRatio: null })
@@ -416,7 +471,14 @@ describe('statistics', () => {
         { id: 'fake.check.rate', title: 'rate', kind: 'rate', unit: 'ops/s', group: 'fake', sizes: [0] },
         { id: 'fake.check.app', title: 'app', kind: 'latency', unit: 'us', group: 'fake', sizes: [2], sizeUnit: 'tasks', wholeRuns: true },
       ],
-      async open () { return { async run () { return 1 }, async close () {} } },
+      async open() {
+        return {
+          async run() {
+            return 1
+          },
+          async close() {},
+        }
+      },
     }
     const entry: RegistryEntry = { name: 'fake.check', load: async () => ({ default: bench }) }
     const entries = [entry]
@@ -433,18 +495,37 @@ describe('statistics', () => {
   it('warms up for at least the time given, and on while the rate climbs, at most the longest time', async () => {
     const runs: number[] = []
     // a rate that doubles run by run (code being compiled) until the 5th run, then holds
-    const climbing = async (n: number): Promise<number> => { runs.push(n); return n / (1e5 * 2 ** Math.min(runs.length - 1, 4)) }
+    const climbing = async (n: number): Promise<number> => {
+      runs.push(n)
+      return n / (1e5 * 2 ** Math.min(runs.length - 1, 4))
+    }
     await warmUp({ n: 16 }, 0, climbing, 100)
     expect(runs.length).toBe(6)
     runs.length = 0
-    await warmUp({ n: 16 }, 0, async (n) => { runs.push(n); return n / 1e5 }, 100)
+    await warmUp(
+      { n: 16 },
+      0,
+      async (n) => {
+        runs.push(n)
+        return n / 1e5
+      },
+      100,
+    )
     expect(runs.length).toBe(2) // the second run did not beat the first
     runs.length = 0
     await warmUp({ n: 16 }, 0, climbing, 0.0005)
     expect(runs.length).toBeLessThan(6) // the longest time ends it
     runs.length = 0
     // the count doubles until a run takes 0.1 s, then holds
-    await warmUp({ n: 1 }, 1, async (n) => { runs.push(n); return Math.min(n, 1 << 14) * 1e-5 }, 1)
+    await warmUp(
+      { n: 1 },
+      1,
+      async (n) => {
+        runs.push(n)
+        return Math.min(n, 1 << 14) * 1e-5
+      },
+      1,
+    )
     expect(Math.max(...runs)).toBe(1 << 14)
   })
 
@@ -520,8 +601,11 @@ describe('statistics', () => {
         { id: 'fake.partial.bad', title: 'bad', kind: 'latency', unit: 'us', group: 'fake', sizes: [1], sizeUnit: 'tasks', wholeRuns: true },
       ],
       open: () => ({
-        run: async (series, size, iterations) => { if (series === 'fake.partial.bad') throw new Error('it broke'); return size * iterations * 1e-6 },
-        close () {},
+        run: async (series, size, iterations) => {
+          if (series === 'fake.partial.bad') throw new Error('it broke')
+          return size * iterations * 1e-6
+        },
+        close() {},
       }),
     }
     const entry: RegistryEntry = { name: 'fake.partial', load: async () => ({ default: bench }) }
@@ -536,9 +620,7 @@ describe('statistics', () => {
     expect(entries.map((e) => e.name)).toEqual(['baseline.memcpy', 'baseline.sab-spin', 'baseline.sab-am', 'am2'])
     expect(added.sort()).toEqual(['baseline.memcpy', 'baseline.sab-am', 'baseline.sab-spin'])
     const bench = (await registry.find((e) => e.name === 'am2')!.load()).default
-    expect(bench.series.map((s) => s.id)).toEqual([
-      'am2.short-rtt', 'am2.medium-rtt', 'am2.long-rtt', 'am2.rate', 'am2.long-bw', 'am2.medium-bw',
-    ])
+    expect(bench.series.map((s) => s.id)).toEqual(['am2.short-rtt', 'am2.medium-rtt', 'am2.long-rtt', 'am2.rate', 'am2.long-bw', 'am2.medium-bw'])
     expect(bench.goals).toHaveLength(4)
     expect(bench.references?.map((r) => r.baseline)).toEqual(['baseline.sab-am.rtt'])
     // the full sizes straddle the packed fast path (32 B header + 992 B ≤ MAX_UHDR_SZ 1024)
@@ -563,10 +645,13 @@ describe('tables', () => {
   })
 
   it('pads a fixed-width, Markdown-compatible table', () => {
-    const t = formatTable(['size', 'µs'], [
-      ['8 B', '1.62 (1.01–1.65)'],
-      ['1 MiB', '525 (401–569)'],
-    ])
+    const t = formatTable(
+      ['size', 'µs'],
+      [
+        ['8 B', '1.62 (1.01–1.65)'],
+        ['1 MiB', '525 (401–569)'],
+      ],
+    )
     const lines = t.split('\n')
     expect(lines).toHaveLength(4)
     const widths = lines.map((l) => [...l].length)
@@ -593,7 +678,10 @@ describe('tables', () => {
   it('counts tasks, not bytes, where the series say so (a run of whole applications: its own repeats)', () => {
     const one = series('app.x', 'ops/s', { 1: 100, 2: 180 }, 'apps')
     const two = series('app.y', 'ops/s', { 1: 50, 2: 90 }, 'apps')
-    for (const s of [one, two]) { s.sizeUnit = 'tasks'; s.repeats = 3 }
+    for (const s of [one, two]) {
+      s.sizeUnit = 'tasks'
+      s.repeats = 3
+    }
     const all = new Map([one, two].map((s) => [s.id, s] as const))
     two.ratios = computeRatios(two, [{ series: one.id, label: '÷ x', baselineSize: 1 }], all)
     const text = formatGroupTable(groupSeries([one, two])[0]!, 5)
@@ -647,7 +735,13 @@ describe('svg', () => {
       title: 'zero',
       yLabel: 'µs',
       series: [
-        { title: 'with 0', points: [{ size: 0, median: 2, min: 2, max: 2 }, { size: 8, median: 3, min: 3, max: 3 }] },
+        {
+          title: 'with 0',
+          points: [
+            { size: 0, median: 2, min: 2, max: 2 },
+            { size: 8, median: 3, min: 3, max: 3 },
+          ],
+        },
         { title: 'only 0', points: [{ size: 0, median: 5, min: 5, max: 5 }] },
       ],
     })

@@ -19,10 +19,14 @@ import { matrix } from './helpers/tier.js'
 /** The network transports between processes. */
 const TRANSPORTS = ['tcp', 'udp'] as const
 
-interface Placement { name: string, procs: number, transport?: (typeof TRANSPORTS)[number] }
+interface Placement {
+  name: string
+  procs: number
+  transport?: (typeof TRANSPORTS)[number]
+}
 
 /** Where a program of `tasks` tasks runs: one process, then over 2 (and 4) processes on each transport. */
-function placements (tasks: number): Placement[] {
+function placements(tasks: number): Placement[] {
   const p: Placement[] = [{ name: 'shm, 1 process', procs: 1 }]
   for (const t of TRANSPORTS) {
     p.push({ name: `${t}, 2 processes`, procs: 2, transport: t })
@@ -36,7 +40,7 @@ let listed = 0
 const turns = new Map<number, number>()
 
 /** The fast suite's placement of a program: for every third of the list, the next in turn of its placements over processes (none for a program of one process only). */
-function fastPlacement (all: Placement[], shmOnly: boolean): Placement[] {
+function fastPlacement(all: Placement[], shmOnly: boolean): Placement[] {
   if (listed++ % 3 !== 0 || shmOnly) return []
   const net = all.filter((p) => p.procs > 1)
   const k = turns.get(net.length) ?? 0
@@ -53,19 +57,23 @@ describe('conformance: the same programs in one process and over processes', () 
     describe(title, () => {
       for (const pl of here) {
         const skip = pl.procs > 1 && prog.shmOnly !== undefined
-        it.skipIf(skip)(pl.name + (skip ? ` (not yet: ${prog.shmOnly!})` : ''), async () => {
-          // (a deadline with room for a loaded machine: am2/noalloc.mjs spins both tasks for seconds)
-          const r = await runFixture(prog.file, prog.tasks, {
-            args: prog.args ?? [],
-            timeoutMs: 60_000,
-            procs: pl.procs,
-            ...(pl.transport !== undefined ? { transport: pl.transport } : {}),
-            ...(prog.config !== undefined ? { config: prog.config } : {}),
-            ...(prog.env !== undefined ? { env: { ...process.env, ...prog.env } } : {}),
-          })
-          if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}\n${r.stdout}`)
-          checkOutput(prog, r)
-        }, 90_000)
+        it.skipIf(skip)(
+          pl.name + (skip ? ` (not yet: ${prog.shmOnly!})` : ''),
+          async () => {
+            // (a deadline with room for a loaded machine: am2/noalloc.mjs spins both tasks for seconds)
+            const r = await runFixture(prog.file, prog.tasks, {
+              args: prog.args ?? [],
+              timeoutMs: 60_000,
+              procs: pl.procs,
+              ...(pl.transport !== undefined ? { transport: pl.transport } : {}),
+              ...(prog.config !== undefined ? { config: prog.config } : {}),
+              ...(prog.env !== undefined ? { env: { ...process.env, ...prog.env } } : {}),
+            })
+            if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}\n${r.stdout}`)
+            checkOutput(prog, r)
+          },
+          90_000,
+        )
       }
     })
   }

@@ -25,26 +25,35 @@ const WORKSPACES = ['bufmgr', 'lapi', 'am2', 'pgas']
 /** `cmd args` in `cwd` with a deadline, as a user of the packages runs it (test/helpers/npm-project.ts). */
 const run = (cmd: string, args: string[], cwd: string, deadlineMs: number): Promise<Run> => runIn(ROOT, cmd, args, cwd, deadlineMs)
 
-const sorted = (s: string): string[] => s.trim().split('\n').filter((l) => l !== '').sort()
+const sorted = (s: string): string[] =>
+  s
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort()
 
 /** What first-lapi.mjs and first-lapi-c.mjs print with n tasks (in any order). */
-function lapiLines (n: number): string[] {
+function lapiLines(n: number): string[] {
   const l = Array.from({ length: n }, (_, t) => `task ${t} of ${n}: my inbox says "hello from task ${(t + n - 1) % n}"`)
   return [...l, `task 0: ${n} of ${n} tasks checked in`].sort()
 }
 
 /** What first-am2.mjs and first-am2-c.mjs print with n tasks (in any order). */
-function am2Lines (n: number): string[] {
+function am2Lines(n: number): string[] {
   return Array.from({ length: n }, (_, t) => `task ${t} of ${n}: task ${(t + 1) % n} squared 1..10 for me (sum 385); I served 10 requests`).sort()
 }
 
 /** What first-pgas.mjs prints with n tasks (in any order). */
-function pgasLines (n: number): string[] {
+function pgasLines(n: number): string[] {
   const total = Array.from({ length: n }, (_, t) => 30 * t + 3 + 100 + t).reduce((a, b) => a + b, 0)
-  return Array.from({ length: n }, (_, t) => `task ${t} of ${n}: got ${10 * ((t + 1) % n)} from task ${(t + 1) % n}; my block is ${10 * t} ${10 * t + 1} ${10 * t + 2} ${100 + (t + n - 1) % n}; the array adds up to ${total}`).sort()
+  return Array.from(
+    { length: n },
+    (_, t) =>
+      `task ${t} of ${n}: got ${10 * ((t + 1) % n)} from task ${(t + 1) % n}; my block is ${10 * t} ${10 * t + 1} ${10 * t + 2} ${100 + ((t + n - 1) % n)}; the array adds up to ${total}`,
+  ).sort()
 }
 
-describe('amlapi from a project of one\'s own', () => {
+describe("amlapi from a project of one's own", () => {
   let tmp = ''
   let app = ''
   let tarballs: string[] = []
@@ -57,7 +66,10 @@ describe('amlapi from a project of one\'s own', () => {
     app = join(tmp, 'my-app')
 
     // npm pack -w packages/bufmgr -w packages/lapi -w packages/am2 -w packages/pgas --pack-destination <tmp>
-    const pack = ok(await run('npm', ['pack', ...WORKSPACES.flatMap((w) => ['-w', `packages/${w}`]), '--pack-destination', tmp, '--json'], ROOT, 60_000), 'npm pack')
+    const pack = ok(
+      await run('npm', ['pack', ...WORKSPACES.flatMap((w) => ['-w', `packages/${w}`]), '--pack-destination', tmp, '--json'], ROOT, 60_000),
+      'npm pack',
+    )
     const packed = JSON.parse(pack.stdout) as Array<{ name: string; version: string; filename: string; files: Array<{ path: string }> }>
     expect(packed.map((p) => p.name).sort()).toEqual(['@amlapi/am2', '@amlapi/bufmgr', '@amlapi/lapi', '@amlapi/pgas'])
     for (const p of packed) {
@@ -67,7 +79,10 @@ describe('amlapi from a project of one\'s own', () => {
       expect(files, p.name).toContain('package.json')
       if (p.name === '@amlapi/lapi' || p.name === '@amlapi/am2') expect(files, p.name).toContain('lib/compat.js')
       if (p.name === '@amlapi/pgas') expect(files, p.name).toContain('lib/flat.js')
-      if (p.name === '@amlapi/lapi') expect(files).toEqual(expect.arrayContaining(['bin/lapirun.js', 'lib/launch/cli.js', 'lib/launch/child.js', expect.stringMatching(/^lib\/chunks\/.+\.js$/)]))
+      if (p.name === '@amlapi/lapi')
+        expect(files).toEqual(
+          expect.arrayContaining(['bin/lapirun.js', 'lib/launch/cli.js', 'lib/launch/child.js', expect.stringMatching(/^lib\/chunks\/.+\.js$/)]),
+        )
     }
     // every @amlapi dependency names a version that is packed beside it
     const versions = new Map(packed.map((p) => [p.name, p.version]))
@@ -117,17 +132,26 @@ describe('amlapi from a project of one\'s own', () => {
       const pj = JSON.parse(readFileSync(join(app, 'node_modules', '@amlapi', w, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }
       const entries = Object.keys(pj.exports)
       expect(entries, `@amlapi/${w}`).not.toContain('./internal')
-      expect(entries.filter((e) => /internal|test/i.test(e)), `@amlapi/${w}`).toEqual([])
+      expect(
+        entries.filter((e) => /internal|test/i.test(e)),
+        `@amlapi/${w}`,
+      ).toEqual([])
     }
   })
 
   it('runs the first LAPI program with node_modules/.bin/lapirun -n 4', async () => {
-    const r = ok(await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-lapi.mjs'], app, 45_000), 'lapirun first-lapi.mjs')
+    const r = ok(
+      await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-lapi.mjs'], app, 45_000),
+      'lapirun first-lapi.mjs',
+    )
     expect(sorted(r.stdout)).toEqual(lapiLines(4))
   }, 60_000)
 
   it('runs the first AM-2 program (C-style) with node_modules/.bin/lapirun -n 4', async () => {
-    const r = ok(await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-am2-c.mjs'], app, 45_000), 'lapirun first-am2-c.mjs')
+    const r = ok(
+      await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-am2-c.mjs'], app, 45_000),
+      'lapirun first-am2-c.mjs',
+    )
     expect(sorted(r.stdout)).toEqual(am2Lines(4))
   }, 60_000)
 
@@ -137,7 +161,10 @@ describe('amlapi from a project of one\'s own', () => {
   }, 60_000)
 
   it('runs the first PGAS program with node_modules/.bin/lapirun -n 4', async () => {
-    const r = ok(await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-pgas.mjs'], app, 45_000), 'lapirun first-pgas.mjs')
+    const r = ok(
+      await run(join(app, 'node_modules', '.bin', 'lapirun'), ['-n', '4', '--timeout', '30', 'first-pgas.mjs'], app, 45_000),
+      'lapirun first-pgas.mjs',
+    )
     expect(sorted(r.stdout)).toEqual(pgasLines(4))
   }, 60_000)
 
@@ -150,12 +177,16 @@ describe('amlapi from a project of one\'s own', () => {
 describe('the README and docs/getting-started.md', () => {
   const docs = ['README.md', join('docs', 'getting-started.md')].map((f) => ({ f, text: readFileSync(join(ROOT, f), 'utf8') }))
   /** The files of examples/first-steps without their leading comment lines. */
-  const bodies = new Map(readdirSync(FIRST).filter((f) => f.endsWith('.mjs')).map((f) => {
-    const lines = readFileSync(join(FIRST, f), 'utf8').split('\n')
-    let i = 0
-    while (i < lines.length && lines[i]!.startsWith('//')) i++
-    return [f, lines.slice(i).join('\n').trim()] as const
-  }))
+  const bodies = new Map(
+    readdirSync(FIRST)
+      .filter((f) => f.endsWith('.mjs'))
+      .map((f) => {
+        const lines = readFileSync(join(FIRST, f), 'utf8').split('\n')
+        let i = 0
+        while (i < lines.length && lines[i]!.startsWith('//')) i++
+        return [f, lines.slice(i).join('\n').trim()] as const
+      }),
+  )
   const blocks = (text: string, lang: string): string[] => [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!.trim())
 
   it('show the programs of examples/first-steps, letter for letter', () => {

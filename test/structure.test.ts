@@ -28,7 +28,7 @@ const PACKAGES: Record<string, string[]> = {
   pgas: ['@amlapi/bufmgr', '@amlapi/lapi', '@amlapi/lapi/compat', '@amlapi/am2'],
 }
 
-function sources (dir: string, out: string[] = []): string[] {
+function sources(dir: string, out: string[] = []): string[] {
   for (const f of readdirSync(dir)) {
     const p = join(dir, f)
     if (statSync(p).isDirectory()) sources(p, out)
@@ -38,14 +38,15 @@ function sources (dir: string, out: string[] = []): string[] {
 }
 
 /** Every module specifier a file names: static imports and re-exports, type-only or not, and dynamic imports. */
-export function specifiers (text: string): string[] {
+function specifiers(text: string): string[] {
   const out: string[] = []
-  const re = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|lazyLoad(?:<[^>]*>)?\(\s*'([^']+)'/g
+  const re =
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|lazyLoad(?:<[^>]*>)?\(\s*'([^']+)'/g
   for (const m of text.matchAll(re)) out.push((m[1] ?? m[2] ?? m[3] ?? m[4])!)
   return out
 }
 
-function layerOf (file: string): number {
+function layerOf(file: string): number {
   const folder = relative(join(ROOT, 'packages/lapi/src'), dirname(file)).split('/')[0] || '.'
   const i = LAPI_LAYERS.findIndex(([, folders]) => folders.includes(folder))
   if (i < 0) throw new Error(`packages/lapi/src/${folder} is in no layer of LAPI_LAYERS: add it to the table and to docs/architecture.md`)
@@ -54,11 +55,14 @@ function layerOf (file: string): number {
 
 describe('the import structure', () => {
   it('reads type-only, dynamic and lazy imports', () => {
-    expect(specifiers("import type { A } from './a.js'\nexport { b } from '../b.js'\nconst c = await import('./c.js')\nlazyLoad<typeof import('node:x')>('node:y')\nimport './d.js'"))
-      .toEqual(['./a.js', '../b.js', './c.js', 'node:y', './d.js'])
+    expect(
+      specifiers(
+        "import type { A } from './a.js'\nexport { b } from '../b.js'\nconst c = await import('./c.js')\nlazyLoad<typeof import('node:x')>('node:y')\nimport './d.js'",
+      ),
+    ).toEqual(['./a.js', '../b.js', './c.js', 'node:y', './d.js'])
   })
 
-  it("every lapi folder imports only its own layer and the layers below", () => {
+  it('every lapi folder imports only its own layer and the layers below', () => {
     const back: string[] = []
     for (const file of sources(join(ROOT, 'packages/lapi/src'))) {
       const from = layerOf(file)
@@ -91,7 +95,7 @@ describe('transports behind the registry', () => {
   /** Files above transport/ that may name a transport's files: the test-only entry (#lapi-internal drives the udp pieces alone). */
   const EXEMPT = ['internal.ts']
 
-  it('no file outside transport/ imports a transport\'s folder: only the registry and the contract', () => {
+  it("no file outside transport/ imports a transport's folder: only the registry and the contract", () => {
     const wrong: string[] = []
     for (const file of sources(SRC)) {
       const rel = relative(SRC, file)
@@ -110,7 +114,10 @@ describe('transports behind the registry', () => {
     for (const folder of ['engine', 'agent', 'launch']) {
       for (const file of sources(join(SRC, folder))) {
         // (the code lines: comments taken out, a block comment's lines kept empty)
-        const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, '')).split('\n').map((l) => l.replace(/(^|\s)\/\/.*$/, ''))
+        const code = readFileSync(file, 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ''))
+          .split('\n')
+          .map((l) => l.replace(/(^|\s)\/\/.*$/, ''))
         code.forEach((l, i) => {
           if (/(['"`])(tcp|udp)\1/.test(l)) wrong.push(`${relative(ROOT, file)}:${i + 1}: ${l.trim()}`)
         })

@@ -136,7 +136,10 @@ function childrenCpuSeconds(): number | null {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8')
     // (the fields after the command, which is in parentheses and may hold spaces)
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number)
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number)
     return ((f[13] ?? 0) + (f[14] ?? 0)) / 100
   } catch {
     return null

@@ -69,10 +69,7 @@ function sizesOf(group: SeriesGroup): number[] {
 export function formatGroupTable(group: SeriesGroup, repeats: number): string {
   const sizes = sizesOf(group)
   const header = [group.sizeUnit === 'tasks' ? 'tasks' : 'size', ...group.series.map((s) => s.title)]
-  const rows = sizes.map((size) => [
-    formatSize(size, group.sizeUnit),
-    ...group.series.map((s) => formatCell(s.points.find((p) => p.size === size))),
-  ])
+  const rows = sizes.map((size) => [formatSize(size, group.sizeUnit), ...group.series.map((s) => formatCell(s.points.find((p) => p.size === size)))])
   const unit = unitLabel(group.unit)
   // (a series of whole application runs takes fewer repeats: it says how many)
   const n = group.series.find((s) => s.repeats !== undefined)?.repeats ?? repeats
@@ -147,7 +144,9 @@ export function formatGoals(goals: readonly GoalResult[]): string {
   const miss = goals.filter((g) => g.status === 'MISS').length
   const na = goals.length - pass - miss
   const summary = `${pass} PASS, ${miss} MISS${na > 0 ? `, ${na} not measured` : ''}`
-  const absolute = goals.some((g) => g.baseline === undefined) ? ' A goal without a baseline: the median of its series in its unit, of the check\'s runs of it alone where they ran (their count and range in the pairs column), else of the main repeats ("unpaired").' : ''
+  const absolute = goals.some((g) => g.baseline === undefined)
+    ? ' A goal without a baseline: the median of its series in its unit, of the check\'s runs of it alone where they ran (their count and range in the pairs column), else of the main repeats ("unpaired").'
+    : ''
   const legend =
     'ratio = median of the paired ratios where pairs ran (each pair: one run of the series and one of its baseline, back to back), ' +
     `else median ÷ baseline median (the "unpaired" column). ${PAIR_LEGEND}${absolute}`

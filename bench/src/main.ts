@@ -103,7 +103,7 @@ async function main(): Promise<number> {
   // JSON has it in environment.node and environment.v8)
   process.stdout.write(`amlapi benchmarks on Node ${process.version} (V8 ${process.versions.v8}), ${process.platform}-${process.arch}\n`)
   const progress = createProgress(process.stderr, process.stderr.isTTY === true && !process.env['CI'])
-  let report
+  let report: Awaited<ReturnType<typeof runAll>>
   try {
     report = await runAll(registry, cli.config, progress.emit)
   } finally {

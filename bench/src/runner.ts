@@ -156,11 +156,7 @@ export function validateBenchmark(b: Benchmark): string | null {
 }
 
 /** Grow the iteration count until one run takes ≥ budget/4, scale it to the budget, warm up once. */
-export async function calibrate(
-  run: (iterations: number) => number | Promise<number>,
-  budgetS: number,
-  maxIterations = 1e9,
-): Promise<number> {
+export async function calibrate(run: (iterations: number) => number | Promise<number>, budgetS: number, maxIterations = 1e9): Promise<number> {
   let n = 1
   let t = await run(n)
   for (let guard = 0; t < budgetS / 4 && n < maxIterations && guard < 60; guard++) {
@@ -201,11 +197,13 @@ async function measureSeries(
 ): Promise<SeriesResult> {
   const sizes = resolveSizes(spec, cfg)
   const budgetS = cfg.budgetMs / 1e3
-  const step = (size: number, phase: string): void =>
-    emit({ type: 'step', name: bench.name, placement, series: spec.id, size, phase })
+  const step = (size: number, phase: string): void => emit({ type: 'step', name: bench.name, placement, series: spec.id, size, phase })
   const iterations: number[] = []
   for (const size of sizes) {
-    if (spec.wholeRuns === true) { iterations.push(1); continue }
+    if (spec.wholeRuns === true) {
+      iterations.push(1)
+      continue
+    }
     step(size, 'calibrating')
     iterations.push(await calibrate((n) => session.run(spec.id, size, n), budgetS))
   }
@@ -280,7 +278,10 @@ function benchContext(bench: Benchmark, placement: Placement, cpus: number, cfg:
 export type PairSpec = Pick<Goal, 'name' | 'series' | 'size' | 'baseline' | 'baselineSize' | 'pair'>
 
 /** What the interleaved check measured for one goal: the pair ratios and each pair's two values. */
-export interface PairedRun { ratios: number[]; values: Array<[number, number]> }
+export interface PairedRun {
+  ratios: number[]
+  values: Array<[number, number]>
+}
 
 /** Pairs of the interleaved goal check (`--quick`, full). */
 export const GOAL_PAIRS = { quick: 3, full: 9 } as const
@@ -343,7 +344,10 @@ export async function pairGoals(
       const so = await bo.open(benchContext(bo, 'all', cpus, cfg))
       sessions.push(so)
       let sb = so
-      if (bb !== bo) { sb = await bb.open(benchContext(bb, 'all', cpus, cfg)); sessions.push(sb) }
+      if (bb !== bo) {
+        sb = await bb.open(benchContext(bb, 'all', cpus, cfg))
+        sessions.push(sb)
+      }
       const timed = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> => {
         const seconds = await session.run(s.id, size, iterations)
         if (!(seconds > 0) || !Number.isFinite(seconds)) throw new Error(`${s.id} @ ${size}: bad time ${seconds}`)
@@ -355,8 +359,7 @@ export async function pairGoals(
       const budgetS = cfg.budgetMs / 1e3
       let itO = po.iterations
       let itB = pb.iterations
-      const grown = (n: number, seconds: number): number =>
-        seconds < budgetS / 2 ? Math.min(n * 1000, Math.max(n, Math.round((n * budgetS) / seconds))) : n
+      const grown = (n: number, seconds: number): number => (seconds < budgetS / 2 ? Math.min(n * 1000, Math.max(n, Math.round((n * budgetS) / seconds))) : n)
       const one = async (session: Session, s: SeriesResult, size: number, iterations: number): Promise<number> =>
         toValue(s.kind, s.unit, size, iterations, await timed(session, s, size, iterations))
       // (a pair's side, after an untimed run of a fraction of its count: PAIR_REWARM)
@@ -372,24 +375,53 @@ export async function pairGoals(
       const ratios: number[] = []
       const values: Array<[number, number]> = []
       for (let k = 0; k < pairs; k++) {
-        emit({ type: 'step', name: `${label}: ${g.name}`, placement: 'all', series: g.series, size: g.size, phase: `${alone ? 'run' : 'pair'} ${k + 1}/${pairs}` })
-        if (alone) { ratios.push(await one(so, ours, g.size, itO)); continue }
+        emit({
+          type: 'step',
+          name: `${label}: ${g.name}`,
+          placement: 'all',
+          series: g.series,
+          size: g.size,
+          phase: `${alone ? 'run' : 'pair'} ${k + 1}/${pairs}`,
+        })
+        if (alone) {
+          ratios.push(await one(so, ours, g.size, itO))
+          continue
+        }
         let vo: number, vb: number
-        if (k % 2 === 0) { vo = await warmed(so, ours, g.size, itO); vb = await warmed(sb, base, baseSize, itB) } else { vb = await warmed(sb, base, baseSize, itB); vo = await warmed(so, ours, g.size, itO) }
+        if (k % 2 === 0) {
+          vo = await warmed(so, ours, g.size, itO)
+          vb = await warmed(sb, base, baseSize, itB)
+        } else {
+          vb = await warmed(sb, base, baseSize, itB)
+          vo = await warmed(so, ours, g.size, itO)
+        }
         const r = ratio(vo, ours.unit, vb, base.unit)
-        if (r !== null) { ratios.push(r); values.push([vo, vb]) }
+        if (r !== null) {
+          ratios.push(r)
+          values.push([vo, vb])
+        }
       }
       out.set(gi, { ratios, values })
     } catch (err) {
       note = (err as Error).message ?? String(err)
     } finally {
       for (const s of sessions) {
-        try { await s.close() } catch { /* the note or the ratios say what happened */ }
+        try {
+          await s.close()
+        } catch {
+          /* the note or the ratios say what happened */
+        }
       }
     }
     emit({
       type: 'bench-end',
-      status: { name: `${label}: ${g.name}`, placement: 'all', status: note === undefined ? 'ok' : 'error', ...(note !== undefined ? { note } : {}), seconds: Math.round(performance.now() - t0) / 1e3 },
+      status: {
+        name: `${label}: ${g.name}`,
+        placement: 'all',
+        status: note === undefined ? 'ok' : 'error',
+        ...(note !== undefined ? { note } : {}),
+        seconds: Math.round(performance.now() - t0) / 1e3,
+      },
     })
   }
   return out
@@ -526,15 +558,18 @@ interface ChildMessage {
 }
 
 /** Run `entries` in a child process restricted to CPU `cpu` with taskset; forwards its progress. */
-export function runOneCoreChild(
-  taskset: string,
-  cpu: number,
-  entries: readonly RegistryEntry[],
-  cfg: RunConfig,
-  emit: Emit,
-): Promise<PlacementOutput> {
+export function runOneCoreChild(taskset: string, cpu: number, entries: readonly RegistryEntry[], cfg: RunConfig, emit: Emit): Promise<PlacementOutput> {
   const main = fileURLToPath(new URL('./main.js', import.meta.url))
-  const args = ['-c', String(cpu), process.execPath, main, ...childArgs(cfg, entries.map((e) => e.name))]
+  const args = [
+    '-c',
+    String(cpu),
+    process.execPath,
+    main,
+    ...childArgs(
+      cfg,
+      entries.map((e) => e.name),
+    ),
+  ]
   return new Promise((resolve, reject) => {
     const child = spawn(taskset, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
     let result: PlacementOutput | undefined
@@ -589,7 +624,14 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
   if (added.length > 0) emit({ type: 'note', text: `also running ${added.join(', ')} (compared with)` })
 
   const loaded = new Map<RegistryEntry, Benchmark | null>()
-  for (const e of entries) loaded.set(e, await e.load().then((m) => m.default, () => null))
+  for (const e of entries)
+    loaded.set(
+      e,
+      await e.load().then(
+        (m) => m.default,
+        () => null,
+      ),
+    )
   const placementsOf = (e: RegistryEntry): readonly Placement[] => loaded.get(e)?.placements ?? ['all']
   const inProcess = entries.filter((e) => placementsOf(e).includes('all'))
   const oneCoreWanted = entries.filter((e) => loaded.get(e) && placementsOf(e).includes('1core'))
@@ -602,8 +644,10 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
     else if (env.cpusAllowedCount < 2) oneCore = { status: 'skipped', note: 'skipped: the process already runs on one CPU' }
     else childJobs = oneCoreWanted.length
   }
-  const pairable = !cfg.pairGoals ? 0 : [...loaded.values()].flatMap((b): readonly PairSpec[] => [...b?.goals ?? [], ...b?.references ?? []])
-    .filter((g) => checked(g, inProcess, loaded)).length
+  const pairable = !cfg.pairGoals
+    ? 0
+    : [...loaded.values()].flatMap((b): readonly PairSpec[] => [...(b?.goals ?? []), ...(b?.references ?? [])]).filter((g) => checked(g, inProcess, loaded))
+        .length
   emit({ type: 'begin', jobs: inProcess.length + childJobs + pairable })
 
   const series: SeriesResult[] = []
@@ -646,7 +690,10 @@ export async function runAll(registry: readonly RegistryEntry[], cfg: RunConfig,
   const pairedRefs = cfg.pairGoals ? await pairGoals(references, inProcess, loaded, byId, cfg, cpus, emit, 'reference check') : none
   const load = stopLoad(childCpu)
   if (load.otherCpuPercent !== null && load.otherCpuPercent > 5) {
-    emit({ type: 'note', text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run${load.stealPercent ? ` (the hypervisor's steal: ${load.stealPercent}%)` : ''}: figures are disturbed` })
+    emit({
+      type: 'note',
+      text: `other processes used ${load.otherCpuPercent}% of the CPU time during the run${load.stealPercent ? ` (the hypervisor's steal: ${load.stealPercent}%)` : ''}: figures are disturbed`,
+    })
   }
   return {
     schema: 1,

@@ -88,14 +88,20 @@ export function computeRatios(
 }
 
 /** The pairs of the interleaved check for one goal or reference. */
-export interface Pairs { ratios: readonly number[]; values?: ReadonlyArray<readonly [number, number]> }
+export interface Pairs {
+  ratios: readonly number[]
+  values?: ReadonlyArray<readonly [number, number]>
+}
 
 /**
  * The ratio of a goal or reference: the paired median where pairs ran, else the medians' ratio
  * (null when a side was not measured). Without `baseline`, the median itself.
  */
-function measureRatio(spec: { series: string; size: number; baseline?: string; baselineSize?: number },
-  all: ReadonlyMap<string, SeriesResult>, pairs?: Pairs): RatioResult {
+function measureRatio(
+  spec: { series: string; size: number; baseline?: string; baselineSize?: number },
+  all: ReadonlyMap<string, SeriesResult>,
+  pairs?: Pairs,
+): RatioResult {
   const ours = all.get(spec.series)
   let r: number | null
   if (spec.baseline === undefined) {
@@ -104,14 +110,16 @@ function measureRatio(spec: { series: string; size: number; baseline?: string; b
     r = m !== undefined && Number.isFinite(m) ? m : null
   } else {
     const base = all.get(spec.baseline)
-    r =
-      ours && base
-        ? ratio(medianAt(ours, spec.size), ours.unit, medianAt(base, spec.baselineSize ?? spec.size), base.unit)
-        : null
+    r = ours && base ? ratio(medianAt(ours, spec.size), ours.unit, medianAt(base, spec.baselineSize ?? spec.size), base.unit) : null
   }
-  const paired = pairs !== undefined && pairs.ratios.length > 0
-    ? { ratio: median(pairs.ratios), ratios: [...pairs.ratios], ...(pairs.values ? { values: pairs.values.map((v) => [v[0], v[1]] as [number, number]) } : {}) }
-    : undefined
+  const paired =
+    pairs !== undefined && pairs.ratios.length > 0
+      ? {
+          ratio: median(pairs.ratios),
+          ratios: [...pairs.ratios],
+          ...(pairs.values ? { values: pairs.values.map((v) => [v[0], v[1]] as [number, number]) } : {}),
+        }
+      : undefined
   return { ratio: paired !== undefined ? paired.ratio : r, unpairedRatio: r, ...(paired ? { paired } : {}) }
 }
 

@@ -133,9 +133,7 @@ export function renderChart(opts: ChartOptions): string {
       out.push(`<line x1="${r1(xb + dx - 2)}" y1="${yb + 5}" x2="${r1(xb + dx + 2)}" y2="${yb - 5}" stroke="#000000"/>`)
     }
   }
-  out.push(
-    `<text x="${left + plotW / 2}" y="${top + plotH + 40}" text-anchor="middle">${escapeXml(opts.xLabel ?? 'size (log₂ scale)')}</text>`,
-  )
+  out.push(`<text x="${left + plotW / 2}" y="${top + plotH + 40}" text-anchor="middle">${escapeXml(opts.xLabel ?? 'size (log₂ scale)')}</text>`)
   out.push(
     `<text x="16" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 16 ${top + plotH / 2})">${escapeXml(opts.yLabel)} (log scale)</text>`,
   )
@@ -168,9 +166,7 @@ export function renderChart(opts: ChartOptions): string {
     const dash = s.dashed ? DASH : ''
     const x = left + (i % legendCols) * colW
     const y = ly + Math.floor(i / legendCols) * 20
-    out.push(
-      `<line x1="${x}" y1="${y}" x2="${x + 28}" y2="${y}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
-    )
+    out.push(`<line x1="${x}" y1="${y}" x2="${x + 28}" y2="${y}" stroke="${color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`)
     out.push(`<circle cx="${x + 14}" cy="${y}" r="3" fill="${color}"/>`)
     out.push(`<text x="${x + 36}" y="${y + 4}">${escapeXml(s.title)}</text>`)
   })

@@ -26,20 +26,50 @@
 //
 // Run: npx --no -- lapirun -n 2 examples/amx/testam.mjs [iters] [P|B]
 import * as AM from '@amlapi/am2/compat'
-import {
-  AM_PollBlock, AM_Safe, TEST_STARTUP, eb, ep, finish, myproc, numprocs, parseCount, parsePolling, pollWait, printGlobalStats,
-} from './apputils.mjs'
+import { AM_PollBlock, AM_Safe, TEST_STARTUP, eb, ep, finish, myproc, numprocs, parseCount, parsePolling, pollWait, printGlobalStats } from './apputils.mjs'
 
 const {
-  AM_OK, AM_SEQ, AM_ERR_IN_USE, AM_MaxShort, AM_MaxNumHandlers, AM_SetNumHandlers, AM_GetNumHandlers, AM_GetTag,
-  AM_GetTranslationInuse, AM_GetTranslationTag, AM_GetTranslationName, AM_AllocateBundle, AM_AllocateEndpoint,
-  AM_GetNumTranslations, AM_MaxNumTranslations, AM_SetNumTranslations, AM_MapAny, AM_UnMap, AM_Map, AM_MaxSegLength,
-  AM_SetSeg, AM_GetSeg, AM_SetTag, AM_MoveEndpoint, AM_FreeBundle, AM_SetExpectedResources, AM_SetHandlerAny,
-  AM_Request0, AM_Poll, AM_FreeEndpoint, AM_SetHandler, AM_GetSourceEndpoint, AM_GetDestEndpoint, AM_GetMsgTag,
-  AMX_GetSourceId, AMX_GetTokenInfo, AMX_SPMDBarrier, ref,
+  AM_OK,
+  AM_SEQ,
+  AM_ERR_IN_USE,
+  AM_MaxShort,
+  AM_MaxNumHandlers,
+  AM_SetNumHandlers,
+  AM_GetNumHandlers,
+  AM_GetTag,
+  AM_GetTranslationInuse,
+  AM_GetTranslationTag,
+  AM_GetTranslationName,
+  AM_AllocateBundle,
+  AM_AllocateEndpoint,
+  AM_GetNumTranslations,
+  AM_MaxNumTranslations,
+  AM_SetNumTranslations,
+  AM_MapAny,
+  AM_UnMap,
+  AM_Map,
+  AM_MaxSegLength,
+  AM_SetSeg,
+  AM_GetSeg,
+  AM_SetTag,
+  AM_MoveEndpoint,
+  AM_FreeBundle,
+  AM_SetExpectedResources,
+  AM_SetHandlerAny,
+  AM_Request0,
+  AM_Poll,
+  AM_FreeEndpoint,
+  AM_SetHandler,
+  AM_GetSourceEndpoint,
+  AM_GetDestEndpoint,
+  AM_GetMsgTag,
+  AMX_GetSourceId,
+  AMX_GetTokenInfo,
+  AMX_SPMDBarrier,
+  ref,
 } = AM
 
-const NUMHANDLERS_PER_TYPE = AM_MaxShort() + 1   // 17: 0..16 arguments
+const NUMHANDLERS_PER_TYPE = AM_MaxShort() + 1 // 17: 0..16 arguments
 const SHORT_REQ_BASE = 100
 const SHORT_REP_BASE = 120
 const MEDIUM_REQ_BASE = 140
@@ -49,8 +79,8 @@ const LONG_REP_BASE = 200
 const GETXFER_BASE = 60
 const PAYLOAD_SZ = 24
 const DOUBLEVAR_VAL = 2.5
-const INT64VAR_VAL = 0xFACEFEEDDEAFBEEFn
-const ABASE = 0xBABE7000
+const INT64VAR_VAL = 0xfacefeeddeafbeefn
+const ABASE = 0xbabe7000
 /** The arguments A1..A16, as int32 (what a handler gets). */
 const A = Array.from({ length: 16 }, (_, i) => (ABASE + i + 1) | 0)
 
@@ -60,7 +90,7 @@ let numrep = 0
 let numget = 0
 let inUse = 0
 
-function verify (cond, what) {
+function verify(cond, what) {
   if (!cond) {
     errs++
     if (errs <= 20) console.log(`${myproc}: ERROR: verify(${what}) failed`)
@@ -68,14 +98,14 @@ function verify (cond, what) {
   return cond
 }
 
-function fatalMismatch (msg) {
+function fatalMismatch(msg) {
   errs++
   if (errs <= 20) console.log(`${myproc}: ERROR: ${msg}`)
 }
 
 // ───────────────────────────── payloads ─────────────────────────────
 
-function makePayload (idx, into = new Uint8Array(PAYLOAD_SZ)) {
+function makePayload(idx, into = new Uint8Array(PAYLOAD_SZ)) {
   const dv = new DataView(into.buffer, into.byteOffset, PAYLOAD_SZ)
   dv.setFloat64(0, DOUBLEVAR_VAL, true)
   dv.setBigUint64(8, INT64VAR_VAL, true)
@@ -84,16 +114,21 @@ function makePayload (idx, into = new Uint8Array(PAYLOAD_SZ)) {
   return into
 }
 
-function scribble (u8) { u8.fill(0xBB) }
+function scribble(u8) {
+  u8.fill(0xbb)
+}
 
-function checkArgs (args, n, where) {
+function checkArgs(args, n, where) {
   let bad = args.length !== n
   for (let i = 0; i < n && !bad; i++) bad = args[i] !== A[i]
   if (bad) fatalMismatch(`Arg mismatch in ${where} on P${myproc}: [${args.map((a) => '0x' + (a >>> 0).toString(16)).join(', ')}]`)
 }
 
-function checkPayload (buf, nbytes, idx, where) {
-  if (nbytes !== PAYLOAD_SZ || buf.length < PAYLOAD_SZ) { fatalMismatch(`nbytes mismatch in ${where} on P${myproc}: ${nbytes}`); return }
+function checkPayload(buf, nbytes, idx, where) {
+  if (nbytes !== PAYLOAD_SZ || buf.length < PAYLOAD_SZ) {
+    fatalMismatch(`nbytes mismatch in ${where} on P${myproc}: ${nbytes}`)
+    return
+  }
   const dv = new DataView(buf.buffer, buf.byteOffset, PAYLOAD_SZ)
   const d = dv.getFloat64(0, true)
   const q = dv.getBigUint64(8, true)
@@ -107,7 +142,7 @@ function checkPayload (buf, nbytes, idx, where) {
 const VMsegsz = 3 * PAYLOAD_SZ * NUMHANDLERS_PER_TYPE
 const VMseg = new Uint8Array(VMsegsz)
 
-function checkAddr (buf, off, where) {
+function checkAddr(buf, off, where) {
   if (buf.buffer !== VMseg.buffer || buf.byteOffset !== VMseg.byteOffset + off) {
     fatalMismatch(`buf mismatch in ${where} on P${myproc}: offset ${buf.byteOffset - VMseg.byteOffset}, expected ${off}`)
   }
@@ -115,8 +150,14 @@ function checkAddr (buf, off, where) {
 
 // ───────────────────────────── the calls, by arity ─────────────────────────────
 
-const Request = []; const RequestI = []; const RequestXfer = []; const RequestXferAsync = []
-const Reply = []; const ReplyI = []; const ReplyXfer = []; const GetXfer = []
+const Request = []
+const RequestI = []
+const RequestXfer = []
+const RequestXferAsync = []
+const Reply = []
+const ReplyI = []
+const ReplyXfer = []
+const GetXfer = []
 for (let n = 0; n < NUMHANDLERS_PER_TYPE; n++) {
   Request[n] = AM[`AM_Request${n}`]
   RequestI[n] = AM[`AM_RequestI${n}`]
@@ -130,7 +171,7 @@ for (let n = 0; n < NUMHANDLERS_PER_TYPE; n++) {
 
 const replyPayload = new Uint8Array(PAYLOAD_SZ)
 
-function setupHandlers () {
+function setupHandlers() {
   for (let n = 0; n < NUMHANDLERS_PER_TYPE; n++) {
     const args = A.slice(0, n)
     const set = (idx, fn) => AM_Safe(AM_SetHandler(ep, idx, fn), `AM_SetHandler(ep, ${idx}, ...)`)
@@ -150,7 +191,7 @@ function setupHandlers () {
       makePayload(-n, replyPayload)
       AM_Safe(ReplyI[n](token, MEDIUM_REP_BASE + n, replyPayload, PAYLOAD_SZ, ...args), `AM_ReplyI${n}(token, MEDIUM_${n}REP_HANDLER, ...)`)
       scribble(replyPayload)
-      scribble(buf.subarray(0, nbytes))   // the temporary buffer is ours until we return
+      scribble(buf.subarray(0, nbytes)) // the temporary buffer is ours until we return
     })
     set(MEDIUM_REP_BASE + n, (token, buf, nbytes, ...a) => {
       checkArgs(a, n, `medium_${n}rep_handler`)
@@ -163,8 +204,10 @@ function setupHandlers () {
       checkAddr(buf, n * PAYLOAD_SZ, `long_${n}req_handler`)
       numreq++
       makePayload(-n, replyPayload)
-      AM_Safe(ReplyXfer[n](token, (NUMHANDLERS_PER_TYPE + n) * PAYLOAD_SZ, LONG_REP_BASE + n, replyPayload, PAYLOAD_SZ, ...args),
-        `AM_ReplyXfer${n}(token, ..., LONG_${n}REP_HANDLER, ...)`)
+      AM_Safe(
+        ReplyXfer[n](token, (NUMHANDLERS_PER_TYPE + n) * PAYLOAD_SZ, LONG_REP_BASE + n, replyPayload, PAYLOAD_SZ, ...args),
+        `AM_ReplyXfer${n}(token, ..., LONG_${n}REP_HANDLER, ...)`,
+      )
       scribble(replyPayload)
     })
     set(LONG_REP_BASE + n, (token, buf, nbytes, ...a) => {
@@ -186,19 +229,20 @@ function setupHandlers () {
 const medPayload = new Uint8Array(PAYLOAD_SZ)
 const longPayload = new Uint8Array(PAYLOAD_SZ)
 const asyncPayloads = Array.from({ length: NUMHANDLERS_PER_TYPE }, (_, n) => makePayload(n))
-function allamReq (partner, polling) {
+function allamReq(partner, polling) {
   for (let n = 0; n < NUMHANDLERS_PER_TYPE; n++) {
     const args = A.slice(0, n)
     AM_Safe(Request[n](ep, partner, SHORT_REQ_BASE + n, ...args), `AM_Request${n}(ep, partner, SHORT_${n}REQ_HANDLER, ...)`)
 
     makePayload(n, medPayload)
-    AM_Safe(RequestI[n](ep, partner, MEDIUM_REQ_BASE + n, medPayload, PAYLOAD_SZ, ...args),
-      `AM_RequestI${n}(ep, partner, MEDIUM_${n}REQ_HANDLER, ...)`)
+    AM_Safe(RequestI[n](ep, partner, MEDIUM_REQ_BASE + n, medPayload, PAYLOAD_SZ, ...args), `AM_RequestI${n}(ep, partner, MEDIUM_${n}REQ_HANDLER, ...)`)
     scribble(medPayload)
 
     makePayload(n, longPayload)
-    AM_Safe(RequestXfer[n](ep, partner, n * PAYLOAD_SZ, LONG_REQ_BASE + n, longPayload, PAYLOAD_SZ, ...args),
-      `AM_RequestXfer${n}(ep, partner, ..., LONG_${n}REQ_HANDLER, ...)`)
+    AM_Safe(
+      RequestXfer[n](ep, partner, n * PAYLOAD_SZ, LONG_REQ_BASE + n, longPayload, PAYLOAD_SZ, ...args),
+      `AM_RequestXfer${n}(ep, partner, ..., LONG_${n}REQ_HANDLER, ...)`,
+    )
     scribble(longPayload)
 
     let rc
@@ -213,7 +257,7 @@ function allamReq (partner, polling) {
 
 // ───────────────────────────── misc and endpoint/bundle checks ─────────────────────────────
 
-function miscTests () {
+function miscTests() {
   const numhand = AM_MaxNumHandlers()
   verify(numhand >= 256, 'AM_MaxNumHandlers() >= 256')
   const n = ref(0)
@@ -231,21 +275,28 @@ function miscTests () {
   verify(AM_GetTranslationInuse(ep, numprocs) !== AM_OK, 'AM_GetTranslationInuse(ep, NUMPROCS) != AM_OK')
 }
 
-function endpointTests () {
-  const t1 = 0x1234ABCDn
-  const eb1 = ref(null); const eb2 = ref(null); const ep1r = ref(null); const en1r = ref(-1)
+function endpointTests() {
+  const t1 = 0x1234abcdn
+  const eb1 = ref(null)
+  const eb2 = ref(null)
+  const ep1r = ref(null)
+  const en1r = ref(-1)
   AM_Safe(AM_AllocateBundle(AM_SEQ, eb1), 'AM_AllocateBundle(AM_SEQ, &eb1)')
   AM_Safe(AM_AllocateBundle(AM_SEQ, eb2), 'AM_AllocateBundle(AM_SEQ, &eb2)')
   AM_Safe(AM_AllocateEndpoint(eb1.value, ep1r, en1r), 'AM_AllocateEndpoint(eb1, &ep1, &en1)')
   const ep1 = ep1r.value
   const en1 = en1r.value
 
-  const n = ref(0); const m = ref(0)
-  AM_Safe(AM_GetNumTranslations(ep1, n), 'AM_GetNumTranslations(ep1, &n)'); verify(n.value >= 256, 'n >= 256')
-  AM_Safe(AM_MaxNumTranslations(m), 'AM_MaxNumTranslations(&m)'); verify(m.value >= 256, 'm >= 256')
+  const n = ref(0)
+  const m = ref(0)
+  AM_Safe(AM_GetNumTranslations(ep1, n), 'AM_GetNumTranslations(ep1, &n)')
+  verify(n.value >= 256, 'n >= 256')
+  AM_Safe(AM_MaxNumTranslations(m), 'AM_MaxNumTranslations(&m)')
+  verify(m.value >= 256, 'm >= 256')
   const mm = m.value > 1024 ? 1024 : m.value
   AM_Safe(AM_SetNumTranslations(ep1, mm), 'AM_SetNumTranslations(ep1, m)')
-  AM_Safe(AM_GetNumTranslations(ep1, n), 'AM_GetNumTranslations(ep1, &n)'); verify(n.value === mm, 'n == m')
+  AM_Safe(AM_GetNumTranslations(ep1, n), 'AM_GetNumTranslations(ep1, &n)')
+  verify(n.value === mm, 'n == m')
 
   const ir = ref(-1)
   AM_Safe(AM_MapAny(ep1, ir, en1, t1), 'AM_MapAny(ep1, &i, en1, t1)')
@@ -253,12 +304,14 @@ function endpointTests () {
   verify(i >= 0 && i < mm, 'i >= 0 && i < m')
   verify(AM_GetTranslationInuse(ep1, i) === AM_OK, 'AM_GetTranslationInuse(ep1, i) == AM_OK')
   const tag = ref(0n)
-  AM_Safe(AM_GetTranslationTag(ep1, i, tag), 'AM_GetTranslationTag(ep1, i, &tag)'); verify(tag.value === t1, 't1 == tag')
+  AM_Safe(AM_GetTranslationTag(ep1, i, tag), 'AM_GetTranslationTag(ep1, i, &tag)')
+  verify(tag.value === t1, 't1 == tag')
   AM_Safe(AM_UnMap(ep1, i), 'AM_UnMap(ep1, i)')
   verify(AM_GetTranslationInuse(ep1, i) !== AM_OK, 'AM_GetTranslationInuse(ep1, i) != AM_OK')
   AM_Safe(AM_Map(ep1, i, en1, t1), 'AM_Map(ep1, i, en1, t1)')
   const sz = ref(0)
-  AM_Safe(AM_MaxSegLength(sz), 'AM_MaxSegLength(&sz)'); verify(sz.value >= 4, 'sz >= sizeof(int)')
+  AM_Safe(AM_MaxSegLength(sz), 'AM_MaxSegLength(&sz)')
+  verify(sz.value >= 4, 'sz >= sizeof(int)')
   const tiny = new Uint8Array(4)
   AM_Safe(AM_SetSeg(ep1, tiny, 4), 'AM_SetSeg(ep1, tiny, 4)')
   AM_Safe(AM_SetTag(ep1, t1), 'AM_SetTag(ep1, t1)')
@@ -267,25 +320,40 @@ function endpointTests () {
   AM_Safe(AM_FreeBundle(eb1.value), 'AM_FreeBundle(eb1)')
   verify(AM_GetTranslationInuse(ep1, i) === AM_OK, 'AM_GetTranslationInuse(ep1, i) == AM_OK (after the move)')
   tag.value = 0n
-  AM_Safe(AM_GetTranslationTag(ep1, i, tag), 'AM_GetTranslationTag(ep1, i, &tag)'); verify(tag.value === t1, 't1 == tag (after the move)')
+  AM_Safe(AM_GetTranslationTag(ep1, i, tag), 'AM_GetTranslationTag(ep1, i, &tag)')
+  verify(tag.value === t1, 't1 == tag (after the move)')
   const en2 = ref(-1)
-  AM_Safe(AM_GetTranslationName(ep1, i, en2), 'AM_GetTranslationName(ep1, i, &en2)'); verify(en2.value === en1, 'en1 == en2')
+  AM_Safe(AM_GetTranslationName(ep1, i, en2), 'AM_GetTranslationName(ep1, i, &en2)')
+  verify(en2.value === en1, 'en1 == en2')
   const vp = ref(null)
-  AM_Safe(AM_GetSeg(ep1, vp, sz), 'AM_GetSeg(ep1, &vp, &sz)'); verify(sz.value === 4, 'sz == 4'); verify(vp.value === tiny, 'vp == tiny')
-  AM_Safe(AM_GetNumTranslations(ep1, n), 'AM_GetNumTranslations(ep1, &n)'); verify(n.value === mm, 'n == m (after the move)')
+  AM_Safe(AM_GetSeg(ep1, vp, sz), 'AM_GetSeg(ep1, &vp, &sz)')
+  verify(sz.value === 4, 'sz == 4')
+  verify(vp.value === tiny, 'vp == tiny')
+  AM_Safe(AM_GetNumTranslations(ep1, n), 'AM_GetNumTranslations(ep1, &n)')
+  verify(n.value === mm, 'n == m (after the move)')
   tag.value = 0n
-  AM_Safe(AM_GetTag(ep1, tag), 'AM_GetTag(ep1, &tag)'); verify(tag.value === t1, 't1 == tag (own tag)')
+  AM_Safe(AM_GetTag(ep1, tag), 'AM_GetTag(ep1, &tag)')
+  verify(tag.value === t1, 't1 == tag (own tag)')
 
   AM_Safe(AM_SetExpectedResources(ep1, 1, 1), 'AM_SetExpectedResources(ep1, 1, 1)')
   const hidx = ref(-1)
   let checkTag = t1
   const checkAMshort = (token) => {
-    const id = ref(-1); const en = ref(-1); const dep = ref(null); const mt = ref(0n)
-    const h = ref(-1); const cat = ref(-1); const isReq = ref(false)
-    AM_Safe(AMX_GetSourceId(token, id), 'AMX_GetSourceId(token, &id)'); verify(id.value === i, 'id == 0')
-    AM_Safe(AM_GetSourceEndpoint(token, en), 'AM_GetSourceEndpoint(token, &en)'); verify(en.value === en1, 'en == check_en')
-    AM_Safe(AM_GetDestEndpoint(token, dep), 'AM_GetDestEndpoint(token, &ep)'); verify(dep.value === ep1, 'ep == check_ep')
-    AM_Safe(AM_GetMsgTag(token, mt), 'AM_GetMsgTag(token, &tag)'); verify(mt.value === t1, 'tag == check_tag')
+    const id = ref(-1)
+    const en = ref(-1)
+    const dep = ref(null)
+    const mt = ref(0n)
+    const h = ref(-1)
+    const cat = ref(-1)
+    const isReq = ref(false)
+    AM_Safe(AMX_GetSourceId(token, id), 'AMX_GetSourceId(token, &id)')
+    verify(id.value === i, 'id == 0')
+    AM_Safe(AM_GetSourceEndpoint(token, en), 'AM_GetSourceEndpoint(token, &en)')
+    verify(en.value === en1, 'en == check_en')
+    AM_Safe(AM_GetDestEndpoint(token, dep), 'AM_GetDestEndpoint(token, &ep)')
+    verify(dep.value === ep1, 'ep == check_ep')
+    AM_Safe(AM_GetMsgTag(token, mt), 'AM_GetMsgTag(token, &tag)')
+    verify(mt.value === t1, 'tag == check_tag')
     AM_Safe(AMX_GetTokenInfo(token, h, cat, isReq), 'AMX_GetTokenInfo(token, &hidx, &category, &is_req)')
     verify(h.value === hidx.value, 'hidx == check_hidx')
     verify(cat.value === 0, 'category == amx_Short')
@@ -327,8 +395,10 @@ for (let i = 0; i < iters; i++) {
 // AM_GetXferM: the partner's request payloads (idx n at n × 24, written by my Longs) into my
 // segment at (34 + n) × 24
 for (let n = 0; n < NUMHANDLERS_PER_TYPE; n++) {
-  AM_Safe(GetXfer[n](ep, partner, n * PAYLOAD_SZ, GETXFER_BASE + n, (2 * NUMHANDLERS_PER_TYPE + n) * PAYLOAD_SZ, PAYLOAD_SZ, ...A.slice(0, n)),
-    `AM_GetXfer${n}(ep, partner, ..., GETXFER_${n}_HANDLER, ...)`)
+  AM_Safe(
+    GetXfer[n](ep, partner, n * PAYLOAD_SZ, GETXFER_BASE + n, (2 * NUMHANDLERS_PER_TYPE + n) * PAYLOAD_SZ, PAYLOAD_SZ, ...A.slice(0, n)),
+    `AM_GetXfer${n}(ep, partner, ..., GETXFER_${n}_HANDLER, ...)`,
+  )
 }
 pollWait(polling, () => numget >= NUMHANDLERS_PER_TYPE)
 

@@ -6,11 +6,19 @@
 // the next count's pattern and ReplyXfer1s it back to offset 100, where the reply handler checks
 // it again. The segment (AM_MaxLong() + 100 bytes) is in the task's LAPI segment when it fits.
 // Run: npx --no -- lapirun -n 2 examples/amx/testbounce.mjs [iters] [P|B]
+import { AM_MaxLong, AM_OK, AM_RequestXfer1, AM_ReplyXfer1, AM_SetHandler, AM_SetSeg, AMX_Malloc, AMX_SPMDBarrier, AMX_View, ref } from '@amlapi/am2/compat'
 import {
-  AM_MaxLong, AM_OK, AM_RequestXfer1, AM_ReplyXfer1, AM_SetHandler, AM_SetSeg, AMX_Malloc, AMX_SPMDBarrier, AMX_View, ref,
-} from '@amlapi/am2/compat'
-import {
-  AM_Safe, TEST_STARTUP, ep, fatal, finish, getCurrentTimeMicrosec, myproc, numprocs, parseCount, parsePolling, pollWait,
+  AM_Safe,
+  TEST_STARTUP,
+  ep,
+  fatal,
+  finish,
+  getCurrentTimeMicrosec,
+  myproc,
+  numprocs,
+  parseCount,
+  parsePolling,
+  pollWait,
   printGlobalStats,
 } from './apputils.mjs'
 
@@ -20,33 +28,36 @@ const LARGE_REP_HANDLER = 6
 let count = 0
 let done = false
 let errs = 0
-let seg = null   // Uint8Array, AM_MaxLong() + 100 bytes
+let seg = null // Uint8Array, AM_MaxLong() + 100 bytes
 
-function report (msg) {
+function report(msg) {
   if (errs++ < 10) console.log(`ERROR: proc ${myproc}: ${msg}`)
 }
 
-function fill (buf, c) {
+function fill(buf, c) {
   const w = new Uint32Array(buf.buffer, buf.byteOffset, buf.length >>> 2)
   const base = (c << 16) >>> 0
   for (let i = 0; i < w.length; i++) w[i] = (base + i) >>> 0
 }
 
-function verify (buf, c, who) {
+function verify(buf, c, who) {
   const w = new Uint32Array(buf.buffer, buf.byteOffset, buf.length >>> 2)
   const base = (c << 16) >>> 0
   for (let i = 0; i < w.length; i++) {
-    if (w[i] !== ((base + i) >>> 0)) { report(`${who}: mismatched data recvdbuf[${i}]=${w[i]}, expected ${(base + i) >>> 0}`); return }
+    if (w[i] !== (base + i) >>> 0) {
+      report(`${who}: mismatched data recvdbuf[${i}]=${w[i]}, expected ${(base + i) >>> 0}`)
+      return
+    }
   }
 }
 
-function checkArgs (buf, nbytes, arg, who) {
+function checkArgs(buf, nbytes, arg, who) {
   if (arg !== 666) report(`${who}: arg ${arg} != 666`)
   if (nbytes !== AM_MaxLong()) report(`${who}: nbytes ${nbytes} != ${AM_MaxLong()}`)
   if (buf.buffer !== seg.buffer || buf.byteOffset !== seg.byteOffset + 100) report(`${who}: buf is not segment + 100`)
 }
 
-function largeRequestHandler (token, buf, nbytes, arg) {
+function largeRequestHandler(token, buf, nbytes, arg) {
   checkArgs(buf, nbytes, arg, 'large_request_handler')
   verify(buf, count, 'large_request_handler')
   count++
@@ -55,7 +66,7 @@ function largeRequestHandler (token, buf, nbytes, arg) {
   AM_Safe(AM_ReplyXfer1(token, 100, LARGE_REP_HANDLER, buf, nbytes, 666), 'AM_ReplyXfer1(token, 100, LARGE_REP_HANDLER, buf, nbytes, 666)')
 }
 
-function largeReplyHandler (token, buf, nbytes, arg) {
+function largeReplyHandler(token, buf, nbytes, arg) {
   checkArgs(buf, nbytes, arg, 'large_reply_handler')
   if (numprocs > 1) count++
   verify(buf, count, 'large_reply_handler')
@@ -87,8 +98,10 @@ if (myproc % 2 === 1 || numprocs === 1) {
   for (let q = 0; q < iters; q++) {
     fill(srcmem, count)
     done = false
-    AM_Safe(AM_RequestXfer1(ep, partner, 100, LARGE_REQ_HANDLER, srcmem, maxLong, 666),
-      'AM_RequestXfer1(ep, partner, 100, LARGE_REQ_HANDLER, srcmem, AM_MaxLong(), 666)')
+    AM_Safe(
+      AM_RequestXfer1(ep, partner, 100, LARGE_REQ_HANDLER, srcmem, maxLong, 666),
+      'AM_RequestXfer1(ep, partner, 100, LARGE_REQ_HANDLER, srcmem, AM_MaxLong(), 666)',
+    )
     pollWait(polling, () => done)
   }
 } else {
@@ -96,7 +109,7 @@ if (myproc % 2 === 1 || numprocs === 1) {
 }
 const total = Math.max(getCurrentTimeMicrosec() - begin, 1)
 
-console.log(`Slave ${myproc}: ${total} microseconds total, throughput: ${(1e6 * maxLong * iters / total / 1024).toFixed(3)} KB/sec`)
+console.log(`Slave ${myproc}: ${total} microseconds total, throughput: ${((1e6 * maxLong * iters) / total / 1024).toFixed(3)} KB/sec`)
 if (count !== 2 * iters) report(`count ${count}, expected ${2 * iters}`)
 
 printGlobalStats({ 'bounce round trips': myproc % 2 === 1 || numprocs === 1 ? iters : 0 })

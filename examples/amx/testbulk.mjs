@@ -7,11 +7,19 @@
 // from there without a staging copy. The request handler checks the argument, the length, the
 // address and the data.
 // Run: npx --no -- lapirun -n 2 examples/amx/testbulk.mjs [iters] [size] [P|B] [H|F]
+import { AM_MaxLong, AM_OK, AM_RequestXfer1, AM_Reply0, AM_SetHandler, AM_SetSeg, AMX_Malloc, AMX_SPMDBarrier, AMX_View, ref } from '@amlapi/am2/compat'
 import {
-  AM_MaxLong, AM_OK, AM_RequestXfer1, AM_Reply0, AM_SetHandler, AM_SetSeg, AMX_Malloc, AMX_SPMDBarrier, AMX_View, ref,
-} from '@amlapi/am2/compat'
-import {
-  AM_Safe, TEST_STARTUP, ep, fatal, finish, getCurrentTimeMicrosec, myproc, numprocs, parseCount, parsePolling, pollWait,
+  AM_Safe,
+  TEST_STARTUP,
+  ep,
+  fatal,
+  finish,
+  getCurrentTimeMicrosec,
+  myproc,
+  numprocs,
+  parseCount,
+  parsePolling,
+  pollWait,
   printGlobalStats,
 } from './apputils.mjs'
 
@@ -21,14 +29,14 @@ const BULK_REP_HANDLER = 2
 let done = 0
 let errs = 0
 let size = 512
-let seg = null        // my segment (msgSize + 100 bytes)
+let seg = null // my segment (msgSize + 100 bytes)
 let checked = 0
 
-function report (msg) {
+function report(msg) {
   if (errs++ < 10) console.log(`ERROR: proc ${myproc}: ${msg}`)
 }
 
-function bulkRequestHandler (token, buf, nbytes, arg) {
+function bulkRequestHandler(token, buf, nbytes, arg) {
   const maxLong = AM_MaxLong()
   if (arg !== 666) report(`bulk_request_handler: arg ${arg} != 666`)
   if (nbytes !== maxLong && nbytes !== size % maxLong) report(`bulk_request_handler: nbytes ${nbytes}`)
@@ -39,14 +47,17 @@ function bulkRequestHandler (token, buf, nbytes, arg) {
     const words = new DataView(buf.buffer, buf.byteOffset, nbytes)
     for (let i = 0; i < nbytes >>> 2; i++) {
       const w = words.getUint32(4 * i, true)
-      if (w !== i) { report(`mismatched data recvdbuf[${i}]=${w}`); break }
+      if (w !== i) {
+        report(`mismatched data recvdbuf[${i}]=${w}`)
+        break
+      }
     }
   }
   AM_Safe(AM_Reply0(token, BULK_REP_HANDLER), 'AM_Reply0(token, BULK_REP_HANDLER)')
   done++
 }
 
-function bulkReplyHandler (token) {
+function bulkReplyHandler(token) {
   done++
 }
 
@@ -61,9 +72,16 @@ const polling = parsePolling(argv[2])
 let fullduplex = false
 if (argv[3] !== undefined) {
   switch (argv[3][0]) {
-    case 'h': case 'H': fullduplex = false; break
-    case 'f': case 'F': fullduplex = true; break
-    default: fatal('duplex must be H or F..')
+    case 'h':
+    case 'H':
+      fullduplex = false
+      break
+    case 'f':
+    case 'F':
+      fullduplex = true
+      break
+    default:
+      fatal('duplex must be H or F..')
   }
 }
 if (!fullduplex && numprocs > 1 && numprocs % 2 !== 0) fatal('half duplex requires an even number of processors')
@@ -80,7 +98,7 @@ const a = ref(0)
 if (msgSize > 0 && AMX_Malloc(msgSize, a) === AM_OK) srcmem = AMX_View(a.value, msgSize)
 else srcmem = new Uint8Array(msgSize)
 seg = new Uint8Array(msgSize + 100)
-const where = (u8) => u8.buffer instanceof SharedArrayBuffer ? 'LAPI segment' : 'heap'
+const where = (u8) => (u8.buffer instanceof SharedArrayBuffer ? 'LAPI segment' : 'heap')
 {
   const dv = new DataView(srcmem.buffer, srcmem.byteOffset, msgSize)
   for (let i = 0; i < msgSize >>> 2; i++) dv.setUint32(4 * i, i, true)
@@ -90,8 +108,10 @@ const rightguy = (myproc + 1) % numprocs
 
 AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
 if (myproc === 0) {
-  console.log(`Running ${fullduplex ? 'full-duplex' : 'half-duplex'} bulk test sz=${size} ` +
-    `(${nummsgs} Long message(s) of at most ${maxLong} bytes, source in the ${where(srcmem)}, segment in the ${where(seg)})...`)
+  console.log(
+    `Running ${fullduplex ? 'full-duplex' : 'half-duplex'} bulk test sz=${size} ` +
+      `(${nummsgs} Long message(s) of at most ${maxLong} bytes, source in the ${where(srcmem)}, segment in the ${where(seg)})...`,
+  )
 }
 
 const sender = fullduplex || myproc % 2 === 1 || numprocs === 1
@@ -100,9 +120,8 @@ if (sender) {
   for (let q = 0; q < iters; q++) {
     let n = maxLong
     for (let j = 0; j < nummsgs; j++) {
-      if (j === nummsgs - 1 && size % maxLong !== 0) n = size % maxLong   // the last one
-      AM_Safe(AM_RequestXfer1(ep, rightguy, 100, BULK_REQ_HANDLER, srcmem, n, 666),
-        'AM_RequestXfer1(ep, rightguy, 100, BULK_REQ_HANDLER, srcmem, n, 666)')
+      if (j === nummsgs - 1 && size % maxLong !== 0) n = size % maxLong // the last one
+      AM_Safe(AM_RequestXfer1(ep, rightguy, 100, BULK_REQ_HANDLER, srcmem, n, 666), 'AM_RequestXfer1(ep, rightguy, 100, BULK_REQ_HANDLER, srcmem, n, 666)')
     }
   }
 }
@@ -112,7 +131,7 @@ pollWait(polling, () => done >= expectedmsgs)
 const total = Math.max(getCurrentTimeMicrosec() - begin, 1)
 
 if (sender) {
-  console.log(`Slave ${myproc}: ${total} microseconds total, throughput: ${(1e6 * size * iters / total / 1024).toFixed(3)} KB/sec`)
+  console.log(`Slave ${myproc}: ${total} microseconds total, throughput: ${((1e6 * size * iters) / total / 1024).toFixed(3)} KB/sec`)
 }
 if (done !== expectedmsgs) report(`${done} messages handled, expected ${expectedmsgs}`)
 

@@ -7,8 +7,20 @@
 // Run: npx --no -- lapirun -n 3 examples/amx/testgetput.mjs [iters]
 import { AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, TEST_STARTUP, allGatherAddr, fatal, finish, getWord, loadWord, myproc, numprocs, parseCount, printGlobalStats, putWord,
-  segMalloc, storeWord,
+  AM_Safe,
+  TEST_STARTUP,
+  allGatherAddr,
+  fatal,
+  finish,
+  getWord,
+  loadWord,
+  myproc,
+  numprocs,
+  parseCount,
+  printGlobalStats,
+  putWord,
+  segMalloc,
+  storeWord,
 } from './apputils.mjs'
 
 const MAX_PROCS = 255
@@ -27,11 +39,12 @@ let gets = 0
 let puts = 0
 for (let k = 0; k < iters; k++) {
   // set just my val
-  for (let i = 0; i < MAX_PROCS; i++) storeWord(vals + 4 * i, 0xFFFFFFFF)
+  for (let i = 0; i < MAX_PROCS; i++) storeWord(vals + 4 * i, 0xffffffff)
   storeWord(vals + 4 * myproc, myproc)
   AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
 
-  { // gets: each peer's own value, added up
+  {
+    // gets: each peer's own value, added up
     let sum = 0
     let verify = 0
     for (let i = 0; i < numprocs; i++) {
@@ -45,17 +58,17 @@ for (let k = 0; k < iters; k++) {
     }
   }
   AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
-
-  { // puts: my rank into slot [myproc] of every task's array
-    for (let i = 0; i < numprocs; i++) { putWord(i, pvals[i] + 4 * myproc, myproc); puts++ }
-    AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
-    for (let i = 0; i < numprocs; i++) {
-      const v = loadWord(vals + 4 * i)
-      if (v !== i) {
-        console.log(`ERROR: Proc ${myproc} PUT TEST FAILED : i = ${i}   vals[i] = ${v | 0}`)
-        errs++
-        break
-      }
+  for (let i = 0; i < numprocs; i++) {
+    putWord(i, pvals[i] + 4 * myproc, myproc)
+    puts++
+  }
+  AM_Safe(AMX_SPMDBarrier(), 'AMX_SPMDBarrier()')
+  for (let i = 0; i < numprocs; i++) {
+    const v = loadWord(vals + 4 * i)
+    if (v !== i) {
+      console.log(`ERROR: Proc ${myproc} PUT TEST FAILED : i = ${i}   vals[i] = ${v | 0}`)
+      errs++
+      break
     }
   }
 }

@@ -4,8 +4,23 @@
 // Run: npx --no -- lapirun -n 2 examples/amx/testlatency.mjs [iters] [P|B]
 import { AM_Request0, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, PING_REQ_HANDLER, TEST_STARTUP, checkPingCounts, ep, finish, getCurrentTimeMicrosec, myproc, numprocs, outputTimerStats,
-  parseCount, parsePolling, ping, pollWait, printGlobalStats, printRequestRate, setupPingHandlers,
+  AM_Safe,
+  PING_REQ_HANDLER,
+  TEST_STARTUP,
+  checkPingCounts,
+  ep,
+  finish,
+  getCurrentTimeMicrosec,
+  myproc,
+  numprocs,
+  outputTimerStats,
+  parseCount,
+  parsePolling,
+  ping,
+  pollWait,
+  printGlobalStats,
+  printRequestRate,
+  setupPingHandlers,
 } from './apputils.mjs'
 
 const argv = TEST_STARTUP(0, 2, 'iters (Poll/Block)')

@@ -4,15 +4,33 @@
 // Run: npx --no -- lapirun -n 2 examples/amx/testlatencyM.mjs [iters] [P|B] [msgsize]
 import { AM_MaxMedium, AM_RequestI0, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, PING_REQ_HANDLER, TEST_STARTUP, checkPingCounts, ep, fatal, finish, getCurrentTimeMicrosec, myproc, numprocs,
-  outputTimerStats, parseCount, parsePolling, ping, pollWait, printGlobalStats, printRequestRate, setupPingHandlers,
+  AM_Safe,
+  PING_REQ_HANDLER,
+  TEST_STARTUP,
+  checkPingCounts,
+  ep,
+  fatal,
+  finish,
+  getCurrentTimeMicrosec,
+  myproc,
+  numprocs,
+  outputTimerStats,
+  parseCount,
+  parsePolling,
+  ping,
+  pollWait,
+  printGlobalStats,
+  printRequestRate,
+  setupPingHandlers,
 } from './apputils.mjs'
 
 let msgsz = 1
 let badLength = 0
 
 const argv = TEST_STARTUP(0, 3, 'iters (Poll/Block) (msgsize)')
-setupPingHandlers((msg, nbytes) => { if (nbytes !== msgsz || msg.length < nbytes) badLength++ })
+setupPingHandlers((msg, nbytes) => {
+  if (nbytes !== msgsz || msg.length < nbytes) badLength++
+})
 const iters = parseCount(argv[0])
 const polling = parsePolling(argv[1])
 msgsz = parseCount(argv[2], 1)
@@ -43,7 +61,10 @@ const total = Math.max(getCurrentTimeMicrosec() - begin, 1)
 printRequestRate(sender, total, iters)
 
 let errs = 0
-if (badLength > 0) { console.log(`ERROR: proc ${myproc}: ${badLength} requests with a payload length other than ${msgsz}`); errs++ }
+if (badLength > 0) {
+  console.log(`ERROR: proc ${myproc}: ${badLength} requests with a payload length other than ${msgsz}`)
+  errs++
+}
 errs += checkPingCounts(iters)
 printGlobalStats({ 'ping requests handled': ping.requests, 'ping replies handled': ping.replies })
 finish(errs)

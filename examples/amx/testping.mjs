@@ -4,8 +4,21 @@
 // Run: npx --no -- lapirun -n 2 examples/amx/testping.mjs [iters] [P|B]
 import { AM_Request0, AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, PING_REQ_HANDLER, TEST_STARTUP, ep, finish, getCurrentTimeMicrosec, myproc, numprocs, parseCount, parsePolling, ping,
-  pollWait, printGlobalStats, printRequestRate, setupPingHandlers,
+  AM_Safe,
+  PING_REQ_HANDLER,
+  TEST_STARTUP,
+  ep,
+  finish,
+  getCurrentTimeMicrosec,
+  myproc,
+  numprocs,
+  parseCount,
+  parsePolling,
+  ping,
+  pollWait,
+  printGlobalStats,
+  printRequestRate,
+  setupPingHandlers,
 } from './apputils.mjs'
 
 const argv = TEST_STARTUP(0, 2, 'iters (Poll/Block)')
@@ -31,6 +44,9 @@ const total = Math.max(getCurrentTimeMicrosec() - begin, 1)
 printRequestRate(sender, total, iters)
 
 let errs = 0
-if (ping.numleft !== 0) { console.log(`ERROR: proc ${myproc}: ${ping.numleft} messages missing`); errs++ }
+if (ping.numleft !== 0) {
+  console.log(`ERROR: proc ${myproc}: ${ping.numleft} messages missing`)
+  errs++
+}
 printGlobalStats({ 'ping requests handled': ping.requests, 'ping replies handled': ping.replies })
 finish(errs)

@@ -6,8 +6,21 @@
 // Run: npx --no -- lapirun -n 3 examples/amx/testreadwrite.mjs [iters]
 import { AMX_SPMDBarrier } from '@amlapi/am2/compat'
 import {
-  AM_Safe, TEST_STARTUP, allGatherAddr, fatal, finish, loadWord, myproc, numprocs, parseCount, printGlobalStats, readSync, readWord,
-  segMalloc, writeSync, writeWord,
+  AM_Safe,
+  TEST_STARTUP,
+  allGatherAddr,
+  fatal,
+  finish,
+  loadWord,
+  myproc,
+  numprocs,
+  parseCount,
+  printGlobalStats,
+  readSync,
+  readWord,
+  segMalloc,
+  writeSync,
+  writeWord,
 } from './apputils.mjs'
 
 const MAX_PROCS = 255

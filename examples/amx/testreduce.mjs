@@ -12,7 +12,7 @@ const REDUCE_HANDLER = 1
 let total = 0
 let numcalls = 0
 
-function reduceRequestHandler (token, val) {
+function reduceRequestHandler(token, val) {
   console.log(`reduce_request_handler got: ${val}`)
   total += val
   numcalls++

@@ -4,28 +4,37 @@
 // Run: npx --no -- lapirun -n 4 first-lapi-c.mjs    (node first-lapi-c.mjs: a job of one task)
 import * as L from '@amlapi/lapi/compat'
 
-function check (rc, what) {
-  if (rc !== L.LAPI_SUCCESS) { const m = L.ref(''); L.LAPI_Msg_string(rc, m); throw new Error(`${what}: ${m.value}`) }
+function check(rc, what) {
+  if (rc !== L.LAPI_SUCCESS) {
+    const m = L.ref('')
+    L.LAPI_Msg_string(rc, m)
+    throw new Error(`${what}: ${m.value}`)
+  }
 }
 
 const h = L.ref(0)
-check(L.LAPI_Init(h, { protocol: L.LAPI_INTERRUPT_OFF }), 'LAPI_Init')    // polling mode
+check(L.LAPI_Init(h, { protocol: L.LAPI_INTERRUPT_OFF }), 'LAPI_Init') // polling mode
 const hndl = h.value
 const r = L.ref(0)
-check(L.LAPI_Qenv(hndl, L.TASK_ID, r), 'LAPI_Qenv'); const me = r.value
-check(L.LAPI_Qenv(hndl, L.NUM_TASKS, r), 'LAPI_Qenv'); const n = r.value
+check(L.LAPI_Qenv(hndl, L.TASK_ID, r), 'LAPI_Qenv')
+const me = r.value
+check(L.LAPI_Qenv(hndl, L.NUM_TASKS, r), 'LAPI_Qenv')
+const n = r.value
 const right = (me + 1) % n
 
-function malloc (nbytes) {                        // zero-filled memory of my segment: an Addr
+function malloc(nbytes) {
+  // zero-filled memory of my segment: an Addr
   const a = L.ref(0)
   check(L.LAPIX_Malloc(hndl, nbytes, a), 'LAPIX_Malloc')
   return a.value
 }
 const inbox = malloc(64)
-const arrived = malloc(8)                         // a counter: a word of my segment, 0
+const arrived = malloc(8) // a counter: a word of my segment, 0
 const checkedIn = malloc(8)
 
-const inboxes = [], arrivedAt = [], checkedInAt = []
+const inboxes = [],
+  arrivedAt = [],
+  checkedInAt = []
 check(L.LAPI_Address_init(hndl, inbox, inboxes), 'LAPI_Address_init')
 check(L.LAPI_Address_init(hndl, arrived, arrivedAt), 'LAPI_Address_init')
 check(L.LAPI_Address_init(hndl, checkedIn, checkedInAt), 'LAPI_Address_init')
@@ -38,7 +47,7 @@ check(L.LAPI_Waitcntr(hndl, arrived, 1, null), 'LAPI_Waitcntr')
 const text = new TextDecoder().decode(L.LAPIX_View(hndl, inbox, 64)).replace(/\0+$/, '')
 console.log(`task ${me} of ${n}: my inbox says "${text}"`)
 
-check(L.LAPI_Gfence(hndl), 'LAPI_Gfence')            // fence + barrier
+check(L.LAPI_Gfence(hndl), 'LAPI_Gfence') // fence + barrier
 if (me === 0) {
   const old = L.ref(0)
   check(L.LAPI_Rmw(hndl, L.FETCH_AND_ADD, 0, checkedIn, [0], old, 0), 'LAPI_Rmw')

@@ -4,7 +4,7 @@ import { Pgas, ReduceOp } from '@amlapi/pgas'
 
 const pg: Pgas = Pgas.init()
 const ids = new Float64Array([pg.rank])
-pg.allreduce(ids, ids, ReduceOp.SUM)             // every task gets 0 + 1 + … + (size - 1)
+pg.allreduce(ids, ids, ReduceOp.SUM) // every task gets 0 + 1 + … + (size - 1)
 const line: string = `hello from task ${pg.rank} of ${pg.size}; the task ids add up to ${ids[0]}`
 console.log(line)
 pg.finalize()

@@ -37,10 +37,15 @@ const MULTIPLIER = 1220703125
 // Bailey's randlc without the final scaling: x·a mod 2^46 by NPB's 2^23 splitting. Every
 // intermediate value is an integer below 2^53 and the scalings are powers of two, so plain doubles
 // give the exact result; randlc's value is 2^-46 times it.
-const R23 = 2 ** -23; const T23 = 2 ** 23; const R46 = 2 ** -46; const T46 = 2 ** 46
-function mulmod46 (x, a) {
-  const a1 = Math.trunc(R23 * a); const a2 = a - T23 * a1
-  const x1 = Math.trunc(R23 * x); const x2 = x - T23 * x1
+const R23 = 2 ** -23
+const T23 = 2 ** 23
+const R46 = 2 ** -46
+const T46 = 2 ** 46
+function mulmod46(x, a) {
+  const a1 = Math.trunc(R23 * a)
+  const a2 = a - T23 * a1
+  const x1 = Math.trunc(R23 * x)
+  const x2 = x - T23 * x1
   const t1 = a1 * x2 + a2 * x1
   const z = t1 - T23 * Math.trunc(R23 * t1)
   const t3 = T23 * z + a2 * x2
@@ -56,33 +61,48 @@ function mulmod46 (x, a) {
  * (row v_i[r], column v_i[c]) is v_i[r] · (size_i · v_i[c]). Every task runs the whole generator
  * (the stream is sequential: sprnvc rejects places) and keeps the triples of its own rows.
  */
-function makea (n, nonzer, shift, lo, hi) {
+function makea(n, nonzer, shift, lo, hi) {
   let tran = SEED
-  tran = mulmod46(tran, MULTIPLIER)                  // NPB's first randlc (its value, zeta, unused)
+  tran = mulmod46(tran, MULTIPLIER) // NPB's first randlc (its value, zeta, unused)
   let nn1 = 1
-  do nn1 *= 2; while (nn1 < n)                       // the smallest power of two ≥ n (at least 2)
+  do nn1 *= 2
+  while (nn1 < n) // the smallest power of two ≥ n (at least 2)
 
   // The n sparse vectors: places (0-based) and values, at most nonzer + 1 each.
   const w = nonzer + 1
-  const vcol = new Int32Array(n * w); const vval = new Float64Array(n * w); const vlen = new Int32Array(n)
+  const vcol = new Int32Array(n * w)
+  const vval = new Float64Array(n * w)
+  const vlen = new Int32Array(n)
   const seen = new Uint8Array(n)
   for (let i = 0; i < n; i++) {
     const base = i * w
     let nzv = 0
     // sprnvc: a value, then a place in 1 .. nn1 (icnvrt), kept where it is ≤ n and new.
     while (nzv < nonzer) {
-      tran = mulmod46(tran, MULTIPLIER); const vecelt = R46 * tran
-      tran = mulmod46(tran, MULTIPLIER); const vecloc = R46 * tran
-      const place = Math.trunc(nn1 * vecloc)         // 0-based: NPB's icnvrt + 1, less one
+      tran = mulmod46(tran, MULTIPLIER)
+      const vecelt = R46 * tran
+      tran = mulmod46(tran, MULTIPLIER)
+      const vecloc = R46 * tran
+      const place = Math.trunc(nn1 * vecloc) // 0-based: NPB's icnvrt + 1, less one
       if (place >= n || seen[place] !== 0) continue
       seen[place] = 1
-      vcol[base + nzv] = place; vval[base + nzv] = vecelt; nzv++
+      vcol[base + nzv] = place
+      vval[base + nzv] = vecelt
+      nzv++
     }
     for (let k = 0; k < nzv; k++) seen[vcol[base + k]] = 0
     // vecset: element i is 0.5, set in place or appended.
     let set = false
-    for (let k = 0; k < nzv; k++) if (vcol[base + k] === i) { vval[base + k] = 0.5; set = true }
-    if (!set) { vcol[base + nzv] = i; vval[base + nzv] = 0.5; nzv++ }
+    for (let k = 0; k < nzv; k++)
+      if (vcol[base + k] === i) {
+        vval[base + k] = 0.5
+        set = true
+      }
+    if (!set) {
+      vcol[base + nzv] = i
+      vval[base + nzv] = 0.5
+      nzv++
+    }
     vlen[i] = nzv
   }
 
@@ -101,12 +121,14 @@ function makea (n, nonzer, shift, lo, hi) {
 
   // The triples bucketed by row, each row's in the order makea makes them (vector i, then its
   // column place, then its row place), the diagonal last.
-  const a = new Float64Array(nnza); const colidx = new Int32Array(nnza)
+  const a = new Float64Array(nnza)
+  const colidx = new Int32Array(nnza)
   const next = rowstr.slice(0, nrows)
-  const ratio = Math.pow(RCOND, 1 / n)
+  const ratio = RCOND ** (1 / n)
   let size = 1
   for (let i = 0; i < n; i++) {
-    const base = i * w; const len = vlen[i]
+    const base = i * w
+    const len = vlen[i]
     for (let c = 0; c < len; c++) {
       const jcol = vcol[base + c]
       const scale = size * vval[base + c]
@@ -114,31 +136,46 @@ function makea (n, nonzer, shift, lo, hi) {
         const irow = vcol[base + r]
         if (irow < lo || irow >= hi) continue
         const k = next[irow - lo]++
-        a[k] = vval[base + r] * scale; colidx[k] = jcol
+        a[k] = vval[base + r] * scale
+        colidx[k] = jcol
       }
     }
     size *= ratio
   }
-  for (let j = 0; j < nrows; j++) { const k = next[j]++; a[k] = RCOND - shift; colidx[k] = lo + j }
+  for (let j = 0; j < nrows; j++) {
+    const k = next[j]++
+    a[k] = RCOND - shift
+    colidx[k] = lo + j
+  }
 
   // sparse: sum each row's duplicates in a dense accumulator, columns in the order they first
   // become nonzero, exact zeros dropped; the rows compacted in place.
-  const x = new Float64Array(n); const mark = new Uint8Array(n); const nzloc = new Int32Array(n)
-  let nza = 0; let start = 0
+  const x = new Float64Array(n)
+  const mark = new Uint8Array(n)
+  const nzloc = new Int32Array(n)
+  let nza = 0
+  let start = 0
   for (let j = 0; j < nrows; j++) {
     const end = rowstr[j + 1]
     let nzrow = 0
     for (let k = start; k < end; k++) {
       const i = colidx[k]
       x[i] = x[i] + a[k]
-      if (mark[i] === 0 && x[i] !== 0) { mark[i] = 1; nzloc[nzrow++] = i }
+      if (mark[i] === 0 && x[i] !== 0) {
+        mark[i] = 1
+        nzloc[nzrow++] = i
+      }
     }
     for (let k = 0; k < nzrow; k++) {
       const i = nzloc[k]
       mark[i] = 0
       const xi = x[i]
       x[i] = 0
-      if (xi !== 0) { a[nza] = xi; colidx[nza] = i; nza++ }
+      if (xi !== 0) {
+        a[nza] = xi
+        colidx[nza] = i
+        nza++
+      }
     }
     start = end
     rowstr[j + 1] = nza
@@ -150,7 +187,7 @@ function makea (n, nonzer, shift, lo, hi) {
 // NPB's order.
 
 /** out[j] = (row j of A) · v, for the nrows local rows. */
-function matvec (rowstr, colidx, a, v, out, nrows) {
+function matvec(rowstr, colidx, a, v, out, nrows) {
   for (let j = 0; j < nrows; j++) {
     let sum = 0
     for (let k = rowstr[j], e = rowstr[j + 1]; k < e; k++) sum += a[k] * v[colidx[k]]
@@ -177,37 +214,143 @@ function matvec (rowstr, colidx, a, v, out, nrows) {
 //           (local.set $k (i32.add (local.get $k) (i32.const 1))) (br 0)))
 //         (f64.store (i32.add (local.get $out) (i32.shl (local.get $j) (i32.const 3))) (local.get $sum))
 //         (local.set $j (i32.add (local.get $j) (i32.const 1))) (br 0))))
-function matvecModule (pages) {
-  const leb = (v) => { const b = []; do { let x = v & 0x7f; v >>>= 7; if (v !== 0) x |= 0x80; b.push(x) } while (v !== 0); return b }
-  const get = (i) => [0x20, i]; const set = (i) => [0x21, i]; const tee = (i) => [0x22, i]
-  const i32 = (v) => [0x41, v]                       // (small non-negative constants only)
-  const ADD = 0x6a; const SHL = 0x74; const GE_U = 0x4f; const LOAD = [0x28, 2]; const F64_LOAD = [0x2b, 3, 0]
-  const ROWSTR = 0; const COLIDX = 1; const A = 2; const V = 3; const OUT = 4; const NROWS = 5
-  const J = 6; const K = 7; const E = 8; const SUM = 9
+function matvecModule(pages) {
+  const leb = (v) => {
+    const b = []
+    do {
+      let x = v & 0x7f
+      v >>>= 7
+      if (v !== 0) x |= 0x80
+      b.push(x)
+    } while (v !== 0)
+    return b
+  }
+  const get = (i) => [0x20, i]
+  const set = (i) => [0x21, i]
+  const tee = (i) => [0x22, i]
+  const i32 = (v) => [0x41, v] // (small non-negative constants only)
+  const ADD = 0x6a
+  const SHL = 0x74
+  const GE_U = 0x4f
+  const LOAD = [0x28, 2]
+  const F64_LOAD = [0x2b, 3, 0]
+  const ROWSTR = 0
+  const COLIDX = 1
+  const A = 2
+  const V = 3
+  const OUT = 4
+  const NROWS = 5
+  const J = 6
+  const K = 7
+  const E = 8
+  const SUM = 9
   const code = [
-    2, 3, 0x7f, 1, 0x7c,                             // locals: $j $k $e (i32), $sum (f64)
-    0x02, 0x40, 0x03, 0x40,
-    ...get(J), ...get(NROWS), GE_U, 0x0d, 1,
-    ...get(ROWSTR), ...get(J), ...i32(2), SHL, ADD, ...tee(E), ...LOAD, 0, ...set(K),
-    ...get(E), ...LOAD, 4, ...set(E),
-    0x44, 0, 0, 0, 0, 0, 0, 0, 0, ...set(SUM),
-    0x02, 0x40, 0x03, 0x40,
-    ...get(K), ...get(E), GE_U, 0x0d, 1,
+    2,
+    3,
+    0x7f,
+    1,
+    0x7c, // locals: $j $k $e (i32), $sum (f64)
+    0x02,
+    0x40,
+    0x03,
+    0x40,
+    ...get(J),
+    ...get(NROWS),
+    GE_U,
+    0x0d,
+    1,
+    ...get(ROWSTR),
+    ...get(J),
+    ...i32(2),
+    SHL,
+    ADD,
+    ...tee(E),
+    ...LOAD,
+    0,
+    ...set(K),
+    ...get(E),
+    ...LOAD,
+    4,
+    ...set(E),
+    0x44,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    ...set(SUM),
+    0x02,
+    0x40,
+    0x03,
+    0x40,
+    ...get(K),
+    ...get(E),
+    GE_U,
+    0x0d,
+    1,
     ...get(SUM),
-    ...get(A), ...get(K), ...i32(3), SHL, ADD, ...F64_LOAD,
-    ...get(V), ...get(COLIDX), ...get(K), ...i32(2), SHL, ADD, ...LOAD, 0, ...i32(3), SHL, ADD, ...F64_LOAD,
-    0xa2, 0xa0, ...set(SUM),                         // f64.mul, f64.add
-    ...get(K), ...i32(1), ADD, ...set(K),
-    0x0c, 0, 0x0b, 0x0b,
-    ...get(OUT), ...get(J), ...i32(3), SHL, ADD, ...get(SUM), 0x39, 3, 0,
-    ...get(J), ...i32(1), ADD, ...set(J),
-    0x0c, 0, 0x0b, 0x0b,
+    ...get(A),
+    ...get(K),
+    ...i32(3),
+    SHL,
+    ADD,
+    ...F64_LOAD,
+    ...get(V),
+    ...get(COLIDX),
+    ...get(K),
+    ...i32(2),
+    SHL,
+    ADD,
+    ...LOAD,
+    0,
+    ...i32(3),
+    SHL,
+    ADD,
+    ...F64_LOAD,
+    0xa2,
+    0xa0,
+    ...set(SUM), // f64.mul, f64.add
+    ...get(K),
+    ...i32(1),
+    ADD,
+    ...set(K),
+    0x0c,
+    0,
+    0x0b,
+    0x0b,
+    ...get(OUT),
+    ...get(J),
+    ...i32(3),
+    SHL,
+    ADD,
+    ...get(SUM),
+    0x39,
+    3,
+    0,
+    ...get(J),
+    ...i32(1),
+    ADD,
+    ...set(J),
+    0x0c,
+    0,
+    0x0b,
+    0x0b,
     0x0b,
   ]
   const name = (s) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))]
   const section = (id, body) => [id, ...leb(body.length), ...body]
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    1,
+    0,
+    0,
+    0,
     ...section(1, [1, 0x60, 6, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0]), // (i32 × 6) → ()
     ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, ...leb(pages)]),
     ...section(3, [1, 0]),
@@ -221,13 +364,16 @@ function matvecModule (pages) {
  * `out` (nrows) are where `run()` reads and writes. In WebAssembly on a memory of its own holding
  * the rows, v and out, or with `js` (or where WebAssembly fails) in JavaScript, v then `makeV()`.
  */
-function product (rowstr, colidx, a, nrows, vlen, makeV, js) {
+function product(rowstr, colidx, a, nrows, vlen, makeV, js) {
   const nnz = a.length
   if (!js) {
     try {
       // [a (f64) | v (f64) | out (f64) | rowstr (i32) | colidx (i32)]
-      const aAt = 0; const vAt = 8 * nnz; const outAt = vAt + 8 * vlen
-      const rowAt = outAt + 8 * Math.max(1, nrows); const colAt = rowAt + 4 * (nrows + 1)
+      const aAt = 0
+      const vAt = 8 * nnz
+      const outAt = vAt + 8 * vlen
+      const rowAt = outAt + 8 * Math.max(1, nrows)
+      const colAt = rowAt + 4 * (nrows + 1)
       const pages = Math.ceil((colAt + 4 * nnz) / 65536) || 1
       const memory = new WebAssembly.Memory({ initial: pages })
       const mv = new WebAssembly.Instance(new WebAssembly.Module(matvecModule(pages)), { env: { memory } }).exports.matvec
@@ -242,30 +388,35 @@ function product (rowstr, colidx, a, nrows, vlen, makeV, js) {
       }
     } catch {}
   }
-  const v = makeV(); const out = new Float64Array(Math.max(1, nrows))
+  const v = makeV()
+  const out = new Float64Array(Math.max(1, nrows))
   return { kind: 'JavaScript', v, out, run: () => matvec(rowstr, colidx, a, v, out, nrows) }
 }
 
-function dot (u, v, n) {
+function dot(u, v, n) {
   let sum = 0
   for (let j = 0; j < n; j++) sum += u[j] * v[j]
   return sum
 }
 /** z += alpha·p and r −= alpha·q, then r·r. */
-function update (z, r, p, q, alpha, n) {
-  for (let j = 0; j < n; j++) { z[j] = z[j] + alpha * p[j]; r[j] = r[j] - alpha * q[j] }
+function update(z, r, p, q, alpha, n) {
+  for (let j = 0; j < n; j++) {
+    z[j] = z[j] + alpha * p[j]
+    r[j] = r[j] - alpha * q[j]
+  }
   let sum = 0
   for (let j = 0; j < n; j++) sum += r[j] * r[j]
   return sum
 }
 /** p = r + beta·p. */
-function direction (p, r, beta, n) {
+function direction(p, r, beta, n) {
   for (let j = 0; j < n; j++) p[j] = r[j] + beta * p[j]
 }
 
-function main () {
+function main() {
   const pg = Pgas.init()
-  const me = pg.rank; const P = pg.size
+  const me = pg.rank
+  const P = pg.size
   const args = process.argv.slice(2)
   const js = args.includes('--js')
   const named = args.find((s) => !s.startsWith('--'))
@@ -273,9 +424,7 @@ function main () {
   const C = Object.hasOwn(CLASSES, cls) ? CLASSES[cls] : undefined
   if (C === undefined || P > C.na) {
     if (me === 0) {
-      console.error(C === undefined
-        ? `CG: unknown class '${named}' (this example has S, W and A)`
-        : `CG: at most ${C.na} tasks for class ${cls}, not ${P}`)
+      console.error(C === undefined ? `CG: unknown class '${named}' (this example has S, W and A)` : `CG: at most ${C.na} tasks for class ${cls}, not ${P}`)
     }
     process.exitCode = 2
     pg.finalize()
@@ -285,7 +434,9 @@ function main () {
 
   // This task's rows: a block of B = ⌈na / P⌉ (the last ones shorter or empty).
   const B = Math.ceil(na / P)
-  const lo = Math.min(na, me * B); const hi = Math.min(na, lo + B); const nrows = hi - lo
+  const lo = Math.min(na, me * B)
+  const hi = Math.min(na, lo + B)
+  const nrows = hi - lo
 
   /** A Float64Array of `n` in this task's segment where it fits (co-located tasks then take from it in place), else of the heap. */
   const segmentFloat64 = (n) => {
@@ -302,20 +453,31 @@ function main () {
 
   // Vectors over the local rows, p and z padded to B (the all-gather's common block) and sent from
   // the segment; the product's input (all of p, or z: element j at index j) and output q.
-  const x = new Float64Array(B); const r = new Float64Array(B)
-  const p = segmentFloat64(B); const z = segmentFloat64(B)
+  const x = new Float64Array(B)
+  const r = new Float64Array(B)
+  const p = segmentFloat64(B)
+  const z = segmentFloat64(B)
   const mv = product(rowstr, colidx, a, nrows, B * P, () => segmentFloat64(B * P), js)
-  const full = mv.v; const q = mv.out
-  const red1 = new Float64Array(1); const red2 = new Float64Array(2)
-  const allSum = (v) => { red1[0] = v; pg.allreduce(red1, red1, ReduceOp.SUM); return red1[0] }
+  const full = mv.v
+  const q = mv.out
+  const red1 = new Float64Array(1)
+  const red2 = new Float64Array(2)
+  const allSum = (v) => {
+    red1[0] = v
+    pg.allreduce(red1, red1, ReduceOp.SUM)
+    return red1[0]
+  }
 
   /** NPB's conj_grad: 25 CG iterations towards A·z = x; returns ||x − A·z||. */
-  function conjGrad () {
-    q.fill(0); z.fill(0); r.set(x); p.set(r)
+  function conjGrad() {
+    q.fill(0)
+    z.fill(0)
+    r.set(x)
+    p.set(r)
     let rho = allSum(dot(r, r, nrows))
     for (let cgit = 0; cgit < CGITMAX; cgit++) {
       pg.allgather(p, full)
-      mv.run()                                         // q = A·p
+      mv.run() // q = A·p
       const d = allSum(dot(p, q, nrows))
       const alpha = rho / d
       const rho0 = rho
@@ -326,14 +488,18 @@ function main () {
     pg.allgather(z, full)
     mv.run()
     let sum = 0
-    for (let j = 0; j < nrows; j++) { const d = x[j] - q[j]; sum += d * d }
+    for (let j = 0; j < nrows; j++) {
+      const d = x[j] - q[j]
+      sum += d * d
+    }
     return Math.sqrt(allSum(sum))
   }
 
   /** One outer iteration: conj_grad, zeta = shift + 1/(x·z), x = z / ||z||. */
-  function power () {
+  function power() {
     const rnorm = conjGrad()
-    red2[0] = dot(x, z, nrows); red2[1] = dot(z, z, nrows)
+    red2[0] = dot(x, z, nrows)
+    red2[1] = dot(z, z, nrows)
     pg.allreduce(red2, red2, ReduceOp.SUM)
     const norm = 1 / Math.sqrt(red2[1])
     for (let j = 0; j < nrows; j++) x[j] = norm * z[j]
@@ -379,7 +545,7 @@ function main () {
   if (me === 0) {
     const time = elapsed[0]
     // NPB's operation count for CG (floating-point operations of the timed iterations).
-    const mops = 2 * niter * na * (3 + nonzer * (nonzer + 1) + 25 * (5 + nonzer * (nonzer + 1)) + 3) / time / 1e6
+    const mops = (2 * niter * na * (3 + nonzer * (nonzer + 1) + 25 * (5 + nonzer * (nonzer + 1)) + 3)) / time / 1e6
     const line = (name, value) => console.log(` ${name.padEnd(16)}= ${String(value).padStart(24)}`)
     console.log('\n CG Benchmark Completed')
     line('Class', cls)
@@ -391,9 +557,7 @@ function main () {
     line('Zeta', zeta.toExponential(13))
     line('Error', err.toExponential(3))
     line('Verification', ok ? 'SUCCESSFUL' : 'UNSUCCESSFUL')
-    console.log(ok
-      ? `CG class ${cls} verified`
-      : `CG class ${cls} verification FAILED: zeta ${zeta} (NPB: ${C.zeta}), ${passed[0]} of ${P} tasks within 1e-10`)
+    console.log(ok ? `CG class ${cls} verified` : `CG class ${cls} verification FAILED: zeta ${zeta} (NPB: ${C.zeta}), ${passed[0]} of ${P} tasks within 1e-10`)
   }
   if (!ok) process.exitCode = 1
   pg.finalize()

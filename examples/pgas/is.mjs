@@ -17,19 +17,25 @@ import { Pgas, ReduceOp } from '@amlapi/pgas'
 // and how the expected rank of test key i moves with iteration it.
 const CLASSES = {
   S: {
-    keysLog2: 16, maxKeyLog2: 11, bucketsLog2: 9,
+    keysLog2: 16,
+    maxKeyLog2: 11,
+    bucketsLog2: 9,
     testIndex: [48427, 17148, 23627, 62548, 4431],
     testRank: [0, 18, 346, 64917, 65463],
     delta: (i, it) => (i <= 2 ? it : -it),
   },
   W: {
-    keysLog2: 20, maxKeyLog2: 16, bucketsLog2: 10,
+    keysLog2: 20,
+    maxKeyLog2: 16,
+    bucketsLog2: 10,
     testIndex: [357773, 934767, 875723, 898999, 404505],
     testRank: [1249, 11698, 1039987, 1043896, 1048018],
     delta: (i, it) => (i < 2 ? it - 2 : -it),
   },
   A: {
-    keysLog2: 23, maxKeyLog2: 19, bucketsLog2: 10,
+    keysLog2: 23,
+    maxKeyLog2: 19,
+    bucketsLog2: 10,
     testIndex: [2112377, 662041, 5336171, 3642833, 4250760],
     testRank: [104, 17523, 123928, 8288932, 8388264],
     delta: (i, it) => (i <= 2 ? it - 1 : -(it - 1)),
@@ -42,10 +48,15 @@ const MULTIPLIER = 1220703125
 
 // Bailey's randlc without the final scaling: x·a mod 2^46. Every intermediate value is an integer
 // below 2^53 and the scalings are powers of two, so plain doubles give the exact result.
-const R23 = 2 ** -23; const T23 = 2 ** 23; const R46 = 2 ** -46; const T46 = 2 ** 46
-function mulmod46 (x, a) {
-  const a1 = Math.trunc(R23 * a); const a2 = a - T23 * a1
-  const x1 = Math.trunc(R23 * x); const x2 = x - T23 * x1
+const R23 = 2 ** -23
+const T23 = 2 ** 23
+const R46 = 2 ** -46
+const T46 = 2 ** 46
+function mulmod46(x, a) {
+  const a1 = Math.trunc(R23 * a)
+  const a2 = a - T23 * a1
+  const x1 = Math.trunc(R23 * x)
+  const x2 = x - T23 * x1
   const t1 = a1 * x2 + a2 * x1
   const z = t1 - T23 * Math.trunc(R23 * t1)
   const t3 = T23 * z + a2 * x2
@@ -53,7 +64,7 @@ function mulmod46 (x, a) {
 }
 
 // NPB-MPI's find_my_seed: the generator's state after 4·numKeys·rank steps, s·(a^(4·numKeys))^rank.
-function findMySeed (rank, log2StepsPerTask, s, a) {
+function findMySeed(rank, log2StepsPerTask, s, a) {
   let an = a
   for (let i = 0; i < log2StepsPerTask; i++) an = mulmod46(an, an)
   let t1 = s
@@ -62,14 +73,18 @@ function findMySeed (rank, log2StepsPerTask, s, a) {
 }
 
 // create_seq: each key is (MAX_KEY/4)·(sum of four successive uniform numbers), truncated.
-function createSeq (keys, seed, maxKey) {
+function createSeq(keys, seed, maxKey) {
   const k = maxKey / 4
   let x = seed
   for (let i = 0; i < keys.length; i++) {
-    x = mulmod46(x, MULTIPLIER); let r = R46 * x
-    x = mulmod46(x, MULTIPLIER); r += R46 * x
-    x = mulmod46(x, MULTIPLIER); r += R46 * x
-    x = mulmod46(x, MULTIPLIER); r += R46 * x
+    x = mulmod46(x, MULTIPLIER)
+    let r = R46 * x
+    x = mulmod46(x, MULTIPLIER)
+    r += R46 * x
+    x = mulmod46(x, MULTIPLIER)
+    r += R46 * x
+    x = mulmod46(x, MULTIPLIER)
+    r += R46 * x
     keys[i] = Math.trunc(k * r)
   }
 }
@@ -79,11 +94,13 @@ function createSeq (keys, seed, maxKey) {
 // Bucket histogram (bucket = key >> shift) in four interleaved tables, one per lane i % 4: with a
 // single table, keys of the same bucket close together chain their increments through memory.
 // keys.length is a multiple of 4; the lanes' counts also place the keys (scatter).
-function histogram (keys, shift, hist4, out, nb) {
+function histogram(keys, shift, hist4, out, nb) {
   hist4.fill(0)
   for (let i = 0; i < keys.length; i += 4) {
-    hist4[(keys[i] >> shift) << 2]++; hist4[((keys[i + 1] >> shift) << 2) | 1]++
-    hist4[((keys[i + 2] >> shift) << 2) | 2]++; hist4[((keys[i + 3] >> shift) << 2) | 3]++
+    hist4[(keys[i] >> shift) << 2]++
+    hist4[((keys[i + 1] >> shift) << 2) | 1]++
+    hist4[((keys[i + 2] >> shift) << 2) | 2]++
+    hist4[((keys[i + 3] >> shift) << 2) | 3]++
   }
   for (let b = 0; b < nb; b++) out[b] = hist4[4 * b] + hist4[4 * b + 1] + hist4[4 * b + 2] + hist4[4 * b + 3]
 }
@@ -91,31 +108,44 @@ function histogram (keys, shift, hist4, out, nb) {
 // Counting-sort scatter by destination: key i goes to the next free place of lane i % 4 of its
 // bucket's task (dest: 4·task for each bucket; ptr: next place of each (task, lane) run). Four
 // lanes keep consecutive keys' pointer updates independent, and few runs stay in cache.
-function scatter (keys, shift, dest, ptr, out) {
+function scatter(keys, shift, dest, ptr, out) {
   for (let i = 0; i < keys.length; i += 4) {
-    const k0 = keys[i]; const k1 = keys[i + 1]; const k2 = keys[i + 2]; const k3 = keys[i + 3]
-    out[ptr[dest[k0 >> shift]]++] = k0; out[ptr[dest[k1 >> shift] + 1]++] = k1
-    out[ptr[dest[k2 >> shift] + 2]++] = k2; out[ptr[dest[k3 >> shift] + 3]++] = k3
+    const k0 = keys[i]
+    const k1 = keys[i + 1]
+    const k2 = keys[i + 2]
+    const k3 = keys[i + 3]
+    out[ptr[dest[k0 >> shift]]++] = k0
+    out[ptr[dest[k1 >> shift] + 1]++] = k1
+    out[ptr[dest[k2 >> shift] + 2]++] = k2
+    out[ptr[dest[k3 >> shift] + 3]++] = k3
   }
 }
 
 // counts[v] += number of the first n keys equal to v.
-function countKeys (keys, n, counts) {
+function countKeys(keys, n, counts) {
   let i = 0
-  for (; i + 3 < n; i += 4) { counts[keys[i]]++; counts[keys[i + 1]]++; counts[keys[i + 2]]++; counts[keys[i + 3]]++ }
+  for (; i + 3 < n; i += 4) {
+    counts[keys[i]]++
+    counts[keys[i + 1]]++
+    counts[keys[i + 2]]++
+    counts[keys[i + 3]]++
+  }
   for (; i < n; i++) counts[keys[i]]++
 }
 
-function main () {
+function main() {
   const pg = Pgas.init()
-  const me = pg.rank; const P = pg.size
+  const me = pg.rank
+  const P = pg.size
   const cls = (process.argv[2] ?? 'S').toUpperCase()
   const C = Object.hasOwn(CLASSES, cls) ? CLASSES[cls] : undefined
   if (C === undefined || P > 1024 || (P & (P - 1)) !== 0) {
     if (me === 0) {
-      console.error(C === undefined
-        ? `IS: unknown class '${process.argv[2]}' (this example has S, W and A)`
-        : `IS: the number of tasks must be a power of two up to 1024, not ${P}`)
+      console.error(
+        C === undefined
+          ? `IS: unknown class '${process.argv[2]}' (this example has S, W and A)`
+          : `IS: the number of tasks must be a power of two up to 1024, not ${P}`,
+      )
     }
     process.exitCode = 2
     pg.finalize()
@@ -124,34 +154,50 @@ function main () {
 
   /** An Int32Array of `n` in this task's segment where it fits (co-located tasks then take from it in place), else of the heap. */
   const segmentInt32 = (n) => {
-    try { const v = pg.localView(pg.alloc(4 * n), 4 * n); return new Int32Array(v.buffer, v.byteOffset, n) } catch { return new Int32Array(n) }
+    try {
+      const v = pg.localView(pg.alloc(4 * n), 4 * n)
+      return new Int32Array(v.buffer, v.byteOffset, n)
+    } catch {
+      return new Int32Array(n)
+    }
   }
-  const TOTAL_KEYS = 2 ** C.keysLog2; const MAX_KEY = 2 ** C.maxKeyLog2
-  const NB = 2 ** C.bucketsLog2; const SHIFT = C.maxKeyLog2 - C.bucketsLog2
-  const numKeys = TOTAL_KEYS / P                       // keys generated by (and first held by) each task
+  const TOTAL_KEYS = 2 ** C.keysLog2
+  const MAX_KEY = 2 ** C.maxKeyLog2
+  const NB = 2 ** C.bucketsLog2
+  const SHIFT = C.maxKeyLog2 - C.bucketsLog2
+  const numKeys = TOTAL_KEYS / P // keys generated by (and first held by) each task
   const log2P = Math.log2(P)
 
   // Buffers, allocated once and reused by every iteration.
-  const keys = new Int32Array(numKeys)                 // this task's keys, global indices me·numKeys ..
-  const sendBuf = segmentInt32(numKeys)                // the same keys grouped by destination task (in the segment: sent by reference)
+  const keys = new Int32Array(numKeys) // this task's keys, global indices me·numKeys ..
+  const sendBuf = segmentInt32(numKeys) // the same keys grouped by destination task (in the segment: sent by reference)
   let recvBuf = new Int32Array(numKeys + (numKeys >> 1)) // keys of this task's bucket range (grows if needed)
   const bucketSize = new Int32Array(NB + TEST_ARRAY_SIZE) // local counts, then the test-key values
   const bucketTotals = new Int32Array(NB + TEST_ARRAY_SIZE)
-  const hist4 = new Int32Array(4 * NB)                 // per-lane bucket counts
-  const destOf = new Int32Array(NB)                    // 4 · the task each bucket goes to
-  const laneCount = new Int32Array(4 * P); const lanePtr = new Int32Array(4 * P)
-  const firstBucket = new Int32Array(P); const lastBucket = new Int32Array(P)
-  const sendCounts = new Int32Array(P); const sendDispls = new Int32Array(P)
-  const recvCounts = new Int32Array(P); const recvDispls = new Int32Array(P)
-  const counts = new Int32Array(MAX_KEY)               // cumulative counts, used over [minKey, maxKey]
-  let received = 0; let minKey = 0; let maxKey = -1
+  const hist4 = new Int32Array(4 * NB) // per-lane bucket counts
+  const destOf = new Int32Array(NB) // 4 · the task each bucket goes to
+  const laneCount = new Int32Array(4 * P)
+  const lanePtr = new Int32Array(4 * P)
+  const firstBucket = new Int32Array(P)
+  const lastBucket = new Int32Array(P)
+  const sendCounts = new Int32Array(P)
+  const sendDispls = new Int32Array(P)
+  const recvCounts = new Int32Array(P)
+  const recvDispls = new Int32Array(P)
+  const counts = new Int32Array(MAX_KEY) // cumulative counts, used over [minKey, maxKey]
+  let received = 0
+  let minKey = 0
+  let maxKey = -1
   let passed = 0
 
   createSeq(keys, findMySeed(me, C.keysLog2 + 2 - log2P, SEED, MULTIPLIER), MAX_KEY)
 
-  function rank (it) {
+  function rank(it) {
     // NPB's per-iteration change to two keys, both at the front of task 0's part.
-    if (me === 0) { keys[it] = it; keys[it + MAX_ITERATIONS] = MAX_KEY - it }
+    if (me === 0) {
+      keys[it] = it
+      keys[it + MAX_ITERATIONS] = MAX_KEY - it
+    }
 
     // Test-key values ride along with the bucket counts: the owner writes them, the sum hands them to all.
     bucketSize.fill(0)
@@ -167,8 +213,17 @@ function main () {
     // Buckets go to tasks in order: task j's range ends where the running total reaches (j+1)·numKeys.
     for (let b = 0, j = 0, acc = 0, first = 0; b < NB; b++) {
       acc += bucketTotals[b]
-      if (j < P && acc >= (j + 1) * numKeys) { firstBucket[j] = first; lastBucket[j] = b; j++; first = b + 1 }
-      if (b === NB - 1) for (; j < P; j++) { firstBucket[j] = NB; lastBucket[j] = NB - 1 } // left without buckets
+      if (j < P && acc >= (j + 1) * numKeys) {
+        firstBucket[j] = first
+        lastBucket[j] = b
+        j++
+        first = b + 1
+      }
+      if (b === NB - 1)
+        for (; j < P; j++) {
+          firstBucket[j] = NB
+          lastBucket[j] = NB - 1
+        } // left without buckets
     }
     // The keys grouped by destination task (from the per-lane bucket counts), ready to go out.
     laneCount.fill(0)
@@ -180,7 +235,10 @@ function main () {
     }
     for (let j = 0, s = 0; j < P; j++) {
       sendDispls[j] = s
-      for (let l = 0; l < 4; l++) { lanePtr[4 * j + l] = s; s += laneCount[4 * j + l] }
+      for (let l = 0; l < 4; l++) {
+        lanePtr[4 * j + l] = s
+        s += laneCount[4 * j + l]
+      }
       sendCounts[j] = s - sendDispls[j]
     }
     scatter(keys, SHIFT, destOf, lanePtr, sendBuf)
@@ -188,14 +246,17 @@ function main () {
     // Redistribution: counts first, then the keys themselves.
     pg.alltoall(sendCounts, recvCounts)
     received = 0
-    for (let j = 0; j < P; j++) { recvDispls[j] = received; received += recvCounts[j] }
+    for (let j = 0; j < P; j++) {
+      recvDispls[j] = received
+      received += recvCounts[j]
+    }
     if (received > recvBuf.length) recvBuf = new Int32Array(received + (received >> 3))
     pg.alltoallv(sendBuf, sendCounts, sendDispls, recvBuf, recvCounts, recvDispls)
 
     // Local ranking over this task's key range: counts, then inclusive prefix sums.
     minKey = firstBucket[me] << SHIFT
     maxKey = ((lastBucket[me] + 1) << SHIFT) - 1
-    let below = 0                                      // keys of the tasks before (lower buckets)
+    let below = 0 // keys of the tasks before (lower buckets)
     for (let b = 0; b < firstBucket[me] && b < NB; b++) below += bucketTotals[b]
     if (minKey <= maxKey) counts.fill(0, minKey, maxKey + 1)
     countKeys(recvBuf, received, counts)
@@ -211,7 +272,7 @@ function main () {
     }
   }
 
-  rank(1)                                              // the untimed "free" iteration
+  rank(1) // the untimed "free" iteration
   passed = 0
 
   pg.barrier()
@@ -224,7 +285,10 @@ function main () {
   // Full verification (untimed): place the local keys by their counts, check the local order, then
   // the boundary with the nearest task before that holds keys.
   const sorted = new Int32Array(received)
-  for (let i = 0; i < received; i++) { const v = recvBuf[i]; sorted[--counts[v]] = v }
+  for (let i = 0; i < received; i++) {
+    const v = recvBuf[i]
+    sorted[--counts[v]] = v
+  }
   let outOfSort = 0
   for (let i = 1; i < received; i++) if (sorted[i - 1] > sorted[i]) outOfSort++
   const ends = new Int32Array(3 * P)
@@ -247,7 +311,7 @@ function main () {
   const ok = total[0] === expected
   if (me === 0) {
     const time = elapsed[0]
-    const mops = MAX_ITERATIONS * TOTAL_KEYS / time / 1e6
+    const mops = (MAX_ITERATIONS * TOTAL_KEYS) / time / 1e6
     const line = (name, value) => console.log(` ${name.padEnd(16)}= ${String(value).padStart(24)}`)
     console.log('\n IS Benchmark Completed')
     line('Class', cls)
@@ -257,9 +321,7 @@ function main () {
     line('Time in seconds', time.toFixed(2))
     line('Mop/s total', mops.toFixed(2))
     line('Verification', ok ? 'SUCCESSFUL' : 'UNSUCCESSFUL')
-    console.log(ok
-      ? `IS class ${cls} verified`
-      : `IS class ${cls} verification FAILED: ${total[0]} checks passed, ${expected} expected`)
+    console.log(ok ? `IS class ${cls} verified` : `IS class ${cls} verification FAILED: ${total[0]} checks passed, ${expected} expected`)
   }
   if (!ok) process.exitCode = 1
   pg.finalize()

@@ -2,7 +2,7 @@
 // Run: npx --no -- lapirun -n 4 --label examples/put-get/c-style.mjs
 import * as L from '@amlapi/lapi/compat'
 
-function check (rc, what) {
+function check(rc, what) {
   if (rc !== L.LAPI_SUCCESS) {
     const msg = L.ref('')
     L.LAPI_Msg_string(rc, msg)
@@ -13,15 +13,24 @@ function check (rc, what) {
 const h = L.ref(0)
 check(L.LAPI_Init(h, { protocol: L.LAPI_INTERRUPT_OFF, err_hndlr: (hh, code) => console.error('LAPI error', code) }), 'LAPI_Init')
 const hndl = h.value
-const me = L.ref(0); const n = L.ref(0)
-check(L.LAPI_Qenv(hndl, L.TASK_ID, me), 'Qenv'); check(L.LAPI_Qenv(hndl, L.NUM_TASKS, n), 'Qenv')
+const me = L.ref(0)
+const n = L.ref(0)
+check(L.LAPI_Qenv(hndl, L.TASK_ID, me), 'Qenv')
+check(L.LAPI_Qenv(hndl, L.NUM_TASKS, n), 'Qenv')
 const right = (me.value + 1) % n.value
 
 // a buffer and three counters in my segment; exchange the buffer and the target counter
-const buf = L.ref(0); const tgtC = L.ref(0); const orgC = L.ref(0); const cmplC = L.ref(0)
+const buf = L.ref(0)
+const tgtC = L.ref(0)
+const orgC = L.ref(0)
+const cmplC = L.ref(0)
 check(L.LAPIX_Malloc(hndl, 256, buf), 'malloc')
-for (const c of [tgtC, orgC, cmplC]) { check(L.LAPIX_Malloc(hndl, 8, c), 'malloc'); check(L.LAPI_Setcntr(hndl, c.value, 0), 'Setcntr') }
-const bufs = []; const tgtCs = []
+for (const c of [tgtC, orgC, cmplC]) {
+  check(L.LAPIX_Malloc(hndl, 8, c), 'malloc')
+  check(L.LAPI_Setcntr(hndl, c.value, 0), 'Setcntr')
+}
+const bufs = []
+const tgtCs = []
 check(L.LAPI_Address_init(hndl, buf.value, bufs), 'Address_init')
 check(L.LAPI_Address_init(hndl, tgtC.value, tgtCs), 'Address_init')
 

@@ -14,8 +14,8 @@ const arrivedAt = lapi.addressInit(arrived)
 const text = new TextEncoder().encode(`greetings from task ${me}`)
 const sent = lapi.counter()
 lapi.put(right, text.length, bufs[right], text, { tgtCntr: arrivedAt[right], orgCntr: sent })
-sent.wait(1)                          // the origin buffer may be reused
-await arrived.waitAsync(1)            // the left neighbour's Put landed; the event loop kept running
+sent.wait(1) // the origin buffer may be reused
+await arrived.waitAsync(1) // the left neighbour's Put landed; the event loop kept running
 console.log(`task ${me} got: ${new TextDecoder().decode(lapi.view(buf, text.length))}`)
 
 await lapi.gfenceAsync()

@@ -14,9 +14,12 @@ import { FULL, matrix } from '../helpers/tier.js'
 
 const AMX = '../../examples/amx/'
 
-interface Opts { config?: Partial<JobConfig>; env?: NodeJS.ProcessEnv }
+interface Opts {
+  config?: Partial<JobConfig>
+  env?: NodeJS.ProcessEnv
+}
 
-async function amx (program: string, tasks: number, args: string[], opts: Opts = {}): Promise<FixtureRun> {
+async function amx(program: string, tasks: number, args: string[], opts: Opts = {}): Promise<FixtureRun> {
   return await runFixture(AMX + program, tasks, {
     args,
     timeoutMs: 20_000,
@@ -27,11 +30,11 @@ async function amx (program: string, tasks: number, args: string[], opts: Opts =
 
 /** Exit 0 and no error line anywhere. */
 /** The global stats line `  name: value` (the whole line, so 5440 does not match 54400). */
-function expectStat (stderr: string, name: string, value: number): void {
+function expectStat(stderr: string, name: string, value: number): void {
   expect(stderr).toMatch(new RegExp(`^  ${name}: ${value}$`, 'm'))
 }
 
-function expectClean (r: FixtureRun): void {
+function expectClean(r: FixtureRun): void {
   if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}\n${r.stdout}`)
   expect(r.stdout + r.stderr).not.toMatch(/ERROR|mismatch|Error calling/)
 }
@@ -40,14 +43,14 @@ const RATE = /^Slave (\d+): (\d+) microseconds total, throughput: (\d+) requests
 const BANDWIDTH = /^Slave (\d+): (\d+) microseconds total, throughput: (\d+\.\d{3}) KB\/sec$/gm
 
 /** The ranks that printed a requests/sec line, each with a positive time per request. */
-function rateRanks (out: string): number[] {
+function rateRanks(out: string): number[] {
   const m = [...out.matchAll(RATE)]
   for (const x of m) expect(Number(x[4])).toBeGreaterThan(0)
   return m.map((x) => Number(x[1])).sort((a, b) => a - b)
 }
 
 /** The ranks that printed a KB/sec line, each with a positive bandwidth. */
-function bandwidthRanks (out: string): number[] {
+function bandwidthRanks(out: string): number[] {
   const m = [...out.matchAll(BANDWIDTH)]
   for (const x of m) expect(Number(x[3])).toBeGreaterThan(0)
   return m.map((x) => Number(x[1])).sort((a, b) => a - b)
@@ -56,7 +59,7 @@ function bandwidthRanks (out: string): number[] {
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i)
 
 /** "Proc r verified." of every rank. */
-function expectVerified (out: string, tasks: number): void {
+function expectVerified(out: string, tasks: number): void {
   const got = [...out.matchAll(/^Proc (\d+) verified\.$/gm)].map((m) => Number(m[1])).sort((a, b) => a - b)
   expect(got).toEqual(range(tasks))
 }
@@ -132,7 +135,11 @@ describe('AMX test programs (examples/amx)', () => {
     }
 
     it(`testlatencyM: ${FULL ? '64 bytes (P), ' : ''}1024 bytes (B), 100000 bytes (beyond the packed limit)`, async () => {
-      const sizes = [['200', 'P', '64'], ['200', 'B', '1024'], ['20', 'P', '100000']] as const
+      const sizes = [
+        ['200', 'P', '64'],
+        ['200', 'B', '1024'],
+        ['20', 'P', '100000'],
+      ] as const
       for (const [iters, mode, size] of matrix(sizes, sizes.slice(1))) {
         const r = await amx('testlatencyM.mjs', 2, [iters, mode, size])
         expectClean(r)
@@ -194,7 +201,7 @@ describe('AMX test programs (examples/amx)', () => {
         expectClean(r)
         const got = [...r.stdout.matchAll(/^reduce_request_handler got: (\d+)$/gm)].map((m) => Number(m[1])).sort((a, b) => a - b)
         expect(got).toEqual(range(tasks))
-        expect(r.stdout).toContain(`Reduction result: ${tasks * (tasks - 1) / 2}`)
+        expect(r.stdout).toContain(`Reduction result: ${(tasks * (tasks - 1)) / 2}`)
         expect(r.stdout).toContain('Result verified!')
       })
     }

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** `node scripts/gen-am2-compat.mjs ...args` in `root`. */
-function gen (root: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+function gen(root: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, ['scripts/gen-am2-compat.mjs', ...args], { cwd: root, encoding: 'utf8' })
 }
 

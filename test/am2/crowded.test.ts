@@ -14,14 +14,21 @@ import { LAPIRUN, runCommand } from '../helpers/run.js'
 const PROGRAM = fileURLToPath(new URL('../fixtures/am2/pollpong.mjs', import.meta.url))
 const ITERS = 2000
 
-function hasTaskset (): boolean {
-  try { execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }); return true } catch { return false }
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
 }
 
 describe.skipIf(!hasTaskset())('AM_Poll loops on one CPU', () => {
   for (const procs of [1, 2]) {
     it(`nap instead of spinning out time slices (${procs === 1 ? 'shm, 1 process' : 'tcp, 2 processes'}): where they sleep`, async () => {
-      const r = await runCommand('taskset', ['-c', '0', process.execPath, LAPIRUN, '-n', '2', '--procs', String(procs), PROGRAM, String(ITERS)], { deadlineMs: 60_000 })
+      const r = await runCommand('taskset', ['-c', '0', process.execPath, LAPIRUN, '-n', '2', '--procs', String(procs), PROGRAM, String(ITERS)], {
+        deadlineMs: 60_000,
+      })
       expect(r.code, r.stderr).toBe(0)
       const rtt = Number(/rtt ([\d.]+)/.exec(r.stdout)?.[1])
       expect(rtt).toBeGreaterThan(0)

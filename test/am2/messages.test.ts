@@ -18,6 +18,8 @@ describe('am2 errors name the values involved', () => {
   it('a request to an unregistered handler: handler 0 names the index and the endpoint', async () => {
     const r = await runNode([LAPIRUN, '-n', '2', FIXTURES + 'am2/messages.mjs', 'unregistered'], { deadlineMs: 20_000 })
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/AM-2 returned message: EBADHANDLER \(4\) for AM_REQUEST_M to endpoint 65536 \(task 1\), handler 9, .*: no handler is registered at index 9 of endpoint 65536 \(task 1\)/)
+    expect(r.stderr).toMatch(
+      /AM-2 returned message: EBADHANDLER \(4\) for AM_REQUEST_M to endpoint 65536 \(task 1\), handler 9, .*: no handler is registered at index 9 of endpoint 65536 \(task 1\)/,
+    )
   })
 })

@@ -13,7 +13,8 @@ import { matrix } from '../helpers/tier.js'
 // packets (seeded): nothing in am2 may depend on packet order. (`npm test` runs them over the rings,
 // and test/am2/amx.test.ts a program through the test transport; `npm run test:full` over both.)
 const transports: Array<[string, { seed: number; dup: number; hold: number } | null]> = [
-  ['in-order rings', null], ['reordering + duplicating transport', { seed: 7, dup: 0.15, hold: 0.5 }],
+  ['in-order rings', null],
+  ['reordering + duplicating transport', { seed: 7, dup: 0.15, hold: 0.5 }],
 ]
 for (const [name, chaos] of matrix(transports, [transports[0]!])) {
   describe(`am2 messages over ${name}`, () => {
@@ -106,7 +107,10 @@ describe('am2 over lapi', () => {
     }
     expect(bad).toEqual([])
     // the same scan does catch deep and relative imports into other packages
-    expect(foreign("import { Context } from '@amlapi/lapi/dist/context.js'\nimport { x } from '../../lapi/src/am.js'\nconst y = await import('@amlapi/bufmgr/dist/index.js')"))
-      .toEqual(['@amlapi/lapi/dist/context.js', '../../lapi/src/am.js', '@amlapi/bufmgr/dist/index.js'])
+    expect(
+      foreign(
+        "import { Context } from '@amlapi/lapi/dist/context.js'\nimport { x } from '../../lapi/src/am.js'\nconst y = await import('@amlapi/bufmgr/dist/index.js')",
+      ),
+    ).toEqual(['@amlapi/lapi/dist/context.js', '../../lapi/src/am.js', '@amlapi/bufmgr/dist/index.js'])
   })
 })

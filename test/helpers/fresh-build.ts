@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url))
 
 /** The newest modification time of the .js files under `dir`, ms. */
-function newest (dir: string): number {
+function newest(dir: string): number {
   let t = 0
   for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     if (f.endsWith('.js')) t = Math.max(t, statSync(join(dir, f)).mtimeMs)
@@ -18,7 +18,7 @@ function newest (dir: string): number {
   return t
 }
 
-export default function setup (): void {
+export default function setup(): void {
   for (const p of readdirSync(PACKAGES)) {
     const dist = join(PACKAGES, p, 'dist')
     const lib = join(PACKAGES, p, 'lib', 'index.js')

@@ -9,15 +9,18 @@ import { runJob, type JobConfig, type JobResult } from '@amlapi/lapi'
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url))
 
-export interface FixtureRun extends JobResult { stdout: string; stderr: string }
+export interface FixtureRun extends JobResult {
+  stdout: string
+  stderr: string
+}
 
 /** The job exited 0 (else its output is the error) and `n` lines of its stdout contain `word`. */
-export function expectOk (r: { exitCode: number; stdout: string; stderr: string }, n: number, word: string): void {
+export function expectOk(r: { exitCode: number; stdout: string; stderr: string }, n: number, word: string): void {
   if (r.exitCode !== 0) throw new Error(`job failed (${r.exitCode}):\n${r.stderr}\n${r.stdout}`)
   expect(r.stdout.split('\n').filter((l) => l.includes(word)).length).toBe(n)
 }
 
-function collect (): { stream: PassThrough; text: () => string } {
+function collect(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough()
   const chunks: Buffer[] = []
   stream.on('data', (c: Buffer) => chunks.push(c))
@@ -25,12 +28,24 @@ function collect (): { stream: PassThrough; text: () => string } {
 }
 
 /** Runs `fixtures/<rel>` as `numTasks` tasks; the job is failed after `timeoutMs` (default 30 s). */
-export async function runFixture (rel: string, numTasks: number, opts: {
-  args?: string[]; config?: Partial<JobConfig>; label?: boolean; timeoutMs?: number; env?: NodeJS.ProcessEnv
-  /** Processes to split the tasks over (default 1), and their transport (with its fault injection and MAC). */
-  procs?: number; transport?: 'tcp' | 'udp'; faults?: string; mac?: boolean
-} = {}): Promise<FixtureRun> {
-  const out = collect(); const err = collect()
+export async function runFixture(
+  rel: string,
+  numTasks: number,
+  opts: {
+    args?: string[]
+    config?: Partial<JobConfig>
+    label?: boolean
+    timeoutMs?: number
+    env?: NodeJS.ProcessEnv
+    /** Processes to split the tasks over (default 1), and their transport (with its fault injection and MAC). */
+    procs?: number
+    transport?: 'tcp' | 'udp'
+    faults?: string
+    mac?: boolean
+  } = {},
+): Promise<FixtureRun> {
+  const out = collect()
+  const err = collect()
   const r = await runJob({
     program: FIXTURES + rel,
     numTasks,
@@ -50,7 +65,7 @@ export async function runFixture (rel: string, numTasks: number, opts: {
 }
 
 /** Busy CPU seconds of the whole machine so far (Linux `/proc/stat`), or null elsewhere. */
-function machineBusySeconds (): number | null {
+function machineBusySeconds(): number | null {
   try {
     const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
     // user nice system idle iowait irq softirq steal: all but idle and iowait
@@ -67,7 +82,7 @@ function machineBusySeconds (): number | null {
  * spin judges only runs where the job's tasks had the CPUs: a task another process displaces
  * sleeps, as it should.
  */
-export async function withOtherLoad<T> (fn: () => Promise<T>): Promise<{ result: T; otherCpus: number }> {
+export async function withOtherLoad<T>(fn: () => Promise<T>): Promise<{ result: T; otherCpus: number }> {
   const m0 = machineBusySeconds()
   const u0 = process.cpuUsage()
   const t0 = performance.now()

@@ -22,16 +22,20 @@ const key = (): string => randomBytes(32).toString('hex')
  * (a connection that stalls on a lossy network); the next ones it passes through. The job runs;
  * the time is from the start to both processes' ends (the stalled attempt gives up after 2 s).
  */
-export async function stalledRendezvous (): Promise<number> {
+export async function stalledRendezvous(): Promise<number> {
   const real = await freePort()
   const held: Socket[] = []
   let conns = 0
   const relay = createServer((c) => {
     c.on('error', () => {})
-    if (conns++ === 0) { held.push(c); return }
+    if (conns++ === 0) {
+      held.push(c)
+      return
+    }
     const up = connect({ host: '127.0.0.1', port: real })
     up.on('error', () => c.destroy())
-    c.pipe(up); up.pipe(c)
+    c.pipe(up)
+    up.pipe(c)
   })
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve))
   const via = (relay.address() as AddressInfo).port
@@ -39,7 +43,10 @@ export async function stalledRendezvous (): Promise<number> {
     const k = key()
     const args = ['--tasks-per-proc', '1', '--transport', 'tcp', PUTGET]
     const t0 = performance.now()
-    const ps = [member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${via}`, AMLAPI_JOB_KEY: k }, args), member(0, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${real}`, AMLAPI_JOB_KEY: k }, args)]
+    const ps = [
+      member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${via}`, AMLAPI_JOB_KEY: k }, args),
+      member(0, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${real}`, AMLAPI_JOB_KEY: k }, args),
+    ]
     const codes = await Promise.all(ps.map((p) => p.code))
     const ms = performance.now() - t0
     expect(codes, ps.map((p) => p.err).join('\n')).toEqual([0, 0])
@@ -55,10 +62,16 @@ export async function stalledRendezvous (): Promise<number> {
  * A process whose job is called off (by its rendezvous) before it starts exits with 1, its
  * sockets closed; the rendezvous names whom it waits for. The time is from the call to the exit.
  */
-export async function calledOff (transport: 'tcp' | 'udp'): Promise<number> {
+export async function calledOff(transport: 'tcp' | 'udp'): Promise<number> {
   const k = randomBytes(32)
   const rv = await serveRendezvous({
-    key: k, procs: 2, host: '127.0.0.1', port: 0, log: logger('test'), onFail: () => {}, onDone: () => {},
+    key: k,
+    procs: 2,
+    host: '127.0.0.1',
+    port: 0,
+    log: logger('test'),
+    onFail: () => {},
+    onDone: () => {},
     job: { numTasks: 2, config: { ...DEFAULT_CONFIG }, label: false, graceMs: 1000, data: undefined },
   })
   try {
@@ -83,7 +96,7 @@ export async function calledOff (transport: 'tcp' | 'udp'): Promise<number> {
  * (stopped): it exits with 130; the peer, resumed, ends its job normally. The time is from the
  * SIGINT to the exit.
  */
-export async function interruptedWhileLeaving (transport: 'tcp' | 'udp'): Promise<number> {
+export async function interruptedWhileLeaving(transport: 'tcp' | 'udp'): Promise<number> {
   const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: key(), AMLAPI_LOG_LEVEL: 'debug' }
   // (task 0 stays on 4 s, task 1 ends 1.5 s after the Gfence: by then process 0 is stopped,
   // and process 1's leave waits for it, FINISH_MS and LEAVE_MS, several seconds)
@@ -116,9 +129,12 @@ export async function interruptedWhileLeaving (transport: 'tcp' | 'udp'): Promis
  * to it come back to handler 0 as EUNREACHABLE. The times, one for each program, are from the
  * kill to the other process's exit.
  */
-export async function lostProcess (transport: 'tcp' | 'udp'): Promise<number[]> {
+export async function lostProcess(transport: 'tcp' | 'udp'): Promise<number[]> {
   const times: number[] = []
-  for (const [file, want] of [['lapi/lost-handler.mjs', /^err_hndlr code 421 type 4 task 1 src 0$/m], ['am2/lost.mjs', /^lost: status 9 opcode 1$/m]] as const) {
+  for (const [file, want] of [
+    ['lapi/lost-handler.mjs', /^err_hndlr code 421 type 4 task 1 src 0$/m],
+    ['am2/lost.mjs', /^lost: status 9 opcode 1$/m],
+  ] as const) {
     const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: key() }
     const args = ['--transport', transport, FIXTURES + file]
     const ps = [member(0, 2, env, args), member(1, 2, env, args)]
@@ -138,7 +154,7 @@ export async function lostProcess (transport: 'tcp' | 'udp'): Promise<number[]> 
 }
 
 /** A process killed with kill -9 ends the other, which names its task. The time is from the kill to the other's exit. */
-export async function killedProcess (transport: 'tcp' | 'udp'): Promise<number> {
+export async function killedProcess(transport: 'tcp' | 'udp'): Promise<number> {
   const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: key() }
   const args = ['--transport', transport, FIXTURES + 'lapi/lose.mjs']
   const ps = [member(0, 2, env, args), member(1, 2, env, args)]
@@ -154,7 +170,7 @@ export async function killedProcess (transport: 'tcp' | 'udp'): Promise<number> 
 }
 
 /** A process waiting for a rendezvous not up yet ends at its first SIGINT, with 130. The time is from the SIGINT to the exit. */
-export async function interruptedBeforeRendezvous (): Promise<number> {
+export async function interruptedBeforeRendezvous(): Promise<number> {
   const p = member(1, 2, { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: key() }, [PUTGET])
   await new Promise((resolve) => setTimeout(resolve, 1500))
   const t0 = performance.now()
@@ -170,12 +186,14 @@ export async function interruptedBeforeRendezvous (): Promise<number> {
  * counts, and process 0 hears of it through the rendezvous. The time is from the first's exit to
  * process 0's.
  */
-export async function differentTasksPerProc (): Promise<number> {
+export async function differentTasksPerProc(): Promise<number> {
   const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: key() }
   const p0 = member(0, 2, env, ['--tasks-per-proc', '2', PUTGET])
   const p1 = member(1, 2, env, ['--tasks-per-proc', '1', PUTGET])
   expect(await p1.code, p1.err).toBe(1)
-  expect(p1.err).toMatch(/process 0 runs a job of 4 tasks, this process was started for one of 2 \(--tasks-per-proc 1 × 2 processes\): give every process the same command/)
+  expect(p1.err).toMatch(
+    /process 0 runs a job of 4 tasks, this process was started for one of 2 \(--tasks-per-proc 1 × 2 processes\): give every process the same command/,
+  )
   const t0 = performance.now()
   expect(await p0.code).not.toBe(0)
   const ms = performance.now() - t0
@@ -184,7 +202,7 @@ export async function differentTasksPerProc (): Promise<number> {
 }
 
 /** A note in `dir` that does not read as one is refused, named. The time is from the start to the exit. */
-export async function junkNote (dir: string): Promise<number> {
+export async function junkNote(dir: string): Promise<number> {
   const note = meetingFile(dir, 'junk')
   mkdirSync(join(note, '..'), { recursive: true, mode: 0o700 })
   writeFileSync(note, 'not a note', { mode: 0o600 })

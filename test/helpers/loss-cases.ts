@@ -11,7 +11,7 @@ import { runJob } from '@amlapi/lapi'
 import { FIXTURES, expectOk, runFixture } from './job.js'
 
 /** A task that throws ends the job, task 1 named (3 tasks over `procs` processes). */
-export async function taskThrows (procs: number): Promise<number> {
+export async function taskThrows(procs: number): Promise<number> {
   const t0 = performance.now()
   const r = await runFixture('lapi/fail.mjs', 3, { args: ['throw'], procs })
   const ms = performance.now() - t0
@@ -22,7 +22,7 @@ export async function taskThrows (procs: number): Promise<number> {
 }
 
 /** A job that runs past its deadline (1.5 s) is stopped. */
-export async function pastDeadline (): Promise<number> {
+export async function pastDeadline(): Promise<number> {
   const t0 = performance.now()
   const r = await runFixture('lapi/fail.mjs', 2, { args: ['hang'], timeoutMs: 1500 })
   const ms = performance.now() - t0
@@ -32,7 +32,7 @@ export async function pastDeadline (): Promise<number> {
 }
 
 /** 16 tasks in one process (on however few cores) complete a ring of signalled Puts and Gfences. */
-export async function crowdedRing (): Promise<number> {
+export async function crowdedRing(): Promise<number> {
   const t0 = performance.now()
   const r = await runFixture('lapi/ring.mjs', 16, { args: ['30'], timeoutMs: 60_000 })
   const ms = performance.now() - t0
@@ -42,7 +42,7 @@ export async function crowdedRing (): Promise<number> {
 }
 
 /** A process that dies at once (its tasks never end) ends the job, task 1 named (3 tasks over `procs` processes). */
-export async function processDies (procs: number): Promise<number> {
+export async function processDies(procs: number): Promise<number> {
   const t0 = performance.now()
   const r = await runFixture('lapi/lose.mjs', 3, { args: ['exit'], procs })
   const ms = performance.now() - t0
@@ -53,7 +53,7 @@ export async function processDies (procs: number): Promise<number> {
 }
 
 /** A process killed with kill -9 from outside ends the job, named, not by its deadline (3 tasks over `procs` processes). */
-export async function processKilled (procs: number): Promise<number> {
+export async function processKilled(procs: number): Promise<number> {
   const out = new PassThrough()
   let text = ''
   let killed = false
@@ -67,9 +67,19 @@ export async function processKilled (procs: number): Promise<number> {
   })
   const err = new PassThrough()
   let errText = ''
-  err.on('data', (c: Buffer) => { errText += c.toString() })
+  err.on('data', (c: Buffer) => {
+    errText += c.toString()
+  })
   const t0 = performance.now()
-  const r = await runJob({ program: FIXTURES + 'lapi/lose.mjs', numTasks: 3, procs, stdout: out, stderr: err, timeoutMs: 30_000, config: { segmentSize: 1 << 20 } })
+  const r = await runJob({
+    program: FIXTURES + 'lapi/lose.mjs',
+    numTasks: 3,
+    procs,
+    stdout: out,
+    stderr: err,
+    timeoutMs: 30_000,
+    config: { segmentSize: 1 << 20 },
+  })
   const ms = performance.now() - t0
   expect(killed).toBe(true)
   expect(r.exitCode).not.toBe(0)
@@ -83,9 +93,11 @@ export async function processKilled (procs: number): Promise<number> {
  * timeout (1 s here), named, and the launcher kills it. The time is the whole job's: the peer
  * timeout, then the abort's grace and the launcher's kill of the stopped process.
  */
-export async function silentUdpProcess (): Promise<number> {
-  const out = new PassThrough(); const err = new PassThrough()
-  let text = ''; let errText = ''
+export async function silentUdpProcess(): Promise<number> {
+  const out = new PassThrough()
+  const err = new PassThrough()
+  let text = ''
+  let errText = ''
   let stopped = 0
   out.on('data', (c: Buffer) => {
     text += c.toString()
@@ -95,11 +107,20 @@ export async function silentUdpProcess (): Promise<number> {
       process.kill(stopped, 'SIGSTOP')
     }
   })
-  err.on('data', (c: Buffer) => { errText += c.toString() })
+  err.on('data', (c: Buffer) => {
+    errText += c.toString()
+  })
   const t0 = performance.now()
   const r = await runJob({
-    program: FIXTURES + 'lapi/lose.mjs', numTasks: 3, procs: 3, transport: 'udp', stdout: out, stderr: err, timeoutMs: 30_000,
-    config: { segmentSize: 1 << 20 }, env: { ...process.env, AMLAPI_PEER_TIMEOUT_MS: '1000' },
+    program: FIXTURES + 'lapi/lose.mjs',
+    numTasks: 3,
+    procs: 3,
+    transport: 'udp',
+    stdout: out,
+    stderr: err,
+    timeoutMs: 30_000,
+    config: { segmentSize: 1 << 20 },
+    env: { ...process.env, AMLAPI_PEER_TIMEOUT_MS: '1000' },
   })
   const ms = performance.now() - t0
   expect(stopped).toBeGreaterThan(0)

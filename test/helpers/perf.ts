@@ -6,7 +6,7 @@
  */
 
 /** Runs `attempt` until one try returns without throwing, at most `tries` times; else throws every try's error. */
-export async function bestOf<T> (tries: number, attempt: (k: number) => Promise<T>): Promise<T> {
+export async function bestOf<T>(tries: number, attempt: (k: number) => Promise<T>): Promise<T> {
   const errors: string[] = []
   for (let k = 0; k < tries; k++) {
     try {

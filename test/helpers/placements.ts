@@ -6,7 +6,13 @@ import { expect } from 'vitest'
 import type { JobConfig } from '@amlapi/lapi'
 import { runFixture } from './job.js'
 
-export interface Placement { name: string, tasks: number, procs: number, transport?: 'tcp' | 'udp', faults?: string }
+export interface Placement {
+  name: string
+  tasks: number
+  procs: number
+  transport?: 'tcp' | 'udp'
+  faults?: string
+}
 
 export const SHM4: Placement = { name: 'shm, 4 tasks', tasks: 4, procs: 1 }
 export const SHM3: Placement = { name: 'shm, 3 tasks', tasks: 3, procs: 1 }
@@ -27,9 +33,15 @@ export const APP_PLACEMENTS: readonly Placement[] = [SHM1, SHM4, TCP2, UDP4IN2]
  * with its whole output when it did not exit 0. With `ok`, every task must have printed
  * `task <t> <ok>`.
  */
-export async function runPlaced (file: string, pl: Placement, opts: { args?: string[], timeoutMs?: number, config?: Partial<JobConfig>, ok?: string } = {}): Promise<string> {
+export async function runPlaced(
+  file: string,
+  pl: Placement,
+  opts: { args?: string[]; timeoutMs?: number; config?: Partial<JobConfig>; ok?: string } = {},
+): Promise<string> {
   const r = await runFixture(file, pl.tasks, {
-    args: opts.args ?? [], timeoutMs: opts.timeoutMs ?? 60_000, procs: pl.procs,
+    args: opts.args ?? [],
+    timeoutMs: opts.timeoutMs ?? 60_000,
+    procs: pl.procs,
     ...(opts.config !== undefined ? { config: opts.config } : {}),
     ...(pl.transport !== undefined ? { transport: pl.transport } : {}),
     ...(pl.faults !== undefined ? { faults: pl.faults } : {}),

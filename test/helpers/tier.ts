@@ -10,11 +10,11 @@
 export const FULL = process.env['AMLAPI_TEST_FULL'] === '1'
 
 /** `all` under test:full; `fast` (some of them) in the fast suite. */
-export function matrix<T> (all: readonly T[], fast: readonly NoInfer<T>[]): readonly T[] {
+export function matrix<T>(all: readonly T[], fast: readonly NoInfer<T>[]): readonly T[] {
   return FULL ? all : fast
 }
 
 /** A count (repetitions, iterations): `full` under test:full, `fast` in the fast suite. */
-export function count (fast: number, full: number): number {
+export function count(fast: number, full: number): number {
   return FULL ? full : fast
 }

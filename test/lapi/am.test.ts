@@ -11,7 +11,10 @@ import { expectOk, runFixture } from '../helpers/job.js'
 import { spin } from '../helpers/spin.js'
 import { matrix } from '../helpers/tier.js'
 
-const transports: Array<[string, ChaosConfig | null]> = [['in-order rings', null], ['reordering + duplicating transport', { seed: 11, dup: 0.15, hold: 0.5 }]]
+const transports: Array<[string, ChaosConfig | null]> = [
+  ['in-order rings', null],
+  ['reordering + duplicating transport', { seed: 11, dup: 0.15, hold: 0.5 }],
+]
 
 for (const [name, chaos] of matrix(transports, [transports[0]!])) {
   describe(`active messages over ${name}`, () => {
@@ -43,11 +46,14 @@ for (const [name, chaos] of matrix(transports, [transports[0]!])) {
 
     // (the test transport holds a task's packets back until its next dispatcher round: a send
     // followed by a wait outside LAPI would never arrive, so this one runs over the rings only)
-    it.skipIf(chaos !== null)('polling mode: a task tells senders their messages landed at its next step in LAPI (a Put, a send, a dispatcher round, the end of its program)', async () => {
-      expectOk(await runFixture('am/held.mjs', 2, { config }), 2, 'am held ok')
-      // …and a LAPI_Term from a completion handler inline in a drain ends the holding for that drain
-      expectOk(await runFixture('am/held-term.mjs', 2, { config }), 2, 'am held-term ok')
-    })
+    it.skipIf(chaos !== null)(
+      'polling mode: a task tells senders their messages landed at its next step in LAPI (a Put, a send, a dispatcher round, the end of its program)',
+      async () => {
+        expectOk(await runFixture('am/held.mjs', 2, { config }), 2, 'am held ok')
+        // …and a LAPI_Term from a completion handler inline in a drain ends the holding for that drain
+        expectOk(await runFixture('am/held-term.mjs', 2, { config }), 2, 'am held-term ok')
+      },
+    )
 
     it('negotiated-payload sends (prepareShort/commitShort): contents, order, refusals, a preparation lost to a send in between, a full ring; in-place receivers (setLibraryShortHandler)', async () => {
       expectOk(await runFixture('am/prepared.mjs', 2, { config, args: [chaos ? 'chaos' : 'plain'] }), 2, 'am prepared ok')
@@ -71,7 +77,11 @@ for (const [name, chaos] of matrix(transports, [transports[0]!])) {
       expectOk(await runFixture('am/basic.mjs', 3, { config: { chaos: signFlip } }), 3, 'am basic ok')
       expectOk(await runFixture('am/basic.mjs', 3, { config: { chaos: wrap } }), 3, 'am basic ok')
       expectOk(await runFixture('am/reply.mjs', 4, { config: { chaos: wrap }, args: ['100'] }), 4, 'am reply ok')
-      expectOk(await runFixture('am/stress.mjs', 4, { config: { chaos: signFlip, segmentSize: 8 << 20 }, args: ['3000'], timeoutMs: 60_000 }), 4, 'am stress ok')
+      expectOk(
+        await runFixture('am/stress.mjs', 4, { config: { chaos: signFlip, segmentSize: 8 << 20 }, args: ['3000'], timeoutMs: 60_000 }),
+        4,
+        'am stress ok',
+      )
     })
 
     it('the accumulate example of the LAPI documentation, in both faces', async () => {

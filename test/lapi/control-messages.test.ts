@@ -24,7 +24,7 @@ const bytes = (n: number, seed = 1): Uint8Array => Uint8Array.from({ length: n }
 const body = (m: ControlMessage): Uint8Array => encodeControl(m).subarray(4)
 
 /** `m` with its binaries as plain Uint8Arrays (the decoder hands back Buffers), for comparison. */
-function plain (m: ControlMessage): ControlMessage {
+function plain(m: ControlMessage): ControlMessage {
   if (m.t === 'arrive' || m.t === 'release') return { ...m, f: new Uint8Array(m.f), i: new Uint8Array(m.i) }
   return m
 }
@@ -50,15 +50,20 @@ describe('control messages: encoding', () => {
 
   it('writes the bytes of the plain maps, in their key order (the wire format)', () => {
     for (const [, m] of messages) {
-      const literal = m.t === 'state' ? { t: m.t, task: m.task, state: m.state, g: m.g }
-        : m.t === 'abort' ? { t: m.t, task: m.task, reason: m.reason } : { t: m.t, g: m.g, f: m.f, i: m.i }
+      const literal =
+        m.t === 'state'
+          ? { t: m.t, task: m.task, state: m.state, g: m.g }
+          : m.t === 'abort'
+            ? { t: m.t, task: m.task, reason: m.reason }
+            : { t: m.t, g: m.g, f: m.f, i: m.i }
       expect(Buffer.from(encodeControl(m)).equals(encodeMessage(literal))).toBe(true)
     }
     // (pinned: a change of the encoding shows here)
     expect(Buffer.from(body({ t: 'abort', task: 1, reason: 'x' })).toString('hex')).toBe('de0003a174a561626f7274a47461736b01a6726561736f6ea178')
     expect(Buffer.from(body({ t: 'state', task: 2, state: 4, g: -3 })).toString('hex')).toBe('de0004a174a57374617465a47461736b02a5737461746504a167fd')
-    expect(Buffer.from(body({ t: 'arrive', g: 7, f: Uint8Array.of(1, 2), i: Uint8Array.of(3) })).toString('hex'))
-      .toBe('de0004a174a6617272697665a16707a166c4020102a169c40103')
+    expect(Buffer.from(body({ t: 'arrive', g: 7, f: Uint8Array.of(1, 2), i: Uint8Array.of(3) })).toString('hex')).toBe(
+      'de0004a174a6617272697665a16707a166c4020102a169c40103',
+    )
   })
 })
 
@@ -78,17 +83,59 @@ const MALFORMED: Array<[string, Uint8Array, number, ControlJob, RegExp]> = [
   // arrive
   ['arrive: a field missing', encodeBody({ t: 'arrive', g: 1, f: bytes(32) }), 1, AT0, /^arrive: no field i/],
   ['arrive: a field extra', encodeBody({ t: 'arrive', g: 1, f: bytes(32), i: bytes(32), x: 1 }), 1, AT0, /^arrive: an unexpected field "x"/],
-  ['arrive: at a process other than 0', encodeBody({ t: 'arrive', g: 1, f: bytes(32), i: bytes(32) }), 2, AT1, /^arrive: sent to process 1 \(only process 0 gathers\)/],
-  ['arrive: a fractional generation', encodeBody({ t: 'arrive', g: 1.5, f: bytes(32), i: bytes(32) }), 1, AT0, /^arrive: the generation 1\.5 is no 32-bit integer/],
-  ['arrive: a generation past 32 bits', encodeBody({ t: 'arrive', g: 2 ** 31, f: bytes(32), i: bytes(32) }), 1, AT0, /^arrive: the generation 2147483648 is no 32-bit integer/],
-  ['arrive: a generation that is a string', encodeBody({ t: 'arrive', g: '1', f: bytes(32), i: bytes(32) }), 1, AT0, /^arrive: the generation "1" is no 32-bit integer/],
-  ['arrive: entries of another process\'s size', encodeBody({ t: 'arrive', g: 1, f: bytes(48), i: bytes(32) }), 1, AT0, /^arrive: field f is 48 bytes, not 32 bytes/],
+  [
+    'arrive: at a process other than 0',
+    encodeBody({ t: 'arrive', g: 1, f: bytes(32), i: bytes(32) }),
+    2,
+    AT1,
+    /^arrive: sent to process 1 \(only process 0 gathers\)/,
+  ],
+  [
+    'arrive: a fractional generation',
+    encodeBody({ t: 'arrive', g: 1.5, f: bytes(32), i: bytes(32) }),
+    1,
+    AT0,
+    /^arrive: the generation 1\.5 is no 32-bit integer/,
+  ],
+  [
+    'arrive: a generation past 32 bits',
+    encodeBody({ t: 'arrive', g: 2 ** 31, f: bytes(32), i: bytes(32) }),
+    1,
+    AT0,
+    /^arrive: the generation 2147483648 is no 32-bit integer/,
+  ],
+  [
+    'arrive: a generation that is a string',
+    encodeBody({ t: 'arrive', g: '1', f: bytes(32), i: bytes(32) }),
+    1,
+    AT0,
+    /^arrive: the generation "1" is no 32-bit integer/,
+  ],
+  [
+    "arrive: entries of another process's size",
+    encodeBody({ t: 'arrive', g: 1, f: bytes(48), i: bytes(32) }),
+    1,
+    AT0,
+    /^arrive: field f is 48 bytes, not 32 bytes/,
+  ],
   ['arrive: entries that are no binary', encodeBody({ t: 'arrive', g: 1, f: bytes(32), i: 'x'.repeat(32) }), 1, AT0, /^arrive: field i is "x+", not 32 bytes/],
   // release
   ['release: a field missing', encodeBody({ t: 'release', f: bytes(96), i: bytes(96) }), 0, AT1, /^release: no field g/],
   ['release: a field extra', encodeBody({ t: 'release', g: 1, f: bytes(96), i: bytes(96), y: null }), 0, AT1, /^release: an unexpected field "y"/],
-  ['release: from a process other than 0', encodeBody({ t: 'release', g: 1, f: bytes(96), i: bytes(96) }), 2, AT1, /^release: sent by process 2 \(only process 0 releases\)/],
-  ['release: a generation that is no number', encodeBody({ t: 'release', g: null, f: bytes(96), i: bytes(96) }), 0, AT1, /^release: the generation null is no 32-bit integer/],
+  [
+    'release: from a process other than 0',
+    encodeBody({ t: 'release', g: 1, f: bytes(96), i: bytes(96) }),
+    2,
+    AT1,
+    /^release: sent by process 2 \(only process 0 releases\)/,
+  ],
+  [
+    'release: a generation that is no number',
+    encodeBody({ t: 'release', g: null, f: bytes(96), i: bytes(96) }),
+    0,
+    AT1,
+    /^release: the generation null is no 32-bit integer/,
+  ],
   ['release: tables of the wrong size', encodeBody({ t: 'release', g: 1, f: bytes(96), i: bytes(95) }), 0, AT1, /^release: field i is 95 bytes, not 96 bytes/],
   // state
   ['state: a field missing', encodeBody({ t: 'state', task: 2, state: 3 }), 1, AT0, /^state: no field g/],
@@ -97,7 +144,13 @@ const MALFORMED: Array<[string, Uint8Array, number, ControlJob, RegExp]> = [
   ['state: a task past the job', encodeBody({ t: 'state', task: 6, state: 3, g: 0 }), 2, AT0, /^state: task 6 is not one of process 2's \(4-5\)/],
   ['state: a fractional task', encodeBody({ t: 'state', task: 2.5, state: 3, g: 0 }), 1, AT0, /^state: task 2\.5 is not one of process 1's/],
   ['state: a running task', encodeBody({ t: 'state', task: 2, state: 1, g: 0 }), 1, AT0, /^state: 1 is not the state of a task that ended/],
-  ['state: a state that is no number', encodeBody({ t: 'state', task: 2, state: 'exited', g: 0 }), 1, AT0, /^state: "exited" is not the state of a task that ended/],
+  [
+    'state: a state that is no number',
+    encodeBody({ t: 'state', task: 2, state: 'exited', g: 0 }),
+    1,
+    AT0,
+    /^state: "exited" is not the state of a task that ended/,
+  ],
   ['state: a fractional generation', encodeBody({ t: 'state', task: 2, state: 3, g: 0.5 }), 1, AT0, /^state: the generation 0\.5 is no 32-bit integer/],
   // abort
   ['abort: a field missing', encodeBody({ t: 'abort', task: 1 }), 1, AT0, /^abort: no field reason/],
@@ -123,39 +176,80 @@ describe('control messages: the decoder rejects', () => {
     if (!d.ok) expect(d.reason.length).toBeLessThan(120)
   })
 
-  it('never throws: any bytes, and any msgpack value, with the kinds\' fields mixed in', () => {
+  it("never throws: any bytes, and any msgpack value, with the kinds' fields mixed in", () => {
     const job = fc.constantFrom(AT0, AT1)
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: 0, max: PROCS - 1 }), job, (b, peer, j) => {
-      const d = decodeControl(b, peer, j)
-      expect(typeof d.ok).toBe('boolean')
-    }), { numRuns: 2000 })
-    const value = fc.oneof(fc.integer(), fc.double(), fc.string(), fc.uint8Array({ maxLength: 120 }), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }))
-    const message = fc.record({
-      t: fc.constantFrom('arrive', 'release', 'state', 'abort', 'other'),
-      g: value, f: value, i: value, task: value, state: value, reason: value,
-    }, { requiredKeys: ['t'] })
-    fc.assert(fc.property(message, fc.integer({ min: 0, max: PROCS - 1 }), job, (m, peer, j) => {
-      const d = decodeControl(encodeBody(m), peer, j)
-      // (what it takes in, it sends again as the same message)
-      if (d.ok) {
-        const again = decodeControl(body(d.message), peer, j)
-        expect(again.ok && plain(again.message)).toEqual(plain(d.message))
-      } else expect(d.reason).not.toBe('')
-    }), { numRuns: 3000 })
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.integer({ min: 0, max: PROCS - 1 }), job, (b, peer, j) => {
+        const d = decodeControl(b, peer, j)
+        expect(typeof d.ok).toBe('boolean')
+      }),
+      { numRuns: 2000 },
+    )
+    const value = fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.string(),
+      fc.uint8Array({ maxLength: 120 }),
+      fc.constant(null),
+      fc.boolean(),
+      fc.array(fc.integer(), { maxLength: 3 }),
+    )
+    const message = fc.record(
+      {
+        t: fc.constantFrom('arrive', 'release', 'state', 'abort', 'other'),
+        g: value,
+        f: value,
+        i: value,
+        task: value,
+        state: value,
+        reason: value,
+      },
+      { requiredKeys: ['t'] },
+    )
+    fc.assert(
+      fc.property(message, fc.integer({ min: 0, max: PROCS - 1 }), job, (m, peer, j) => {
+        const d = decodeControl(encodeBody(m), peer, j)
+        // (what it takes in, it sends again as the same message)
+        if (d.ok) {
+          const again = decodeControl(body(d.message), peer, j)
+          expect(again.ok && plain(again.message)).toEqual(plain(d.message))
+        } else expect(d.reason).not.toBe('')
+      }),
+      { numRuns: 3000 },
+    )
   })
 })
 
-describe('control messages: the agent\'s control plane', () => {
+describe("control messages: the agent's control plane", () => {
   /** A control plane of process `rank` of the 6-task job, what it logs, sends and aborts. */
-  function plane (rank: number): { cp: ControlPlane, logged: Array<[string, Record<string, unknown>, string]>, sent: Array<[number, Buffer]>, aborts: Array<[number, string]> } {
+  function plane(rank: number): {
+    cp: ControlPlane
+    logged: Array<[string, Record<string, unknown>, string]>
+    sent: Array<[number, Buffer]>
+    aborts: Array<[number, string]>
+  } {
     const logged: Array<[string, Record<string, unknown>, string]> = []
     const sent: Array<[number, Buffer]> = []
     const aborts: Array<[number, string]> = []
-    const at = (level: string) => (fields: Record<string, unknown>, msg: string): void => { logged.push([level, fields, msg]) }
+    const at =
+      (level: string) =>
+      (fields: Record<string, unknown>, msg: string): void => {
+        logged.push([level, fields, msg])
+      }
     const log = { warn: at('warn'), debug: at('debug'), trace: at('trace') } as unknown as ControlOptions['log']
     const first = [0, 2, 4][rank]!
     const spec = { numTasks: N, processes: PROCS, firstTask: first, localTasks: 2, control: createControl(N, first, 2) } as unknown as ControlOptions['spec']
-    const cp = new ControlPlane({ spec, rank, log, send: (p, m) => { sent.push([p, m]) }, onAbort: (t, r) => { aborts.push([t, r]) } })
+    const cp = new ControlPlane({
+      spec,
+      rank,
+      log,
+      send: (p, m) => {
+        sent.push([p, m])
+      },
+      onAbort: (t, r) => {
+        aborts.push([t, r])
+      },
+    })
     return { cp, logged, sent, aborts }
   }
 
@@ -177,7 +271,7 @@ describe('control messages: the agent\'s control plane', () => {
     expect(aborts).toEqual([])
   })
 
-  it('takes in well-formed messages: the barrier, a task\'s end, an abort', () => {
+  it("takes in well-formed messages: the barrier, a task's end, an abort", () => {
     const zero = plane(0)
     // (process 0's own tasks arrive, then processes 1 and 2: the release goes to both)
     zero.cp.arrive(1)

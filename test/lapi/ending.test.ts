@@ -13,12 +13,15 @@ const ENDING = FIXTURES + 'lapi/ending.mjs'
 const run = (args: string[], env: NodeJS.ProcessEnv = {}): ReturnType<typeof runNode> => runNode(args, { env })
 
 /** The lines `prefix task i` (i < lines) each task t < n wrote, in order, with or without its label. */
-function expectAllLines (text: string, kind: 'out' | 'err', n: number, lines: number, label: boolean): void {
+function expectAllLines(text: string, kind: 'out' | 'err', n: number, lines: number, label: boolean): void {
   const got = text.split('\n')
   for (let t = 0; t < n; t++) {
     const mine = got.filter((l) => l.startsWith(`${label ? `[${t}] ` : ''}${kind} ${t} `))
     expect(mine.length, `${kind} lines of task ${t}`).toBe(lines)
-    expect(mine.map((l) => Number(l.split(' ').pop())), `${kind} lines of task ${t} in order`).toEqual([...Array(lines).keys()])
+    expect(
+      mine.map((l) => Number(l.split(' ').pop())),
+      `${kind} lines of task ${t} in order`,
+    ).toEqual([...Array(lines).keys()])
   }
 }
 
@@ -30,12 +33,14 @@ describe('ending a job', () => {
         expect(r.code, r.stderr.slice(-2000)).toBe(mode === 'exit' ? 3 : 1)
         expectAllLines(r.stdout, 'out', 4, 300, label)
         expectAllLines(r.stderr, 'err', 4, 300, label)
-        expect(r.stderr).toMatch(mode === 'exit' ? /lapirun: task \d failed: exited with code 3/ : /lapirun: task \d failed: uncaught error: Error: task \d threw/)
+        expect(r.stderr).toMatch(
+          mode === 'exit' ? /lapirun: task \d failed: exited with code 3/ : /lapirun: task \d failed: uncaught error: Error: task \d threw/,
+        )
       }
     })
   }
 
-  it('tasks aborted in a wait by another task\'s failure still deliver what they wrote', async () => {
+  it("tasks aborted in a wait by another task's failure still deliver what they wrote", async () => {
     const r = await run([LAPIRUN, '-n', '4', '--label', ENDING, 'one-throws', '300'])
     expect(r.code).toBe(1)
     expectAllLines(r.stdout, 'out', 4, 300, true)
@@ -45,7 +50,7 @@ describe('ending a job', () => {
     expect(r.stderr).not.toMatch(/failed: .*JobAbortedError/)
   })
 
-  it('a header handler that throws with no error handler ends the job non-zero, named (LAPI\'s default)', async () => {
+  it("a header handler that throws with no error handler ends the job non-zero, named (LAPI's default)", async () => {
     const r = await run([LAPIRUN, '-n', '2', ENDING, 'handler-throws'])
     expect(r.code).toBe(1)
     expect(r.stdout).toContain('task 0 ready')
@@ -92,13 +97,14 @@ describe('ending a job', () => {
     }
   })
 
-  it('AMLAPI_LOG_LEVEL=debug tells the story of a job, from lapi and am2, each task\'s lines under its label', async () => {
+  it("AMLAPI_LOG_LEVEL=debug tells the story of a job, from lapi and am2, each task's lines under its label", async () => {
     const r = await run([LAPIRUN, '-n', '2', '--label', FIXTURES + 'am2/idiomatic.mjs'], { AMLAPI_LOG_LEVEL: 'debug' })
     expect(r.code, r.stderr.slice(-2000)).toBe(0)
     const logs = r.stderr.split('\n').filter((l) => l.includes('{"level"'))
-    const msgs = (task: number | null): string[] => logs
-      .filter((l) => task === null ? l.startsWith('{') : l.startsWith(`[${task}] {`))
-      .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
+    const msgs = (task: number | null): string[] =>
+      logs
+        .filter((l) => (task === null ? l.startsWith('{') : l.startsWith(`[${task}] {`)))
+        .map((l) => (JSON.parse(l.slice(l.indexOf('{'))) as { msg: string }).msg)
     // the agent: the job's start (configuration, tasks, placement), each task's exit, the end
     const agent = logs.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(agent[0]).toMatchObject({ c: 'lapi:job', msg: 'job starting', numTasks: 2 })

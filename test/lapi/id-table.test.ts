@@ -7,7 +7,10 @@
 import { describe, expect, it } from 'vitest'
 import { DoneIds, IdTable } from '#lapi-internal'
 
-interface Rec { id: number, v: string }
+interface Rec {
+  id: number
+  v: string
+}
 
 describe('IdTable', () => {
   it('finds records by id, replaces one of the same id, removes them, counts them', () => {
@@ -16,12 +19,12 @@ describe('IdTable', () => {
     t.set(3, a)
     expect(t.get(3)).toBe(a)
     expect(t.get(4)).toBeUndefined()
-    expect(t.get(3 + 16)).toBeUndefined()   // the same slot, another id
+    expect(t.get(3 + 16)).toBeUndefined() // the same slot, another id
     const a2 = { id: 3, v: 'a2' }
     t.set(3, a2)
     expect(t.get(3)).toBe(a2)
     expect(t.size).toBe(1)
-    t.delete(4)                               // not there: nothing changes
+    t.delete(4) // not there: nothing changes
     t.delete(19)
     expect(t.size).toBe(1)
     t.delete(3)
@@ -69,27 +72,32 @@ describe('DoneIds', () => {
   it('answers like a set of ids, in order and out of order, and moves its floor past what is done', () => {
     const d = new DoneIds()
     expect(d.has(0)).toBe(false)
-    d.add(0); d.add(1)
+    d.add(0)
+    d.add(1)
     expect(d.below).toBe(2)
     expect(d.has(1)).toBe(true)
     d.add(5)
     expect(d.has(5)).toBe(true)
     expect(d.has(4)).toBe(false)
     expect(d.below).toBe(2)
-    d.add(5)                                  // again: nothing changes
+    d.add(5) // again: nothing changes
     expect(d.above).toBe(1)
-    d.add(3); d.add(2)
+    d.add(3)
+    d.add(2)
     expect(d.below).toBe(4)
     d.add(4)
-    expect(d.below).toBe(6)                   // 5 was done already
+    expect(d.below).toBe(6) // 5 was done already
     expect(d.above).toBe(0)
-    d.add(1)                                  // below the floor: nothing changes
+    d.add(1) // below the floor: nothing changes
     expect(d.below).toBe(6)
   })
 
   it('keeps the answers of a Set through seeded shuffles, including gaps wider than the window', () => {
     let seed = 12345
-    const rand = (n: number): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return (seed >>> 8) % n }
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      return (seed >>> 8) % n
+    }
     for (const span of [8, 100, 1000]) {
       const d = new DoneIds()
       const ref = new Set<number>()
@@ -98,7 +106,9 @@ describe('DoneIds', () => {
       for (let b = 0; b < order.length; b += span) {
         for (let i = Math.min(b + span, order.length) - 1; i > b; i--) {
           const j = b + rand(i - b + 1)
-          const t = order[i]!; order[i] = order[j]!; order[j] = t
+          const t = order[i]!
+          order[i] = order[j]!
+          order[j] = t
         }
       }
       for (const id of order) {
@@ -128,16 +138,18 @@ describe('DoneIds', () => {
   it('compares ids as 32-bit serial numbers: the ids wrap, the 2^31 before the floor are done', () => {
     const d = new DoneIds()
     d.below = 2 ** 32 - 3
-    expect(d.has(2 ** 32 - 4)).toBe(true)     // behind the floor
+    expect(d.has(2 ** 32 - 4)).toBe(true) // behind the floor
     expect(d.has(2 ** 32 - 3)).toBe(false)
     expect(d.has(0)).toBe(false)
-    expect(d.has(2 ** 31 - 10)).toBe(false)    // ahead by less than 2^31
-    expect(d.has(2 ** 31)).toBe(true)          // 2^31 + 3 ahead: taken as behind
-    d.add(1); d.add(2 ** 32 - 1)
+    expect(d.has(2 ** 31 - 10)).toBe(false) // ahead by less than 2^31
+    expect(d.has(2 ** 31)).toBe(true) // 2^31 + 3 ahead: taken as behind
+    d.add(1)
+    d.add(2 ** 32 - 1)
     expect(d.has(1)).toBe(true)
     expect(d.has(0)).toBe(false)
-    d.add(2 ** 32 - 3); d.add(2 ** 32 - 2)
-    expect(d.below).toBe(0)                   // past the wrap, 1 still in the window
+    d.add(2 ** 32 - 3)
+    d.add(2 ** 32 - 2)
+    expect(d.below).toBe(0) // past the wrap, 1 still in the window
     d.add(0)
     expect(d.below).toBe(2)
     expect(d.above).toBe(0)

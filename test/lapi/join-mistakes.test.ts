@@ -18,13 +18,21 @@ const PUTGET = FIXTURES + 'lapi/putget.mjs'
 const ENV_KEY = FIXTURES + 'security/env-key.mjs'
 const key = (): string => randomBytes(32).toString('hex')
 const dirs: string[] = []
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
-function tempDir (): string { const d = mkdtempSync(join(tmpdir(), 'amlapi-mistakes-')); dirs.push(d); return d }
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'amlapi-mistakes-'))
+  dirs.push(d)
+  return d
+}
 
 describe('lapirun --join: mistakes at start', () => {
   it('a job of one process runs in it, whatever rendezvous is set', async () => {
     for (const rv of [`127.0.0.1:${await freePort()}`, `file:${tempDir()}`]) {
-      const r = await runNode([LAPIRUN, '--join', '--tasks-per-proc', '2', PUTGET], { env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '1', AMLAPI_RENDEZVOUS: rv, AMLAPI_JOB_KEY: key() } })
+      const r = await runNode([LAPIRUN, '--join', '--tasks-per-proc', '2', PUTGET], {
+        env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '1', AMLAPI_RENDEZVOUS: rv, AMLAPI_JOB_KEY: key() },
+      })
       expect(r.code, r.stderr).toBe(0)
       expect(r.stdout.match(/putget ok/g)).toHaveLength(2)
     }
@@ -41,7 +49,9 @@ describe('lapirun --join: mistakes at start', () => {
 
   it('process 0 given an address not its own is a usage error saying so', async () => {
     // (192.0.2.0/24 is TEST-NET-1, documentation only: never an address of this host, nothing is sent)
-    const r = await runNode([LAPIRUN, '--join', PUTGET], { env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: '192.0.2.199:4000', AMLAPI_JOB_KEY: key() } })
+    const r = await runNode([LAPIRUN, '--join', PUTGET], {
+      env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: '192.0.2.199:4000', AMLAPI_JOB_KEY: key() },
+    })
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/process 0 cannot listen at AMLAPI_RENDEZVOUS=192\.0\.2\.199:4000: 192\.0\.2\.199 is not an address of this host/)
   }, 30_000)

@@ -18,7 +18,12 @@ describe('lapirun --join', () => {
   it('reads rank and size from the first launcher variables found, and warns when others disagree', () => {
     expect(placementFromEnv({})).toEqual({ rank: 0, size: 1, source: '', warnings: [] })
     expect(placementFromEnv({ AMLAPI_RANK: '2', AMLAPI_SIZE: '4' })).toMatchObject({ rank: 2, size: 4, source: 'AMLAPI_RANK/AMLAPI_SIZE', warnings: [] })
-    expect(placementFromEnv({ PMI_RANK: '1', PMI_SIZE: '3', OMPI_COMM_WORLD_RANK: '1', OMPI_COMM_WORLD_SIZE: '3' })).toMatchObject({ rank: 1, size: 3, source: 'PMI_RANK/PMI_SIZE', warnings: [] })
+    expect(placementFromEnv({ PMI_RANK: '1', PMI_SIZE: '3', OMPI_COMM_WORLD_RANK: '1', OMPI_COMM_WORLD_SIZE: '3' })).toMatchObject({
+      rank: 1,
+      size: 3,
+      source: 'PMI_RANK/PMI_SIZE',
+      warnings: [],
+    })
     expect(placementFromEnv({ OMPI_COMM_WORLD_RANK: '0', OMPI_COMM_WORLD_SIZE: '2' })).toMatchObject({ rank: 0, size: 2 })
     expect(placementFromEnv({ PMIX_RANK: '3', SLURM_NTASKS: '8' })).toMatchObject({ rank: 3, size: 8, source: 'PMIX_RANK/SLURM_NTASKS' })
     expect(placementFromEnv({ SLURM_PROCID: '5', SLURM_NTASKS: '6' })).toMatchObject({ rank: 5, size: 6, source: 'SLURM_PROCID/SLURM_NTASKS' })
@@ -45,7 +50,12 @@ describe('lapirun --join', () => {
       expect(codes, ps.map((p) => p.err).join('\n')).toEqual([0, 0])
       expect(ps[1]!.out.match(/putget ok/g)).toHaveLength(2)
       expect(ps[0]!.out.match(/putget ok/g)).toHaveLength(2)
-      expect((ps[0]!.out + ps[1]!.out).match(/task (\d) putget ok/g)!.map((l) => l[5]).sort()).toEqual(['0', '1', '2', '3'])
+      expect(
+        (ps[0]!.out + ps[1]!.out)
+          .match(/task (\d) putget ok/g)!
+          .map((l) => l[5])
+          .sort(),
+      ).toEqual(['0', '1', '2', '3'])
     }, 45_000)
   }
 
@@ -60,10 +70,14 @@ describe('lapirun --join', () => {
     expect(good.err).toMatch(/"why":"it did not prove the job key".*"msg":"rendezvous: connection refused"/)
     good.p.kill('SIGKILL')
     await good.code
-    const none = await runNode([LAPIRUN, '--join', FIXTURES + 'lapi/putget.mjs'], { env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: '' } })
+    const none = await runNode([LAPIRUN, '--join', FIXTURES + 'lapi/putget.mjs'], {
+      env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: '' },
+    })
     expect(none.code).toBe(2)
     expect(none.stderr).toMatch(/a host:port rendezvous needs AMLAPI_JOB_KEY.*openssl rand -hex 32/)
-    const short = await runNode([LAPIRUN, '--join', FIXTURES + 'lapi/putget.mjs'], { env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: 'abcd' } })
+    const short = await runNode([LAPIRUN, '--join', FIXTURES + 'lapi/putget.mjs'], {
+      env: { AMLAPI_RANK: '0', AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${port}`, AMLAPI_JOB_KEY: 'abcd' },
+    })
     expect(short.code).toBe(2)
     expect(short.stderr).toMatch(/AMLAPI_JOB_KEY must have at least 128 bits/)
   }, 45_000)

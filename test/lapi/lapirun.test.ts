@@ -7,7 +7,12 @@ import { JIT_INLINING, jitFlags } from '#lapi-internal'
 import { FIXTURES } from '../helpers/job.js'
 import { LAPIRUN, runCommand, runNode as run } from '../helpers/run.js'
 
-const lines = (s: string): Record<string, unknown>[] => s.trim().split('\n').filter((l) => l.includes('{')).map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>)
+const lines = (s: string): Record<string, unknown>[] =>
+  s
+    .trim()
+    .split('\n')
+    .filter((l) => l.includes('{'))
+    .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>)
 
 describe('lapirun', () => {
   it('starts N tasks, passes the arguments, labels the output, exits 0', async () => {
@@ -32,12 +37,20 @@ describe('lapirun', () => {
     // the same limit, so there the job runs page-aligned and says nothing: a probe under the limit
     // says which this Node does
     const ulimit = 'ulimit -v 6000000'
-    const probe = await runCommand('sh', ['-c', `${ulimit} && exec "${process.execPath}" -e "new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true })"`])
+    const probe = await runCommand('sh', [
+      '-c',
+      `${ulimit} && exec "${process.execPath}" -e "new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true })"`,
+    ])
     const refused = probe.code !== 0
-    const limited = await runCommand('sh', ['-c', `${ulimit} && exec "${process.execPath}" "${LAPIRUN}" -n 2 "${FIXTURES}lapi/info.mjs"`],
-      { env: { AMLAPI_LOG_LEVEL: 'warn' } })
+    const limited = await runCommand('sh', ['-c', `${ulimit} && exec "${process.execPath}" "${LAPIRUN}" -n 2 "${FIXTURES}lapi/info.mjs"`], {
+      env: { AMLAPI_LOG_LEVEL: 'warn' },
+    })
     expect(limited.code, limited.stderr).toBe(0)
-    expect(lines(limited.stdout).map((g) => g['task']).sort()).toEqual([0, 1])
+    expect(
+      lines(limited.stdout)
+        .map((g) => g['task'])
+        .sort(),
+    ).toEqual([0, 1])
     if (refused) expect(limited.stderr, `Node ${process.version} refuses a shared WebAssembly.Memory under ${ulimit}`).toContain('not page-aligned')
     else expect(limited.stderr, `Node ${process.version} gives a shared WebAssembly.Memory under ${ulimit}`).not.toContain('not page-aligned')
     // without the limit: page-aligned, no warning
@@ -65,7 +78,9 @@ describe('lapirun', () => {
     it(`a reader that goes away (lapirun … | head -1) leaves the job running to its end, exit 0 (${procs} process${procs === '1' ? '' : 'es'})`, async () => {
       const p = spawn(process.execPath, [LAPIRUN, '-n', '2', '--procs', procs, FIXTURES + 'lapi/chatty.mjs'], { stdio: ['ignore', 'pipe', 'pipe'] })
       let err = ''
-      p.stderr.on('data', (d: Buffer) => { err += d.toString() })
+      p.stderr.on('data', (d: Buffer) => {
+        err += d.toString()
+      })
       // (the first line read, the pipe is closed, as head does)
       p.stdout.once('data', () => p.stdout.destroy())
       const kill = setTimeout(() => p.kill('SIGKILL'), 40_000)
@@ -80,7 +95,11 @@ describe('lapirun', () => {
   it('Ctrl-C stops a job whose tasks wait forever', async () => {
     // the signal comes once every task has joined (their debug lines say so) and is on its way to its wait
     const joined = (err: string): boolean => err.split('context initialised').length > 3
-    const r = await run([LAPIRUN, '-n', '3', FIXTURES + 'lapi/fail.mjs', 'hang'], { env: { AMLAPI_LOG_LEVEL: 'debug' }, interruptWhen: joined, deadlineMs: 15_000 })
+    const r = await run([LAPIRUN, '-n', '3', FIXTURES + 'lapi/fail.mjs', 'hang'], {
+      env: { AMLAPI_LOG_LEVEL: 'debug' },
+      interruptWhen: joined,
+      deadlineMs: 15_000,
+    })
     expect(r.code).toBe(130)
     expect(r.stderr).toContain('lapirun: the job was interrupted')
     // the tasks ended by themselves (their waits were aborted), none had to be terminated
@@ -88,7 +107,11 @@ describe('lapirun', () => {
   })
 
   it('--transport shm with --procs > 1, --procs beyond -n, an unknown transport and bad --faults are usage errors', async () => {
-    const faults = [['drop=2', /drop is a probability from 0 to 1/], ['loss=0.1', /unknown key 'loss'/], ['seed=x', /needs a number/]] as const
+    const faults = [
+      ['drop=2', /drop is a probability from 0 to 1/],
+      ['loss=0.1', /unknown key 'loss'/],
+      ['seed=x', /needs a number/],
+    ] as const
     // (each exits while reading its options: run side by side)
     const [r, p, u, ...f] = await Promise.all([
       run([LAPIRUN, '-n', '4', '--procs', '2', '--transport', 'shm', FIXTURES + 'lapi/info.mjs']),
@@ -113,7 +136,10 @@ describe('lapirun', () => {
       [['-n', '2', '--mac'], /^lapirun: warning: --mac does nothing in a job of one process/m],
       [['-n', '2', '--faults', 'drop=0.1'], /^lapirun: warning: --faults does nothing in a job of one process/m],
       [['-n', '2', '--transport', 'udp'], /^lapirun: warning: --transport udp does nothing in a job of one process/m],
-      [['-n', '2', '--procs', '2', '--transport', 'tcp', '--faults', 'drop=0.1,reorder=0.2,corrupt=0.001'], /^lapirun: warning: --faults drop, reorder do nothing over tcp/m],
+      [
+        ['-n', '2', '--procs', '2', '--transport', 'tcp', '--faults', 'drop=0.1,reorder=0.2,corrupt=0.001'],
+        /^lapirun: warning: --faults drop, reorder do nothing over tcp/m,
+      ],
       [['-n', '2', '--procs', '2', '--transport', 'tcp', '--mac'], /^lapirun: warning: --mac does nothing over tcp/m],
     ]
     // (independent jobs: run side by side)
@@ -131,7 +157,9 @@ describe('lapirun', () => {
   it('a job that does not fit in memory fails at start, saying what it needs', async () => {
     const r = await run([LAPIRUN, '-n', '4096', '--segment-size', '1G', FIXTURES + 'lapi/info.mjs'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/lapirun: a job of 4096 tasks needs [\d.]+ GiB of memory here \(4096 tasks in 1 process; per task: a 1024 MiB segment, .*\), and this host allows [\d.]+ GiB/)
+    expect(r.stderr).toMatch(
+      /lapirun: a job of 4096 tasks needs [\d.]+ GiB of memory here \(4096 tasks in 1 process; per task: a 1024 MiB segment, .*\), and this host allows [\d.]+ GiB/,
+    )
     expect(r.stdout).toBe('')
     const p = await run([LAPIRUN, '-n', '64', '--procs', '4', '--segment-size', '1G', FIXTURES + 'lapi/info.mjs'])
     expect(p.code).toBe(2)
@@ -140,7 +168,13 @@ describe('lapirun', () => {
 
   it('rejects bad arguments with a usage message', async () => {
     // (each exits while reading its options: run side by side)
-    const bad = [['-n', '0', 'x.mjs'], ['-n', '2'], ['--bogus', 'x.mjs'], ['--segment-size', 'lots', 'x.mjs'], ['--jit', 'fast', 'x.mjs']]
+    const bad = [
+      ['-n', '0', 'x.mjs'],
+      ['-n', '2'],
+      ['--bogus', 'x.mjs'],
+      ['--segment-size', 'lots', 'x.mjs'],
+      ['--jit', 'fast', 'x.mjs'],
+    ]
     for (const r of await Promise.all(bad.map((args) => run([LAPIRUN, ...args])))) {
       expect(r.code).toBe(2)
       expect(r.stderr).toMatch(/lapirun:/)
@@ -150,8 +184,13 @@ describe('lapirun', () => {
   it('the test transport setting (AMLAPI_CHAOS): its parts, the first message id and packet count, bad values refused', () => {
     expect(resolveConfig({}, {}).chaos).toBeNull()
     expect(resolveConfig({}, { AMLAPI_CHAOS: 'seed=7,dup=0.1,hold=0.5' }).chaos).toEqual({ seed: 7, dup: 0.1, hold: 0.5 })
-    expect(resolveConfig({}, { AMLAPI_CHAOS: 'dup=0,hold=0,firstId=4294967200,firstPacket=-20' }).chaos)
-      .toEqual({ seed: 1, dup: 0, hold: 0, firstId: 4294967200, firstPacket: -20 })
+    expect(resolveConfig({}, { AMLAPI_CHAOS: 'dup=0,hold=0,firstId=4294967200,firstPacket=-20' }).chaos).toEqual({
+      seed: 1,
+      dup: 0,
+      hold: 0,
+      firstId: 4294967200,
+      firstPacket: -20,
+    })
     for (const bad of ['firstId=-1', 'firstId=4294967296', 'firstId=1.5', 'firstPacket=4294967296', 'firstPacket=-2147483649', 'dup=1', 'bogus=1']) {
       expect(() => resolveConfig({}, { AMLAPI_CHAOS: bad }), bad).toThrow(RangeError)
     }
@@ -159,7 +198,7 @@ describe('lapirun', () => {
     expect(() => resolveConfig({ chaos: { seed: 1, dup: 0, hold: 0, firstPacket: 0.5 } }, {})).toThrow(RangeError)
   })
 
-  it('the JIT setting: node\'s budgets by default, AMLAPI_JIT and --jit, flags given to node left alone', async () => {
+  it("the JIT setting: node's budgets by default, AMLAPI_JIT and --jit, flags given to node left alone", async () => {
     expect(resolveConfig({}, {}).jit).toBe('default')
     expect(resolveConfig({}, { AMLAPI_JIT: 'tuned' }).jit).toBe('tuned')
     expect(resolveConfig({ jit: 'default' }, { AMLAPI_JIT: 'tuned' }).jit).toBe('default')
@@ -167,8 +206,9 @@ describe('lapirun', () => {
     const all = Object.entries(JIT_INLINING).map(([k, v]) => `--${k}=${v}`)
     expect(jitFlags([])).toEqual(all)
     // a budget the user gave node (either spelling) is not overridden; the others still are
-    expect(jitFlags(['--max_inlined_bytecode_size=2000', '--max-inlined-bytecode-size-absolute', '9000', '--inspect']))
-      .toEqual([`--max-inlined-bytecode-size-cumulative=${JIT_INLINING['max-inlined-bytecode-size-cumulative']!}`])
+    expect(jitFlags(['--max_inlined_bytecode_size=2000', '--max-inlined-bytecode-size-absolute', '9000', '--inspect'])).toEqual([
+      `--max-inlined-bytecode-size-cumulative=${JIT_INLINING['max-inlined-bytecode-size-cumulative']!}`,
+    ])
     // what the job did, from its debug log: the flags it set (none with node's budgets)
     const raised = async (cmd: string[]): Promise<unknown> => {
       const r = await run([...cmd, FIXTURES + 'lapi/info.mjs'], { env: { AMLAPI_LOG_LEVEL: 'debug' } })
@@ -177,7 +217,9 @@ describe('lapirun', () => {
     }
     // (independent jobs: run side by side)
     const [byDefault, none, tuned, oneGiven] = await Promise.all([
-      raised([LAPIRUN, '-n', '2', '--jit', 'default']), raised([LAPIRUN, '-n', '2']), raised([LAPIRUN, '-n', '2', '--jit', 'tuned']),
+      raised([LAPIRUN, '-n', '2', '--jit', 'default']),
+      raised([LAPIRUN, '-n', '2']),
+      raised([LAPIRUN, '-n', '2', '--jit', 'tuned']),
       raised(['--max-inlined-bytecode-size=600', LAPIRUN, '-n', '2', '--jit', 'tuned']),
     ])
     expect(byDefault).toBeUndefined()

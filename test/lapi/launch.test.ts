@@ -17,20 +17,42 @@ import { matrix } from '../helpers/tier.js'
 
 /** What each launcher put in the environment of rank 1 of a 2-process job on one host. */
 const OMPI = {
-  OMPI_COMM_WORLD_RANK: '1', OMPI_COMM_WORLD_SIZE: '2', OMPI_COMM_WORLD_LOCAL_RANK: '1', OMPI_COMM_WORLD_LOCAL_SIZE: '2',
-  OMPI_COMM_WORLD_NODE_RANK: '1', OMPI_UNIVERSE_SIZE: '2', OMPI_MCA_ess_base_jobid: '51707905', PMIX_NAMESPACE: '51707905', PMIX_RANK: '1',
+  OMPI_COMM_WORLD_RANK: '1',
+  OMPI_COMM_WORLD_SIZE: '2',
+  OMPI_COMM_WORLD_LOCAL_RANK: '1',
+  OMPI_COMM_WORLD_LOCAL_SIZE: '2',
+  OMPI_COMM_WORLD_NODE_RANK: '1',
+  OMPI_UNIVERSE_SIZE: '2',
+  OMPI_MCA_ess_base_jobid: '51707905',
+  PMIX_NAMESPACE: '51707905',
+  PMIX_RANK: '1',
 }
 const HYDRA = { PMI_RANK: '1', PMI_SIZE: '2', PMI_FD: '8', HYDI_CONTROL_FD: '7', MPI_LOCALRANKID: '1', MPI_LOCALNRANKS: '2' }
 const SLURM = {
-  SLURM_PROCID: '1', SLURM_NTASKS: '2', SLURM_NPROCS: '2', SLURM_LOCALID: '1', SLURM_NODEID: '0', SLURM_JOB_ID: '12', SLURM_STEP_ID: '0',
-  SLURM_STEP_NUM_NODES: '1', SLURM_NNODES: '1', SLURM_TASKS_PER_NODE: '2', SLURM_STEP_NODELIST: 'vm',
+  SLURM_PROCID: '1',
+  SLURM_NTASKS: '2',
+  SLURM_NPROCS: '2',
+  SLURM_LOCALID: '1',
+  SLURM_NODEID: '0',
+  SLURM_JOB_ID: '12',
+  SLURM_STEP_ID: '0',
+  SLURM_STEP_NUM_NODES: '1',
+  SLURM_NNODES: '1',
+  SLURM_TASKS_PER_NODE: '2',
+  SLURM_STEP_NODELIST: 'vm',
 }
 const SLURM_PMI2 = { ...SLURM, PMI_RANK: '1', PMI_SIZE: '2', PMI_FD: '5', PMI_JOBID: '12.0' }
 const SLURM_PMIX = { ...SLURM, PMIX_RANK: '1', PMIX_NAMESPACE: 'slurm.pmix.12.0' }
 
 const dirs: string[] = []
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
-function tempDir (): string { const d = mkdtempSync(join(tmpdir(), 'amlapi-launch-')); dirs.push(d); return d }
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'amlapi-launch-'))
+  dirs.push(d)
+  return d
+}
 
 describe('lapirun --join under a launcher: the environment', () => {
   it('rank and size under each launcher', () => {
@@ -55,9 +77,13 @@ describe('lapirun --join under a launcher: the environment', () => {
     expect(meetingFromEnv({ ...OMPI, AMLAPI_RENDEZVOUS: '[::1]:7000' }, 2, '')).toEqual({ kind: 'address', host: '::1', port: 7000 })
     expect(meetingFromEnv({ ...OMPI, AMLAPI_RENDEZVOUS: 'file:/shared/x' }, 2, '')).toEqual({ kind: 'file', dir: '/shared/x', why: 'AMLAPI_RENDEZVOUS' })
     // several hosts and no way to meet
-    expect(() => meetingFromEnv({ ...OMPI, OMPI_COMM_WORLD_LOCAL_SIZE: '1' }, 2, '')).toThrow(/started by Open MPI's mpirun on several hosts needs a rendezvous: set AMLAPI_RENDEZVOUS=file:DIR/)
+    expect(() => meetingFromEnv({ ...OMPI, OMPI_COMM_WORLD_LOCAL_SIZE: '1' }, 2, '')).toThrow(
+      /started by Open MPI's mpirun on several hosts needs a rendezvous: set AMLAPI_RENDEZVOUS=file:DIR/,
+    )
     expect(() => meetingFromEnv({ ...SLURM, SLURM_STEP_NUM_NODES: '2' }, 2, '')).toThrow(/srun --mpi=pmi2/)
-    expect(() => meetingFromEnv({ AMLAPI_RANK: '0', AMLAPI_SIZE: '2' }, 2, 'AMLAPI_RANK/AMLAPI_SIZE')).toThrow(/set AMLAPI_RENDEZVOUS=host:port .* or AMLAPI_RENDEZVOUS=file:DIR/)
+    expect(() => meetingFromEnv({ AMLAPI_RANK: '0', AMLAPI_SIZE: '2' }, 2, 'AMLAPI_RANK/AMLAPI_SIZE')).toThrow(
+      /set AMLAPI_RENDEZVOUS=host:port .* or AMLAPI_RENDEZVOUS=file:DIR/,
+    )
     expect(() => meetingFromEnv({ AMLAPI_RENDEZVOUS: 'file:' }, 2, '')).toThrow(/needs a directory/)
     expect(() => meetingFromEnv({ AMLAPI_RENDEZVOUS: 'nowhere' }, 2, '')).toThrow(/neither host:port nor file:DIR/)
   })
@@ -74,7 +100,13 @@ describe('lapirun --join under a launcher: the environment', () => {
     expect(jobIdFromEnv(SLURM_PMI2)).toBe('12.0')
     expect(jobIdFromEnv({ AMLAPI_JOB_ID: 'a/b c' })).toBe('a_b_c')
     expect(jobIdFromEnv({})).toBe('job')
-    expect(parsePmiLine('cmd=get_result rc=0 value=127.0.0.1:4000 \n')).toEqual(new Map([['cmd', 'get_result'], ['rc', '0'], ['value', '127.0.0.1:4000']]))
+    expect(parsePmiLine('cmd=get_result rc=0 value=127.0.0.1:4000 \n')).toEqual(
+      new Map([
+        ['cmd', 'get_result'],
+        ['rc', '0'],
+        ['value', '127.0.0.1:4000'],
+      ]),
+    )
   })
 
   it('the file: note is private, and one older than the job is not taken', async () => {
@@ -86,18 +118,32 @@ describe('lapirun --join under a launcher: the environment', () => {
     // a finished job's note: waited past, then the deadline says so
     const old = (Date.now() - 120_000) / 1000
     utimesSync(path, old, old)
-    await expect(awaitNote(path, Date.now() - 60_000, Date.now() + 200)).rejects.toThrow(/did not write .* in time \(the one there is older than this job: .* this process started more than 5 s after process 0\)/)
+    await expect(awaitNote(path, Date.now() - 60_000, Date.now() + 200)).rejects.toThrow(
+      /did not write .* in time \(the one there is older than this job: .* this process started more than 5 s after process 0\)/,
+    )
   })
 })
 
-interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null> }
+interface Proc {
+  p: ChildProcess
+  out: string
+  err: string
+  code: Promise<number | null>
+}
 
 /** Starts `lapirun --join` with `env` added and, when `pmi`, a socket as descriptor 3. */
-function start (env: NodeJS.ProcessEnv, args: string[], pmi = false): Proc {
-  const p = spawn(process.execPath, [LAPIRUN, '--join', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', ...(pmi ? ['pipe' as const] : [])] })
+function start(env: NodeJS.ProcessEnv, args: string[], pmi = false): Proc {
+  const p = spawn(process.execPath, [LAPIRUN, '--join', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', ...(pmi ? ['pipe' as const] : [])],
+  })
   const r: Proc = { p, out: '', err: '', code: new Promise((resolve) => p.on('close', (c) => resolve(c))) }
-  p.stdout!.on('data', (d: Buffer) => { r.out += d.toString() })
-  p.stderr!.on('data', (d: Buffer) => { r.err += d.toString() })
+  p.stdout!.on('data', (d: Buffer) => {
+    r.out += d.toString()
+  })
+  p.stderr!.on('data', (d: Buffer) => {
+    r.err += d.toString()
+  })
   setTimeout(() => p.kill('SIGKILL'), 40_000).unref()
   return r
 }
@@ -106,7 +152,7 @@ function start (env: NodeJS.ProcessEnv, args: string[], pmi = false): Proc {
  * A PMI-1 launcher for `size` processes over their descriptor-3 sockets: one key-value space, a
  * barrier that lets all out once all are in. Records every command.
  */
-function servePmi (socks: Duplex[]): { kvs: Map<string, string>, log: string[] } {
+function servePmi(socks: Duplex[]): { kvs: Map<string, string>; log: string[] } {
   const kvs = new Map<string, string>()
   const log: string[] = []
   let inBarrier: Duplex[] = []
@@ -115,15 +161,27 @@ function servePmi (socks: Duplex[]): { kvs: Map<string, string>, log: string[] }
     s.on('data', (d: Buffer) => {
       buf += d.toString()
       for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const w = parsePmiLine(buf.slice(0, nl)); buf = buf.slice(nl + 1)
+        const w = parsePmiLine(buf.slice(0, nl))
+        buf = buf.slice(nl + 1)
         const cmd = w.get('cmd') ?? ''
         log.push(cmd)
-        const say = (line: string): void => { s.write(line + '\n') }
+        const say = (line: string): void => {
+          s.write(line + '\n')
+        }
         switch (cmd) {
-          case 'init': say('cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0'); break
-          case 'get_maxes': say('cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024'); break
-          case 'get_my_kvsname': say('cmd=my_kvsname kvsname=kvs_test_0 rc=0'); break
-          case 'put': kvs.set(w.get('key')!, w.get('value')!); say('cmd=put_result rc=0'); break
+          case 'init':
+            say('cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0')
+            break
+          case 'get_maxes':
+            say('cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024')
+            break
+          case 'get_my_kvsname':
+            say('cmd=my_kvsname kvsname=kvs_test_0 rc=0')
+            break
+          case 'put':
+            kvs.set(w.get('key')!, w.get('value')!)
+            say('cmd=put_result rc=0')
+            break
           case 'get': {
             const v = kvs.get(w.get('key')!)
             say(v === undefined ? 'cmd=get_result rc=-1 msg=key_not_found' : `cmd=get_result rc=0 value=${v}`)
@@ -131,10 +189,16 @@ function servePmi (socks: Duplex[]): { kvs: Map<string, string>, log: string[] }
           }
           case 'barrier_in':
             inBarrier.push(s)
-            if (inBarrier.length === socks.length) { for (const b of inBarrier) b.write('cmd=barrier_out\n'); inBarrier = [] }
+            if (inBarrier.length === socks.length) {
+              for (const b of inBarrier) b.write('cmd=barrier_out\n')
+              inBarrier = []
+            }
             break
-          case 'finalize': say('cmd=finalize_ack'); break
-          default: say(`cmd=${cmd} rc=-1 msg=unknown`)
+          case 'finalize':
+            say('cmd=finalize_ack')
+            break
+          default:
+            say(`cmd=${cmd} rc=-1 msg=unknown`)
         }
       }
     })
@@ -161,13 +225,18 @@ describe('lapirun --join under a launcher: meeting', () => {
     }, 45_000)
   }
 
-  it('through the launcher\'s PMI-1: process 0 puts the rendezvous and a key it made, the others get them after the barrier', async () => {
+  it("through the launcher's PMI-1: process 0 puts the rendezvous and a key it made, the others get them after the barrier", async () => {
     const args = ['--tasks-per-proc', '2', FIXTURES + 'lapi/putget.mjs']
     const ps = [0, 1, 2].map((r) => start({ PMI_RANK: String(r), PMI_SIZE: '3', PMI_FD: '3', MPI_LOCALRANKID: String(r), MPI_LOCALNRANKS: '3' }, args, true))
     const pmi = servePmi(ps.map((p) => p.p.stdio[3] as Duplex))
     const codes = await Promise.all(ps.map((p) => p.code))
     expect(codes, ps.map((p) => p.err).join('\n')).toEqual([0, 0, 0])
-    expect(ps.map((p) => p.out).join('').match(/putget ok/g)).toHaveLength(6)
+    expect(
+      ps
+        .map((p) => p.out)
+        .join('')
+        .match(/putget ok/g),
+    ).toHaveLength(6)
     expect(pmi.kvs.get('amlapi-rv')).toMatch(/^127\.0\.0\.1:\d+$/)
     expect(pmi.kvs.get('amlapi-key')).toMatch(/^[0-9a-f]{64}$/)
     expect(pmi.log.filter((c) => c === 'init')).toHaveLength(3)

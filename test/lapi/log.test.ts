@@ -18,13 +18,14 @@ const loaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.i
 process.stdout.write(loaded ? 'pino loaded' : 'pino not loaded')
 `
 
-function run (level: string | undefined): Promise<{ stdout: string, stderr: string }> {
+function run(level: string | undefined): Promise<{ stdout: string; stderr: string }> {
   const env = { ...process.env }
   delete env.AMLAPI_LOG_LEVEL
   if (level !== undefined) env.AMLAPI_LOG_LEVEL = level
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--input-type=module', '-e', SCRIPT], { cwd: HERE, env, timeout: 20_000 }, (err, stdout, stderr) => {
-      if (err !== null) reject(new Error(`${err.message}\n${stderr}`)); else resolve({ stdout, stderr })
+      if (err !== null) reject(new Error(`${err.message}\n${stderr}`))
+      else resolve({ stdout, stderr })
     })
   })
 }
@@ -39,9 +40,17 @@ describe('logs', () => {
   it('with AMLAPI_LOG_LEVEL, are pino JSON lines on stderr, from the level up', async () => {
     const r = await run('info')
     expect(r.stdout).toBe('pino loaded')
-    const lines = r.stderr.trim().split('\n').map((l) => JSON.parse(l))
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines).toEqual([expect.objectContaining({ level: 30, c: 'test', n: 1, m: 3, msg: 'an info line', pid: expect.any(Number) })])
     const d = await run('debug')
-    expect(d.stderr.trim().split('\n').map((l) => JSON.parse(l).msg)).toEqual(['a debug line', 'an info line'])
+    expect(
+      d.stderr
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).msg),
+    ).toEqual(['a debug line', 'an info line'])
   })
 })

@@ -16,32 +16,46 @@ const LOSS_BOUND_MS = 12_000
 
 describe('losses end the job promptly', () => {
   it('16 tasks on 2 cores complete a ring of signalled Puts and Gfences within 30 s', async () => {
-    await bestOf(3, async () => { expect(await crowdedRing()).toBeLessThan(30_000) })
+    await bestOf(3, async () => {
+      expect(await crowdedRing()).toBeLessThan(30_000)
+    })
   }, 200_000)
 
   it('one process: a task that throws ends the job within 10 s', async () => {
-    await bestOf(3, async () => { expect(await taskThrows(1)).toBeLessThan(10_000) })
+    await bestOf(3, async () => {
+      expect(await taskThrows(1)).toBeLessThan(10_000)
+    })
   }, 100_000)
 
   it('one process: a job past its deadline (1.5 s) is stopped within 10 s', async () => {
-    await bestOf(3, async () => { expect(await pastDeadline()).toBeLessThan(10_000) })
+    await bestOf(3, async () => {
+      expect(await pastDeadline()).toBeLessThan(10_000)
+    })
   }, 100_000)
 
   for (const procs of [2, 3]) {
     it(`3 tasks in ${procs} processes: a task that throws ends the job within ${LOSS_BOUND_MS / 1000} s`, async () => {
-      await bestOf(3, async () => { expect(await taskThrows(procs)).toBeLessThan(LOSS_BOUND_MS) })
+      await bestOf(3, async () => {
+        expect(await taskThrows(procs)).toBeLessThan(LOSS_BOUND_MS)
+      })
     }, 100_000)
 
     it(`3 tasks in ${procs} processes: a process that dies at once ends the job within ${LOSS_BOUND_MS / 1000} s`, async () => {
-      await bestOf(3, async () => { expect(await processDies(procs)).toBeLessThan(LOSS_BOUND_MS) })
+      await bestOf(3, async () => {
+        expect(await processDies(procs)).toBeLessThan(LOSS_BOUND_MS)
+      })
     }, 100_000)
 
     it(`3 tasks in ${procs} processes: a process killed with kill -9 ends the job within ${LOSS_BOUND_MS / 1000 + 5} s`, async () => {
-      await bestOf(3, async () => { expect(await processKilled(procs)).toBeLessThan(LOSS_BOUND_MS + 5_000) })
+      await bestOf(3, async () => {
+        expect(await processKilled(procs)).toBeLessThan(LOSS_BOUND_MS + 5_000)
+      })
     }, 150_000)
   }
 
   it('udp: a process that goes silent is lost after the peer timeout, and the job ends within 15 s', async () => {
-    await bestOf(3, async () => { expect(await silentUdpProcess()).toBeLessThan(15_000) })
+    await bestOf(3, async () => {
+      expect(await silentUdpProcess()).toBeLessThan(15_000)
+    })
   }, 150_000)
 })

@@ -23,10 +23,12 @@ describe('errors name the values involved', () => {
     })
   }
 
-  it('an active message for an unregistered handler: the index and what is registered (LAPI\'s default error handling)', async () => {
+  it("an active message for an unregistered handler: the index and what is registered (LAPI's default error handling)", async () => {
     const r = await runNode([LAPIRUN, '-n', '2', MESSAGES, 'unregistered'], { deadlineMs: 20_000 })
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/lapirun: task 1 failed: an active message for header handler index 9, which is not registered here \(registered: 1, 2, 5\) \(AM_ERR, peer task 0\)/)
+    expect(r.stderr).toMatch(
+      /lapirun: task 1 failed: an active message for header handler index 9, which is not registered here \(registered: 1, 2, 5\) \(AM_ERR, peer task 0\)/,
+    )
   })
 })
 
@@ -55,11 +57,21 @@ describe('lapirun', () => {
 
   it('SIGTERM ends a job with 143: one process, 2 processes, and a process under --join', async () => {
     const placed = async (place: string[]): Promise<void> => {
-      const p = spawn(process.execPath, [LAPIRUN, '-n', '2', ...place, ENDING, 'waits'], { env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'ignore', 'pipe'] })
+      const p = spawn(process.execPath, [LAPIRUN, '-n', '2', ...place, ENDING, 'waits'], {
+        env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
       let err = ''
-      p.stderr.on('data', (d: Buffer) => { err += d.toString() })
+      p.stderr.on('data', (d: Buffer) => {
+        err += d.toString()
+      })
       const kill = setTimeout(() => p.kill('SIGKILL'), 20_000)
-      const code = new Promise<number | null>((resolve) => p.on('close', (c) => { clearTimeout(kill); resolve(c) }))
+      const code = new Promise<number | null>((resolve) =>
+        p.on('close', (c) => {
+          clearTimeout(kill)
+          resolve(c)
+        }),
+      )
       await until(() => err.includes('"msg":"job starting"'), 15_000)
       p.kill('SIGTERM')
       expect(await code, `${place.join(' ')}\n${err.slice(-2000)}`).toBe(143)
@@ -87,9 +99,15 @@ describe('runJob', () => {
       writes.push(String(chunk))
       return (write as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest)
     }) as typeof process.stderr.write
-    let r
+    let r: Awaited<ReturnType<typeof runJob>>
     try {
-      r = await runJob({ program: FIXTURES + 'lapi/fail.mjs', numTasks: 2, args: ['exit'], stdout: new (await import('node:stream')).PassThrough(), timeoutMs: 20_000 })
+      r = await runJob({
+        program: FIXTURES + 'lapi/fail.mjs',
+        numTasks: 2,
+        args: ['exit'],
+        stdout: new (await import('node:stream')).PassThrough(),
+        timeoutMs: 20_000,
+      })
     } finally {
       process.stderr.write = write
     }

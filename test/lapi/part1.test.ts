@@ -10,7 +10,7 @@ import { expectOk, runFixture, type FixtureRun } from '../helpers/job.js'
 import { crowdedRing, pastDeadline, taskThrows } from '../helpers/loss-cases.js'
 
 /** expectOk, and every task's line is there. */
-function expectTasksOk (r: FixtureRun, n: number, word: string): void {
+function expectTasksOk(r: FixtureRun, n: number, word: string): void {
   expectOk(r, n, word)
   for (let t = 0; t < n; t++) expect(r.stdout).toContain(`task ${t}`)
 }

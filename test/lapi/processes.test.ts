@@ -12,9 +12,13 @@ import { processDies, processKilled, taskThrows } from '../helpers/loss-cases.js
 import { count, matrix } from '../helpers/tier.js'
 
 /** Processes of jobs this test process started that are still there (Linux /proc; [] elsewhere). */
-function leftBehind (): string[] {
+function leftBehind(): string[] {
   let pids: string[]
-  try { pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)) } catch { return [] }
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+  } catch {
+    return []
+  }
   const left: string[] = []
   for (const pid of pids) {
     try {
@@ -22,18 +26,25 @@ function leftBehind (): string[] {
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
       if (ppid === process.pid && cmd.includes('child.js')) left.push(`${pid} ${cmd.replaceAll('\0', ' ')}`)
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return left
 }
 
 describe('tasks in several processes', () => {
-  afterEach(() => { expect(leftBehind()).toEqual([]) })
+  afterEach(() => {
+    expect(leftBehind()).toEqual([])
+  })
 
   it('places tasks as API.md says and tells each which tasks share its memory', async () => {
     const r = await runFixture('lapi/info.mjs', 5, { procs: 2 })
     if (r.exitCode !== 0) throw new Error(r.stderr)
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { task: number, n: number, pid: number, shm: number })
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { task: number; n: number; pid: number; shm: number })
     lines.sort((a, b) => a.task - b.task)
     expect(lines.map((l) => l.task)).toEqual([0, 1, 2, 3, 4])
     expect(lines.every((l) => l.n === 5)).toBe(true)
@@ -56,7 +67,7 @@ describe('tasks in several processes', () => {
     }
   })
 
-  it('a wait past its spin budget sleeps on the connections where its task is its process\'s only one, else on its doorbell', async () => {
+  it("a wait past its spin budget sleeps on the connections where its task is its process's only one, else on its doorbell", async () => {
     const sleeps = async (tasks: number, procs: number): Promise<Array<[number, number]>> => {
       const r = await runFixture('lapi/late-put.mjs', tasks, { procs, timeoutMs: 30_000 })
       if (r.exitCode !== 0) throw new Error(r.stderr)

@@ -25,30 +25,37 @@ const WAITS = [
   /^ {2}task 3 was waiting in Lapi\.waitUntil$/m,
 ]
 
-function expectWaits (text: string): void {
+function expectWaits(text: string): void {
   for (const re of WAITS) expect(text).toMatch(re)
 }
 
 /** The text from the last report's header on (`head`: the header's words). */
-function lastReport (text: string, head: string): string {
+function lastReport(text: string, head: string): string {
   const i = text.lastIndexOf(head)
   return i < 0 ? '' : text.slice(i)
 }
 
 /** Every process a test started: killed when it ends, whatever its expectations did. */
-const started: Array<{ kill: (s: NodeJS.Signals) => boolean, exitCode: number | null, signalCode: NodeJS.Signals | null }> = []
+const started: Array<{ kill: (s: NodeJS.Signals) => boolean; exitCode: number | null; signalCode: NodeJS.Signals | null }> = []
 afterEach(() => {
   for (const p of started.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL')
 })
 
 /** Starts lapirun with `args`, killed at the deadline (or the test's end) at the latest; `signal` sends it a signal. */
-function start (args: string[], env: NodeJS.ProcessEnv = {}): { err: () => string, signal: (s: NodeJS.Signals) => void, code: Promise<number | null> } {
+function start(args: string[], env: NodeJS.ProcessEnv = {}): { err: () => string; signal: (s: NodeJS.Signals) => void; code: Promise<number | null> } {
   const p = spawn(process.execPath, [LAPIRUN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
   started.push(p)
   let err = ''
-  p.stderr.on('data', (d: Buffer) => { err += d.toString() })
+  p.stderr.on('data', (d: Buffer) => {
+    err += d.toString()
+  })
   const kill = setTimeout(() => p.kill('SIGKILL'), 30_000)
-  const code = new Promise<number | null>((resolve) => p.on('close', (c) => { clearTimeout(kill); resolve(c) }))
+  const code = new Promise<number | null>((resolve) =>
+    p.on('close', (c) => {
+      clearTimeout(kill)
+      resolve(c)
+    }),
+  )
   return { err: () => err, signal: (s) => p.kill(s), code }
 }
 
@@ -57,14 +64,20 @@ function start (args: string[], env: NodeJS.ProcessEnv = {}): { err: () => strin
  * the report every 300 ms until one shows every task in its place (all have joined and reached
  * their waits by then). Returns that report.
  */
-async function askUntilReported (err: () => string, ask: () => void): Promise<string> {
+async function askUntilReported(err: () => string, ask: () => void): Promise<string> {
   await until(() => err().includes('"msg":"job starting"'), 15_000)
   let last = 0
   const head = 'lapirun: what each task was doing (the job goes on):'
   // (a report's lines, not the debug log's JSON, which names the waits too)
-  const done = (): boolean => { const r = lastReport(err(), head); return WAITS.every((re) => re.test(r)) }
+  const done = (): boolean => {
+    const r = lastReport(err(), head)
+    return WAITS.every((re) => re.test(r))
+  }
   await until(() => {
-    if (!done() && performance.now() - last > 300) { last = performance.now(); ask() }
+    if (!done() && performance.now() - last > 300) {
+      last = performance.now()
+      ask()
+    }
     return done()
   }, 15_000)
   return lastReport(err(), head)
@@ -112,7 +125,7 @@ describe('the report of a job', () => {
     expect(await j.code).toBe(143)
   })
 
-  it('under --join process 0 prints the whole job\'s report; the others say where it is', async () => {
+  it("under --join process 0 prints the whole job's report; the others say where it is", async () => {
     const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
     const args = ['--tasks-per-proc', '2', '--transport', 'tcp', '--timeout', '2', ENDING, 'waits']
     const ps = [member(0, 2, env, args), member(1, 2, env, args)]
@@ -120,7 +133,11 @@ describe('the report of a job', () => {
     expect(await Promise.all(ps.map((p) => p.code))).toEqual([1, 1])
     expect(ps[0]!.err).toMatch(/^lapirun: the job timed out after 2 s:$/m)
     expectWaits(ps[0]!.err)
-    expect(ps[0]!.err.match(/^ {2}network of process [01]: the connections read by the (agent|tasks) \(\d+ hand-overs\), the lock (free|held by .*), \d+ bytes waiting to be sent.*; process [01]: \d+ bytes not taken in, \d+ reads held by the agent, flags \d+$/gm)).toHaveLength(2)
+    expect(
+      ps[0]!.err.match(
+        /^ {2}network of process [01]: the connections read by the (agent|tasks) \(\d+ hand-overs\), the lock (free|held by .*), \d+ bytes waiting to be sent.*; process [01]: \d+ bytes not taken in, \d+ reads held by the agent, flags \d+$/gm,
+      ),
+    ).toHaveLength(2)
     expect(ps[1]!.err).toMatch(/^lapirun: the job timed out after 2 s \(process 0 reported what each task was doing\)$/m)
     expect(ps[1]!.err).not.toMatch(/task 0 was waiting/)
   })
@@ -131,7 +148,10 @@ describe('the report of a job', () => {
     const ps = [member(0, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args), member(1, 2, { ...env, AMLAPI_LOG_LEVEL: 'debug' }, args)]
     started.push(...ps.map((m) => m.p))
     await until(() => ps[1]!.err.includes('"msg":"job starting"'), 15_000)
-    const report = await askUntilReported(() => ps[0]!.err, () => ps[1]!.p.kill('SIGUSR1'))
+    const report = await askUntilReported(
+      () => ps[0]!.err,
+      () => ps[1]!.p.kill('SIGUSR1'),
+    )
     expect(report).toMatch(/^lapirun: what each task was doing \(the job goes on\):$/m)
     expectWaits(report)
     const before = ps[0]!.err.length

@@ -27,7 +27,7 @@ describe('waiting: the spin budget', () => {
     let ts: SpinTask[] = []
     let otherCpus = 0
     for (let attempt = 0; attempt < 3; attempt++) {
-      ({ result: ts, otherCpus } = await withOtherLoad(() => spin({ spinUs: 2 }, n)))
+      ;({ result: ts, otherCpus } = await withOtherLoad(() => spin({ spinUs: 2 }, n)))
       if (otherCpus < 0.25) break
     }
     for (const t of ts) {

@@ -22,7 +22,11 @@ describe('a stream into a task that comes to it late', () => {
   // (with the agent's trace log on, which slows its event loop as a loaded host does, a hand-over
   // often finds the stream's bytes without room: the case that left a connection paused)
   // (udp runs with the debug log, for the transport's statistics each process logs as it leaves)
-  const cases = [['tcp', ''], ['udp', 'debug'], ['tcp', 'trace']] as const
+  const cases = [
+    ['tcp', ''],
+    ['udp', 'debug'],
+    ['tcp', 'trace'],
+  ] as const
   for (const [transport, log] of cases) {
     it(`${transport}, 2 processes${log === 'trace' ? `, the agent's ${log} log on` : ''}`, async () => {
       await bestOf(3, async () => {
@@ -41,7 +45,9 @@ describe('a stream into a task that comes to it late', () => {
           // ring full) are no gap: not counted out of order, and not resent as if that one were
           // lost (with the selective bits they set, 68-187 "out of order" and 4-7 fast
           // retransmits a run; loopback itself reorders none here)
-          const stats = r.stderr.split('\n').filter((l) => l.includes('"msg":"process leaves the job"'))
+          const stats = r.stderr
+            .split('\n')
+            .filter((l) => l.includes('"msg":"process leaves the job"'))
             .map((l) => (JSON.parse(l) as { stats: { datagrams: Record<string, number> } }).stats.datagrams)
           expect(stats).toHaveLength(2)
           for (const d of stats) {

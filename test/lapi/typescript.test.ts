@@ -16,7 +16,9 @@ describe('TypeScript programs', () => {
     for (const place of [[], ['--procs', '2']]) {
       const r = await runNode([LAPIRUN, '-n', '2', ...place, TYPED])
       expect(r.code).toBe(2)
-      expect(r.stderr).toBe(`lapirun: cannot run ${TYPED}: Node ${process.versions.node} does not run TypeScript; use Node 22.18 or later, or compile it with tsc and run the .js\n`)
+      expect(r.stderr).toBe(
+        `lapirun: cannot run ${TYPED}: Node ${process.versions.node} does not run TypeScript; use Node 22.18 or later, or compile it with tsc and run the .js\n`,
+      )
     }
   })
 

@@ -19,14 +19,18 @@ const SEEDS = [1, 2, 3]
 const FAULTS = 'drop=0.05,dup=0.01,reorder=0.25,corrupt=0.001'
 
 /** The pino records of a job's processes (AMLAPI_LOG_LEVEL=debug) with message `msg`. */
-function records (stderr: string, msg: string): Array<Record<string, unknown>> {
-  return stderr.split('\n').filter((l) => l.startsWith('{') && l.includes(`"msg":"${msg}"`)).map((l) => JSON.parse(l) as Record<string, unknown>)
+function records(stderr: string, msg: string): Array<Record<string, unknown>> {
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.includes(`"msg":"${msg}"`))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
 }
 
 type Counts = Record<string, number>
 /** The transport statistics each process logged when it left the job, summed. */
-function leaveStats (stderr: string): { stats: Counts, datagrams: Counts } {
-  const stats: Counts = {}; const datagrams: Counts = {}
+function leaveStats(stderr: string): { stats: Counts; datagrams: Counts } {
+  const stats: Counts = {}
+  const datagrams: Counts = {}
   for (const r of records(stderr, 'process leaves the job')) {
     const s = r['stats'] as Record<string, unknown>
     for (const [k, v] of Object.entries(s)) if (typeof v === 'number') stats[k] = (stats[k] ?? 0) + v
@@ -39,7 +43,7 @@ const DROPS = ['badLength', 'badVersion', 'badType', 'unknownSender', 'badSessio
 const dropped = (d: Counts): number => DROPS.reduce((a, k) => a + (d[k] ?? 0), 0)
 
 /** A small PRNG for the fuzzer (mulberry32). */
-function prng (seed: number): () => number {
+function prng(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -52,7 +56,7 @@ function prng (seed: number): () => number {
 
 describe('udp transport', () => {
   describe(`seeded faults (${FAULTS}): the same results as without`, () => {
-    const programs: Array<{ file: string, tasks: number, args?: string[], ok: string, segment?: number }> = [
+    const programs: Array<{ file: string; tasks: number; args?: string[]; ok: string; segment?: number }> = [
       { file: 'lapi/putget.mjs', tasks: 4, ok: 'putget ok' },
       { file: 'lapi/rmw.mjs', tasks: 4, ok: 'rmw ok' },
       { file: 'am/stress.mjs', tasks: 4, args: ['1500'], ok: 'am stress ok', segment: 8 << 20 },
@@ -62,7 +66,11 @@ describe('udp transport', () => {
       for (const p of programs) {
         it(`${p.file} ${(p.args ?? []).join(' ')}, seed ${seed}`, async () => {
           const r = await runFixture(p.file, p.tasks, {
-            procs: 2, transport: 'udp', faults: `${FAULTS},seed=${seed}`, args: p.args ?? [], timeoutMs: 45_000,
+            procs: 2,
+            transport: 'udp',
+            faults: `${FAULTS},seed=${seed}`,
+            args: p.args ?? [],
+            timeoutMs: 45_000,
             ...(p.segment !== undefined ? { config: { segmentSize: p.segment } } : {}),
           })
           if (r.exitCode !== 0) throw new Error(`seed ${seed}: job failed (${r.exitCode}): ${r.failure?.reason ?? ''}\n${r.stderr}`)
@@ -73,13 +81,18 @@ describe('udp transport', () => {
 
     it('the faults happen, and every corrupt datagram is dropped by a check, never delivered', async () => {
       const r = await runFixture('lapi/soak.mjs', 4, {
-        procs: 2, transport: 'udp', args: ['1500'], faults: 'drop=0.1,dup=0.05,reorder=0.3,corrupt=0.05,delay=200,seed=9',
-        env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' }, timeoutMs: 45_000,
+        procs: 2,
+        transport: 'udp',
+        args: ['1500'],
+        faults: 'drop=0.1,dup=0.05,reorder=0.3,corrupt=0.05,delay=200,seed=9',
+        env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' },
+        timeoutMs: 45_000,
       })
       if (r.exitCode !== 0) throw new Error(`job failed: ${r.failure?.reason ?? ''}\n${r.stderr.slice(-3000)}`)
       expect(r.stdout.split('\n').filter((l) => l.startsWith('soak ok')).length).toBe(4)
       const { datagrams: d } = leaveStats(r.stderr)
-      for (const k of ['faultDrops', 'faultDups', 'faultReorders', 'faultCorrupts', 'faultDelays', 'retransmits', 'duplicates', 'outOfOrder']) expect(d[k], k).toBeGreaterThan(0)
+      for (const k of ['faultDrops', 'faultDups', 'faultReorders', 'faultCorrupts', 'faultDelays', 'retransmits', 'duplicates', 'outOfOrder'])
+        expect(d[k], k).toBeGreaterThan(0)
       // (a corrupt datagram may have been duplicated too: at least as many rejects as corruptions)
       expect(dropped(d)).toBeGreaterThanOrEqual(d['faultCorrupts']!)
       expect(d['badChecksum']).toBeGreaterThan(0)
@@ -88,8 +101,13 @@ describe('udp transport', () => {
 
   it('with --mac every datagram is authenticated: the job runs, a corrupt one fails a check', async () => {
     const r = await runFixture('lapi/soak.mjs', 2, {
-      procs: 2, transport: 'udp', mac: true, args: ['800'], faults: 'corrupt=0.05,seed=4',
-      env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' }, timeoutMs: 30_000,
+      procs: 2,
+      transport: 'udp',
+      mac: true,
+      args: ['800'],
+      faults: 'corrupt=0.05,seed=4',
+      env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' },
+      timeoutMs: 30_000,
     })
     if (r.exitCode !== 0) throw new Error(`job failed: ${r.failure?.reason ?? ''}\n${r.stderr.slice(-3000)}`)
     expect(r.stdout.split('\n').filter((l) => l.startsWith('soak ok')).length).toBe(2)
@@ -122,13 +140,25 @@ describe('udp transport', () => {
       if (m === null || pid !== 0) return
       pid = Number(m[1])
       // (a process that ended early, the job failing, is no error of the signal's)
-      const signal = (sig: NodeJS.Signals) => (): void => { try { process.kill(pid, sig) } catch {} }
+      const signal = (sig: NodeJS.Signals) => (): void => {
+        try {
+          process.kill(pid, sig)
+        } catch {}
+      }
       timers.push(setTimeout(signal('SIGSTOP'), 2500), setTimeout(signal('SIGCONT'), 3500))
     })
     try {
       const r = await runJob({
-        program: FIXTURES + 'lapi/late-start.mjs', args: ['3000', '4000'], numTasks: 2, procs: 2, transport: 'udp', stdout: out, stderr: new PassThrough(),
-        timeoutMs: 30_000, config: { segmentSize: 1 << 20 }, env: { ...process.env, AMLAPI_PEER_TIMEOUT_MS: '2000' },
+        program: FIXTURES + 'lapi/late-start.mjs',
+        args: ['3000', '4000'],
+        numTasks: 2,
+        procs: 2,
+        transport: 'udp',
+        stdout: out,
+        stderr: new PassThrough(),
+        timeoutMs: 30_000,
+        config: { segmentSize: 1 << 20 },
+        env: { ...process.env, AMLAPI_PEER_TIMEOUT_MS: '2000' },
       })
       expect(pid).toBeGreaterThan(0)
       expect(r.failure?.reason ?? '').toBe('')
@@ -136,17 +166,25 @@ describe('udp transport', () => {
       expect(text).toMatch(/late-start ok/)
     } finally {
       for (const t of timers) clearTimeout(t)
-      if (pid !== 0) { try { process.kill(pid, 'SIGCONT') } catch {} }
+      if (pid !== 0) {
+        try {
+          process.kill(pid, 'SIGCONT')
+        } catch {}
+      }
     }
     expect(() => process.kill(pid, 0)).toThrow()
   }, 30_000)
 
   it('datagrams and connections from strangers change nothing: the job verifies, the rejects are counted', async () => {
     for (const transport of ['udp', 'tcp'] as const) {
-      const out = new PassThrough(); const err = new PassThrough()
-      let errText = ''; let stdout = ''
-      out.on('data', (c: Buffer) => { stdout += c.toString() })
-      const ports: Array<{ port: number, kind: string }> = []
+      const out = new PassThrough()
+      const err = new PassThrough()
+      let errText = ''
+      let stdout = ''
+      out.on('data', (c: Buffer) => {
+        stdout += c.toString()
+      })
+      const ports: Array<{ port: number; kind: string }> = []
       let fuzzing: Promise<void> | null = null
       let kernelRefused = 0
       const fuzz = async (): Promise<void> => {
@@ -158,8 +196,10 @@ describe('udp transport', () => {
           // a datagram laid out as the transport's, with fields that cannot all be right
           const len = Math.floor(rnd() * 200)
           const b = Buffer.alloc(40 + len)
-          b[0] = rnd() < 0.8 ? 1 : Math.floor(rnd() * 256); b[1] = rnd() < 0.8 ? 1 + Math.floor(rnd() * 2) : Math.floor(rnd() * 256)
-          b.writeUInt16LE(Math.floor(rnd() * 4), 4); b.writeUInt16LE(rnd() < 0.8 ? len : Math.floor(rnd() * 65536), 6)
+          b[0] = rnd() < 0.8 ? 1 : Math.floor(rnd() * 256)
+          b[1] = rnd() < 0.8 ? 1 + Math.floor(rnd() * 2) : Math.floor(rnd() * 256)
+          b.writeUInt16LE(Math.floor(rnd() * 4), 4)
+          b.writeUInt16LE(rnd() < 0.8 ? len : Math.floor(rnd() * 65536), 6)
           for (let i = 8; i < b.length; i++) b[i] = Math.floor(rnd() * 256)
           return b
         }
@@ -169,14 +209,21 @@ describe('udp transport', () => {
         if (transport === 'tcp') {
           for (const { port } of ports) {
             const silent = connect(port, '127.0.0.1')
-            silent.on('error', () => { kernelRefused++ })
+            silent.on('error', () => {
+              kernelRefused++
+            })
             silent.resume()
             for (let i = 0; i < 5; i++) {
               await new Promise<void>((resolve) => {
                 const s = connect(port, '127.0.0.1')
-                s.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'ECONNREFUSED') kernelRefused++; resolve() })
+                s.on('error', (e: NodeJS.ErrnoException) => {
+                  if (e.code === 'ECONNREFUSED') kernelRefused++
+                  resolve()
+                })
                 s.resume()
-                s.on('connect', () => { s.end(Buffer.from(Array.from({ length: 64 + i * 100 }, () => Math.floor(rnd() * 256)))) })
+                s.on('connect', () => {
+                  s.end(Buffer.from(Array.from({ length: 64 + i * 100 }, () => Math.floor(rnd() * 256))))
+                })
                 s.on('close', () => resolve())
               })
             }
@@ -217,8 +264,16 @@ describe('udp transport', () => {
         fuzzing = fuzz()
       })
       const r = await runJob({
-        program: FIXTURES + 'lapi/soak.mjs', args: ['2500'], numTasks: 4, procs: 2, transport, stdout: out, stderr: err, timeoutMs: 40_000,
-        config: { segmentSize: 1 << 20 }, env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' },
+        program: FIXTURES + 'lapi/soak.mjs',
+        args: ['2500'],
+        numTasks: 4,
+        procs: 2,
+        transport,
+        stdout: out,
+        stderr: err,
+        timeoutMs: 40_000,
+        config: { segmentSize: 1 << 20 },
+        env: { ...process.env, AMLAPI_LOG_LEVEL: 'debug' },
       })
       await fuzzing
       if (r.exitCode !== 0) throw new Error(`${transport}: job failed: ${r.failure?.reason ?? ''}\n${errText.slice(-3000)}`)

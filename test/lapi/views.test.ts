@@ -26,7 +26,11 @@ describe('ViewCache', () => {
 
   it('stays right over more arrays and ranges than it remembers', () => {
     const vc = new ViewCache()
-    const bufs = Array.from({ length: 70 }, (_, k) => { const u = new Uint8Array(256); u.fill(k); return u })
+    const bufs = Array.from({ length: 70 }, (_, k) => {
+      const u = new Uint8Array(256)
+      u.fill(k)
+      return u
+    })
     const subs = bufs.map((u, k) => u.subarray(k % 7, 200))
     for (let round = 0; round < 3; round++) {
       for (let k = 0; k < subs.length; k++) {

@@ -14,14 +14,17 @@ import { matrix } from '../helpers/tier.js'
 const PLACEMENTS = APP_PLACEMENTS
 const SHM2: Placement = { name: 'shm, 2 tasks', tasks: 2, procs: 1 }
 
-async function dht (pl: Placement, logK: number, impl: string): Promise<void> {
+async function dht(pl: Placement, logK: number, impl: string): Promise<void> {
   const out = await runPlaced(EX + 'pgas/dht.mjs', pl, { args: [String(logK), impl] })
   expect(out).toMatch(/million lookups per second/)
   expect(out).toMatch(new RegExp(`^DHT 2\\^${logK} ${impl} verified$`, 'm'))
 }
 
 describe('pgas application: distributed hash table', () => {
-  for (const [impl, fast] of [['rpc', UDP4IN2], ['atomic', SHM4]] as const) {
+  for (const [impl, fast] of [
+    ['rpc', UDP4IN2],
+    ['atomic', SHM4],
+  ] as const) {
     for (const pl of matrix(PLACEMENTS, [fast])) {
       it(`DHT 2^10 keys per task, ${impl}: ${pl.name}`, () => dht(pl, 10, impl), 90_000)
     }

@@ -14,7 +14,7 @@ import { FULL, matrix } from '../helpers/tier.js'
 
 const MiB = 1024 * 1024
 
-async function app (file: string, pl: Placement, args: string[], segmentSize = 16 * MiB): Promise<string> {
+async function app(file: string, pl: Placement, args: string[], segmentSize = 16 * MiB): Promise<string> {
   return await runPlaced(EX + 'pgas/' + file, pl, { args, timeoutMs: 90_000, config: { segmentSize } })
 }
 
@@ -32,8 +32,12 @@ describe('pgas applications', () => {
     }, 120_000)
   }
   const hashes = new Map<string, string>()
-  const jacobi: Array<Placement & { js?: boolean }> = [...PLACEMENTS, { name: 'shm, 3 tasks', tasks: 3, procs: 1 },
-    { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' }, { name: 'shm, 2 tasks, the JavaScript sweep', tasks: 2, procs: 1, js: true }]
+  const jacobi: Array<Placement & { js?: boolean }> = [
+    ...PLACEMENTS,
+    { name: 'shm, 3 tasks', tasks: 3, procs: 1 },
+    { name: 'tcp, 3 processes', tasks: 3, procs: 3, transport: 'tcp' },
+    { name: 'shm, 2 tasks, the JavaScript sweep', tasks: 2, procs: 1, js: true },
+  ]
   for (const pl of matrix(jacobi, [SHM1, TCP2])) {
     it(`Jacobi 96 × 96, 40 iterations: ${pl.name}`, async () => {
       const out = await app('jacobi.mjs', pl, ['96', '40', ...(pl.js === true ? ['--js'] : [])])
@@ -46,11 +50,15 @@ describe('pgas applications', () => {
   }
   // (the SIMD sweep takes four points a step, then a pair where (N - 2) / 2 is odd and one point
   // where N - 2 is odd: 98 has neither tail, 99 one point, 100 a pair, 101 both)
-  it.runIf(FULL)('Jacobi at widths 98 to 101: the SIMD sweep\'s tails, bit for bit against the JavaScript sweep', async () => {
-    for (const n of ['98', '99', '100', '101']) {
-      const out = await app('jacobi.mjs', { name: 'shm, 2 tasks', tasks: 2, procs: 1 }, [n, '25'])
-      expect(out).toContain('sweep: WebAssembly SIMD')
-      expect(out).toMatch(new RegExp(`Jacobi ${n} verified \\(bit for bit against one task\\)`))
-    }
-  }, 120_000)
+  it.runIf(FULL)(
+    "Jacobi at widths 98 to 101: the SIMD sweep's tails, bit for bit against the JavaScript sweep",
+    async () => {
+      for (const n of ['98', '99', '100', '101']) {
+        const out = await app('jacobi.mjs', { name: 'shm, 2 tasks', tasks: 2, procs: 1 }, [n, '25'])
+        expect(out).toContain('sweep: WebAssembly SIMD')
+        expect(out).toMatch(new RegExp(`Jacobi ${n} verified \\(bit for bit against one task\\)`))
+      }
+    },
+    120_000,
+  )
 })

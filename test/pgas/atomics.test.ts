@@ -11,12 +11,17 @@ import { matrix } from '../helpers/tier.js'
 
 /** Iterations of the concurrent phase: across processes one takes some 100 (tcp) to 200 (udp) ms on 2 vCPUs. */
 const PLACEMENTS: Array<[Placement, number]> = [
-  [SHM4, 16], [TCP4IN2, 8], [{ name: 'tcp, 4 tasks in 3 processes', tasks: 4, procs: 3, transport: 'tcp' }, 8], [UDP4IN2, 8],
+  [SHM4, 16],
+  [TCP4IN2, 8],
+  [{ name: 'tcp, 4 tasks in 3 processes', tasks: 4, procs: 3, transport: 'tcp' }, 8],
+  [UDP4IN2, 8],
 ]
 const FAST = PLACEMENTS.filter(([pl]) => pl === UDP4IN2)
 
 describe('pgas: atomics on every placement', () => {
   for (const [pl, iter] of matrix(PLACEMENTS, FAST)) {
-    it(pl.name, async () => { await runPlaced('pgas/atomics.mjs', pl, { args: [String(iter)], ok: 'pgas atomics ok' }) }, 90_000)
+    it(pl.name, async () => {
+      await runPlaced('pgas/atomics.mjs', pl, { args: [String(iter)], ok: 'pgas atomics ok' })
+    }, 90_000)
   }
 })

@@ -14,9 +14,13 @@ const config = { segmentSize: 8 << 20 }
 describe('pgas: memory on every placement', () => {
   const all = [SHM4, TCP4IN2, TCP3, UDP4IN2]
   for (const pl of matrix(all, [TCP4IN2])) {
-    it(`copy, fill, global pointers, lock freeing: ${pl.name}`, async () => { await runPlaced('pgas/memory.mjs', pl, { config, ok: 'pgas memory ok' }) }, 90_000)
+    it(`copy, fill, global pointers, lock freeing: ${pl.name}`, async () => {
+      await runPlaced('pgas/memory.mjs', pl, { config, ok: 'pgas memory ok' })
+    }, 90_000)
   }
   for (const pl of matrix(all, [SHM4])) {
-    it(`shared-array pointers, allocation by one task: ${pl.name}`, async () => { await runPlaced('pgas/memory-arrays.mjs', pl, { config, ok: 'pgas memory arrays ok' }) }, 90_000)
+    it(`shared-array pointers, allocation by one task: ${pl.name}`, async () => {
+      await runPlaced('pgas/memory-arrays.mjs', pl, { config, ok: 'pgas memory arrays ok' })
+    }, 90_000)
   }
 })

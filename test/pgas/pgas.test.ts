@@ -16,14 +16,20 @@ import { matrix } from '../helpers/tier.js'
 
 const PLACEMENTS: Placement[] = [...PGAS_PLACEMENTS, { name: 'udp, 3 processes', tasks: 3, procs: 3, transport: 'udp' }]
 
-async function run (file: string, pl: Placement, args: string[], ok: string): Promise<void> { await runPlaced(file, pl, { args, ok }) }
+async function run(file: string, pl: Placement, args: string[], ok: string): Promise<void> {
+  await runPlaced(file, pl, { args, ok })
+}
 
 describe('pgas: the API on every placement', () => {
   for (const pl of matrix(PLACEMENTS, [TCP4IN2])) {
-    it(`basic: ${pl.name}`, async () => { await run('pgas/basic.mjs', pl, [], 'pgas basic ok') }, 90_000)
+    it(`basic: ${pl.name}`, async () => {
+      await run('pgas/basic.mjs', pl, [], 'pgas basic ok')
+    }, 90_000)
   }
   for (const pl of matrix(PLACEMENTS, [UDP4IN2])) {
-    it(`flat face: ${pl.name}`, async () => { await run('pgas/flat.mjs', pl, [], 'pgas flat ok') }, 90_000)
+    it(`flat face: ${pl.name}`, async () => {
+      await run('pgas/flat.mjs', pl, [], 'pgas flat ok')
+    }, 90_000)
   }
   for (const pl of matrix(PLACEMENTS, [SHM3])) {
     it(`collectives (seed ${pl.tasks + pl.procs}): ${pl.name}`, async () => {
@@ -39,7 +45,9 @@ describe('pgas: built on the public APIs only', () => {
     const bad: string[] = []
     for (const f of readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
       // (comments left out: the examples in the docs import the package itself)
-      const src = readFileSync(dir + f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+      const src = readFileSync(dir + f, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '')
       for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g)) {
         const spec = m[1] ?? m[2]!
         if (!allowed.test(spec)) bad.push(`${f}: ${spec}`)
@@ -48,8 +56,9 @@ describe('pgas: built on the public APIs only', () => {
     expect(bad).toEqual([])
   })
 
-  it('loads no native addon, with lapi and am2 (msgpackr\'s main entry would load msgpackr-extract)', async () => {
-    const probe = "import '@amlapi/pgas'; import '@amlapi/pgas/flat'; import '@amlapi/lapi'; import '@amlapi/lapi/compat'; import '@amlapi/am2'; import '@amlapi/am2/compat'; " +
+  it("loads no native addon, with lapi and am2 (msgpackr's main entry would load msgpackr-extract)", async () => {
+    const probe =
+      "import '@amlapi/pgas'; import '@amlapi/pgas/flat'; import '@amlapi/lapi'; import '@amlapi/lapi/compat'; import '@amlapi/am2'; import '@amlapi/am2/compat'; " +
       "import { createRequire } from 'node:module'; process.stdout.write(JSON.stringify(Object.keys(createRequire(import.meta.url).cache).filter((k) => k.endsWith('.node'))))"
     const r = await runNode(['--input-type=module', '-e', probe])
     expect(r.code, r.stderr).toBe(0)

@@ -15,6 +15,8 @@ const PLACEMENTS: Placement[] = [SHM4, SHM2, TCP3, TCP4IN2, LOSSY]
 
 describe('pgas: remote procedure calls and the public edge', () => {
   for (const pl of matrix(PLACEMENTS, [SHM2, LOSSY])) {
-    it(pl.name, async () => { await runPlaced('pgas/rpc.mjs', pl, { ok: 'pgas rpc ok' }) }, 90_000)
+    it(pl.name, async () => {
+      await runPlaced('pgas/rpc.mjs', pl, { ok: 'pgas rpc ok' })
+    }, 90_000)
   }
 })

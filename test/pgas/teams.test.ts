@@ -11,6 +11,8 @@ import { matrix } from '../helpers/tier.js'
 
 describe('pgas: teams and collectives into shared arrays', () => {
   for (const pl of matrix(PGAS_PLACEMENTS, [TCP4IN2])) {
-    it(pl.name, async () => { await runPlaced('pgas/teams.mjs', pl, { timeoutMs: 45_000, ok: 'pgas teams ok' }) }, 60_000)
+    it(pl.name, async () => {
+      await runPlaced('pgas/teams.mjs', pl, { timeoutMs: 45_000, ok: 'pgas teams ok' })
+    }, 60_000)
   }
 })

@@ -41,7 +41,13 @@ describe('readMessages before the key: how long', () => {
       await bestOf(3, async () => {
         const sock = new FakeSocket()
         let got = 0
-        readMessages(sock.sock, () => { got++ }, () => {})
+        readMessages(
+          sock.sock,
+          () => {
+            got++
+          },
+          () => {},
+        )
         const t0 = performance.now()
         for (let i = 0; i < stream.length; i++) sock.feed(stream.subarray(i, i + 1))
         const ms = performance.now() - t0

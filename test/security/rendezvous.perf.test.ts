@@ -12,7 +12,9 @@ import { runWorkJob } from './helpers/jobs.js'
 import { reapAll } from './helpers/procs.js'
 
 // (no test leaves a process behind: what is left is killed, and must then be gone)
-afterEach(async () => { expect(await reapAll(), 'processes left running after the test').toEqual([]) })
+afterEach(async () => {
+  expect(await reapAll(), 'processes left running after the test').toEqual([])
+})
 
 /** rendezvous.test.ts's holders: 30 per port, silent or half a hello, trying again 100 ms after each close, up to 3000 tries. */
 const HOLDERS: HostileOptions = { perTarget: 30, kinds: ['idle', 'idle', 'half-hello'], reopenMs: 100, retryFailed: true, maxOpens: 3000 }

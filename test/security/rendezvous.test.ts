@@ -38,11 +38,17 @@ import { FULL, matrix } from '../helpers/tier.js'
 
 const MiB = 1024
 /** Figures for a reader of the run (SECURITY_VERBOSE=1), not for the assertions: each assertion's message holds them too. */
-const note = (line: string): void => { if (process.env['SECURITY_VERBOSE'] === '1') process.stdout.write(`[rendezvous security] ${line}\n`) }
+const note = (line: string): void => {
+  if (process.env['SECURITY_VERBOSE'] === '1') process.stdout.write(`[rendezvous security] ${line}\n`)
+}
 const dirs: string[] = []
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 // (no test leaves a process behind: what is left is killed, and must then be gone)
-afterEach(async () => { expect(await reapAll(), 'processes left running after the test').toEqual([]) })
+afterEach(async () => {
+  expect(await reapAll(), 'processes left running after the test').toEqual([])
+})
 
 /**
  * 200 strangers per port, opened at once as soon as it listens: three of four claim a 16 MiB
@@ -54,30 +60,39 @@ const FLOOD: HostileOptions = { perTarget: 200, kinds: ['claim', 'claim', 'claim
 const MUST: Record<Shape, string[]> = { procs: ['rendezvous'], join: ['rendezvous', 'process 0 tcp'] }
 
 /** "launcher: peak VmHWM 60.1 → 61.0 MiB, sampled VmRSS 58.0 → 59.2 MiB" for each role. */
-function memoryReport (base: Map<string, MemorySeen>, hit: Map<string, MemorySeen>): string {
-  return [...base.keys()].map((role) => {
-    const b = base.get(role)!; const h = hit.get(role)
-    return `${role}: peak VmHWM ${mib(b.peakKiB)} → ${h === undefined ? '?' : mib(h.peakKiB)} MiB, ` +
-      `sampled VmRSS ${mib(b.maxRssKiB)} → ${h === undefined ? '?' : mib(h.maxRssKiB)} MiB`
-  }).join('; ')
+function memoryReport(base: Map<string, MemorySeen>, hit: Map<string, MemorySeen>): string {
+  return [...base.keys()]
+    .map((role) => {
+      const b = base.get(role)!
+      const h = hit.get(role)
+      return (
+        `${role}: peak VmHWM ${mib(b.peakKiB)} → ${h === undefined ? '?' : mib(h.peakKiB)} MiB, ` +
+        `sampled VmRSS ${mib(b.maxRssKiB)} → ${h === undefined ? '?' : mib(h.maxRssKiB)} MiB`
+      )
+    })
+    .join('; ')
 }
 
 /** What the strangers of each port got: "rendezvous (found at 312 ms): 200 made, 200 closed by it, 0 refused; …". */
-function strangersReport (r: JobRun, stats: Record<string, HostileStats>): string {
-  return [...r.found].map(([label, f]) => {
-    const s = stats[label]
-    const what = s === undefined ? 'not attacked'
-      : `${s.opened} tried, ${s.connected} made, ${s.closedByListener} closed by it, ${s.refusedByKernel} refused by the kernel, ` +
-        `${s.refusals} {t:'refused'}, ${s.welcomes} welcomed`
-    return `${label} (found at ${Math.round(f.foundMs)} ms): ${what}`
-  }).join('; ')
+function strangersReport(r: JobRun, stats: Record<string, HostileStats>): string {
+  return [...r.found]
+    .map(([label, f]) => {
+      const s = stats[label]
+      const what =
+        s === undefined
+          ? 'not attacked'
+          : `${s.opened} tried, ${s.connected} made, ${s.closedByListener} closed by it, ${s.refusedByKernel} refused by the kernel, ` +
+            `${s.refusals} {t:'refused'}, ${s.welcomes} welcomed`
+      return `${label} (found at ${Math.round(f.foundMs)} ms): ${what}`
+    })
+    .join('; ')
 }
 
 /**
  * The rendezvous's answer to each way a stranger can fail its hello (with the key, where known, for
  * the ways that need it: `inJob` is a rank that has joined already).
  */
-async function refusals (rv: Target, keyHex: string | null, inJob: number): Promise<Map<string, Buffer>> {
+async function refusals(rv: Target, keyHex: string | null, inJob: number): Promise<Map<string, Buffer>> {
   const key = keyHex === null ? null : Buffer.from(keyHex, 'hex')
   const hello = (rank: number, c: Uint8Array, withKey: Buffer | null): Buffer => {
     const n = makeNonce()
@@ -98,7 +113,7 @@ async function refusals (rv: Target, keyHex: string | null, inJob: number): Prom
 }
 
 /** Once the job started: every port it listened on refuses connections, and no stranger's connection is left open. */
-function expectClosedAfterStart (r: JobRun, report: string): void {
+function expectClosedAfterStart(r: JobRun, report: string): void {
   expect(Object.keys(r.afterStart).sort(), report).toEqual([...r.found.keys()].sort())
   for (const [label, got] of Object.entries(r.afterStart)) expect(got, `${label}, connected to once the job had started: ${report}`).toBe('ECONNREFUSED')
   expect(r.closedAtStart, `strangers' connections still open once the job had started: ${report}`).toBe(true)
@@ -106,19 +121,23 @@ function expectClosedAfterStart (r: JobRun, report: string): void {
 }
 
 /** The same job unattacked, then under the flood: memory, verification, welcomes, refusals, the ports after the start. */
-async function floodTest (shape: Shape): Promise<void> {
+async function floodTest(shape: Shape): Promise<void> {
   let answers = new Map<string, Buffer>()
   const base = await runWorkJob(shape, {
     // (rank 0 is in the job: under --join process 0 joined its own rendezvous before its tcp listener opened)
-    atRendezvous: async (rv, keyHex) => { answers = await refusals(rv, keyHex, 0) },
+    atRendezvous: async (rv, keyHex) => {
+      answers = await refusals(rv, keyHex, 0)
+    },
   })
   expect(base.ok, `unattacked job:\n${base.err}`).toBe(true)
   expect(survivors(), 'processes left after the unattacked job').toEqual([])
   expectClosedAfterStart(base, `unattacked: ${JSON.stringify(base.afterStart)}`)
   const hit = await runWorkJob(shape, { attack: FLOOD })
-  const times = `job time unattacked ${Math.round(base.totalMs)} ms (rounds ${base.workMs} ms), ` +
+  const times =
+    `job time unattacked ${Math.round(base.totalMs)} ms (rounds ${base.workMs} ms), ` +
     `attacked ${Math.round(hit.totalMs)} ms (rounds ${hit.workMs} ms)${shape === 'join' ? `, process 1 started at ${Math.round(hit.heldMs)} ms` : ''}`
-  const report = `${memoryReport(base.memory, hit.memory)}; ${times}; strangers when the job started: ${strangersReport(hit, hit.atStart)}; ` +
+  const report =
+    `${memoryReport(base.memory, hit.memory)}; ${times}; strangers when the job started: ${strangersReport(hit, hit.atStart)}; ` +
     `connecting after the start: ${JSON.stringify(hit.afterStart)}`
   expect(hit.ok, `attacked job (${report}):\n${hit.err}`).toBe(true)
   expect(hit.out.match(/^task \d work ok /gm), report).toHaveLength(4)
@@ -151,10 +170,13 @@ describe('strangers while a job starts, before they prove the key', () => {
     await floodTest('procs')
   }, 50_000)
 
-  it.runIf(FULL)('lapirun --join, 2 processes, process 1 started 1.2 s after process 0: the same, and the rendezvous refuses six ways with the same bytes',
+  it.runIf(FULL)(
+    'lapirun --join, 2 processes, process 1 started 1.2 s after process 0: the same, and the rendezvous refuses six ways with the same bytes',
     async () => {
       await floodTest('join')
-    }, 50_000)
+    },
+    50_000,
+  )
 })
 
 /**
@@ -171,10 +193,15 @@ describe('the end of a job', () => {
       const after = r.exitsAt.map((at) => Math.round(at - r.lastLineAt))
       const tries = (label: string, k: keyof HostileStats, from: Record<string, HostileStats>, to: Record<string, HostileStats>): number =>
         (to[label]![k] as number) - (from[label]![k] as number)
-      const report = `exits ${after.join(', ')} ms after the last line; while the job started: ${strangersReport(r, r.atStart)}; ` +
-        `tries since the start, to the last line and in all: ${Object.keys(r.atEnd).map((l) =>
-          `${l} ${tries(l, 'opened', r.atStart, r.atLastLine)}/${tries(l, 'opened', r.atStart, r.atEnd)} ` +
-          `(${tries(l, 'refusedByKernel', r.atStart, r.atEnd)} refused by the kernel, ${tries(l, 'connected', r.atStart, r.atEnd)} made)`).join('; ')}`
+      const report =
+        `exits ${after.join(', ')} ms after the last line; while the job started: ${strangersReport(r, r.atStart)}; ` +
+        `tries since the start, to the last line and in all: ${Object.keys(r.atEnd)
+          .map(
+            (l) =>
+              `${l} ${tries(l, 'opened', r.atStart, r.atLastLine)}/${tries(l, 'opened', r.atStart, r.atEnd)} ` +
+              `(${tries(l, 'refusedByKernel', r.atStart, r.atEnd)} refused by the kernel, ${tries(l, 'connected', r.atStart, r.atEnd)} made)`,
+          )
+          .join('; ')}`
       expect(r.ok, `${report}\n${r.err}`).toBe(true)
       // (strangers held connections to the ports that listen long enough while the job started)
       for (const label of MUST[shape]) expect(r.atStart[label]?.connected ?? 0, `${label}: ${report}`).toBeGreaterThanOrEqual(HOLDERS.perTarget)
@@ -200,11 +227,20 @@ describe('the end of a job', () => {
  * process 0's real rendezvous as rank 1 and passes the messages both ways — adding `extra` (a
  * program and arguments of its choosing) to the job message. Counts the job messages it forged.
  */
-interface Forger { port: number, forged: () => number, close: () => void }
-async function forgingRendezvous (key: Buffer, upstreamPort: number, extra: Record<string, unknown>): Promise<Forger> {
+interface Forger {
+  port: number
+  forged: () => number
+  close: () => void
+}
+async function forgingRendezvous(key: Buffer, upstreamPort: number, extra: Record<string, unknown>): Promise<Forger> {
   let forged = 0
   const socks = new Set<Socket>()
-  const track = (s: Socket): Socket => { socks.add(s); s.on('error', () => {}); s.once('close', () => socks.delete(s)); return s }
+  const track = (s: Socket): Socket => {
+    socks.add(s)
+    s.on('error', () => {})
+    s.once('close', () => socks.delete(s))
+    return s
+  }
   const server: Server = createServer((down) => {
     track(down)
     const challenge = makeNonce()
@@ -212,52 +248,90 @@ async function forgingRendezvous (key: Buffer, upstreamPort: number, extra: Reco
     let up: Socket | null = null
     let upJoined = false
     const queued: unknown[] = []
-    const toUp = (m: unknown): void => { if (upJoined) up!.write(encodeMessage(m)); else queued.push(m) }
+    const toUp = (m: unknown): void => {
+      if (upJoined) up!.write(encodeMessage(m))
+      else queued.push(m)
+    }
     const joinUpstream = async (rank: number): Promise<void> => {
       // (process 0 may not listen yet: tried again for 10 s at most)
       for (let i = 0; i < 100 && up === null; i++) {
         const s = connect({ host: '127.0.0.1', port: upstreamPort })
-        const ok = await new Promise<boolean>((resolve) => { s.once('connect', () => resolve(true)); s.once('error', () => resolve(false)) })
-        if (ok) up = track(s); else { s.destroy(); await new Promise((resolve) => setTimeout(resolve, 100)) }
+        const ok = await new Promise<boolean>((resolve) => {
+          s.once('connect', () => resolve(true))
+          s.once('error', () => resolve(false))
+        })
+        if (ok) up = track(s)
+        else {
+          s.destroy()
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
       }
-      if (up === null) { down.destroy(); return }
+      if (up === null) {
+        down.destroy()
+        return
+      }
       const u: Socket = up
       const nonce = makeNonce()
-      readMessages(u, (m) => {
-        const t = (m as Record<string, unknown>)['t']
-        if (t === 'challenge') u.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'join', (m as { n: Uint8Array }).n, nonce, rank) }))
-        else if (t === 'welcome') { upJoined = true; for (const q of queued.splice(0)) u.write(encodeMessage(q)) }
-        else if (t === 'job') { forged++; down.write(encodeMessage({ ...(m as object), ...extra })) }
-        else down.write(encodeMessage(m))
-      }, () => { u.destroy(); down.destroy() }, MAX_MESSAGE_BYTES)
+      readMessages(
+        u,
+        (m) => {
+          const t = (m as Record<string, unknown>)['t']
+          if (t === 'challenge') u.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'join', (m as { n: Uint8Array }).n, nonce, rank) }))
+          else if (t === 'welcome') {
+            upJoined = true
+            for (const q of queued.splice(0)) u.write(encodeMessage(q))
+          } else if (t === 'job') {
+            forged++
+            down.write(encodeMessage({ ...(m as object), ...extra }))
+          } else down.write(encodeMessage(m))
+        },
+        () => {
+          u.destroy()
+          down.destroy()
+        },
+        MAX_MESSAGE_BYTES,
+      )
       u.once('close', () => down.end())
       down.once('close', () => u.end())
     }
     let rank = -1
-    readMessages(down, (m) => {
-      const f = m as Record<string, unknown>
-      if (rank < 0) {
-        const n = f['n'] as Uint8Array; const r = f['rank'] as number
-        if (f['t'] !== 'hello' || !proof(key, 'join', challenge, n, r).equals(f['p'] as Uint8Array)) { down.destroy(); return }
-        rank = r
-        down.write(encodeMessage({ t: 'welcome', p: proof(key, 'rendezvous', challenge, n, r) }))
-        void joinUpstream(r)
-        return
-      }
-      toUp(m)
-    }, () => down.destroy(), MAX_MESSAGE_BYTES)
+    readMessages(
+      down,
+      (m) => {
+        const f = m as Record<string, unknown>
+        if (rank < 0) {
+          const n = f['n'] as Uint8Array
+          const r = f['rank'] as number
+          if (f['t'] !== 'hello' || !proof(key, 'join', challenge, n, r).equals(f['p'] as Uint8Array)) {
+            down.destroy()
+            return
+          }
+          rank = r
+          down.write(encodeMessage({ t: 'welcome', p: proof(key, 'rendezvous', challenge, n, r) }))
+          void joinUpstream(r)
+          return
+        }
+        toUp(m)
+      },
+      () => down.destroy(),
+      MAX_MESSAGE_BYTES,
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     port: (server.address() as AddressInfo).port,
     forged: () => forged,
-    close: () => { for (const s of socks) s.destroy(); server.close() },
+    close: () => {
+      for (const s of socks) s.destroy()
+      server.close()
+    },
   }
 }
 
 describe('what a process runs', () => {
   it('a rendezvous that knows the key and names another program in its job message: the process runs its own', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'amlapi-sec-rv-')); dirs.push(dir)
+    const dir = mkdtempSync(join(tmpdir(), 'amlapi-sec-rv-'))
+    dirs.push(dir)
     const marker = join(dir, 'evil-ran')
     const key = randomBytes(32)
     const port = await freePort()
@@ -281,7 +355,7 @@ describe('what a process runs', () => {
 })
 
 /** The forms the key could take in a log line: hex (either case), base64, its bytes as a JSON array. */
-function keyForms (keyHex: string): string[] {
+function keyForms(keyHex: string): string[] {
   const k = Buffer.from(keyHex, 'hex')
   return [keyHex.toLowerCase(), keyHex.toUpperCase(), k.toString('base64'), k.toString('base64url'), `[${[...k].join(',')}]`]
 }
@@ -307,8 +381,12 @@ describe('the job key', () => {
     const env = { AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: keyHex, AMLAPI_LOG_LEVEL: 'debug' }
     const ps = [0, 1].map((r) => startNode([LAPIRUN, '--join', FIXTURES + 'security/env-key.mjs'], { ...env, AMLAPI_RANK: String(r) }))
     const exits = await Promise.all(ps.map((p) => within(p.exit, 30_000, { at: NaN, code: null, signal: null })))
-    const out = ps.map((p) => p.out).join(''); const err = ps.map((p) => p.err).join('')
-    expect(exits.map((e) => e.code), err).toEqual([0, 0])
+    const out = ps.map((p) => p.out).join('')
+    const err = ps.map((p) => p.err).join('')
+    expect(
+      exits.map((e) => e.code),
+      err,
+    ).toEqual([0, 0])
     expect(out.match(/^task \d (child )?key unset$/gm), out).toHaveLength(4)
     expect(out).not.toMatch(/key set/)
     expect(err).toMatch(/"level":20/)

@@ -26,26 +26,44 @@ import { cleanups, note } from './helpers/udp-cases.js'
 // ───────────────────────────── forged-hello flood ─────────────────────────────
 
 /** A free loopback port (for process 0's rendezvous). */
-async function freePort (): Promise<number> {
+async function freePort(): Promise<number> {
   return await new Promise((resolve) => {
     const s = createServer()
-    s.listen(0, '127.0.0.1', () => { const a = s.address(); s.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0)) })
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address()
+      s.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0))
+    })
   })
 }
 
 interface Member {
-  p: ChildProcess, out: string, err: string, exit: Promise<number | null>
+  p: ChildProcess
+  out: string
+  err: string
+  exit: Promise<number | null>
   /** When it was started, when it logged its (first) handshake done, and when it ended (performance.now ms; 0: not yet). */
-  started: number, met: number, ended: number
+  started: number
+  met: number
+  ended: number
 }
 
 /** Starts `lapirun --join` as rank `rank` of a 2-process udp job running putget (one task per process); killed after the test. */
-function member (rank: number, env: NodeJS.ProcessEnv): Member {
+function member(rank: number, env: NodeJS.ProcessEnv): Member {
   const args = [LAPIRUN, '--join', '--tasks-per-proc', '1', '--transport', 'udp', FIXTURES + 'lapi/putget.mjs']
-  const p = spawn(process.execPath, args, { env: { ...process.env, AMLAPI_RANK: String(rank), AMLAPI_SIZE: '2', AMLAPI_LOG_LEVEL: 'debug', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const p = spawn(process.execPath, args, {
+    env: { ...process.env, AMLAPI_RANK: String(rank), AMLAPI_SIZE: '2', AMLAPI_LOG_LEVEL: 'debug', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const m: Member = { p, out: '', err: '', exit: Promise.resolve(null), started: performance.now(), met: 0, ended: 0 }
-  m.exit = new Promise((resolve) => p.on('close', (c) => { m.ended = performance.now(); resolve(c) }))
-  p.stdout!.on('data', (d: Buffer) => { m.out += d.toString() })
+  m.exit = new Promise((resolve) =>
+    p.on('close', (c) => {
+      m.ended = performance.now()
+      resolve(c)
+    }),
+  )
+  p.stdout!.on('data', (d: Buffer) => {
+    m.out += d.toString()
+  })
   p.stderr!.on('data', (d: Buffer) => {
     m.err += d.toString()
     if (m.met === 0 && m.err.includes('"msg":"udp: peer ready"')) m.met = performance.now()
@@ -59,17 +77,24 @@ function member (rank: number, env: NodeJS.ProcessEnv): Member {
 }
 
 /** The pino records (AMLAPI_LOG_LEVEL=debug) with message `msg` in `stderr`. */
-function records (stderr: string, msg: string): Array<Record<string, unknown>> {
-  return stderr.split('\n').filter((l) => l.startsWith('{') && l.includes(`"msg":"${msg}"`)).map((l) => JSON.parse(l) as Record<string, unknown>)
+function records(stderr: string, msg: string): Array<Record<string, unknown>> {
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.includes(`"msg":"${msg}"`))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
 }
 
 /** The end of a process's stderr, less the refusals a flood makes it log. */
-function logTail (p: Member): string {
-  return p.err.split('\n').filter((l) => !l.includes('handshake datagram refused')).join('\n').slice(-3000)
+function logTail(p: Member): string {
+  return p.err
+    .split('\n')
+    .filter((l) => !l.includes('handshake datagram refused'))
+    .join('\n')
+    .slice(-3000)
 }
 
 /** Waits for `cond`, looking every 10 ms, at most `ms`; whether it came. */
-async function until (cond: () => boolean, ms: number): Promise<boolean> {
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
   const end = performance.now() + ms
   while (!cond() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 10))
   return cond()
@@ -79,16 +104,25 @@ async function until (cond: () => boolean, ms: number): Promise<boolean> {
  * A forged udp hello: "AMLH", then the msgpack map {t: 'hello', from, to, nj} (written out byte by
  * byte: a map of 4, short strings, small integers, a 16-byte bin).
  */
-function forgedHello (from: number, to: number, nj: Uint8Array): Buffer {
+function forgedHello(from: number, to: number, nj: Uint8Array): Buffer {
   const str = (s: string): Buffer => Buffer.concat([Buffer.from([0xa0 | s.length]), Buffer.from(s)])
   return Buffer.concat([
-    Buffer.from('AMLH'), Buffer.from([0x84]),
-    str('t'), str('hello'), str('from'), Buffer.from([from]), str('to'), Buffer.from([to]), str('nj'), Buffer.from([0xc4, nj.length]), nj,
+    Buffer.from('AMLH'),
+    Buffer.from([0x84]),
+    str('t'),
+    str('hello'),
+    str('from'),
+    Buffer.from([from]),
+    str('to'),
+    Buffer.from([to]),
+    str('nj'),
+    Buffer.from([0xc4, nj.length]),
+    nj,
   ])
 }
 
 /** Sends forged hellos to `port` at `perSecond` until stopped (a connected socket, written to directly). */
-async function flood (port: number, perSecond: number): Promise<{ stop: () => Promise<number> }> {
+async function flood(port: number, perSecond: number): Promise<{ stop: () => Promise<number> }> {
   const pool: Buffer[] = []
   for (let i = 0; i < 1024; i++) {
     // (mostly the real dialer's rank; some from ranks that are no peer of process 0, or to another)
@@ -104,7 +138,7 @@ async function flood (port: number, perSecond: number): Promise<{ stop: () => Pr
   const t0 = performance.now()
   let sent = 0
   const timer = setInterval(() => {
-    const due = Math.min(Math.floor((performance.now() - t0) * perSecond / 1000), sent + perSecond / 20)
+    const due = Math.min(Math.floor(((performance.now() - t0) * perSecond) / 1000), sent + perSecond / 20)
     try {
       for (; sent < due; sent++) writeSync(fd, pool[sent % pool.length]!)
     } catch {
@@ -127,7 +161,7 @@ describe('udp: stateless handshake (forged hellos)', () => {
   it('a job whose process 0 is flooded with forged hellos (10,000/s) from before process 1 starts to the end still meets and verifies, about as fast as without', async () => {
     const RATE = 10_000
     /** Runs one job; `flooding` floods process 0's handshake port from 1 s before process 1 starts to the end. */
-    const job = async (flooding: boolean): Promise<{ met: number, ran: number, sent: number, ps: Member[] }> => {
+    const job = async (flooding: boolean): Promise<{ met: number; ran: number; sent: number; ps: Member[] }> => {
       const env = { AMLAPI_RENDEZVOUS: `127.0.0.1:${await freePort()}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
       const p0 = member(0, env)
       const bound = await until(() => records(p0.err, 'udp: sockets bound').length > 0, 15_000)
@@ -151,7 +185,10 @@ describe('udp: stateless handshake (forged hellos)', () => {
     const flooded = await job(true)
     const figures = `process 1 met process 0 after ${flooded.met.toFixed(0)} ms flooded, ${plain.met.toFixed(0)} ms not; it ran ${flooded.ran.toFixed(0)} ms flooded, ${plain.ran.toFixed(0)} ms not (${flooded.sent} forged hellos)`
     note(figures)
-    for (const [what, r] of [['unflooded', plain], ['flooded', flooded]] as const) {
+    for (const [what, r] of [
+      ['unflooded', plain],
+      ['flooded', flooded],
+    ] as const) {
       for (const [i, p] of r.ps.entries()) {
         expect(await p.exit, `${what}: process ${i}\n${logTail(p)}`).toBe(0)
         expect(p.out, `${what}: process ${i}`).toMatch(/task \d putget ok/)
@@ -180,8 +217,8 @@ describe('udp: stateless handshake (forged hellos)', () => {
 /** UdpTransport's insides this test reaches (udp/transport.ts). */
 interface UdpInside {
   readyCount: number
-  onHandshake (b: Buffer, from: string): void
-  acceptorNonce (nj: Uint8Array, r: number): Buffer
+  onHandshake(b: Buffer, from: string): void
+  acceptorNonce(nj: Uint8Array, r: number): Buffer
 }
 
 describe('udp: a handshake response taken once', () => {
@@ -192,23 +229,47 @@ describe('udp: a handshake response taken once', () => {
     const self = await u.listen()
     u.useShared(createDatagramShared(3, 128 << 10, 0, u.geometry()))
     // ranks 1 and 2 as sockets of this test: where process 0's welcome goes, and rank 1's receiving socket
-    const socks = await Promise.all([0, 1, 2].map(async () => {
-      const s = createSocket('udp4')
-      s.on('error', () => {})
-      await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))
-      cleanups.push(() => new Promise<void>((resolve) => { try { s.close(() => resolve()) } catch { resolve() } }))
-      return s
-    }))
+    const socks = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const s = createSocket('udp4')
+        s.on('error', () => {})
+        await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))
+        cleanups.push(
+          () =>
+            new Promise<void>((resolve) => {
+              try {
+                s.close(() => resolve())
+              } catch {
+                resolve()
+              }
+            }),
+        )
+        return s
+      }),
+    )
     const welcomes: unknown[] = []
-    socks[0]!.on('message', (b) => { try { welcomes.push((decodeBody(b.subarray(4)) as Record<string, unknown>)['t']) } catch { /* not ours */ } })
+    socks[0]!.on('message', (b) => {
+      try {
+        welcomes.push((decodeBody(b.subarray(4)) as Record<string, unknown>)['t'])
+      } catch {
+        /* not ours */
+      }
+    })
     const table: PeerAddress[] = [self, ...[socks[0]!, socks[2]!].map((s) => ({ host: '127.0.0.1', port: s.address().port }))]
     let connected = false
     // (rank 2 never comes: connect() must not resolve; its 30 s deadline rejects after the test, unheard)
-    u.connect(table, { onBytes: () => {}, onPeerLost: () => {} }).then(() => { connected = true }, () => {})
+    u.connect(table, { onBytes: () => {}, onPeerLost: () => {} }).then(
+      () => {
+        connected = true
+      },
+      () => {},
+    )
     const inside = u as unknown as UdpInside
     const nj = makeNonce()
     const ni = inside.acceptorNonce(nj, 1)
-    const port = socks[1]!.address().port; const max = 1472; const win = 16
+    const port = socks[1]!.address().port
+    const max = 1472
+    const win = 16
     // (rank 1's answer to the challenge process 0 would have sent its hello: a real peer's, with the key)
     const p = proof(key, 'udp-connect', ni, nj, 1, 0, port, max, win)
     const response = Buffer.concat([Buffer.from('AMLH'), encodeMessage({ t: 'response', from: 1, to: 0, nj, ni, port, max, win, p }).subarray(4)])

@@ -23,12 +23,27 @@ import { Summer, delta, exchange, note, openPair, setPn } from './helpers/udp-ca
 import { budget } from './helpers/fuzz-run.js'
 
 /** What A does with a datagram: the counter it lands in. */
-type Verdict = typeof DROP_COUNTERS[number] | 'stale'
+type Verdict = (typeof DROP_COUNTERS)[number] | 'stale'
 
 /** Header fields a mutation may rewrite: offset and bytes (transport/udp/header.ts's layout). */
 const FIELDS: Record<string, [number, number]> = {
-  version: [0, 1], type: [1, 1], flags: [2, 1], reserved0: [3, 1], src: [4, 2], len: [6, 2], session: [8, 8], seq: [16, 4],
-  ack: [20, 4], sack: [24, 4], win: [28, 2], reserved1: [30, 2], sum: [32, 4], pn: [36, 4], pnHigh: [40, 4], reserved2: [44, 4], mac: [48, 16],
+  version: [0, 1],
+  type: [1, 1],
+  flags: [2, 1],
+  reserved0: [3, 1],
+  src: [4, 2],
+  len: [6, 2],
+  session: [8, 8],
+  seq: [16, 4],
+  ack: [20, 4],
+  sack: [24, 4],
+  win: [28, 2],
+  reserved1: [30, 2],
+  sum: [32, 4],
+  pn: [36, 4],
+  pnHigh: [40, 4],
+  reserved2: [44, 4],
+  mac: [48, 16],
 }
 /**
  * The top bits of the packet number's two words and of the reserved word: lanes 1-3 of the 16-byte
@@ -38,25 +53,33 @@ const FIELDS: Record<string, [number, number]> = {
 const TOP_BITS = [39, 43, 47]
 type Op =
   | { k: 'replay' }
-  | { k: 'flip', at: Array<[number, number]> }
-  | { k: 'truncate', to: number }
-  | { k: 'extend', bytes: Uint8Array }
-  | { k: 'field', f: string, v: number }
+  | { k: 'flip'; at: Array<[number, number]> }
+  | { k: 'truncate'; to: number }
+  | { k: 'extend'; bytes: Uint8Array }
+  | { k: 'field'; f: string; v: number }
   /** The packet number set just above any heard: a try at forging news. */
-  | { k: 'pnAhead', by: number }
+  | { k: 'pnAhead'; by: number }
   /** The packet number set far above any heard (PN_JUMP or more), or below: never news. */
-  | { k: 'pnFar', by: number }
+  | { k: 'pnFar'; by: number }
   /** The top bits of two of TOP_BITS flipped: a change the checksum cannot see. */
-  | { k: 'topBits', pair: [number, number] }
-  | { k: 'random', bytes: Uint8Array }
-interface Mutation { base: number, op: Op, resum: boolean }
+  | { k: 'topBits'; pair: [number, number] }
+  | { k: 'random'; bytes: Uint8Array }
+interface Mutation {
+  base: number
+  op: Op
+  resum: boolean
+}
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ k: 'replay' }),
   fc.record({ k: fc.constant('flip' as const), at: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 7 })), { minLength: 1, maxLength: 4 }) }),
   fc.record({ k: fc.constant('truncate' as const), to: fc.nat() }),
   fc.record({ k: fc.constant('extend' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 64 }) }),
-  fc.record({ k: fc.constant('field' as const), f: fc.constantFrom(...Object.keys(FIELDS)), v: fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 4 })) }),
+  fc.record({
+    k: fc.constant('field' as const),
+    f: fc.constantFrom(...Object.keys(FIELDS)),
+    v: fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 4 })),
+  }),
   fc.record({ k: fc.constant('pnAhead' as const), by: fc.integer({ min: 1, max: 64 }) }),
   fc.record({
     k: fc.constant('pnFar' as const),
@@ -76,10 +99,12 @@ const equalBytes = (x: Uint8Array, y: Uint8Array): boolean => x.length === y.len
  * 'news' otherwise. `missed`: it differs from `base` where the checksum looks, and its checksum
  * is right all the same; `inPn`: only in the packet number's and the reserved word (bytes 36-47).
  */
-function verdict (
-  d: Uint8Array, base: Uint8Array, o: { mac: boolean, session: Uint8Array, heard: number, summer: Summer },
-): { v: Verdict | 'news', missed: boolean, inPn: boolean } {
-  const no = (v: Verdict): { v: Verdict, missed: boolean, inPn: boolean } => ({ v, missed: false, inPn: false })
+function verdict(
+  d: Uint8Array,
+  base: Uint8Array,
+  o: { mac: boolean; session: Uint8Array; heard: number; summer: Summer },
+): { v: Verdict | 'news'; missed: boolean; inPn: boolean } {
+  const no = (v: Verdict): { v: Verdict; missed: boolean; inPn: boolean } => ({ v, missed: false, inPn: false })
   const dv = new DataView(d.buffer, d.byteOffset, d.length)
   if (d.length < DG_HEADER_BYTES) return no('badLength')
   if (d[0] !== UDP_VERSION) return no('badVersion')
@@ -102,13 +127,17 @@ function verdict (
   return { v: isNews(packetNumber(d), o.heard) ? 'news' : 'stale', missed, inPn }
 }
 
-function mutate (m: Mutation, base: Buffer, heard: number): Uint8Array {
+function mutate(m: Mutation, base: Buffer, heard: number): Uint8Array {
   const op = m.op
   switch (op.k) {
-    case 'replay': return Buffer.from(base)
-    case 'random': return op.bytes
-    case 'truncate': return Buffer.from(base.subarray(0, op.to % base.length))
-    case 'extend': return Buffer.concat([base, op.bytes])
+    case 'replay':
+      return Buffer.from(base)
+    case 'random':
+      return op.bytes
+    case 'truncate':
+      return Buffer.from(base.subarray(0, op.to % base.length))
+    case 'extend':
+      return Buffer.concat([base, op.bytes])
     case 'flip': {
       const d = Buffer.from(base)
       for (const [at, bit] of op.at) d[at % d.length]! ^= 1 << bit
@@ -155,16 +184,24 @@ describe('udp: the datagram header, fuzzed', () => {
         // B's own traffic first, to its end: B's datagrams taken (news, but for any the way to the relay put out
         // of order: `realStale`), nothing else counted. It goes on both ways, so the captured datagrams stay close
         // to the live ones
-        if (runs % 3 === 0) { pair.send(pair.b); pair.send(pair.a) }
+        if (runs % 3 === 0) {
+          pair.send(pair.b)
+          pair.send(pair.a)
+        }
         if (runs % 64 === 0) await new Promise((resolve) => setImmediate(resolve))
         const r0 = pair.stats(pair.a)
-        const fwd0 = pair.forwarded; const rs0 = pair.realStale; const short0 = pair.shortDrains
+        const fwd0 = pair.forwarded
+        const rs0 = pair.realStale
+        const short0 = pair.shortDrains
         pair.step()
         const r1 = pair.stats(pair.a)
         const realStale = pair.realStale - rs0
-        expect(DROP_COUNTERS.filter((k) => delta(r1, r0, k) !== 0), 'B\'s datagrams dropped by a check').toEqual([])
-        expect(delta(r1, r0, 'stale'), 'B\'s datagrams taken as stale (the model: only those out of order)').toBe(realStale)
-        expect(delta(r1, r0, 'datagramsReceived') - delta(r1, r0, 'stale'), 'B\'s datagrams taken as news').toBe(pair.forwarded - fwd0 - realStale)
+        expect(
+          DROP_COUNTERS.filter((k) => delta(r1, r0, k) !== 0),
+          "B's datagrams dropped by a check",
+        ).toEqual([])
+        expect(delta(r1, r0, 'stale'), "B's datagrams taken as stale (the model: only those out of order)").toBe(realStale)
+        expect(delta(r1, r0, 'datagramsReceived') - delta(r1, r0, 'stale'), "B's datagrams taken as news").toBe(pair.forwarded - fwd0 - realStale)
 
         // then the attacker's datagrams, A alone: each counted by the check predicted
         const recent = Math.min(pair.captured.length, 256)
@@ -176,7 +213,10 @@ describe('udp: the datagram header, fuzzed', () => {
           let d = mutate(m, base, pair.pnHeard).subarray(0, pair.opts.maxDatagram)
           // (under the MAC, half are given a right checksum, so that they reach the MAC's check)
           const resummed = mac && m.resum && m.op.k !== 'random'
-          if (resummed) { d = Buffer.from(d); summer.fix(d, hl) }
+          if (resummed) {
+            d = Buffer.from(d)
+            summer.fix(d, hl)
+          }
           const { v, missed: miss, inPn } = verdict(d, base, { mac, session: pair.session, heard: pair.pnHeard, summer })
           // (without the MAC nothing tells an altered datagram with a right checksum from one B sent:
           // the checksum misses some two-bit changes, the top bits of two words of one 16-byte block.
@@ -185,7 +225,10 @@ describe('udp: the datagram header, fuzzed', () => {
           // would pass as news fails the property, not sent)
           if (miss && !resummed) missed++
           if (miss && !mac && !inPn) continue
-          if (v === 'news') { news.push(Buffer.from(d).toString('hex')); continue }
+          if (v === 'news') {
+            news.push(Buffer.from(d).toString('hex'))
+            continue
+          }
           if (miss && !mac) pnMissed++
           want[v] = (want[v] ?? 0) + 1
           byVerdict[v] = (byVerdict[v] ?? 0) + 1
@@ -208,18 +251,25 @@ describe('udp: the datagram header, fuzzed', () => {
       // (no shrinking: every run acts on the same live pair, so a smaller input tried after a failure meets what the
       // failure left — the first failure, as it came, is the one to read)
       await fc.assert(prop, { seed: FUZZ_SEED, numRuns: 100_000_000, endOnFailure: true, plugins: [fc.interruptAfterTimeLimit(FUZZ_MS)] })
-      note(`fuzz mac ${mac}: ${runs} runs, ${sent} datagrams in ${FUZZ_MS} ms (${missed} altered ones the checksum missed` +
-        `${mac ? ', each dropped by the MAC' : `, ${pnMissed} of them in the packet number only, sent, stale; the rest not sent`}; ` +
-        `${pair.realStale} of B's stale on the way):`, byVerdict)
+      note(
+        `fuzz mac ${mac}: ${runs} runs, ${sent} datagrams in ${FUZZ_MS} ms (${missed} altered ones the checksum missed` +
+          `${mac ? ', each dropped by the MAC' : `, ${pnMissed} of them in the packet number only, sent, stale; the rest not sent`}; ` +
+          `${pair.realStale} of B's stale on the way):`,
+        byVerdict,
+      )
       expect(runs).toBeGreaterThan(50)
 
       // afterwards the pair still exchanges frames, all of them, intact and in order
       const n = pair.a.inbound.sent + 30
       const m = pair.b.inbound.sent + 30
-      const ok = await pair.run(10_000, () => pair.a.inbound.got === n && pair.b.inbound.got === m, () => {
-        if (pair.a.inbound.sent < n) pair.send(pair.b)
-        if (pair.b.inbound.sent < m) pair.send(pair.a)
-      })
+      const ok = await pair.run(
+        10_000,
+        () => pair.a.inbound.got === n && pair.b.inbound.got === m,
+        () => {
+          if (pair.a.inbound.sent < n) pair.send(pair.b)
+          if (pair.b.inbound.sent < m) pair.send(pair.a)
+        },
+      )
       expect(ok, `after the fuzz: ${pair.a.inbound.got}/${n} to A, ${pair.b.inbound.got}/${m} to B`).toBe(true)
       expect(pair.a.inbound.violations).toEqual([])
       expect(pair.b.inbound.violations).toEqual([])

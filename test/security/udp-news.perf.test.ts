@@ -15,7 +15,9 @@ const MARGIN = 350
 describe('udp: liveness only from news (replayed datagrams)', () => {
   for (const mac of [false, true]) {
     it(`a stopped peer whose recorded datagrams are replayed 5 times per peer timeout is lost within it and ${MARGIN} ms (${mac ? 'with' : 'without'} MAC)`, async () => {
-      await bestOf(3, async () => { expect(await replayedStoppedPeer(mac, P, MARGIN)).toBeLessThan(P + MARGIN) })
+      await bestOf(3, async () => {
+        expect(await replayedStoppedPeer(mac, P, MARGIN)).toBeLessThan(P + MARGIN)
+      })
     }, 60_000)
   }
 })

@@ -48,13 +48,16 @@ interface Block {
 }
 
 /** The fenced blocks of a markdown text, in order. */
-export function blocks (text: string): Block[] {
+function blocks(text: string): Block[] {
   const out: Block[] = []
   const lines = text.split('\n')
   let prose: string[] = []
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)(`{3,}|~{3,})\s*([\w+-]*)/.exec(lines[i]!)
-    if (open === null) { prose.push(lines[i]!); continue }
+    if (open === null) {
+      prose.push(lines[i]!)
+      continue
+    }
     const fence = open[2]!
     const body: string[] = []
     let j = i + 1
@@ -75,8 +78,10 @@ export function blocks (text: string): Block[] {
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation but `-` and `_` dropped, spaces to `-`. */
-export function slug (heading: string): string {
-  return heading.trim().toLowerCase()
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
     .replace(/`/g, '')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
@@ -84,7 +89,7 @@ export function slug (heading: string): string {
 }
 
 /** The anchors of a markdown file's headings (GitHub numbers repeats: x, x-1, …). */
-function anchors (text: string): Set<string> {
+function anchors(text: string): Set<string> {
   const seen = new Map<string, number>()
   const out = new Set<string>()
   let inFence = false
@@ -102,12 +107,12 @@ function anchors (text: string): Set<string> {
 }
 
 /** Text without its fenced blocks (so that links and code spans are those of the prose). */
-function prose (text: string): string {
+function prose(text: string): string {
   return text.replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\s*\2[^\n]*$/gm, '')
 }
 
 /** The markdown files of the docs: README, docs/, each package's README, the examples' READMEs. */
-function docFiles (): string[] {
+function docFiles(): string[] {
   const out = ['README.md', 'CHANGELOG.md']
   for (const f of readdirSync(join(ROOT, 'docs'))) if (f.endsWith('.md')) out.push(join('docs', f))
   for (const p of readdirSync(join(ROOT, 'packages'))) if (existsSync(join(ROOT, 'packages', p, 'README.md'))) out.push(join('packages', p, 'README.md'))
@@ -130,28 +135,33 @@ interface Step {
   deadlineMs: number
 }
 
-interface Script { steps: Step[]; written: Array<{ name: string, at: string }>; skipped: string[] }
+interface Script {
+  steps: Step[]
+  written: Array<{ name: string; at: string }>
+  skipped: string[]
+}
 
 const PROGRAM_LANGS = new Set(['js', 'javascript', 'mjs', 'ts', 'typescript', 'mts', 'json', 'c', 'jsonc'])
 const SHELL_LANGS = new Set(['sh', 'bash', 'shell'])
 const FILE_RE = /`([\w./-]+\.(?:mjs|cjs|js|mts|ts|json|c|h))`/
 
 /** Whether a `run: node>=X.Y` mark lets this Node run the step. */
-function nodeAllows (mark: string): boolean {
+function nodeAllows(mark: string): boolean {
   const m = /^run:\s*node\s*>=\s*(\d+)(?:\.(\d+))?/.exec(mark)
   if (m === null) return true
   const [maj, min] = process.versions.node.split('.').map(Number) as [number, number]
-  const wantMaj = Number(m[1]); const wantMin = Number(m[2] ?? 0)
+  const wantMaj = Number(m[1])
+  const wantMin = Number(m[2] ?? 0)
   return maj > wantMaj || (maj === wantMaj && min >= wantMin)
 }
 
 /** The deadline of a step: long for npm's installs and the build, short for a program. */
-function deadlineOf (sh: string): number {
+function deadlineOf(sh: string): number {
   if (/\bnpm (ci|install|i|run build|pack)\b|\bgit clone\b/.test(sh)) return 240_000
   return 60_000
 }
 
-function scriptOf (file: string, text: string, clone: string): Script {
+function scriptOf(file: string, text: string, clone: string): Script {
   const steps: Step[] = []
   const written: Script['written'] = []
   const skipped: string[] = []
@@ -163,7 +173,12 @@ function scriptOf (file: string, text: string, clone: string): Script {
     const allowed = b.marks.every(nodeAllows)
     if (b.lang === 'text' || b.lang === 'console' || b.lang === 'output') {
       if (notRun !== undefined || !allowed || !lastRan || /^not compared\b/.test(b.marks.join(' '))) continue
-      steps[steps.length - 1]!.expect.push(b.body.split('\n').map((l) => l.trim()).filter((l) => l !== ''))
+      steps[steps.length - 1]!.expect.push(
+        b.body
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== ''),
+      )
       continue
     }
     if (notRun !== undefined || !allowed) {
@@ -176,16 +191,28 @@ function scriptOf (file: string, text: string, clone: string): Script {
       steps.push({ at, sh, expect: [], deadlineMs: deadlineOf(sh) })
       lastRan = true
     } else if (PROGRAM_LANGS.has(b.lang)) {
-      const para = b.before.split(/\n\s*\n/).filter((p) => p.trim() !== '' && !/^\s*<!--/.test(p)).pop() ?? ''
+      const para =
+        b.before
+          .split(/\n\s*\n/)
+          .filter((p) => p.trim() !== '' && !/^\s*<!--/.test(p))
+          .pop() ?? ''
       const name = (/Save (?:this|it) as `([^`]+)`/.exec(para) ?? FILE_RE.exec(para))?.[1]
-      if (name === undefined) throw new Error(`${at}: a ${b.lang} block, but the paragraph before it names no file to save it as (or mark it <!-- not run: … -->)`)
+      if (name === undefined)
+        throw new Error(`${at}: a ${b.lang} block, but the paragraph before it names no file to save it as (or mark it <!-- not run: … -->)`)
       const eof = 'AMLAPI_DOCS_EOF'
       if (b.body.includes(eof)) throw new Error(`${at}: the block holds ${eof}`)
-      steps.push({ at, sh: `mkdir -p ${JSON.stringify(dirname(name))} && cat > ${JSON.stringify(name)} <<'${eof}'\n${b.body}\n${eof}`, expect: [], deadlineMs: 10_000 })
+      steps.push({
+        at,
+        sh: `mkdir -p ${JSON.stringify(dirname(name))} && cat > ${JSON.stringify(name)} <<'${eof}'\n${b.body}\n${eof}`,
+        expect: [],
+        deadlineMs: 10_000,
+      })
       written.push({ name, at })
       lastRan = false
     } else if (b.lang !== '') {
-      throw new Error(`${at}: a block of '${b.lang}', which the docs tier neither runs nor writes: use sh, a program language or text, or mark it <!-- not run: … -->`)
+      throw new Error(
+        `${at}: a block of '${b.lang}', which the docs tier neither runs nor writes: use sh, a program language or text, or mark it <!-- not run: … -->`,
+      )
     } else {
       throw new Error(`${at}: a block without a language: say sh, text, or the program's language`)
     }
@@ -195,14 +222,19 @@ function scriptOf (file: string, text: string, clone: string): Script {
 
 const MARK = '@@amlapi-docs-step'
 
-interface StepResult { step: Step; out: string; ms: number }
+interface StepResult {
+  step: Step
+  out: string
+  ms: number
+}
 
 /**
  * Runs a page's steps in one bash (`set -e`, stderr into stdout) in `cwd`, each behind a marker
  * line, watching each step's deadline; resolves with each step's output.
  */
-async function runScript (script: Script, cwd: string, tmp: string, env: NodeJS.ProcessEnv): Promise<StepResult[]> {
-  const text = ['set -e', 'exec 2>&1', ...script.steps.flatMap((s, i) => [`printf '\\n${MARK} %s\\n' ${i}`, s.sh]), `printf '\\n${MARK} end\\n'`].join('\n') + '\n'
+async function runScript(script: Script, cwd: string, tmp: string, env: NodeJS.ProcessEnv): Promise<StepResult[]> {
+  const text =
+    ['set -e', 'exec 2>&1', ...script.steps.flatMap((s, i) => [`printf '\\n${MARK} %s\\n' ${i}`, s.sh]), `printf '\\n${MARK} end\\n'`].join('\n') + '\n'
   const file = join(tmp, `.docs-script-${process.pid}-${Date.now()}.sh`)
   writeFileSync(file, text)
   let output = ''
@@ -229,8 +261,12 @@ async function runScript (script: Script, cwd: string, tmp: string, env: NodeJS.
       killAll()
     }
   }, 250)
-  let r
-  try { r = await p } finally { clearInterval(watch) }
+  let r: Awaited<typeof p>
+  try {
+    r = await p
+  } finally {
+    clearInterval(watch)
+  }
   rmSync(file, { force: true })
   const parts = output.split(new RegExp(`\\n?${MARK} (?:\\d+|end)\\n`))
   const results = script.steps.map((step, i) => ({ step, out: parts[i + 1] ?? '', ms: (starts[i + 1] ?? performance.now()) - (starts[i] ?? 0) }))
@@ -243,13 +279,13 @@ async function runScript (script: Script, cwd: string, tmp: string, env: NodeJS.
 }
 
 /** Whether `line` of the docs matches a line of output: decimals and `…` match anything. */
-function lineMatcher (line: string): RegExp {
+function lineMatcher(line: string): RegExp {
   const esc = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   return new RegExp('^' + esc.replace(/\\\.\\\.\\\.|…/g, '.*').replace(/\d+\\\.\d+/g, '\\d+(?:\\.\\d+)?') + '$')
 }
 
 /** Processes whose working folder or command line is inside `dir`. */
-function processesIn (dir: string): string[] {
+function processesIn(dir: string): string[] {
   const found: string[] = []
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue
@@ -257,7 +293,9 @@ function processesIn (dir: string): string[] {
       const cwd = readlinkSync(`/proc/${pid}/cwd`)
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
       if (cwd.startsWith(dir) || cmd.includes(dir)) found.push(`${pid}: ${cmd.trim()} (in ${cwd})`)
-    } catch { /* gone, or not ours to read */ }
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
   return found
 }
@@ -277,8 +315,14 @@ describe('every page', () => {
         if (/^(https?:|mailto:)/.test(target)) continue
         const [path, anchor] = target.split('#') as [string, string | undefined]
         const abs = path === '' ? join(ROOT, f) : resolve(dirname(join(ROOT, f)), decodeURI(path))
-        if (!abs.startsWith(ROOT)) { bad.push(`${f}: ${target} leaves the repository`); continue }
-        if (!existsSync(abs)) { bad.push(`${f}: ${target}: no such file`); continue }
+        if (!abs.startsWith(ROOT)) {
+          bad.push(`${f}: ${target} leaves the repository`)
+          continue
+        }
+        if (!existsSync(abs)) {
+          bad.push(`${f}: ${target}: no such file`)
+          continue
+        }
         if (anchor !== undefined && anchor !== '') {
           if (!abs.endsWith('.md') || statSync(abs).isDirectory()) continue
           if (!anchors(readFileSync(abs, 'utf8')).has(anchor)) bad.push(`${f}: ${target}: no heading '#${anchor}' in ${relative(ROOT, abs)}`)
@@ -293,7 +337,9 @@ describe('every page', () => {
     for (const f of files) {
       const text = readFileSync(join(ROOT, f), 'utf8')
       const code = [
-        ...blocks(text).filter((b) => b.lang !== 'text').map((b) => b.body),
+        ...blocks(text)
+          .filter((b) => b.lang !== 'text')
+          .map((b) => b.body),
         ...[...prose(text).matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!),
       ]
       for (const c of code) {
@@ -348,7 +394,11 @@ describe('getting-started.md and the README, literally', () => {
       cpSync(join(ROOT, f), join(source, f))
     }
     const git = (...args: string[]): void => {
-      const r = spawnSync('git', ['-c', 'user.name=docs tier', '-c', 'user.email=docs@localhost', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args], { cwd: source, encoding: 'utf8', timeout: 60_000 })
+      const r = spawnSync(
+        'git',
+        ['-c', 'user.name=docs tier', '-c', 'user.email=docs@localhost', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args],
+        { cwd: source, encoding: 'utf8', timeout: 60_000 },
+      )
       if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`)
     }
     git('init', '-q')
@@ -360,14 +410,20 @@ describe('getting-started.md and the README, literally', () => {
     killAll()
     if (tmp !== '') {
       const left = processesIn(tmp)
-      for (const l of left) { try { process.kill(Number(l.split(':')[0]), 'SIGKILL') } catch { /* gone */ } }
+      for (const l of left) {
+        try {
+          process.kill(Number(l.split(':')[0]), 'SIGKILL')
+        } catch {
+          /* gone */
+        }
+      }
       rmSync(tmp, { recursive: true, force: true })
       expect(left, 'processes left behind in the docs folder').toEqual([])
     }
   })
 
   /** Runs `file`'s script in `cwd` and checks its outputs and the programs it wrote. */
-  async function follow (file: string, cwd: string): Promise<void> {
+  async function follow(file: string, cwd: string): Promise<void> {
     const script = scriptOf(file, readFileSync(join(ROOT, file), 'utf8'), source)
     expect(script.steps.length, `${file} has commands`).toBeGreaterThan(0)
     const t0 = performance.now()
@@ -394,7 +450,9 @@ describe('getting-started.md and the README, literally', () => {
       if (!script.steps.slice(i + 1).some((s) => s.sh.includes(stem))) problems.push(`${w.at}: ${w.name} is written but no command after it runs it`)
     }
     expect(problems).toEqual([])
-    process.stdout.write(`docs tier: ${file}: ${script.steps.length} steps (${script.written.length} files written, ${compared} lines of output compared) in ${((performance.now() - t0) / 1000).toFixed(1)} s; skipped: ${script.skipped.join('; ') || 'none'}\n`)
+    process.stdout.write(
+      `docs tier: ${file}: ${script.steps.length} steps (${script.written.length} files written, ${compared} lines of output compared) in ${((performance.now() - t0) / 1000).toFixed(1)} s; skipped: ${script.skipped.join('; ') || 'none'}\n`,
+    )
     for (const r of results) process.stdout.write(`  ${r.step.at} ${(r.ms / 1000).toFixed(1)} s\n`)
     const left = processesIn(tmp)
     expect(left, `${file}: processes left running`).toEqual([])
@@ -406,7 +464,8 @@ describe('getting-started.md and the README, literally', () => {
 
   it('README.md: every command, in order, in the clone getting-started.md made', async () => {
     const clone = join(tmp, 'amlapi')
-    if (!existsSync(join(clone, 'packages', 'lapi', 'lib', 'index.js'))) throw new Error('the clone of getting-started.md is not there, or not built (see the test before)')
+    if (!existsSync(join(clone, 'packages', 'lapi', 'lib', 'index.js')))
+      throw new Error('the clone of getting-started.md is not there, or not built (see the test before)')
     await follow('README.md', clone)
   }, 300_000)
 })

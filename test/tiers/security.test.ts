@@ -39,14 +39,16 @@ const SOAK = FIXTURES + 'lapi/soak.mjs'
 const HOSTILE = FIXTURES + 'security/hostile.ts'
 const SYMLINKS = '/proc/sys/fs/protected_symlinks'
 
-function sh (cmd: string, args: string[]): { ok: boolean, out: string } {
+function sh(cmd: string, args: string[]): { ok: boolean; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000 })
   return { ok: r.status === 0, out: ((r.stdout ?? '') + (r.stderr ?? '')).trim() }
 }
-const skip = (what: string): void => { process.stdout.write(`security tier SKIPPED: ${what}\n`) }
+const skip = (what: string): void => {
+  process.stdout.write(`security tier SKIPPED: ${what}\n`)
+}
 
 /** Why this tier cannot run here at all (null: it can). */
-function cannot (): string | null {
+function cannot(): string | null {
   if (process.platform !== 'linux') return 'not Linux'
   if (process.getuid?.() !== 0) return 'not root (a second user, and the sysctl, need it)'
   return null
@@ -54,10 +56,15 @@ function cannot (): string | null {
 const why = cannot()
 if (why !== null) skip(why)
 
-interface User { name: string, uid: number, gid: number, created: boolean }
+interface User {
+  name: string
+  uid: number
+  gid: number
+  created: boolean
+}
 
 /** The user `name`: the one there is, or one made now (a system user without a home). Throws saying why not. */
-function ensureUser (name: string): User {
+function ensureUser(name: string): User {
   let created = false
   if (!sh('id', ['-u', name]).ok) {
     const r = sh('useradd', ['--system', '--no-create-home', '--user-group', '--shell', '/usr/sbin/nologin', name])
@@ -68,7 +75,7 @@ function ensureUser (name: string): User {
 }
 
 /** Removes a user (and its group) this run made. */
-function removeUser (u: User): void {
+function removeUser(u: User): void {
   if (!u.created) return
   sh('userdel', [u.name])
   if (sh('getent', ['group', u.name]).ok) sh('groupdel', [u.name])
@@ -78,77 +85,116 @@ function removeUser (u: User): void {
 const BASE_ENV: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: '/', LANG: 'C.UTF-8' }
 
 /** Whether `u` can run lapirun and read the fixtures of this checkout (a null reason: it can). */
-function cannotRead (u: User): string | null {
+function cannotRead(u: User): string | null {
   const files = [LAPIRUN, PUTGET, SOAK, ATTACK]
-  const a = spawnSync(process.execPath, ['-e', 'for (const f of process.argv.slice(1)) require("fs").accessSync(f, 4)', ...files],
-    { uid: u.uid, gid: u.gid, env: BASE_ENV, encoding: 'utf8', timeout: 20_000 })
+  const a = spawnSync(process.execPath, ['-e', 'for (const f of process.argv.slice(1)) require("fs").accessSync(f, 4)', ...files], {
+    uid: u.uid,
+    gid: u.gid,
+    env: BASE_ENV,
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
   if (a.status !== 0) return `user ${u.name} cannot read this checkout (${(a.stderr ?? '').trim().split('\n')[0] ?? ''})`
   const h = spawnSync(process.execPath, [LAPIRUN, '--help'], { uid: u.uid, gid: u.gid, env: BASE_ENV, encoding: 'utf8', timeout: 20_000 })
   if (h.status !== 0) return `user ${u.name} cannot run lapirun from this checkout (${(h.stderr ?? '').trim().split('\n')[0] ?? ''})`
   return null
 }
 
-let users: { victim: User, attacker: User } | null = null
+let users: { victim: User; attacker: User } | null = null
 let usersWhy = ''
 /** The value of fs.protected_symlinks before this run changed it (null: unchanged). */
 let oldSymlinks: string | null = null
 const dirs: string[] = []
 
 /** A fresh temporary directory: shared (mode 1777, as /tmp is), or owned by `owner` (0755). */
-function tempDir (kind: 'shared' | User): string {
+function tempDir(kind: 'shared' | User): string {
   const d = mkdtempSync(join(tmpdir(), 'amlapi-sec-'))
   dirs.push(d)
   if (kind === 'shared') chmodSync(d, 0o1777)
-  else { chownSync(d, kind.uid, kind.gid); chmodSync(d, 0o755) }
+  else {
+    chownSync(d, kind.uid, kind.gid)
+    chmodSync(d, 0o755)
+  }
   return d
 }
 
 /** A process started here; `ms`: from its start to its end (0 until it ends). */
-interface Proc { p: ChildProcess, out: string, err: string, code: Promise<number | null>, t0: number, ms: number }
+interface Proc {
+  p: ChildProcess
+  out: string
+  err: string
+  code: Promise<number | null>
+  t0: number
+  ms: number
+}
 const running = new Set<Proc>()
 
 /**
  * Starts `node args` as user `u` (this user where null), with `env` added to a minimal one, and
  * its stdin a pipe when `stdin`. Killed after 60 s whatever happens.
  */
-function start (u: User | null, args: string[], env: NodeJS.ProcessEnv = {}, stdin = false): Proc {
+function start(u: User | null, args: string[], env: NodeJS.ProcessEnv = {}, stdin = false): Proc {
   const p = spawn(process.execPath, args, {
-    env: { ...BASE_ENV, ...env }, stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], ...(u !== null ? { uid: u.uid, gid: u.gid } : {}),
+    env: { ...BASE_ENV, ...env },
+    stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    ...(u !== null ? { uid: u.uid, gid: u.gid } : {}),
   })
   const r: Proc = {
-    p, out: '', err: '', t0: performance.now(), ms: 0,
-    code: new Promise((resolve) => p.on('close', (c) => { r.ms = performance.now() - r.t0; running.delete(r); resolve(c) })),
+    p,
+    out: '',
+    err: '',
+    t0: performance.now(),
+    ms: 0,
+    code: new Promise((resolve) =>
+      p.on('close', (c) => {
+        r.ms = performance.now() - r.t0
+        running.delete(r)
+        resolve(c)
+      }),
+    ),
   }
   running.add(r)
-  p.stdout!.on('data', (d: Buffer) => { r.out += d.toString() })
-  p.stderr!.on('data', (d: Buffer) => { r.err += d.toString() })
+  p.stdout!.on('data', (d: Buffer) => {
+    r.out += d.toString()
+  })
+  p.stderr!.on('data', (d: Buffer) => {
+    r.err += d.toString()
+  })
   setTimeout(() => p.kill('SIGKILL'), 60_000).unref()
   return r
 }
 
 /** Waits until `cond` holds, looking every 20 ms, for at most `limitMs`; whether it came. */
-async function until (cond: () => boolean, limitMs: number): Promise<boolean> {
+async function until(cond: () => boolean, limitMs: number): Promise<boolean> {
   const end = performance.now() + limitMs
   while (!cond() && performance.now() < end) await sleep(20)
   return cond()
 }
 
 /** Runs an attacker command to its end (20 s at most): its JSON lines. */
-async function attacker (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Array<Record<string, unknown>>> {
+async function attacker(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Array<Record<string, unknown>>> {
   const r = start(users!.attacker, [ATTACK, ...args], env)
   const code = await Promise.race([r.code, sleep(20_000).then(() => 'deadline')])
   if (code !== 0) throw new Error(`attacker ${args[0]!}: ${String(code)}\n${r.err}`)
-  return r.out.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
+  return r.out
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
 }
 
 /** `lapirun --join` as the victim, rank `rank` of 2 of job `job` through the file rendezvous in `dir`. */
-function member (dir: string, job: string, rank: number): Proc {
-  return start(users!.victim, [LAPIRUN, '--join', '--timeout', '20', '--transport', 'tcp', PUTGET],
-    { AMLAPI_RENDEZVOUS: `file:${dir}`, AMLAPI_JOB_ID: job, AMLAPI_RANK: String(rank), AMLAPI_SIZE: '2' })
+function member(dir: string, job: string, rank: number): Proc {
+  return start(users!.victim, [LAPIRUN, '--join', '--timeout', '20', '--transport', 'tcp', PUTGET], {
+    AMLAPI_RENDEZVOUS: `file:${dir}`,
+    AMLAPI_JOB_ID: job,
+    AMLAPI_RANK: String(rank),
+    AMLAPI_SIZE: '2',
+  })
 }
 
 /** The processes (not zombies) that run as one of `uids` now. */
-function processesOf (uids: number[]): number[] {
+function processesOf(uids: number[]): number[] {
   const out: number[] = []
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue
@@ -156,7 +202,9 @@ function processesOf (uids: number[]): number[] {
       const s = readFileSync(`/proc/${d}/status`, 'utf8')
       const uid = Number(/^Uid:\s+(\d+)/m.exec(s)?.[1])
       if (uids.includes(uid) && !/^State:\s+Z/m.test(s)) out.push(Number(d))
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out
 }
@@ -165,14 +213,22 @@ function processesOf (uids: number[]): number[] {
  * Kills whatever a test left running — the processes it started, their descendants, anything of
  * the two users — and checks that they are gone (5 s at most). Returns the pids it had to kill.
  */
-async function reap (): Promise<number[]> {
+async function reap(): Promise<number[]> {
   const pids = new Set<number>()
   for (const r of running) {
     const pid = r.p.pid
-    if (pid !== undefined && alive(pid)) { pids.add(pid); for (const d of descendants(pid)) pids.add(d) }
+    if (pid !== undefined && alive(pid)) {
+      pids.add(pid)
+      for (const d of descendants(pid)) pids.add(d)
+    }
   }
   if (users !== null) for (const p of processesOf([users.victim.uid, users.attacker.uid])) pids.add(p)
-  for (const p of pids) try { process.kill(p, 'SIGKILL') } catch { /* gone */ }
+  for (const p of pids)
+    try {
+      process.kill(p, 'SIGKILL')
+    } catch {
+      /* gone */
+    }
   await until(() => [...pids].every((p) => !alive(p)), 5000)
   const still = [...pids].filter(alive)
   if (still.length > 0) throw new Error(`processes ${still.join(', ')} still run after SIGKILL`)
@@ -181,7 +237,7 @@ async function reap (): Promise<number[]> {
 }
 
 /** Puts fs.protected_symlinks back as it was (when this run changed it). */
-function restoreSymlinks (): void {
+function restoreSymlinks(): void {
   if (oldSymlinks === null) return
   try {
     writeFileSync(SYMLINKS, oldSymlinks)
@@ -213,7 +269,10 @@ afterAll(async () => {
   restoreSymlinks()
   await reap().catch((e: Error) => process.stdout.write(`security tier: ${e.message}\n`))
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
-  if (users !== null) { removeUser(users.victim); removeUser(users.attacker) }
+  if (users !== null) {
+    removeUser(users.victim)
+    removeUser(users.attacker)
+  }
 })
 
 afterEach(async () => {
@@ -222,12 +281,12 @@ afterEach(async () => {
 })
 
 describe.skipIf(why !== null)('a second local user attacks a job of the file rendezvous', () => {
-  const ready = (ctx: TestContext): { victim: User, attacker: User } => {
+  const ready = (ctx: TestContext): { victim: User; attacker: User } => {
     if (users === null || usersWhy !== '') ctx.skip(usersWhy)
     return users!
   }
 
-  it('a note directory the attacker made first: refused, its owner named; the attacker\'s rendezvous never reached, its program never run', async (ctx) => {
+  it("a note directory the attacker made first: refused, its owner named; the attacker's rendezvous never reached, its program never run", async (ctx) => {
     const { victim, attacker: att } = ready(ctx)
     const dir = tempDir('shared')
     const listener = start(att, [ATTACK, 'listen', '40000'])
@@ -246,8 +305,8 @@ describe.skipIf(why !== null)('a second local user attacks a job of the file ren
       }
       // (a connection would have come within the jobs' lives; they are over)
       await sleep(200)
-      expect(listener.out, 'connections the attacker\'s rendezvous saw').not.toMatch(/"conn"/)
-      expect(existsSync(join(dir, 'evil-ran')), 'the attacker\'s program ran').toBe(false)
+      expect(listener.out, "connections the attacker's rendezvous saw").not.toMatch(/"conn"/)
+      expect(existsSync(join(dir, 'evil-ran')), "the attacker's program ran").toBe(false)
     } finally {
       listener.p.kill('SIGKILL')
       await listener.code
@@ -338,7 +397,13 @@ describe.skipIf(why !== null)('a second local user attacks a job of the file ren
     const keyOf = (p: number): string | null => environOf(p)?.get('AMLAPI_JOB_KEY') ?? null
     // (the processes lapirun started, each with the key in its environment, as root reads it)
     let pids: number[] = []
-    expect(await until(() => { pids = descendants(pid); return pids.length >= 2 && pids.every((p) => keyOf(p) !== null) }, 15_000), job.err).toBe(true)
+    expect(
+      await until(() => {
+        pids = descendants(pid)
+        return pids.length >= 2 && pids.every((p) => keyOf(p) !== null)
+      }, 15_000),
+      job.err,
+    ).toBe(true)
     const key = keyOf(pids[0]!)!
     expect(key).toMatch(/^[0-9a-f]{64}$/)
     const seen = await attacker(['proc', String(pid), ...pids.map(String)])
@@ -411,19 +476,24 @@ const MIN_CLEAN = 3
 const OTHER_CPUS = 0.1
 
 /** Busy CPU seconds of the whole host so far (/proc/stat: all but idle and iowait). */
-function hostBusySeconds (): number {
+function hostBusySeconds(): number {
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
   return (f.reduce((a, b) => a + b, 0) - f[3]! - f[4]!) / 100
 }
 
 /** CPU seconds of `pid` so far, with those of its children it has waited for (/proc/<pid>/stat), or 0 when it is gone. */
-function cpuSeconds (pid: number, children = true): number {
+function cpuSeconds(pid: number, children = true): number {
   try {
     const st = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ').map(Number)
+    const f = st
+      .slice(st.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number)
     // (utime, stime, cutime, cstime: fields 14-17, in clock ticks of 1/100 s)
     return (f[11]! + f[12]! + (children ? f[13]! + f[14]! : 0)) / 100
-  } catch { return 0 }
+  } catch {
+    return 0
+  }
 }
 
 /**
@@ -434,37 +504,45 @@ function cpuSeconds (pid: number, children = true): number {
  * as it opens (found through /proc every few ms while the job starts: the rendezvous and process
  * 0's listener first, then process 1's, if it is seen before it closes).
  */
-async function timedJob (runAs: User | null, attack: { bundle: string, attacker: User | null } | null): Promise<Timed> {
+async function timedJob(runAs: User | null, attack: { bundle: string; attacker: User | null } | null): Promise<Timed> {
   let hostile: Proc | null = null
   if (attack !== null) {
     hostile = start(attack.attacker, [attack.bundle, String(PER_PORT), '40000', String(TRICKLE_BYTES)], {}, true)
-    if (!await until(() => hostile!.out.includes('"ready"'), 10_000)) throw new Error(`the attacker did not start: ${hostile.err}`)
+    if (!(await until(() => hostile!.out.includes('"ready"'), 10_000))) throw new Error(`the attacker did not start: ${hostile.err}`)
   }
   const rvPort = await freePort()
   const env = { AMLAPI_SIZE: '2', AMLAPI_RENDEZVOUS: `127.0.0.1:${rvPort}`, AMLAPI_JOB_KEY: randomBytes(32).toString('hex') }
   const args = [LAPIRUN, '--join', '--tasks-per-proc', '2', '--transport', 'tcp', '--timeout', '30', SOAK, String(WORK_MS)]
-  const busy0 = hostBusySeconds(); const self0 = process.cpuUsage()
+  const busy0 = hostBusySeconds()
+  const self0 = process.cpuUsage()
   const hostileCpu0 = hostile !== null ? cpuSeconds(hostile.p.pid!) : 0
   const t0 = performance.now()
   const ps: Proc[] = [start(runAs, args, { ...env, AMLAPI_RANK: '0' })]
   const watches = [watchMemory(ps[0]!.p.pid!, { everyMs: 100, limitMs: 40_000 })]
   const ended = (): boolean => ps.every((p) => p.p.exitCode !== null || p.p.signalCode !== null)
   // (the CPU time of the job and of the attacker, sampled as the memory is: a process's own, while it runs)
-  const jobCpus = [0, 0]; let hostileCpu = 0
+  const jobCpus = [0, 0]
+  let hostileCpu = 0
   const cpu = (): void => {
-    ps.forEach((p, i) => { const now = cpuSeconds(p.p.pid!, false); if (now > 0) jobCpus[i] = Math.max(jobCpus[i]!, now) })
+    ps.forEach((p, i) => {
+      const now = cpuSeconds(p.p.pid!, false)
+      if (now > 0) jobCpus[i] = Math.max(jobCpus[i]!, now)
+    })
     if (hostile !== null) hostileCpu = Math.max(hostileCpu, cpuSeconds(hostile.p.pid!) - hostileCpu0)
   }
   const cpuTimer = setInterval(cpu, 50)
-  const ports = new Map<string, { host: string, port: number }>()
+  const ports = new Map<string, { host: string; port: number }>()
   /** Looks for the job's listening ports once, each new one given to the attacker at once; how many listen now. */
   const look = (): number => {
-    const found = listeningPorts(ps.map((p) => p.p.pid!), 'tcp')
+    const found = listeningPorts(
+      ps.map((p) => p.p.pid!),
+      'tcp',
+    )
     for (const s of found) {
       const label = s.port === rvPort ? 'rendezvous' : `process-${ps.findIndex((p) => p.p.pid === s.pid)}-tcp`
       if (ports.has(label)) continue
       ports.set(label, { host: s.host, port: s.port })
-      hostile?.p.stdin!.write(`${s.host} ${s.port} ${label}\n`)
+      hostile?.p.stdin?.write(`${s.host} ${s.port} ${label}\n`)
     }
     return found.length
   }
@@ -499,23 +577,38 @@ async function timedJob (runAs: User | null, attack: { bundle: string, attacker:
   let stats: Record<string, HostileStats> = {}
   if (hostile !== null) {
     hostile.p.stdin!.end()
-    if (!await until(() => hostile!.out.includes('"stats"'), 10_000)) throw new Error(`the attacker did not say what it did: ${hostile.err}`)
+    if (!(await until(() => hostile!.out.includes('"stats"'), 10_000))) throw new Error(`the attacker did not say what it did: ${hostile.err}`)
     const list = (JSON.parse(hostile.out.split('\n').find((l) => l.includes('"stats"'))!) as { stats: HostileStats[] }).stats
     // (one figure per port, in the order the ports were given)
     stats = Object.fromEntries([...ports.keys()].map((label, i) => [label, list[i]!]))
     await hostile.code
   }
   const peakKiB: Record<string, number> = {}
-  watches.forEach((w, rank) => { for (const m of w.stop().values()) if (m.pid === ps[rank]!.p.pid) peakKiB[`process ${rank}`] = m.peakKiB })
+  watches.forEach((w, rank) => {
+    for (const m of w.stop().values()) if (m.pid === ps[rank]!.p.pid) peakKiB[`process ${rank}`] = m.peakKiB
+  })
   const rounds = ps.flatMap((p) => [...p.out.matchAll(/^soak ok (\d+)$/gm)].map((m) => Number(m[1])))
   return {
-    attacked: attack !== null, codes, err: ps.map((p) => p.err).join('\n'), ms: done - p1At, rounds, heldMs: p1At - t0, startMs: startedAt - p1At, peakKiB,
-    ports: [...ports.keys()], stats, refusedAfter, otherCpus, jobCpu, hostileCpu,
+    attacked: attack !== null,
+    codes,
+    err: ps.map((p) => p.err).join('\n'),
+    ms: done - p1At,
+    rounds,
+    heldMs: p1At - t0,
+    startMs: startedAt - p1At,
+    peakKiB,
+    ports: [...ports.keys()],
+    stats,
+    refusedAfter,
+    otherCpus,
+    jobCpu,
+    hostileCpu,
   }
 }
 
-function median (xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
@@ -532,7 +625,7 @@ describe.skipIf(why !== null)('what hostile connections cost a job while it star
     buildSync({ entryPoints: [HOSTILE], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundle, logLevel: 'warning' })
     chmodSync(bundle, 0o644)
     // (paired and interleaved, each pair's order alternating: the host's other load falls on both alike)
-    const pairs: Array<{ attacked: Timed, unattacked: Timed }> = []
+    const pairs: Array<{ attacked: Timed; unattacked: Timed }> = []
     const clean = (): typeof pairs => pairs.filter((p) => p.attacked.otherCpus < OTHER_CPUS && p.unattacked.otherCpus < OTHER_CPUS)
     const t0 = performance.now()
     while (pairs.length < PAIRS || (clean().length < MIN_CLEAN && pairs.length < MAX_PAIRS && performance.now() - t0 < 100_000)) {
@@ -561,17 +654,20 @@ describe.skipIf(why !== null)('what hostile connections cost a job while it star
     // (the soak works for a fixed time: what an attack costs shows as fewer rounds, and a longer start or end; both
     // count in the time a round, the whole job's time, wall clock, is judged too)
     const perRound = (r: Timed): number => r.ms / r.rounds[0]!
-    const fig = (rs: Timed[]): string => `${median(rs.map((r) => r.ms)).toFixed(0)} ms, ${median(rs.map((r) => r.rounds[0]!))} rounds, ` +
+    const fig = (rs: Timed[]): string =>
+      `${median(rs.map((r) => r.ms)).toFixed(0)} ms, ${median(rs.map((r) => r.rounds[0]!))} rounds, ` +
       `${median(rs.map(perRound)).toFixed(2)} ms a round, CPU seconds: job ${median(rs.map((r) => r.jobCpu)).toFixed(2)}, ` +
       `attacker ${median(rs.map((r) => r.hostileCpu)).toFixed(2)}, started in ${median(rs.map((r) => r.startMs)).toFixed(0)} ms`
     const judged = clean().length >= MIN_CLEAN ? clean() : pairs
-    const a = judged.map((p) => p.attacked); const u = judged.map((p) => p.unattacked)
+    const a = judged.map((p) => p.attacked)
+    const u = judged.map((p) => p.unattacked)
     const ratio = median(a.map(perRound)) / median(u.map(perRound))
     const wallRatio = median(a.map((r) => r.ms)) / median(u.map((r) => r.ms))
     const peaks = (rs: Timed[], who: string): number => median(rs.map((r) => r.peakKiB[who] ?? NaN))
     const mem = ['process 0', 'process 1'].map((who) => ({ who, attacked: peaks(a, who), unattacked: peaks(u, who) }))
     const made = (label: string): string => `${median(a.map((r) => r.stats[label]?.connected ?? 0))}`
-    const said = `medians of ${judged.length} pairs (of ${pairs.length}; other processes held ` +
+    const said =
+      `medians of ${judged.length} pairs (of ${pairs.length}; other processes held ` +
       `${runs.map((r) => r.otherCpus.toFixed(2)).join(' ')} CPUs in the runs; process 1 started ${median(runs.map((r) => r.heldMs)).toFixed(0)} ms ` +
       `after process 0, timed from its start): attacked ${fig(a)}; unattacked ${fig(u)}; ` +
       `attacked/unattacked: time a round ${ratio.toFixed(3)}, whole job ${wallRatio.toFixed(3)}; ` +

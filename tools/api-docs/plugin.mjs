@@ -7,12 +7,12 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 
-export function load (app) {
+export function load(app) {
   app.options.addReader({
     name: 'amlapi-packages',
     order: 10_000,
     supportsPackages: true,
-    read (options, _logger, cwd) {
+    read(options, _logger, cwd) {
       if (options.packageDir === undefined) return
       const entries = ['src/index.ts', 'src/compat.ts', 'src/flat.ts'].filter((f) => existsSync(join(cwd, f)))
       options.setValue('entryPoints', entries, cwd)

@@ -26,10 +26,16 @@ export const LAST_PACKED = MAX_UHDR - 32
  * milliseconds of a fresh job are slower (code still being compiled), and without this they would
  * fall on whichever series the runner measures first.
  */
-async function warmUp (session: Session, seconds: number, maxSize: number): Promise<void> {
+async function warmUp(session: Session, seconds: number, maxSize: number): Promise<void> {
   const patterns: [string, number][] = [
-    ['am2.short-rtt', 0], ['am2.medium-rtt', 8], ['am2.medium-rtt', 4096], ['am2.long-rtt', 8], ['am2.long-rtt', 4096],
-    ['am2.rate', 0], ['am2.long-bw', 64 << 10], ['am2.medium-bw', 64 << 10],
+    ['am2.short-rtt', 0],
+    ['am2.medium-rtt', 8],
+    ['am2.medium-rtt', 4096],
+    ['am2.long-rtt', 8],
+    ['am2.long-rtt', 4096],
+    ['am2.rate', 0],
+    ['am2.long-bw', 64 << 10],
+    ['am2.medium-bw', 64 << 10],
   ]
   for (const [series, size] of patterns) {
     if (size > maxSize) continue
@@ -45,7 +51,11 @@ const bench: Benchmark = {
   minCpus: 2,
   series: [
     {
-      id: 'am2.short-rtt', title: 'Short (size = 4 B × args)', kind: 'latency', unit: 'us', group: 'am2-rtt',
+      id: 'am2.short-rtt',
+      title: 'Short (size = 4 B × args)',
+      kind: 'latency',
+      unit: 'us',
+      group: 'am2-rtt',
       groupTitle: `AM-2 round trip: request + Short reply (µs); packed ≤ ${LAST_PACKED} B`,
       xLabel: 'payload bytes; Short: 4 B per argument (log₂ scale)',
       sizes: 'am2-short',
@@ -55,37 +65,92 @@ const bench: Benchmark = {
       ],
     },
     {
-      id: 'am2.medium-rtt', title: 'Medium (AM_RequestI0)', kind: 'latency', unit: 'us', group: 'am2-rtt', sizes: 'am2',
+      id: 'am2.medium-rtt',
+      title: 'Medium (AM_RequestI0)',
+      kind: 'latency',
+      unit: 'us',
+      group: 'am2-rtt',
+      sizes: 'am2',
       compareTo: [{ series: 'am2.short-rtt', label: '÷ Short', baselineSize: 0 }],
     },
     {
-      id: 'am2.long-rtt', title: 'Long (AM_RequestXfer0)', kind: 'latency', unit: 'us', group: 'am2-rtt', sizes: 'am2',
+      id: 'am2.long-rtt',
+      title: 'Long (AM_RequestXfer0)',
+      kind: 'latency',
+      unit: 'us',
+      group: 'am2-rtt',
+      sizes: 'am2',
       compareTo: [{ series: 'am2.short-rtt', label: '÷ Short', baselineSize: 0 }],
     },
     {
-      id: 'am2.rate', title: 'Short requests (size = 4 B × args), AM_Reply0', kind: 'rate', unit: 'ops/s', group: 'am2-rate',
-      groupTitle: 'AM-2 pipelined request rate, up to 128 in flight (requests/s)', sizes: 'am2-short',
+      id: 'am2.rate',
+      title: 'Short requests (size = 4 B × args), AM_Reply0',
+      kind: 'rate',
+      unit: 'ops/s',
+      group: 'am2-rate',
+      groupTitle: 'AM-2 pipelined request rate, up to 128 in flight (requests/s)',
+      sizes: 'am2-short',
       xLabel: 'arguments × 4 B (log₂ scale; 0 = AM_Request0)',
     },
     {
-      id: 'am2.long-bw', title: 'Long (AM_RequestXfer0 from the segment)', kind: 'bandwidth', unit: 'MB/s', group: 'am2-bw',
-      groupTitle: 'AM-2 bulk bandwidth, AM_MaxLong / AM_MaxMedium chunks (MB/s)', sizes: 'am2-bw',
+      id: 'am2.long-bw',
+      title: 'Long (AM_RequestXfer0 from the segment)',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'am2-bw',
+      groupTitle: 'AM-2 bulk bandwidth, AM_MaxLong / AM_MaxMedium chunks (MB/s)',
+      sizes: 'am2-bw',
       xLabel: 'message size, bytes (log₂ scale)',
       compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
     },
     {
-      id: 'am2.medium-bw', title: 'Medium (AM_RequestI0 from a Uint8Array)', kind: 'bandwidth', unit: 'MB/s', group: 'am2-bw', sizes: 'am2-bw',
+      id: 'am2.medium-bw',
+      title: 'Medium (AM_RequestI0 from a Uint8Array)',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'am2-bw',
+      sizes: 'am2-bw',
       compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
     },
   ],
   goals: [
-    { name: 'AM-2 Short round trip (0 args) ≤ 2 × SAB spin ring RTT (8 B)', series: 'am2.short-rtt', size: 0, baseline: 'baseline.sab-spin.rtt', baselineSize: 8, op: '<=', target: 2 },
-    { name: 'AM-2 Medium RTT step at the packing boundary (first unpacked ÷ last packed) ≤ 1.3', series: 'am2.medium-rtt', size: LAST_PACKED + 1, baseline: 'am2.medium-rtt', baselineSize: LAST_PACKED, op: '<=', target: 1.3 },
+    {
+      name: 'AM-2 Short round trip (0 args) ≤ 2 × SAB spin ring RTT (8 B)',
+      series: 'am2.short-rtt',
+      size: 0,
+      baseline: 'baseline.sab-spin.rtt',
+      baselineSize: 8,
+      op: '<=',
+      target: 2,
+    },
+    {
+      name: 'AM-2 Medium RTT step at the packing boundary (first unpacked ÷ last packed) ≤ 1.3',
+      series: 'am2.medium-rtt',
+      size: LAST_PACKED + 1,
+      baseline: 'am2.medium-rtt',
+      baselineSize: LAST_PACKED,
+      op: '<=',
+      target: 1.3,
+    },
     { name: 'AM-2 pipelined AM_Request0 rate (0 args) ≥ 500,000 requests/s', series: 'am2.rate', size: 0, op: '>=', target: 500_000 },
-    { name: 'AM-2 1 MiB Long bandwidth ≥ 0.6 × Uint8Array.set into a SAB', series: 'am2.long-bw', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.6, pair: false },
+    {
+      name: 'AM-2 1 MiB Long bandwidth ≥ 0.6 × Uint8Array.set into a SAB',
+      series: 'am2.long-bw',
+      size: MiB,
+      baseline: 'baseline.memcpy.set-to-sab',
+      op: '>=',
+      target: 0.6,
+      pair: false,
+    },
   ],
   references: [
-    { name: 'AM-2 Short round trip (0 args) ÷ minimal active message RTT (8 B)', series: 'am2.short-rtt', size: 0, baseline: 'baseline.sab-am.rtt', baselineSize: 8 },
+    {
+      name: 'AM-2 Short round trip (0 args) ÷ minimal active message RTT (8 B)',
+      series: 'am2.short-rtt',
+      size: 0,
+      baseline: 'baseline.sab-am.rtt',
+      baselineSize: 8,
+    },
   ],
   open: async (ctx) => {
     for (const id of ['am2.short-rtt', 'am2.rate']) {
@@ -95,20 +160,24 @@ const bench: Benchmark = {
     }
     const maxSize = Math.max(64, ctx.maxSize)
     const data: Omit<Am2BenchData, 'cmd' | 'maxSize'> = { timeoutMs: ctx.timeoutMs }
-    const session = await openLapiJob(ctx, {
-      'am2.short-rtt': Am2Op.SHORT_RTT,
-      'am2.medium-rtt': Am2Op.MEDIUM_RTT,
-      'am2.long-rtt': Am2Op.LONG_RTT,
-      'am2.rate': Am2Op.RATE,
-      'am2.long-bw': Am2Op.LONG_BW,
-      'am2.medium-bw': Am2Op.MEDIUM_BW,
-    }, {
-      program: TASK,
-      data,
-      // each task: its endpoint segment and the Long source (maxSize each), LAPI's staging copy of
-      // a rendezvous Medium, am2's counters
-      config: { segmentSize: Math.max(32 * MiB, 4 * maxSize + 8 * MiB), maxUhdrSz: MAX_UHDR },
-    })
+    const session = await openLapiJob(
+      ctx,
+      {
+        'am2.short-rtt': Am2Op.SHORT_RTT,
+        'am2.medium-rtt': Am2Op.MEDIUM_RTT,
+        'am2.long-rtt': Am2Op.LONG_RTT,
+        'am2.rate': Am2Op.RATE,
+        'am2.long-bw': Am2Op.LONG_BW,
+        'am2.medium-bw': Am2Op.MEDIUM_BW,
+      },
+      {
+        program: TASK,
+        data,
+        // each task: its endpoint segment and the Long source (maxSize each), LAPI's staging copy of
+        // a rendezvous Medium, am2's counters
+        config: { segmentSize: Math.max(32 * MiB, 4 * maxSize + 8 * MiB), maxUhdrSz: MAX_UHDR },
+      },
+    )
     try {
       await warmUp(session, ctx.quick ? 0.005 : 0.06, maxSize)
     } catch (err) {

@@ -23,7 +23,5 @@ export default sabBenchmark({
   rttSizes: [8, 16, 32],
   bandwidth: false,
   rttCompareTo: [{ series: 'baseline.sab-spin.rtt', label: '÷ SAB spin' }],
-  references: [
-    { name: 'minimal active message RTT (8 B) ÷ SAB spin ring RTT', series: 'baseline.sab-am.rtt', size: 8, baseline: 'baseline.sab-spin.rtt' },
-  ],
+  references: [{ name: 'minimal active message RTT (8 B) ÷ SAB spin ring RTT', series: 'baseline.sab-am.rtt', size: 8, baseline: 'baseline.sab-spin.rtt' }],
 })

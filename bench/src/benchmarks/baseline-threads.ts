@@ -17,7 +17,7 @@ const SIZES: readonly number[] = [64 << 10, MiB]
 /** The spin of a wait before it sleeps where there are CPUs enough (the library's default, µs). */
 const SPIN_US = 200
 
-const SERIES: Record<string, { threads: 2 | 4, op: FloorCommand['op'] }> = {
+const SERIES: Record<string, { threads: 2 | 4; op: FloorCommand['op'] }> = {
   'baseline.threads.bcast-2': { threads: 2, op: 'bcast' },
   'baseline.threads.bcast-4': { threads: 4, op: 'bcast' },
   'baseline.threads.alltoall-2': { threads: 2, op: 'alltoall' },
@@ -25,7 +25,10 @@ const SERIES: Record<string, { threads: 2 | 4, op: FloorCommand['op'] }> = {
 }
 
 /** P threads, their buffers and control block, started once per session. */
-interface Team { peers: Peer[], ctl: Int32Array }
+interface Team {
+  peers: Peer[]
+  ctl: Int32Array
+}
 
 async function openTeam(ctx: BenchContext, threads: number): Promise<Team> {
   const sab = new SharedArrayBuffer(CTL_BYTES)
@@ -43,14 +46,20 @@ async function openTeam(ctx: BenchContext, threads: number): Promise<Team> {
 
 const bench: Benchmark = {
   name: 'baseline.threads',
-  description: 'the floor of a broadcast and an all-to-all between 2 and 4 worker threads: only the copies (Uint8Array.set between SharedArrayBuffers) and the counting each must do',
+  description:
+    'the floor of a broadcast and an all-to-all between 2 and 4 worker threads: only the copies (Uint8Array.set between SharedArrayBuffers) and the counting each must do',
   placements: ['all'],
   minCpus: 2,
   series: [
     {
-      id: 'baseline.threads.bcast-2', title: 'bare threads: broadcast, 2 threads', kind: 'bandwidth', unit: 'MB/s', group: 'threads-floor',
-      groupTitle: 'Broadcast and all-to-all between bare worker threads: bytes into each thread\'s buffer per second (MB/s)',
-      xLabel: 'buffer bytes per thread (all-to-all: size / P from each thread)', sizes: SIZES,
+      id: 'baseline.threads.bcast-2',
+      title: 'bare threads: broadcast, 2 threads',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'threads-floor',
+      groupTitle: "Broadcast and all-to-all between bare worker threads: bytes into each thread's buffer per second (MB/s)",
+      xLabel: 'buffer bytes per thread (all-to-all: size / P from each thread)',
+      sizes: SIZES,
     },
     { id: 'baseline.threads.bcast-4', title: 'bare threads: broadcast, 4 threads', kind: 'bandwidth', unit: 'MB/s', group: 'threads-floor', sizes: SIZES },
     { id: 'baseline.threads.alltoall-2', title: 'bare threads: all-to-all, 2 threads', kind: 'bandwidth', unit: 'MB/s', group: 'threads-floor', sizes: SIZES },
@@ -60,7 +69,10 @@ const bench: Benchmark = {
     const teams = new Map<number, Promise<Team>>()
     const team = (n: number): Promise<Team> => {
       let t = teams.get(n)
-      if (t === undefined) { t = openTeam(ctx, n); teams.set(n, t) }
+      if (t === undefined) {
+        t = openTeam(ctx, n)
+        teams.set(n, t)
+      }
       return t
     }
     return {
@@ -72,7 +84,10 @@ const bench: Benchmark = {
         for (let w = 0; w < CTL_WORDS; w++) Atomics.store(t.ctl, w, 0)
         const cmd: FloorCommand = { op: s.op, size, iterations, spinUs: s.threads <= ctx.cpus ? SPIN_US : 0, timeoutMs: ctx.timeoutMs }
         // (a worker's { error } reply rejects its request (Peer); the first failure stops the others' waits)
-        const stop = (e: unknown): never => { Atomics.store(t.ctl, C_ABORT, 1); throw e }
+        const stop = (e: unknown): never => {
+          Atomics.store(t.ctl, C_ABORT, 1)
+          throw e
+        }
         const replies = await Promise.allSettled(t.peers.map((p) => p.request<{ seconds: number }>(cmd, ctx.timeoutMs + 5000).catch(stop)))
         let seconds = 0
         for (const r of replies) {

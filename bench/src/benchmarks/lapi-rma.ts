@@ -35,7 +35,7 @@ export interface LapiJobOptions {
  * The tasks share the command block `C` (lib/lapi-layout.ts); whichever task times a run writes
  * the result and DONE.
  */
-export async function openLapiJob (ctx: BenchContext, ops: Record<string, number>, opts: LapiJobOptions = {}): Promise<Session> {
+export async function openLapiJob(ctx: BenchContext, ops: Record<string, number>, opts: LapiJobOptions = {}): Promise<Session> {
   const maxSize = Math.max(8, ctx.maxSize)
   const job = await startCommandJob(ctx, {
     program: opts.program ?? TASK,
@@ -45,7 +45,7 @@ export async function openLapiJob (ctx: BenchContext, ops: Record<string, number
     label: 'the LAPI job',
   })
   return {
-    run (series: string, size: number, iterations: number): Promise<number> {
+    run(series: string, size: number, iterations: number): Promise<number> {
       const op = ops[series]
       if (op === undefined) throw new Error(`unknown series ${series}`)
       return job.run(op, size, iterations, `${series} at ${size} B`)
@@ -61,32 +61,85 @@ const bench: Benchmark = {
   minCpus: 2,
   series: [
     {
-      id: 'lapi.rma.put-rtt', title: 'LAPI Put ping-pong', kind: 'latency', unit: 'us', group: 'lapi-rtt',
-      groupTitle: 'LAPI round trip and latency between two tasks (µs)', sizes: 'rma',
-      compareTo: [{ series: 'baseline.sab-spin.rtt', label: '÷ SAB spin' }, { series: 'baseline.msgport.rtt', label: '÷ postMessage' }],
+      id: 'lapi.rma.put-rtt',
+      title: 'LAPI Put ping-pong',
+      kind: 'latency',
+      unit: 'us',
+      group: 'lapi-rtt',
+      groupTitle: 'LAPI round trip and latency between two tasks (µs)',
+      sizes: 'rma',
+      compareTo: [
+        { series: 'baseline.sab-spin.rtt', label: '÷ SAB spin' },
+        { series: 'baseline.msgport.rtt', label: '÷ postMessage' },
+      ],
     },
     {
-      id: 'lapi.rma.get-lat', title: 'LAPI Get (blocking)', kind: 'latency', unit: 'us', group: 'lapi-rtt', sizes: 'rma',
+      id: 'lapi.rma.get-lat',
+      title: 'LAPI Get (blocking)',
+      kind: 'latency',
+      unit: 'us',
+      group: 'lapi-rtt',
+      sizes: 'rma',
       compareTo: [{ series: 'baseline.sab-spin.rtt', label: '÷ SAB spin' }],
     },
     {
-      id: 'lapi.rma.put-bw', title: 'LAPI Put', kind: 'bandwidth', unit: 'MB/s', group: 'lapi-bw',
-      groupTitle: 'LAPI one-way bandwidth between two tasks (MB/s)', sizes: 'rma',
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.sab-spin.bw', label: '÷ SAB spin' }],
+      id: 'lapi.rma.put-bw',
+      title: 'LAPI Put',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'lapi-bw',
+      groupTitle: 'LAPI one-way bandwidth between two tasks (MB/s)',
+      sizes: 'rma',
+      compareTo: [
+        { series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' },
+        { series: 'baseline.sab-spin.bw', label: '÷ SAB spin' },
+      ],
     },
     {
-      id: 'lapi.rma.get-bw', title: 'LAPI Get', kind: 'bandwidth', unit: 'MB/s', group: 'lapi-bw', sizes: 'rma',
+      id: 'lapi.rma.get-bw',
+      title: 'LAPI Get',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'lapi-bw',
+      sizes: 'rma',
       compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
     },
     {
-      id: 'lapi.rma.rmw-rate', title: 'LAPI Rmw FETCH_AND_ADD (blocking)', kind: 'rate', unit: 'ops/s', group: 'lapi-rmw',
-      groupTitle: 'LAPI read-modify-write rate (operations/s)', sizes: [4],
+      id: 'lapi.rma.rmw-rate',
+      title: 'LAPI Rmw FETCH_AND_ADD (blocking)',
+      kind: 'rate',
+      unit: 'ops/s',
+      group: 'lapi-rmw',
+      groupTitle: 'LAPI read-modify-write rate (operations/s)',
+      sizes: [4],
     },
   ],
   goals: [
-    { name: 'LAPI 8 B Put ping-pong RTT ≤ 1.0 × SAB spin ring RTT', series: 'lapi.rma.put-rtt', size: 8, baseline: 'baseline.sab-spin.rtt', op: '<=', target: 1.0 },
-    { name: 'LAPI 1 MiB Put bandwidth ≥ 0.8 × Uint8Array.set into a SAB', series: 'lapi.rma.put-bw', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.8, pair: false },
-    { name: 'LAPI 8 B Put ping-pong RTT ≤ 1/50 × postMessage RTT (2 cores)', series: 'lapi.rma.put-rtt', size: 8, baseline: 'baseline.msgport.rtt', op: '<=', target: 0.02 },
+    {
+      name: 'LAPI 8 B Put ping-pong RTT ≤ 1.0 × SAB spin ring RTT',
+      series: 'lapi.rma.put-rtt',
+      size: 8,
+      baseline: 'baseline.sab-spin.rtt',
+      op: '<=',
+      target: 1.0,
+    },
+    {
+      name: 'LAPI 1 MiB Put bandwidth ≥ 0.8 × Uint8Array.set into a SAB',
+      series: 'lapi.rma.put-bw',
+      size: MiB,
+      baseline: 'baseline.memcpy.set-to-sab',
+      op: '>=',
+      target: 0.8,
+      pair: false,
+    },
+    {
+      name: 'LAPI 8 B Put ping-pong RTT ≤ 1/50 × postMessage RTT (2 cores)',
+      series: 'lapi.rma.put-rtt',
+      size: 8,
+      baseline: 'baseline.msgport.rtt',
+      op: '<=',
+      target: 0.02,
+    },
   ],
   open: (ctx) => openLapiJob(ctx, OPS),
 }

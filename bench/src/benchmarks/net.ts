@@ -40,56 +40,134 @@ const bench: Benchmark = {
   placements: ['all', '1core'],
   series: [
     {
-      id: 'net.evloop.rtt', title: 'net ping-pong, event loop', kind: 'latency', unit: 'us', group: 'net-rtt',
-      groupTitle: 'Round trip between two processes over TCP (µs)', sizes: [16],
+      id: 'net.evloop.rtt',
+      title: 'net ping-pong, event loop',
+      kind: 'latency',
+      unit: 'us',
+      group: 'net-rtt',
+      groupTitle: 'Round trip between two processes over TCP (µs)',
+      sizes: [16],
     },
     { id: 'net.poll.rtt', title: 'net ping-pong, polled (readSync)', kind: 'latency', unit: 'us', group: 'net-rtt', sizes: [16] },
     {
-      id: 'net.lapi.put-rtt', title: 'LAPI Put ping-pong over tcp', kind: 'latency', unit: 'us', group: 'net-rtt', sizes: [8],
-      compareTo: [{ series: 'net.poll.rtt', label: '÷ polled net', baselineSize: 16 }, { series: 'net.evloop.rtt', label: '÷ event-loop net', baselineSize: 16 }],
+      id: 'net.lapi.put-rtt',
+      title: 'LAPI Put ping-pong over tcp',
+      kind: 'latency',
+      unit: 'us',
+      group: 'net-rtt',
+      sizes: [8],
+      compareTo: [
+        { series: 'net.poll.rtt', label: '÷ polled net', baselineSize: 16 },
+        { series: 'net.evloop.rtt', label: '÷ event-loop net', baselineSize: 16 },
+      ],
     },
     {
-      id: 'net.lapi.am-rtt', title: 'LAPI Amsend ping-pong (one packet) over tcp', kind: 'latency', unit: 'us', group: 'net-rtt', sizes: [8],
+      id: 'net.lapi.am-rtt',
+      title: 'LAPI Amsend ping-pong (one packet) over tcp',
+      kind: 'latency',
+      unit: 'us',
+      group: 'net-rtt',
+      sizes: [8],
       compareTo: [{ series: 'net.poll.rtt', label: '÷ polled net', baselineSize: 16 }],
     },
     {
-      id: 'net.am2.short-rtt', title: 'AM-2 Short round trip over tcp', kind: 'latency', unit: 'us', group: 'net-rtt', sizes: [0],
-      compareTo: [{ series: 'net.poll.rtt', label: '÷ polled net', baselineSize: 16 }, { series: 'net.evloop.rtt', label: '÷ event-loop net', baselineSize: 16 }],
+      id: 'net.am2.short-rtt',
+      title: 'AM-2 Short round trip over tcp',
+      kind: 'latency',
+      unit: 'us',
+      group: 'net-rtt',
+      sizes: [0],
+      compareTo: [
+        { series: 'net.poll.rtt', label: '÷ polled net', baselineSize: 16 },
+        { series: 'net.evloop.rtt', label: '÷ event-loop net', baselineSize: 16 },
+      ],
     },
     {
-      id: 'net.am2.rate', title: 'AM-2 pipelined Short requests over tcp', kind: 'rate', unit: 'ops/s', group: 'net-rate',
-      groupTitle: 'Requests per second between two processes over TCP', sizes: [0],
+      id: 'net.am2.rate',
+      title: 'AM-2 pipelined Short requests over tcp',
+      kind: 'rate',
+      unit: 'ops/s',
+      group: 'net-rate',
+      groupTitle: 'Requests per second between two processes over TCP',
+      sizes: [0],
     },
     {
-      id: 'net.stream.bw', title: 'net stream (socket.write)', kind: 'bandwidth', unit: 'MB/s', group: 'net-bw',
-      groupTitle: 'One-way bandwidth between two processes over TCP (MB/s)', sizes: [MiB],
+      id: 'net.stream.bw',
+      title: 'net stream (socket.write)',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'net-bw',
+      groupTitle: 'One-way bandwidth between two processes over TCP (MB/s)',
+      sizes: [MiB],
     },
     {
-      id: 'net.lapi.put-bw', title: 'LAPI Put over tcp', kind: 'bandwidth', unit: 'MB/s', group: 'net-bw', sizes: [MiB],
+      id: 'net.lapi.put-bw',
+      title: 'LAPI Put over tcp',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'net-bw',
+      sizes: [MiB],
       compareTo: [{ series: 'net.stream.bw', label: '÷ net stream' }],
     },
     {
-      id: 'net.am2.long-bw', title: 'AM-2 Long over tcp', kind: 'bandwidth', unit: 'MB/s', group: 'net-bw', sizes: [MiB],
+      id: 'net.am2.long-bw',
+      title: 'AM-2 Long over tcp',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'net-bw',
+      sizes: [MiB],
       compareTo: [{ series: 'net.stream.bw', label: '÷ net stream' }],
     },
   ],
   goals: [
-    { name: 'AM-2 Short round trip over tcp ≤ 1.5 × the polled net ping-pong', series: 'net.am2.short-rtt', size: 0, baseline: 'net.poll.rtt', baselineSize: 16, op: '<=', target: 1.5 },
-    { name: 'AM-2 Short round trip over tcp below the event-loop net ping-pong', series: 'net.am2.short-rtt', size: 0, baseline: 'net.evloop.rtt', baselineSize: 16, op: '<=', target: 1 },
-    { name: 'LAPI 8 B Put ping-pong over tcp ≤ 1.0 × the AM-2 Short round trip over tcp', series: 'net.lapi.put-rtt', size: 8, baseline: 'net.am2.short-rtt', baselineSize: 0, op: '<=', target: 1 },
+    {
+      name: 'AM-2 Short round trip over tcp ≤ 1.5 × the polled net ping-pong',
+      series: 'net.am2.short-rtt',
+      size: 0,
+      baseline: 'net.poll.rtt',
+      baselineSize: 16,
+      op: '<=',
+      target: 1.5,
+    },
+    {
+      name: 'AM-2 Short round trip over tcp below the event-loop net ping-pong',
+      series: 'net.am2.short-rtt',
+      size: 0,
+      baseline: 'net.evloop.rtt',
+      baselineSize: 16,
+      op: '<=',
+      target: 1,
+    },
+    {
+      name: 'LAPI 8 B Put ping-pong over tcp ≤ 1.0 × the AM-2 Short round trip over tcp',
+      series: 'net.lapi.put-rtt',
+      size: 8,
+      baseline: 'net.am2.short-rtt',
+      baselineSize: 0,
+      op: '<=',
+      target: 1,
+    },
     { name: '1 MiB LAPI Put over tcp ≥ 0.8 × the net stream', series: 'net.lapi.put-bw', size: MiB, baseline: 'net.stream.bw', op: '>=', target: 0.8 },
     { name: '1 MiB AM-2 Long over tcp ≥ 0.8 × the net stream', series: 'net.am2.long-bw', size: MiB, baseline: 'net.stream.bw', op: '>=', target: 0.8 },
     { name: 'AM-2 pipelined requests over tcp ≥ 300,000/s', series: 'net.am2.rate', size: 0, op: '>=', target: 300_000 },
-    { name: 'one core: AM-2 Short round trip over tcp ≤ 2 × the event-loop net ping-pong', series: 'net.am2.short-rtt@1core', size: 0, baseline: 'net.evloop.rtt@1core', baselineSize: 16, op: '<=', target: 2 },
+    {
+      name: 'one core: AM-2 Short round trip over tcp ≤ 2 × the event-loop net ping-pong',
+      series: 'net.am2.short-rtt@1core',
+      size: 0,
+      baseline: 'net.evloop.rtt@1core',
+      baselineSize: 16,
+      op: '<=',
+      target: 2,
+    },
   ],
-  async open (ctx: BenchContext): Promise<Session> {
+  async open(ctx: BenchContext): Promise<Session> {
     const rawOf = new Map<string, Raw>()
     let lapi: Job | undefined
     let am2: Job | undefined
     const maxSize = Math.max(64, ctx.maxSize)
     const warm = warmTimes(ctx)
     return {
-      async run (series: string, size: number, iterations: number): Promise<number> {
+      async run(series: string, size: number, iterations: number): Promise<number> {
         if (series === 'net.evloop.rtt' || series === 'net.poll.rtt' || series === 'net.stream.bw') {
           const mode = series === 'net.evloop.rtt' ? 'echo' : series === 'net.poll.rtt' ? 'poll' : 'sink'
           const once = async (r: Raw, n: number): Promise<number> => {
@@ -108,16 +186,22 @@ const bench: Benchmark = {
           return await once(r, iterations)
         }
         if (series in LAPI_OPS) {
-          if (lapi === undefined) { lapi = await openJob(LAPI_TASK, maxSize, ctx.timeoutMs); await warmJob(lapi, LAPI_OPS, warm) }
+          if (lapi === undefined) {
+            lapi = await openJob(LAPI_TASK, maxSize, ctx.timeoutMs)
+            await warmJob(lapi, LAPI_OPS, warm)
+          }
           return await lapi.run(LAPI_OPS[series]!, size, iterations)
         }
         if (series in AM2_OPS) {
-          if (am2 === undefined) { am2 = await openJob(AM2_TASK, maxSize, ctx.timeoutMs, { depth: AM2_DEPTH }); await warmJob(am2, AM2_OPS, warm) }
+          if (am2 === undefined) {
+            am2 = await openJob(AM2_TASK, maxSize, ctx.timeoutMs, { depth: AM2_DEPTH })
+            await warmJob(am2, AM2_OPS, warm)
+          }
           return await am2.run(AM2_OPS[series]!, size, iterations)
         }
         throw new Error(`unknown series ${series}`)
       },
-      async close (): Promise<void> {
+      async close(): Promise<void> {
         for (const r of rawOf.values()) closeRaw(r)
         await Promise.all([lapi?.close(), am2?.close()])
       },

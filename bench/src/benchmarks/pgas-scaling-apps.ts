@@ -21,12 +21,18 @@ const series = (id: string, kind: 'rate' | 'latency', title: string, groupTitle:
 
 const bench: Benchmark = {
   name: 'pgas.scaling.apps',
-  description: 'the examples/pgas applications on 1 to 16 tasks of one process: NPB IS class A, RandomAccess 2^24, Jacobi 4096 × 4096, each beside its one-task figure (needs 8 CPUs)',
+  description:
+    'the examples/pgas applications on 1 to 16 tasks of one process: NPB IS class A, RandomAccess 2^24, Jacobi 4096 × 4096, each beside its one-task figure (needs 8 CPUs)',
   placements: ['all'],
   minCpus: 8,
   series: [
     series('pgas.scaling.apps.is', 'rate', 'NPB IS class A (quick: S)', 'NPB Integer Sort by number of tasks: keys ranked per second (Mop/s × 10^6)'),
-    series('pgas.scaling.apps.gups', 'rate', 'RandomAccess 2^24 (quick: 2^18)', 'HPC Challenge RandomAccess by number of tasks: updates per second (GUP/s × 10^9)'),
+    series(
+      'pgas.scaling.apps.gups',
+      'rate',
+      'RandomAccess 2^24 (quick: 2^18)',
+      'HPC Challenge RandomAccess by number of tasks: updates per second (GUP/s × 10^9)',
+    ),
     series('pgas.scaling.apps.jacobi', 'latency', 'Jacobi 4096 × 4096, 100 iterations (quick: 256, 20)', 'Jacobi stencil by number of tasks: µs per iteration'),
   ],
   open: (ctx) => appSession(ctx, RUNS),

@@ -24,16 +24,35 @@ const series = (id: string, kind: 'rate' | 'latency', title: string, sizes: read
 
 const bench: Benchmark = {
   name: 'pgas.scaling.procs',
-  description: 'the examples/pgas applications across 2 to 16 processes over tcp and udp (IS also on up to 64 tasks in processes of 4), each beside its smallest run (needs 8 CPUs)',
+  description:
+    'the examples/pgas applications across 2 to 16 processes over tcp and udp (IS also on up to 64 tasks in processes of 4), each beside its smallest run (needs 8 CPUs)',
   placements: ['all'],
   minCpus: 8,
   series: [
-    series('pgas.scaling.procs.is-tcp', 'rate', 'NPB IS class W (quick: S), processes of one task over tcp', PROCS, 'NPB Integer Sort across processes: keys ranked per second (Mop/s × 10^6)'),
+    series(
+      'pgas.scaling.procs.is-tcp',
+      'rate',
+      'NPB IS class W (quick: S), processes of one task over tcp',
+      PROCS,
+      'NPB Integer Sort across processes: keys ranked per second (Mop/s × 10^6)',
+    ),
     series('pgas.scaling.procs.is-udp', 'rate', 'NPB IS class W (quick: S), processes of one task over udp', PROCS),
     series('pgas.scaling.procs.is-udp-x4', 'rate', 'NPB IS class W (quick: S), processes of 4 tasks over udp', [8, 16, 32, 64]),
-    series('pgas.scaling.procs.gups-tcp', 'rate', 'RandomAccess 2^20 (quick: 2^14), processes of one task over tcp', PROCS, 'HPC Challenge RandomAccess across processes: updates per second (GUP/s × 10^9)'),
+    series(
+      'pgas.scaling.procs.gups-tcp',
+      'rate',
+      'RandomAccess 2^20 (quick: 2^14), processes of one task over tcp',
+      PROCS,
+      'HPC Challenge RandomAccess across processes: updates per second (GUP/s × 10^9)',
+    ),
     series('pgas.scaling.procs.gups-udp', 'rate', 'RandomAccess 2^20 (quick: 2^14), processes of one task over udp', PROCS),
-    series('pgas.scaling.procs.jacobi-udp', 'latency', 'Jacobi 4096 × 4096, 100 iterations (quick: 256, 20), processes of one task over udp', PROCS, 'Jacobi stencil across processes: µs per iteration'),
+    series(
+      'pgas.scaling.procs.jacobi-udp',
+      'latency',
+      'Jacobi 4096 × 4096, 100 iterations (quick: 256, 20), processes of one task over udp',
+      PROCS,
+      'Jacobi stencil across processes: µs per iteration',
+    ),
   ],
   open: (ctx) => appSession(ctx, RUNS),
 }

@@ -27,7 +27,7 @@ const MiB = 1 << 20
 const BW_SIZES: readonly number[] = [64 << 10, MiB]
 
 /** Which job runs a series (its number of tasks) and with which op code. */
-const SERIES: Record<string, { tasks: 2 | 4, op: number }> = {
+const SERIES: Record<string, { tasks: 2 | 4; op: number }> = {
   'pgas.am2-short-rtt': { tasks: 2, op: PgasOp.AM2_SHORT_RTT },
   'pgas.barrier-2': { tasks: 2, op: PgasOp.BARRIER },
   'pgas.barrier-4': { tasks: 4, op: PgasOp.BARRIER },
@@ -43,67 +43,183 @@ const SERIES: Record<string, { tasks: 2 | 4, op: number }> = {
 
 const bench: Benchmark = {
   name: 'pgas',
-  description: '@amlapi/pgas collectives in jobs of 2 and 4 tasks (worker threads): barrier and 8 B all-reduce latency beside an AM-2 Short round trip of the same job, broadcast and all-to-all bandwidth (bytes into each task per second)',
+  description:
+    '@amlapi/pgas collectives in jobs of 2 and 4 tasks (worker threads): barrier and 8 B all-reduce latency beside an AM-2 Short round trip of the same job, broadcast and all-to-all bandwidth (bytes into each task per second)',
   placements: ['all'],
   minCpus: 2,
   series: [
     {
-      id: 'pgas.am2-short-rtt', title: 'AM-2 Short round trip (AM_Request0 + AM_Reply0), 2 tasks', kind: 'latency', unit: 'us', group: 'pgas-barrier',
+      id: 'pgas.am2-short-rtt',
+      title: 'AM-2 Short round trip (AM_Request0 + AM_Reply0), 2 tasks',
+      kind: 'latency',
+      unit: 'us',
+      group: 'pgas-barrier',
       groupTitle: 'PGAS barrier (µs per barrier), beside an AM-2 Short round trip of the same 2-task job (µs)',
-      xLabel: 'payload bytes', sizes: [0],
+      xLabel: 'payload bytes',
+      sizes: [0],
     },
     {
-      id: 'pgas.barrier-2', title: 'pg.barrier(), 2 tasks', kind: 'latency', unit: 'us', group: 'pgas-barrier', sizes: [0],
+      id: 'pgas.barrier-2',
+      title: 'pg.barrier(), 2 tasks',
+      kind: 'latency',
+      unit: 'us',
+      group: 'pgas-barrier',
+      sizes: [0],
       compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT', baselineSize: 0 }],
     },
     {
-      id: 'pgas.barrier-4', title: 'pg.barrier(), 4 tasks', kind: 'latency', unit: 'us', group: 'pgas-barrier', sizes: [0],
+      id: 'pgas.barrier-4',
+      title: 'pg.barrier(), 4 tasks',
+      kind: 'latency',
+      unit: 'us',
+      group: 'pgas-barrier',
+      sizes: [0],
       compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT (2 tasks)', baselineSize: 0 }],
     },
     {
-      id: 'pgas.allreduce-2', title: 'pg.allreduce (Float64, SUM), 2 tasks', kind: 'latency', unit: 'us', group: 'pgas-allreduce',
+      id: 'pgas.allreduce-2',
+      title: 'pg.allreduce (Float64, SUM), 2 tasks',
+      kind: 'latency',
+      unit: 'us',
+      group: 'pgas-allreduce',
       groupTitle: 'PGAS all-reduce latency (µs per all-reduce), ratios to the AM-2 Short round trip of the 2-task job',
-      xLabel: 'bytes per task (Float64 elements × 8)', sizes: [8],
+      xLabel: 'bytes per task (Float64 elements × 8)',
+      sizes: [8],
       compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT', baselineSize: 0 }],
     },
     {
-      id: 'pgas.allreduce-4', title: 'pg.allreduce (Float64, SUM), 4 tasks', kind: 'latency', unit: 'us', group: 'pgas-allreduce', sizes: [8],
+      id: 'pgas.allreduce-4',
+      title: 'pg.allreduce (Float64, SUM), 4 tasks',
+      kind: 'latency',
+      unit: 'us',
+      group: 'pgas-allreduce',
+      sizes: [8],
       compareTo: [{ series: 'pgas.am2-short-rtt', label: '÷ AM-2 Short RTT (2 tasks)', baselineSize: 0 }],
     },
     {
-      id: 'pgas.bcast-bw-2', title: 'pg.bcast from task 0, 2 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw',
-      groupTitle: 'PGAS broadcast and all-to-all bandwidth: bytes into each task\'s buffer per second (MB/s)',
-      xLabel: 'buffer bytes per task (all-to-all: size / P from each task)', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.bcast-2', label: '÷ bare threads' }],
+      id: 'pgas.bcast-bw-2',
+      title: 'pg.bcast from task 0, 2 tasks',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'pgas-bw',
+      groupTitle: "PGAS broadcast and all-to-all bandwidth: bytes into each task's buffer per second (MB/s)",
+      xLabel: 'buffer bytes per task (all-to-all: size / P from each task)',
+      sizes: BW_SIZES,
+      compareTo: [
+        { series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' },
+        { series: 'baseline.threads.bcast-2', label: '÷ bare threads' },
+      ],
     },
     {
-      id: 'pgas.bcast-bw-4', title: 'pg.bcast from task 0, 4 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.bcast-4', label: '÷ bare threads' }],
+      id: 'pgas.bcast-bw-4',
+      title: 'pg.bcast from task 0, 4 tasks',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'pgas-bw',
+      sizes: BW_SIZES,
+      compareTo: [
+        { series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' },
+        { series: 'baseline.threads.bcast-4', label: '÷ bare threads' },
+      ],
     },
     {
-      id: 'pgas.alltoall-bw-2', title: 'pg.alltoall, 2 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.alltoall-2', label: '÷ bare threads' }],
+      id: 'pgas.alltoall-bw-2',
+      title: 'pg.alltoall, 2 tasks',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'pgas-bw',
+      sizes: BW_SIZES,
+      compareTo: [
+        { series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' },
+        { series: 'baseline.threads.alltoall-2', label: '÷ bare threads' },
+      ],
     },
     {
-      id: 'pgas.alltoall-bw-4', title: 'pg.alltoall, 4 tasks', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
-      compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }, { series: 'baseline.threads.alltoall-4', label: '÷ bare threads' }],
+      id: 'pgas.alltoall-bw-4',
+      title: 'pg.alltoall, 4 tasks',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'pgas-bw',
+      sizes: BW_SIZES,
+      compareTo: [
+        { series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' },
+        { series: 'baseline.threads.alltoall-4', label: '÷ bare threads' },
+      ],
     },
     {
-      id: 'pgas.bcast-bw-2-private', title: 'pg.bcast from task 0, 2 tasks, private buffers', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
+      id: 'pgas.bcast-bw-2-private',
+      title: 'pg.bcast from task 0, 2 tasks, private buffers',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'pgas-bw',
+      sizes: BW_SIZES,
       compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
     },
     {
-      id: 'pgas.alltoall-bw-2-private', title: 'pg.alltoall, 2 tasks, private buffers', kind: 'bandwidth', unit: 'MB/s', group: 'pgas-bw', sizes: BW_SIZES,
+      id: 'pgas.alltoall-bw-2-private',
+      title: 'pg.alltoall, 2 tasks, private buffers',
+      kind: 'bandwidth',
+      unit: 'MB/s',
+      group: 'pgas-bw',
+      sizes: BW_SIZES,
       compareTo: [{ series: 'baseline.memcpy.set-to-sab', label: '÷ memcpy→SAB' }],
     },
   ],
   goals: [
-    { name: 'PGAS barrier, 2 tasks ≤ 1.5 × AM-2 Short round trip (same job)', series: 'pgas.barrier-2', size: 0, baseline: 'pgas.am2-short-rtt', baselineSize: 0, op: '<=', target: 1.5 },
-    { name: 'PGAS 8 B all-reduce (Float64 SUM), 2 tasks ≤ 2 × AM-2 Short round trip (same job)', series: 'pgas.allreduce-2', size: 8, baseline: 'pgas.am2-short-rtt', baselineSize: 0, op: '<=', target: 2 },
-    { name: 'PGAS 1 MiB broadcast, 2 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.bcast-bw-2', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
-    { name: 'PGAS 1 MiB broadcast, 4 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.bcast-bw-4', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
-    { name: 'PGAS 1 MiB all-to-all, 2 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.alltoall-bw-2', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
-    { name: 'PGAS 1 MiB all-to-all, 4 tasks ≥ 0.5 × Uint8Array.set into a SAB', series: 'pgas.alltoall-bw-4', size: MiB, baseline: 'baseline.memcpy.set-to-sab', op: '>=', target: 0.5, pair: false },
+    {
+      name: 'PGAS barrier, 2 tasks ≤ 1.5 × AM-2 Short round trip (same job)',
+      series: 'pgas.barrier-2',
+      size: 0,
+      baseline: 'pgas.am2-short-rtt',
+      baselineSize: 0,
+      op: '<=',
+      target: 1.5,
+    },
+    {
+      name: 'PGAS 8 B all-reduce (Float64 SUM), 2 tasks ≤ 2 × AM-2 Short round trip (same job)',
+      series: 'pgas.allreduce-2',
+      size: 8,
+      baseline: 'pgas.am2-short-rtt',
+      baselineSize: 0,
+      op: '<=',
+      target: 2,
+    },
+    {
+      name: 'PGAS 1 MiB broadcast, 2 tasks ≥ 0.5 × Uint8Array.set into a SAB',
+      series: 'pgas.bcast-bw-2',
+      size: MiB,
+      baseline: 'baseline.memcpy.set-to-sab',
+      op: '>=',
+      target: 0.5,
+      pair: false,
+    },
+    {
+      name: 'PGAS 1 MiB broadcast, 4 tasks ≥ 0.5 × Uint8Array.set into a SAB',
+      series: 'pgas.bcast-bw-4',
+      size: MiB,
+      baseline: 'baseline.memcpy.set-to-sab',
+      op: '>=',
+      target: 0.5,
+      pair: false,
+    },
+    {
+      name: 'PGAS 1 MiB all-to-all, 2 tasks ≥ 0.5 × Uint8Array.set into a SAB',
+      series: 'pgas.alltoall-bw-2',
+      size: MiB,
+      baseline: 'baseline.memcpy.set-to-sab',
+      op: '>=',
+      target: 0.5,
+      pair: false,
+    },
+    {
+      name: 'PGAS 1 MiB all-to-all, 4 tasks ≥ 0.5 × Uint8Array.set into a SAB',
+      series: 'pgas.alltoall-bw-4',
+      size: MiB,
+      baseline: 'baseline.memcpy.set-to-sab',
+      op: '>=',
+      target: 0.5,
+      pair: false,
+    },
   ],
   open: (ctx) => {
     const maxSize = Math.max(64, ctx.maxSize)
@@ -119,10 +235,20 @@ const bench: Benchmark = {
       }
     }
     const warm = ctx.quick ? 0.005 : 0.06
-    const jobs = new PgasJobs((tasks) => openPgasJob(ctx, tasks, tasks === 2, maxSize,
-      Object.entries(SERIES).filter(([, s]) => s.tasks === tasks).map(([id, s]) => ({ op: s.op, sizes: ctx.sizes.get(id) ?? [] })), warm))
+    const jobs = new PgasJobs((tasks) =>
+      openPgasJob(
+        ctx,
+        tasks,
+        tasks === 2,
+        maxSize,
+        Object.entries(SERIES)
+          .filter(([, s]) => s.tasks === tasks)
+          .map(([id, s]) => ({ op: s.op, sizes: ctx.sizes.get(id) ?? [] })),
+        warm,
+      ),
+    )
     const session: Session = {
-      async run (series, size, iterations) {
+      async run(series, size, iterations) {
         const s = SERIES[series]
         if (s === undefined) throw new Error(`unknown series ${series}`)
         const job = await jobs.of(s.tasks)

@@ -34,16 +34,17 @@ export interface AppRun {
 /** `size` tasks in one process. */
 export const shm = (size: number): string[] => ['-n', String(size)]
 /** `size` tasks in processes of `perProc` tasks each, over `transport`. */
-export const over = (transport: string, perProc = 1) => (size: number): string[] =>
-  ['-n', String(size), '--procs', String(size / perProc), '--transport', transport]
+export const over =
+  (transport: string, perProc = 1) =>
+  (size: number): string[] => ['-n', String(size), '--procs', String(size / perProc), '--transport', transport]
 
-function figure (out: string, re: RegExp, what: string): number {
+function figure(out: string, re: RegExp, what: string): number {
   const m = re.exec(out)
   const v = m === null ? NaN : Number(m[1])
   if (!(v > 0)) throw new Error(`no ${what} in the output:\n${out.slice(-2000)}`)
   return v
 }
-function verified (out: string, re: RegExp): void {
+function verified(out: string, re: RegExp): void {
   if (!re.test(out)) throw new Error(`the run did not verify:\n${out.slice(-2000)}`)
 }
 
@@ -53,7 +54,10 @@ export const is = (place: (size: number) => string[], cls: string): AppRun => ({
   place,
   args: (quick) => [quick ? 'S' : cls],
   perOp: false,
-  read: (out) => { verified(out, /^IS class \w verified$/m); return figure(out, /Mop\/s total\s*=\s*([\d.]+)/, 'Mop/s') * 1e6 },
+  read: (out) => {
+    verified(out, /^IS class \w verified$/m)
+    return figure(out, /Mop\/s total\s*=\s*([\d.]+)/, 'Mop/s') * 1e6
+  },
 })
 
 /** NPB CG of class `cls` (S with --quick): NPB's floating-point operations per second. */
@@ -62,7 +66,10 @@ export const cg = (place: (size: number) => string[], cls: string): AppRun => ({
   place,
   args: (quick) => [quick ? 'S' : cls],
   perOp: false,
-  read: (out) => { verified(out, /^CG class \w verified$/m); return figure(out, /Mop\/s total\s*=\s*([\d.]+)/, 'Mop/s') * 1e6 },
+  read: (out) => {
+    verified(out, /^CG class \w verified$/m)
+    return figure(out, /Mop\/s total\s*=\s*([\d.]+)/, 'Mop/s') * 1e6
+  },
 })
 
 /** RandomAccess on a table of 2^logN words (2^(logN-6) with --quick). */
@@ -71,7 +78,10 @@ export const gups = (place: (size: number) => string[], logN: number): AppRun =>
   place: (size) => [...place(size), '--segment-size', `${Math.ceil((8 * 2 ** logN) / size / MiB) + 8}M`],
   args: (quick) => [String(quick ? logN - 6 : logN)],
   perOp: false,
-  read: (out) => { verified(out, /^RandomAccess 2\^\d+ verified$/m); return figure(out, /([\d.]+) Billion\(10\^9\) Updates per second/, 'GUP/s') * 1e9 },
+  read: (out) => {
+    verified(out, /^RandomAccess 2\^\d+ verified$/m)
+    return figure(out, /([\d.]+) Billion\(10\^9\) Updates per second/, 'GUP/s') * 1e9
+  },
 })
 
 /**
@@ -82,7 +92,10 @@ export const gups = (place: (size: number) => string[], logN: number): AppRun =>
 export const jacobi = (place: (size: number) => string[], js = false): AppRun => ({
   program: 'jacobi.mjs',
   place: (size) => [...place(size), '--segment-size', `${Math.ceil((2 * (Math.ceil(JACOBI.n / size) + 2) * JACOBI.n * 8) / MiB) + 4}M`],
-  args: (quick) => { const j = quick ? JACOBI_QUICK : JACOBI; return [String(j.n), String(j.iterations), ...(js ? ['--js'] : [])] },
+  args: (quick) => {
+    const j = quick ? JACOBI_QUICK : JACOBI
+    return [String(j.n), String(j.iterations), ...(js ? ['--js'] : [])]
+  },
   perOp: true,
   read: (out, quick) => {
     const j = quick ? JACOBI_QUICK : JACOBI
@@ -102,18 +115,29 @@ export const dht = (place: (size: number) => string[], logK: number, impl: 'rpc'
   place: (size) => [...place(size), '--segment-size', `${Math.ceil((16 * 2 ** logK) / MiB) + 8}M`],
   args: (quick) => [String(quick ? logK - 6 : logK), impl],
   perOp: false,
-  read: (out) => { verified(out, /^DHT 2\^\d+ (rpc|atomic) verified$/m); return figure(out, /([\d.]+) million lookups per second/, 'lookups per second') * 1e6 },
+  read: (out) => {
+    verified(out, /^DHT 2\^\d+ (rpc|atomic) verified$/m)
+    return figure(out, /([\d.]+) million lookups per second/, 'lookups per second') * 1e6
+  },
 })
 
 /** Runs lapirun with `args`; resolves with its stdout once it exited 0 (else rejects with its output). */
-function lapirun (args: string[], timeoutMs: number): Promise<string> {
+function lapirun(args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [LAPIRUN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''; let err = ''
-    p.stdout.on('data', (d: Buffer) => { out += d.toString() })
-    p.stderr.on('data', (d: Buffer) => { err += d.toString() })
+    let out = ''
+    let err = ''
+    p.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+    })
+    p.stderr.on('data', (d: Buffer) => {
+      err += d.toString()
+    })
     const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs)
-    p.once('error', (e) => { clearTimeout(timer); reject(e) })
+    p.once('error', (e) => {
+      clearTimeout(timer)
+      reject(e)
+    })
     p.once('close', (code, signal) => {
       clearTimeout(timer)
       if (code === 0) resolve(out)
@@ -123,9 +147,9 @@ function lapirun (args: string[], timeoutMs: number): Promise<string> {
 }
 
 /** A session running series `runs[id]` whole, one lapirun per sample. */
-export function appSession (ctx: BenchContext, runs: Readonly<Record<string, AppRun>>): Session {
+export function appSession(ctx: BenchContext, runs: Readonly<Record<string, AppRun>>): Session {
   return {
-    async run (series, size, iterations) {
+    async run(series, size, iterations) {
       const r = runs[series]
       if (r === undefined) throw new Error(`unknown series ${series}`)
       // (a whole run is seconds long, over tcp up to tens: the harness's per-run limit is for short runs)
@@ -134,6 +158,6 @@ export function appSession (ctx: BenchContext, runs: Readonly<Record<string, App
       // the seconds that give the run's own figure for `iterations` operations (µs each, or per second)
       return r.perOp ? (v / 1e6) * iterations : iterations / v
     },
-    close () {},
+    close() {},
   }
 }

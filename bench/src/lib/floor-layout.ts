@@ -2,8 +2,20 @@
  * What `baseline.threads` (benchmarks/baseline-threads.ts) and its workers (workers/coll-floor.ts)
  * share: the worker data, the command and reply, and the words of the control block.
  */
-export interface FloorData { ctl: SharedArrayBuffer, bufs: SharedArrayBuffer[], rank: number, threads: number, maxSize: number }
-export interface FloorCommand { op: 'bcast' | 'alltoall', size: number, iterations: number, spinUs: number, timeoutMs: number }
+export interface FloorData {
+  ctl: SharedArrayBuffer
+  bufs: SharedArrayBuffer[]
+  rank: number
+  threads: number
+  maxSize: number
+}
+export interface FloorCommand {
+  op: 'bcast' | 'alltoall'
+  size: number
+  iterations: number
+  spinUs: number
+  timeoutMs: number
+}
 export type FloorReply = { seconds: number } | { error: string }
 
 /** Int32 words of the control block: the round thread 0 published, completions, abort, the start line, entries. */

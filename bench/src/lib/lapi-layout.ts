@@ -39,18 +39,22 @@ export interface LapiBenchData {
 /** How a task gets its runs and reports the one it timed: the command block, or a socket to the main thread. */
 export interface Commands {
   /** Runs `run` once per run the main thread starts, until it says stop. */
-  serve (run: (gen: number, op: number, size: number, iters: number) => void): void
+  serve(run: (gen: number, op: number, size: number, iters: number) => void): void
   /** Reports the seconds of run `gen` (the task that times it). */
-  finish (gen: number, seconds: number): void
+  finish(gen: number, seconds: number): void
 }
 
 /** The command block's side of `Commands`. */
-function blockCommands (sab: SharedArrayBuffer): Commands {
+function blockCommands(sab: SharedArrayBuffer): Commands {
   const cmd = new Int32Array(sab)
   const result = new Float64Array(sab, C.RESULT_BYTE, 1)
   return {
     serve: (run) => serveCommands(cmd, run),
-    finish: (gen, seconds) => { result[0] = seconds; Atomics.store(cmd, C.DONE, gen); Atomics.notify(cmd, C.DONE) },
+    finish: (gen, seconds) => {
+      result[0] = seconds
+      Atomics.store(cmd, C.DONE, gen)
+      Atomics.notify(cmd, C.DONE)
+    },
   }
 }
 
@@ -66,11 +70,14 @@ const NAP_MAX_MS = 20
  * one's answer at once, and a job that waits while another is measured (the benchmark keeps its
  * jobs open) wakes 50 times a second, not the 1,000 that took 5–10% of a CPU from the measured one.
  */
-async function socketCommands (port: number, task: number): Promise<Commands> {
+async function socketCommands(port: number, task: number): Promise<Commands> {
   const sock = connect({ host: '127.0.0.1', port })
-  await new Promise<void>((resolve, reject) => { sock.once('connect', resolve); sock.once('error', reject) })
+  await new Promise<void>((resolve, reject) => {
+    sock.once('connect', resolve)
+    sock.once('error', reject)
+  })
   sock.setNoDelay(true)
-  const handle = (sock as unknown as { _handle: { fd: number, readStop (): number } })._handle
+  const handle = (sock as unknown as { _handle: { fd: number; readStop(): number } })._handle
   handle.readStop()
   const fd = handle.fd
   const nap = new Int32Array(new SharedArrayBuffer(4))
@@ -78,11 +85,17 @@ async function socketCommands (port: number, task: number): Promise<Commands> {
   let text = ''
   writeSync(fd, `ready ${task}\n`)
   const line = (): string => {
-    for (let ms = NAP_FIRST_MS; ;) {
+    for (let ms = NAP_FIRST_MS; ; ) {
       const nl = text.indexOf('\n')
-      if (nl >= 0) { const l = text.slice(0, nl); text = text.slice(nl + 1); return l }
+      if (nl >= 0) {
+        const l = text.slice(0, nl)
+        text = text.slice(nl + 1)
+        return l
+      }
       let n = 0
-      try { n = readSync(fd, buf, 0, buf.length, null) } catch (e) {
+      try {
+        n = readSync(fd, buf, 0, buf.length, null)
+      } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e
         Atomics.wait(nap, 0, 0, ms)
         ms = Math.min(2 * ms, NAP_MAX_MS)
@@ -100,12 +113,14 @@ async function socketCommands (port: number, task: number): Promise<Commands> {
         run(Number(l[1]), Number(l[2]), Number(l[3]), Number(l[4]))
       }
     },
-    finish: (gen, seconds) => { writeSync(fd, `done ${gen} ${seconds}\n`) },
+    finish: (gen, seconds) => {
+      writeSync(fd, `done ${gen} ${seconds}\n`)
+    },
   }
 }
 
 /** The task's `Commands`: its job's command block, or the main thread's socket. */
-export async function openCommands (data: { cmd: SharedArrayBuffer | null, cmdPort?: number }, task: number): Promise<Commands> {
+export async function openCommands(data: { cmd: SharedArrayBuffer | null; cmdPort?: number }, task: number): Promise<Commands> {
   if (data.cmd !== null) return blockCommands(data.cmd)
   if (data.cmdPort === undefined) throw new Error('the benchmark job has neither a command block nor a port')
   return await socketCommands(data.cmdPort, task)
@@ -115,7 +130,7 @@ export async function openCommands (data: { cmd: SharedArrayBuffer | null, cmdPo
  * A task's side of the command block: counts itself READY, then runs `run` once per run the main
  * thread starts (each bump of GEN), with that run's OP, SIZE and ITERS, until STOP is set.
  */
-export function serveCommands (cmd: Int32Array, run: (gen: number, op: number, size: number, iters: number) => void): void {
+export function serveCommands(cmd: Int32Array, run: (gen: number, op: number, size: number, iters: number) => void): void {
   Atomics.add(cmd, C.READY, 1)
   Atomics.notify(cmd, C.READY)
   let gen = 0

@@ -22,7 +22,14 @@ export interface PgasRunKind {
  * of `warm`'s kinds at each size for about `seconds`, before the runner measures: the first few
  * hundred milliseconds of a job are slower (code still being compiled).
  */
-export async function openPgasJob (ctx: BenchContext, tasks: number, am2: boolean, maxSize: number, warm: readonly PgasRunKind[], seconds: number): Promise<CommandJob> {
+export async function openPgasJob(
+  ctx: BenchContext,
+  tasks: number,
+  am2: boolean,
+  maxSize: number,
+  warm: readonly PgasRunKind[],
+  seconds: number,
+): Promise<CommandJob> {
   const data: Omit<PgasBenchData, 'cmd'> = { times: new SharedArrayBuffer(timesBytes(tasks)), maxSize, timeoutMs: ctx.timeoutMs, am2 }
   const job = await startCommandJob(ctx, {
     program: TASK,
@@ -51,18 +58,27 @@ export async function openPgasJob (ctx: BenchContext, tasks: number, am2: boolea
 export class PgasJobs {
   private readonly jobs = new Map<number, Promise<CommandJob>>()
   private readonly open: (tasks: number) => Promise<CommandJob>
-  constructor (open: (tasks: number) => Promise<CommandJob>) { this.open = open }
+  constructor(open: (tasks: number) => Promise<CommandJob>) {
+    this.open = open
+  }
 
-  of (tasks: number): Promise<CommandJob> {
+  of(tasks: number): Promise<CommandJob> {
     let j = this.jobs.get(tasks)
-    if (j === undefined) { j = this.open(tasks); this.jobs.set(tasks, j) }
+    if (j === undefined) {
+      j = this.open(tasks)
+      this.jobs.set(tasks, j)
+    }
     return j
   }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     const errors: unknown[] = []
     for (const j of this.jobs.values()) {
-      try { await (await j).close() } catch (err) { errors.push(err) }
+      try {
+        await (await j).close()
+      } catch (err) {
+        errors.push(err)
+      }
     }
     this.jobs.clear()
     if (errors.length > 0) throw errors[0]

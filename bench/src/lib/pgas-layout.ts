@@ -37,7 +37,7 @@ export const PGAS_AM2_DEPTH = 128
 export const T = { FINISHED: 0, SECONDS_BYTE: 8 } as const
 
 /** Bytes of the times block of a job of `tasks` tasks. */
-export function timesBytes (tasks: number): number {
+export function timesBytes(tasks: number): number {
   return T.SECONDS_BYTE + 8 * tasks
 }
 

@@ -5,18 +5,7 @@
 import { pageAlignedShared } from '@amlapi/lapi/transport'
 import type { Benchmark, BenchContext, Placement, Session } from '../types.js'
 import { Peer } from './peer.js'
-import {
-  ABORT,
-  ACK_AB,
-  CTL_INTS,
-  SEQ_AB,
-  SEQ_BA,
-  sabBytesFor,
-  type SabCommand,
-  type SabReply,
-  type SabWorkerData,
-  type SyncMode,
-} from './sab-layout.js'
+import { ABORT, ACK_AB, CTL_INTS, SEQ_AB, SEQ_BA, sabBytesFor, type SabCommand, type SabReply, type SabWorkerData, type SyncMode } from './sab-layout.js'
 
 const WORKER = new URL('../workers/sab-peer.js', import.meta.url)
 
@@ -60,10 +49,7 @@ export async function openSabPair(mode: SyncMode, ctx: BenchContext): Promise<Se
       const op = series.endsWith('.rtt') ? 'rtt' : 'bw'
       const cmd: SabCommand = { op, size, iterations, gen: ++gen, deadline: Date.now() + ctx.timeoutMs }
       try {
-        const [ra] = await Promise.all([
-          a.request<SabReply>(cmd, ctx.timeoutMs + 2000),
-          b.request<SabReply>(cmd, ctx.timeoutMs + 2000),
-        ])
+        const [ra] = await Promise.all([a.request<SabReply>(cmd, ctx.timeoutMs + 2000), b.request<SabReply>(cmd, ctx.timeoutMs + 2000)])
         if (ra.seconds === undefined) throw new Error('peer a sent no time')
         return ra.seconds
       } catch (err) {
@@ -110,16 +96,20 @@ export function sabBenchmark(opts: {
         sizes: opts.rttSizes ?? 'message',
         ...(opts.rttCompareTo ? { compareTo: opts.rttCompareTo } : {}),
       },
-      ...(opts.bandwidth === false ? [] : [{
-        id: `${opts.name}.bw`,
-        title: opts.title,
-        kind: 'bandwidth',
-        unit: 'MB/s',
-        group: 'bandwidth',
-        groupTitle: 'One-way bandwidth between two worker threads (MB/s)',
-        sizes: 'message',
-        ...(opts.bwCompareTo ? { compareTo: opts.bwCompareTo } : {}),
-      } as const]),
+      ...(opts.bandwidth === false
+        ? []
+        : [
+            {
+              id: `${opts.name}.bw`,
+              title: opts.title,
+              kind: 'bandwidth',
+              unit: 'MB/s',
+              group: 'bandwidth',
+              groupTitle: 'One-way bandwidth between two worker threads (MB/s)',
+              sizes: 'message',
+              ...(opts.bwCompareTo ? { compareTo: opts.bwCompareTo } : {}),
+            } as const,
+          ]),
     ],
     ...(opts.references ? { references: opts.references } : {}),
     open: (ctx) => openSabPair(opts.mode, ctx),

@@ -17,11 +17,17 @@ export interface ScalingSeries {
   wholeRuns?: boolean
 }
 
-export function scalingSeries (s: ScalingSeries): SeriesSpec {
+export function scalingSeries(s: ScalingSeries): SeriesSpec {
   return {
-    id: s.id, title: s.title, kind: s.kind, unit: s.kind === 'rate' ? 'ops/s' : 'us', group: s.group ?? s.id,
+    id: s.id,
+    title: s.title,
+    kind: s.kind,
+    unit: s.kind === 'rate' ? 'ops/s' : 'us',
+    group: s.group ?? s.id,
     ...(s.groupTitle !== undefined ? { groupTitle: s.groupTitle } : {}),
-    xLabel: s.xLabel, sizes: s.sizes, sizeUnit: 'tasks',
+    xLabel: s.xLabel,
+    sizes: s.sizes,
+    sizeUnit: 'tasks',
     ...(s.wholeRuns === true ? { wholeRuns: true } : {}),
     compareTo: [{ series: s.id, label: '÷ its figure', baselineSize: s.sizes[0]! }],
   }

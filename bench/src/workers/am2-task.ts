@@ -30,7 +30,7 @@ import { openCommands } from '../lib/lapi-layout.js'
 const data = jobData() as Am2BenchData
 const { maxSize, timeoutMs } = data
 
-function check (rc: number, what: string): void {
+function check(rc: number, what: string): void {
   if (rc !== A.AM_OK) throw new Error(`${what}: AM code ${rc}`)
 }
 
@@ -60,15 +60,15 @@ const H_BULK = 2
 const H_REPLY = 3
 let served = 0
 let replies = 0
-function onShort (token: A.Token): void {
+function onShort(token: A.Token): void {
   served++
   check(A.AM_Reply0(token, H_REPLY), 'AM_Reply0')
 }
-function onBulk (token: A.Token, _buf: Uint8Array, _nbytes: number): void {
+function onBulk(token: A.Token, _buf: Uint8Array, _nbytes: number): void {
   served++
   check(A.AM_Reply0(token, H_REPLY), 'AM_Reply0')
 }
-function onReply (_token: A.Token): void {
+function onReply(_token: A.Token): void {
   replies++
 }
 check(A.AM_SetHandler(ep, H_SHORT, onShort), 'AM_SetHandler')
@@ -78,36 +78,43 @@ check(A.AM_SetHandler(ep, H_REPLY, onReply), 'AM_SetHandler')
 let deadline = 0
 let polls = 0
 /** One AM_Poll; every 2^16 polls, the run's deadline. */
-function poll (): void {
+function poll(): void {
   A.AM_Poll(eb)
   if ((++polls & 0xffff) === 0 && performance.now() > deadline) {
     throw new Error(`AM-2 benchmark task ${me}: a run took longer than ${timeoutMs} ms (served ${served}, replies ${replies})`)
   }
 }
 
-function shortRequest (nargs: number, i: number): number {
+function shortRequest(nargs: number, i: number): number {
   switch (nargs) {
-    case 0: return A.AM_Request0(ep, SERVER, H_SHORT)
-    case 1: return A.AM_Request1(ep, SERVER, H_SHORT, i)
-    case 2: return A.AM_Request2(ep, SERVER, H_SHORT, i, i)
-    case 4: return A.AM_Request4(ep, SERVER, H_SHORT, i, i, i, i)
-    case 8: return A.AM_Request8(ep, SERVER, H_SHORT, i, i, i, i, i, i, i, i)
-    case 16: return A.AM_Request16(ep, SERVER, H_SHORT, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i)
-    default: throw new Error(`Short round trip: ${nargs} arguments is not one of the measured counts`)
+    case 0:
+      return A.AM_Request0(ep, SERVER, H_SHORT)
+    case 1:
+      return A.AM_Request1(ep, SERVER, H_SHORT, i)
+    case 2:
+      return A.AM_Request2(ep, SERVER, H_SHORT, i, i)
+    case 4:
+      return A.AM_Request4(ep, SERVER, H_SHORT, i, i, i, i)
+    case 8:
+      return A.AM_Request8(ep, SERVER, H_SHORT, i, i, i, i, i, i, i, i)
+    case 16:
+      return A.AM_Request16(ep, SERVER, H_SHORT, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i, i)
+    default:
+      throw new Error(`Short round trip: ${nargs} arguments is not one of the measured counts`)
   }
 }
 
 const chunks = (size: number, max: number): number => (size === 0 ? 1 : Math.ceil(size / max))
 
 /** Requests task 0 handles in a run. */
-function expected (op: number, size: number, iters: number): number {
+function expected(op: number, size: number, iters: number): number {
   if (op === Am2Op.LONG_BW) return iters * chunks(size, maxLong)
   if (op === Am2Op.MEDIUM_BW) return iters * chunks(size, maxMedium)
   return iters
 }
 
 /** Sends `size` bytes as messages of at most `max` bytes each: `send(offset, bytes)` per chunk. */
-function sendChunks (size: number, max: number, send: (off: number, n: number) => void): void {
+function sendChunks(size: number, max: number, send: (off: number, n: number) => void): void {
   let off = 0
   do {
     const n = Math.min(max, size - off)
@@ -117,12 +124,12 @@ function sendChunks (size: number, max: number, send: (off: number, n: number) =
 }
 
 /** One chunk of a Long stream: from segment memory into the server's segment at the same offset. */
-function sendLong (off: number, n: number): void {
+function sendLong(off: number, n: number): void {
   check(A.AM_RequestXfer0(ep, SERVER, off, H_BULK, longSrc + off, n), 'AM_RequestXfer0')
 }
 
 /** One chunk of a Medium stream, from an ordinary Uint8Array. */
-function sendMedium (_off: number, n: number): void {
+function sendMedium(_off: number, n: number): void {
   check(A.AM_RequestI0(ep, SERVER, H_BULK, mediumSrc, n), 'AM_RequestI0')
 }
 
@@ -130,7 +137,7 @@ function sendMedium (_off: number, n: number): void {
 let times = new Float64Array(0)
 
 /** Task 1's side of a run; returns the elapsed seconds. */
-function request (op: number, size: number, iters: number): number {
+function request(op: number, size: number, iters: number): number {
   const t0 = performance.now()
   switch (op) {
     case Am2Op.SHORT_RTT: {
@@ -151,7 +158,7 @@ function request (op: number, size: number, iters: number): number {
         times[i] = performance.now() - t
       }
       const sorted = times.subarray(0, iters).sort()
-      return iters * sorted[iters >> 1]! / 1000
+      return (iters * sorted[iters >> 1]!) / 1000
     }
     case Am2Op.MEDIUM_RTT:
       for (let i = 0; i < iters; i++) {
@@ -198,7 +205,10 @@ commands.serve((gen, op, size, iters) => {
     while (served < want) poll()
   } else {
     // (the untimed requests are all answered when request() returns: the timed ones count from 0)
-    if (skip > 0) { request(op, size, skip); replies = 0 }
+    if (skip > 0) {
+      request(op, size, skip)
+      replies = 0
+    }
     commands.finish(gen, request(op, size, iters))
   }
 })

@@ -22,7 +22,8 @@ import { CTL_BYTES, C_ABORT, C_DONE, C_ENTER, C_ROUND, C_START, type FloorComman
 const d = workerData as FloorData
 const port = parentPort!
 const ctl = new Int32Array(d.ctl, 0, CTL_BYTES / 4)
-const P = d.threads, me = d.rank
+const P = d.threads,
+  me = d.rank
 // (its own buffer's pages touched before any timing)
 new Uint8Array(d.bufs[me]!).fill(0xa5 ^ me)
 port.on('message', (cmd: FloorCommand) => {

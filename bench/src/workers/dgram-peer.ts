@@ -20,8 +20,12 @@ const mode = process.argv[3]
 const sock = createSocket('udp4')
 sock.on('error', () => process.exit(0))
 
-interface Handle { fd: number, recvStart (): number, recvStop (): number }
-function handleOf (): Handle {
+interface Handle {
+  fd: number
+  recvStart(): number
+  recvStop(): number
+}
+function handleOf(): Handle {
   const sym = Object.getOwnPropertySymbols(sock).find((x) => x.description === 'state symbol')!
   return (sock as unknown as Record<symbol, { handle: Handle }>)[sym].handle
 }
@@ -41,7 +45,9 @@ sock.bind(0, '127.0.0.1', () => {
         Error.stackTraceLimit = 0
         for (;;) {
           let n: number
-          try { n = readSync(h.fd, buf, 0, buf.length, null) } catch (e) {
+          try {
+            n = readSync(h.fd, buf, 0, buf.length, null)
+          } catch (e) {
             if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') process.exit(0)
             if (performance.now() - last > IDLE_MS) break
             continue
@@ -51,7 +57,10 @@ sock.bind(0, '127.0.0.1', () => {
         }
         Error.stackTraceLimit = lim
         h.recvStart()
-        sock.once('message', (m) => { writeSync(h.fd, m); spin() })
+        sock.once('message', (m) => {
+          writeSync(h.fd, m)
+          spin()
+        })
       }
       sock.removeAllListeners('message')
       spin()
@@ -59,7 +68,10 @@ sock.bind(0, '127.0.0.1', () => {
       let count = 0
       const reply = Buffer.alloc(4)
       sock.on('message', (m) => {
-        if (m[0] !== 0xff) { count++; return }
+        if (m[0] !== 0xff) {
+          count++
+          return
+        }
         reply.writeUInt32LE(count, 0)
         count = 0
         sock.send(reply)

@@ -32,7 +32,7 @@ import { AM_CMPL_INDEX, AM_HDR_INDEX, LapiOp, openCommands, type LapiBenchData }
 const data = jobData() as LapiBenchData
 const { maxSize } = data
 
-function check (rc: number, what: string): void {
+function check(rc: number, what: string): void {
   if (rc !== 0) {
     const s = L.ref('')
     L.LAPI_Msg_string(rc, s)
@@ -47,13 +47,21 @@ const r = L.ref(0)
 check(L.LAPI_Qenv(h, L.TASK_ID, r), 'Qenv')
 const me = r.value
 const peer = 1 - me
-const malloc = (n: number): number => { const a = L.ref(0); check(L.LAPIX_Malloc(h, n, a), 'malloc'); return a.value }
+const malloc = (n: number): number => {
+  const a = L.ref(0)
+  check(L.LAPIX_Malloc(h, n, a), 'malloc')
+  return a.value
+}
 const buf = malloc(maxSize)
 const src = malloc(maxSize)
 const cntr = malloc(8)
 const org = malloc(8)
 const word = malloc(8)
-const gather = (v: number): number[] => { const t: number[] = []; check(L.LAPI_Address_init(h, v, t), 'Address_init'); return t }
+const gather = (v: number): number[] => {
+  const t: number[] = []
+  check(L.LAPI_Address_init(h, v, t), 'Address_init')
+  return t
+}
 const peerBuf = gather(buf)[peer]!
 const peerCntr = gather(cntr)[peer]!
 const peerWord = gather(word)[peer]!
@@ -64,13 +72,18 @@ let sink = 0
 // (udata_one_pkt_ptr is valid only during the call) into the task's own memory, as the SAB ring
 // baseline's receiver copies each message out with Uint8Array.set.
 const keep = new Uint8Array(maxSize)
-function onePacket (_h: number, _u: Uint8Array, _l: number, info: L.lapi_return_info_t): number | null {
+function onePacket(_h: number, _u: Uint8Array, _l: number, info: L.lapi_return_info_t): number | null {
   const d = info.udata_one_pkt_ptr
-  if (d !== null) { if (d.length > 0) keep.set(d); return null }
+  if (d !== null) {
+    if (d.length > 0) keep.set(d)
+    return null
+  }
   return buf
 }
-function noop (): void { sink++ }
-function withCompletion (_h: number, _u: Uint8Array, _l: number, _i: L.lapi_return_info_t, comp: L.Ref<L.compl_hndlr_t | null>): number | null {
+function noop(): void {
+  sink++
+}
+function withCompletion(_h: number, _u: Uint8Array, _l: number, _i: L.lapi_return_info_t, comp: L.Ref<L.compl_hndlr_t | null>): number | null {
   comp.value = noop
   return buf
 }
@@ -79,7 +92,7 @@ check(L.LAPI_Addr_set(h, withCompletion, AM_CMPL_INDEX), 'Addr_set')
 const prev = L.ref(0)
 
 /** Runs `iters` operations of pattern `op` (both tasks call it with the same arguments). */
-function runOp (op: number, size: number, iters: number): void {
+function runOp(op: number, size: number, iters: number): void {
   switch (op) {
     case LapiOp.PUT_RTT:
       if (me === 0) {

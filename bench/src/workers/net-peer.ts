@@ -30,13 +30,16 @@ sock.once('connect', () => {
     let have = 0
     sock.on('data', (c: Buffer) => {
       have += c.length
-      while (have >= size) { have -= size; sock.write(c.subarray(0, size)) }
+      while (have >= size) {
+        have -= size
+        sock.write(c.subarray(0, size))
+      }
     })
   } else if (mode === 'poll') {
     // (between runs it sleeps in the event loop: a peer that spun on for the whole benchmark
     // would take a CPU from the series measured after it)
     // (`reading` is net's own flag for the handle's state: kept true, so the stream never starts it twice)
-    const h = (sock as unknown as { _handle: { fd: number, reading: boolean, readStart (): number, readStop (): number } })._handle
+    const h = (sock as unknown as { _handle: { fd: number; reading: boolean; readStart(): number; readStop(): number } })._handle
     const buf = Buffer.alloc(1 << 16)
     let have = 0
     const spin = (): void => {
@@ -45,7 +48,9 @@ sock.once('connect', () => {
       let last = performance.now()
       for (;;) {
         let n: number
-        try { n = readSync(h.fd, buf, 0, buf.length, null) } catch (e) {
+        try {
+          n = readSync(h.fd, buf, 0, buf.length, null)
+        } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') process.exit(0)
           if (performance.now() - last > IDLE_MS) break
           continue
@@ -53,11 +58,17 @@ sock.once('connect', () => {
         if (n === 0) process.exit(0)
         last = performance.now()
         have += n
-        while (have >= size) { have -= size; writeSync(h.fd, buf, 0, size) }
+        while (have >= size) {
+          have -= size
+          writeSync(h.fd, buf, 0, size)
+        }
       }
       sock.once('data', (c: Buffer) => {
         have += c.length
-        while (have >= size) { have -= size; writeSync(h.fd, c, 0, size) }
+        while (have >= size) {
+          have -= size
+          writeSync(h.fd, c, 0, size)
+        }
         spin()
       })
       h.reading = true
@@ -76,13 +87,19 @@ sock.once('connect', () => {
           const need = 8 - header.length
           header = Buffer.concat([header, c.subarray(at, at + need)])
           at += Math.min(need, c.length - at)
-          if (header.length === 8) { want = Number(header.readBigUInt64LE(0)); header = Buffer.alloc(0) }
+          if (header.length === 8) {
+            want = Number(header.readBigUInt64LE(0))
+            header = Buffer.alloc(0)
+          }
           continue
         }
         const take = Math.min(want, c.length - at)
         want -= take
         at += take
-        if (want === 0) { want = -1; sock.write(Buffer.from([1])) }
+        if (want === 0) {
+          want = -1
+          sock.write(Buffer.from([1]))
+        }
       }
     })
   }

@@ -37,7 +37,7 @@ const finished = new Int32Array(data.times, 0, 1)
 
 // ───────────────────────────── AM-2 (the job that measures its round trip) ─────────────────────────────
 
-function check (rc: number, what: string): void {
+function check(rc: number, what: string): void {
   if (rc !== A.AM_OK) throw new Error(`${what}: AM code ${rc}`)
 }
 
@@ -48,11 +48,11 @@ let eb: A.eb_t | null = null
 let ep: A.ep_t | null = null
 let served = 0
 let replies = 0
-function onShort (token: A.Token): void {
+function onShort(token: A.Token): void {
   served++
   check(A.AM_Reply0(token, H_REPLY), 'AM_Reply0')
 }
-function onReply (_token: A.Token): void {
+function onReply(_token: A.Token): void {
   replies++
 }
 if (data.am2) {
@@ -68,12 +68,12 @@ if (data.am2) {
 let deadline = 0
 let polls = 0
 /** One AM_Poll; every 2^16 polls, the run's deadline. */
-function poll (): void {
+function poll(): void {
   A.AM_Poll(eb!)
   if ((++polls & 0xffff) === 0) overdue()
 }
 
-function overdue (): void {
+function overdue(): void {
   if (performance.now() > deadline) {
     throw new Error(`PGAS benchmark task ${me} of ${P}: a run took longer than ${timeoutMs} ms (served ${served}, replies ${replies})`)
   }
@@ -91,12 +91,12 @@ const heapBufs = { bcast: new Uint8Array(maxSize), send: new Uint8Array(maxSize)
 /** What task `from` sends task `to` in an all-to-all of run `gen`. */
 const blockByte = (gen: number, from: number, to: number): number => (gen * 31 + from * 7 + to) & 0xff
 
-function fail (gen: number, what: string): never {
+function fail(gen: number, what: string): never {
   throw new Error(`PGAS benchmark task ${me} of ${P}, run ${gen}: ${what}`)
 }
 
 /** This task's part of a run; returns its elapsed seconds (from after the starting barrier). */
-function runOp (gen: number, op: number, size: number, iters: number): number {
+function runOp(gen: number, op: number, size: number, iters: number): number {
   switch (op) {
     case PgasOp.BARRIER: {
       const t0 = performance.now()
@@ -121,11 +121,18 @@ function runOp (gen: number, op: number, size: number, iters: number): number {
       if (recv[0] !== want || recv[recv.length - 1] !== want) fail(gen, `all-reduce gave ${recv[0]}, not ${want}`)
       return s
     }
-    case PgasOp.BCAST: case PgasOp.BCAST_PRIVATE: {
+    case PgasOp.BCAST:
+    case PgasOp.BCAST_PRIVATE: {
       if (size < 1 || size > maxSize) fail(gen, `broadcast of ${size} B (1 to ${maxSize})`)
       const buf = (op === PgasOp.BCAST ? segBufs : heapBufs).bcast.subarray(0, size)
       const v = (gen & 0xff) ^ 0x5a
-      if (me === 0) { buf[0] = v; buf[size - 1] = v } else { buf[0] = ~v & 0xff; buf[size - 1] = ~v & 0xff }
+      if (me === 0) {
+        buf[0] = v
+        buf[size - 1] = v
+      } else {
+        buf[0] = ~v & 0xff
+        buf[size - 1] = ~v & 0xff
+      }
       const t0 = performance.now()
       for (let i = 0; i < iters; i++) {
         pg.bcast(buf, 0)
@@ -135,7 +142,8 @@ function runOp (gen: number, op: number, size: number, iters: number): number {
       if (buf[0] !== v || buf[size - 1] !== v) fail(gen, 'the broadcast did not deliver what task 0 sent')
       return s
     }
-    case PgasOp.ALLTOALL: case PgasOp.ALLTOALL_PRIVATE: {
+    case PgasOp.ALLTOALL:
+    case PgasOp.ALLTOALL_PRIVATE: {
       if (size < P || size > maxSize || size % P !== 0) fail(gen, `all-to-all of ${size} B (a multiple of ${P} up to ${maxSize})`)
       const bs = size / P
       const bufs = op === PgasOp.ALLTOALL ? segBufs : heapBufs

@@ -154,11 +154,14 @@ const counters = new Int32Array(2)
 let payloadViews: Uint8Array[] = []
 const sink = dstAll
 /** The handler of every message: copies the payload out, as the ring baseline's receiver does. */
-function keepPayload(payload: Uint8Array): void { sink.set(payload) }
+function keepPayload(payload: Uint8Array): void {
+  sink.set(payload)
+}
 const handlers: Array<((payload: Uint8Array) => void) | null> = [null, keepPayload]
 
 function amPrepare(size: number): void {
-  if (size > AM_MAX_PAYLOAD || (size & 3) !== 0) throw new RangeError(`size ${size}: the minimal active message carries multiples of 4 up to ${AM_MAX_PAYLOAD} B`)
+  if (size > AM_MAX_PAYLOAD || (size & 3) !== 0)
+    throw new RangeError(`size ${size}: the minimal active message carries multiples of 4 up to ${AM_MAX_PAYLOAD} B`)
   payloadViews = []
   for (let k = 0; k < AM_SLOTS; k++) payloadViews.push(new Uint8Array(data.sab, (amIn + k * slotWords + payloadWord) * 4, size))
 }

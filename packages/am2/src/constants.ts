@@ -57,13 +57,30 @@ export const AM_INITIAL_NUM_TRANSLATIONS = 256
 export const AM_MAX_NUM_TRANSLATIONS = 1 << 20
 
 const STATUS_NAMES = ['AM_OK', 'AM_ERR_NOT_INIT', 'AM_ERR_BAD_ARG', 'AM_ERR_RESOURCE', 'AM_ERR_NOT_SENT', 'AM_ERR_IN_USE'] as const
-const FAULT_NAMES = ['', 'EBADARGS', 'EBADENTRY', 'EBADTAG', 'EBADHANDLER', 'EBADSEGOFF', 'EBADLENGTH', 'EBADENDPOINT',
-  'ECONGESTION', 'EUNREACHABLE', 'EREPLYREJECTED'] as const
+const FAULT_NAMES = [
+  '',
+  'EBADARGS',
+  'EBADENTRY',
+  'EBADTAG',
+  'EBADHANDLER',
+  'EBADSEGOFF',
+  'EBADLENGTH',
+  'EBADENDPOINT',
+  'ECONGESTION',
+  'EUNREACHABLE',
+  'EREPLYREJECTED',
+] as const
 const OPCODE_NAMES = ['', 'AM_REQUEST_M', 'AM_REQUEST_IM', 'AM_REQUEST_XFER_M', 'AM_REPLY_M', 'AM_REPLY_IM', 'AM_REPLY_XFER_M'] as const
 
 /** The C name of an AM return code (`AM_ERR_BAD_ARG` for 2), or undefined. */
-export function amStatusName (code: number): string | undefined { return STATUS_NAMES[code] }
+export function amStatusName(code: number): string | undefined {
+  return STATUS_NAMES[code]
+}
 /** The C name of a returned-message status (`EBADTAG` for 3), or undefined. */
-export function amFaultName (status: number): string | undefined { return status > 0 ? FAULT_NAMES[status] : undefined }
+export function amFaultName(status: number): string | undefined {
+  return status > 0 ? FAULT_NAMES[status] : undefined
+}
 /** The C name of an opcode (`AM_REQUEST_M` for 1), or undefined. */
-export function amOpcodeName (op: number): string | undefined { return op > 0 ? OPCODE_NAMES[op] : undefined }
+export function amOpcodeName(op: number): string | undefined {
+  return op > 0 ? OPCODE_NAMES[op] : undefined
+}

@@ -19,7 +19,7 @@ export const emptyBuf = new Uint8Array(0)
 const LOOP_COPY = 8
 
 /** Copies `n` bytes of `s8` from index `s` into `d8` at index `d` (ranges checked by the caller). */
-export function copyBytes (d8: Uint8Array, d: number, s8: Uint8Array, s: number, n: number): void {
+export function copyBytes(d8: Uint8Array, d: number, s8: Uint8Array, s: number, n: number): void {
   if (n <= LOOP_COPY) {
     for (let i = 0; i < n; i++) d8[d + i] = s8[s + i]!
     return

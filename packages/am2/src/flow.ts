@@ -19,14 +19,36 @@ const { REC } = types
 /** The instances of this task's endpoints toward their peers. */
 export class Flow extends Registry {
   /** A request that cannot go (its peer left the job): handler 0 gets it back with `status`. */
-  protected returnLocally (ep: Endpoint, index: number, p: Peer, kind: number, handler: number, nargs: number, args: ArrayLike<number>,
-    nbytes: number, off: number, off2: number, status: number): void {
+  protected returnLocally(
+    ep: Endpoint,
+    index: number,
+    p: Peer,
+    kind: number,
+    handler: number,
+    nargs: number,
+    args: ArrayLike<number>,
+    nbytes: number,
+    off: number,
+    off2: number,
+    status: number,
+  ): void {
     const t = this.takeToken()
     t.ep = ep
-    t.kind = kind | K_RETURNED; t.handler = handler; t.nargs = nargs; t.status = status; t.fault = 0
-    t.srcTask = p.task; t.srcId = p.id; t.dstId = ep.id
-    t.tagLo = ep.trTagLo[index]!; t.tagHi = ep.trTagHi[index]!
-    t.nbytes = nbytes; t.slot = NO_SLOT; t.off = off; t.off2 = off2; t.peer = index
+    t.kind = kind | K_RETURNED
+    t.handler = handler
+    t.nargs = nargs
+    t.status = status
+    t.fault = 0
+    t.srcTask = p.task
+    t.srcId = p.id
+    t.dstId = ep.id
+    t.tagLo = ep.trTagLo[index]!
+    t.tagHi = ep.trTagHi[index]!
+    t.nbytes = nbytes
+    t.slot = NO_SLOT
+    t.off = off
+    t.off2 = off2
+    t.peer = index
     for (let i = 0; i < nargs; i++) t.args[i] = args[i]!
     this.enqueue(t, ep.bundle, true)
   }
@@ -35,7 +57,7 @@ export class Flow extends Registry {
    * Returns every outstanding request to a peer that is gone and frees its instances: ECONGESTION
    * when it left the job, EUNREACHABLE when it failed or its process was lost.
    */
-  protected failPeer (ep: Endpoint, p: Peer): void {
+  protected failPeer(ep: Endpoint, p: Peer): void {
     const index = p.index
     const status = this.lapi.taskFailed(p.task) ? AmFault.EUNREACHABLE : AmFault.ECONGESTION
     for (let inst = 0; inst < p.busy.length; inst++) {
@@ -48,7 +70,7 @@ export class Flow extends Registry {
   }
 
   /** Looks for peers that left the job with requests of the bundle's endpoints outstanding. */
-  checkPeers (b: Bundle): void {
+  checkPeers(b: Bundle): void {
     // (index loops: this runs too seldom to be optimized, and an array's iterator would be allocated)
     const eps = b.endpoints
     for (let i = 0; i < eps.length; i++) {
@@ -62,7 +84,7 @@ export class Flow extends Registry {
     }
   }
 
-  protected releaseInstance (ep: Endpoint, p: Peer, inst: number): void {
+  protected releaseInstance(ep: Endpoint, p: Peer, inst: number): void {
     p.busy[inst] = 0
     p.free[p.top++] = inst
     p.outstanding--
@@ -70,7 +92,7 @@ export class Flow extends Registry {
   }
 
   /** The reply (or return) of instance `slot` of `ep` arrived: free it. */
-  protected releaseSlot (ep: Endpoint, slot: number): void {
+  protected releaseSlot(ep: Endpoint, slot: number): void {
     if (slot < 0) return
     // (a shift, not (slot / MAX_DEPTH) | 0: code V8 has not optimized yet boxes the quotient, 16 bytes a reply)
     const index = slot >> DEPTH_BITS

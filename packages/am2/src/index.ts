@@ -28,14 +28,36 @@ import { currentSpmd, spmdExit, spmdStartup } from './spmd.js'
 import { MAX_DEPTH } from './wire.js'
 
 export {
-  AmStatus, AmFault, AmOpcode, AM_SEQ, AM_PAR, AM_NOEVENTS, AM_NOTEMPTY, AM_NONE, AM_ALL, AM_MAX_SHORT,
-  AM_MAX_NUM_HANDLERS, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_NUM_TRANSLATIONS, amStatusName, amFaultName, amOpcodeName,
-  type AmStatusCode, type AmFaultCode,
+  AmStatus,
+  AmFault,
+  AmOpcode,
+  AM_SEQ,
+  AM_PAR,
+  AM_NOEVENTS,
+  AM_NOTEMPTY,
+  AM_NONE,
+  AM_ALL,
+  AM_MAX_SHORT,
+  AM_MAX_NUM_HANDLERS,
+  AM_INITIAL_NUM_TRANSLATIONS,
+  AM_MAX_NUM_TRANSLATIONS,
+  amStatusName,
+  amFaultName,
+  amOpcodeName,
+  type AmStatusCode,
+  type AmFaultCode,
 } from './constants.js'
 export { AmlapiError } from '@amlapi/bufmgr'
 export { AmError, MAX_MEDIUM, MAX_LONG, MAX_SEG_LENGTH, type AmSeg, type en_t } from './types.js'
 export {
-  Bundle, Endpoint, Token, defaultHandler0, type short_handler, type bulk_handler, type error_handler, type am_handler,
+  Bundle,
+  Endpoint,
+  Token,
+  defaultHandler0,
+  type short_handler,
+  type bulk_handler,
+  type error_handler,
+  type am_handler,
 } from './objects.js'
 export { DEFAULT_DEPTH } from './spmd.js'
 
@@ -72,24 +94,37 @@ const NO_SPMD = 'Am2.spmd() (AMX_SPMDStartup) has not run in this task'
 
 /** The AM-2 library of this task (static methods). */
 export class Am2 {
-  private constructor () { /* static only */ }
+  private constructor() {
+    /* static only */
+  }
 
   /** AM_Init: joins the LAPI context `lapi` (default: the open one, or a new one). Reference-counted. */
-  static init (lapi?: Lapi): void { check(amInit(lapi), 'AM_Init') }
+  static init(lapi?: Lapi): void {
+    check(amInit(lapi), 'AM_Init')
+  }
 
   /** Leaves AM-2 (AM_Terminate); the last of the `init`s to leave frees the runtime (and the LAPI context it opened). */
-  static finalize (): void { check(amTerminate(), 'AM_Terminate') }
+  static finalize(): void {
+    check(amTerminate(), 'AM_Terminate')
+  }
 
   /** @deprecated Call `Am2.finalize()` (the same call); `terminate()` goes in the release after 0.1.0. */
-  static terminate (): void { Am2.finalize() }
+  static terminate(): void {
+    Am2.finalize()
+  }
 
   /** AM_AllocateBundle(AM_SEQ). */
-  static allocateBundle (): Bundle {
+  static allocateBundle(): Bundle {
     const rt = currentRuntime()
     if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AM_AllocateBundle', NO_INIT)
     const r: { value: Bundle | null } = { value: null }
     const rc = rt.allocateBundle(AM_SEQ, r)
-    if (rc !== 0) throw new AmError(rc, 'AM_AllocateBundle', rc === AmStatus.ERR_RESOURCE ? 'a task has at most 255 bundles at once (free one with AM_FreeBundle)' : undefined)
+    if (rc !== 0)
+      throw new AmError(
+        rc,
+        'AM_AllocateBundle',
+        rc === AmStatus.ERR_RESOURCE ? 'a task has at most 255 bundles at once (free one with AM_FreeBundle)' : undefined,
+      )
     return r.value!
   }
 
@@ -98,16 +133,20 @@ export class Am2 {
    * had no room for, which went to heap buffers; `heapBuffersMade`, the heap buffers made for them
    * (the others reused pooled ones: up to 64 MiB of them are kept).
    */
-  static stats (): Am2Stats {
+  static stats(): Am2Stats {
     const rt = currentRuntime()
     if (rt === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.stats', NO_INIT)
     return { heapMediums: rt.heapMediums, heapBuffersMade: rt.heapBuffersMade }
   }
 
   /** Largest Medium payload, bytes. */
-  static get maxMedium (): number { return MAX_MEDIUM }
+  static get maxMedium(): number {
+    return MAX_MEDIUM
+  }
   /** Largest Long payload, bytes. */
-  static get maxLong (): number { return MAX_LONG }
+  static get maxLong(): number {
+    return MAX_LONG
+  }
 
   /**
    * AMX_SPMDStartup, collective: every task of the job calls it once, and it returns when all have.
@@ -127,13 +166,20 @@ export class Am2 {
    * endpoint.request((Am2.rank + 1) % Am2.size, 1, 42)
    * ```
    */
-  static spmd (depth?: number): SpmdInfo {
+  static spmd(depth?: number): SpmdInfo {
     const eb: { value: Bundle | null } = { value: null }
     const ep: { value: Endpoint | null } = { value: null }
     const rc = spmdStartup(eb, ep, depth)
     if (rc !== 0) {
-      throw new AmError(rc, 'AMX_SPMDStartup', rc === AmStatus.ERR_RESOURCE ? 'it runs once per job (Am2.spmd was called already)'
-        : rc === AmStatus.ERR_BAD_ARG ? `depth ${typeof depth === 'bigint' ? `${String(depth)}n (a BigInt)` : String(depth)} is not allowed: 1 to ${MAX_DEPTH} requests in flight per peer, or 0 for the default` : undefined)
+      throw new AmError(
+        rc,
+        'AMX_SPMDStartup',
+        rc === AmStatus.ERR_RESOURCE
+          ? 'it runs once per job (Am2.spmd was called already)'
+          : rc === AmStatus.ERR_BAD_ARG
+            ? `depth ${typeof depth === 'bigint' ? `${String(depth)}n (a BigInt)` : String(depth)} is not allowed: 1 to ${MAX_DEPTH} requests in flight per peer, or 0 for the default`
+            : undefined,
+      )
     }
     const s = currentSpmd()!
     return { bundle: eb.value!, endpoint: ep.value!, rank: s.rank, size: s.procs, procs: s.procs }
@@ -143,7 +189,7 @@ export class Am2 {
    * This task's rank (task id), 0..{@link Am2.size}-1 (AMX_SPMDMyProc). Valid after
    * {@link Am2.spmd}; throws AmError AM_ERR_NOT_INIT before.
    */
-  static get rank (): number {
+  static get rank(): number {
     const s = currentSpmd()
     if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.rank', NO_SPMD)
     return s.rank
@@ -153,28 +199,28 @@ export class Am2 {
    * Tasks in the job (AMX_SPMDNumProcs). Valid after {@link Am2.spmd}; throws AmError
    * AM_ERR_NOT_INIT before.
    */
-  static get size (): number {
+  static get size(): number {
     const s = currentSpmd()
     if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.size', NO_SPMD)
     return s.procs
   }
 
   /** @deprecated Read `Am2.size` (the same number); `procs` goes in the release after 0.1.0. */
-  static get procs (): number {
+  static get procs(): number {
     const s = currentSpmd()
     if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'Am2.procs', NO_SPMD)
     return s.procs
   }
 
   /** AMX_SPMDBarrier, collective (runs handlers while it waits). */
-  static barrier (): void {
+  static barrier(): void {
     const s = currentSpmd()
     if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDBarrier', NO_SPMD)
     s.barrier()
   }
 
   /** AMX_SPMDAllGather: every task's `src` bytes, concatenated in rank order. */
-  static allGather (src: Uint8Array): Uint8Array {
+  static allGather(src: Uint8Array): Uint8Array {
     const s = currentSpmd()
     if (s === null) throw new AmError(AmStatus.ERR_NOT_INIT, 'AMX_SPMDAllGather', NO_SPMD)
     const dst = new Uint8Array(src.length * s.procs)
@@ -183,6 +229,7 @@ export class Am2 {
   }
 
   /** AMX_SPMDExit. */
-  static exit (code: number): never { return spmdExit(code) }
+  static exit(code: number): never {
+    return spmdExit(code)
+  }
 }
-

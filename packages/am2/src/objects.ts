@@ -47,35 +47,49 @@ export interface RuntimeFace {
   readonly ranDirect: boolean
   readonly log: Logger
   readonly segmentSize: number
-  argsOf (args: number[], what: string): Int32Array
-  allocateEndpoint (b: Bundle, ep: Ref<Endpoint | null> | null | undefined, name: Ref<number> | null | undefined): number
-  freeBundle (b: Bundle): number
-  freeEndpoint (ep: Endpoint): number
-  moveEndpoint (ep: Endpoint, from: Bundle, to: Bundle): number
-  setTag (ep: Endpoint, tag: unknown): number
-  setSeg (ep: Endpoint, seg: unknown, nbytes: unknown): number
-  map (ep: Endpoint, index: unknown, name: unknown, tag: unknown): number
-  mapAny (ep: Endpoint, index: Ref<number> | null | undefined, name: unknown, tag: unknown): number
-  unmap (ep: Endpoint, index: unknown): number
-  setExpectedResources (ep: Endpoint, nEndpoints: unknown, nOutstanding: unknown): number
-  setHandler (ep: Endpoint, index: unknown, fn: unknown): number
-  setHandlerAny (ep: Endpoint, index: Ref<number> | null | undefined, fn: unknown): number
-  setEventMask (b: Bundle, mask: unknown): number
-  request (ep: Endpoint, index: number, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown,
-    nbytes: number, off: number, off2: number, async: boolean, get?: boolean): number
-  reply (t: Token, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown, nbytes: number, off: number): number
-  poll (b: Bundle): number
-  waitSema (b: Bundle): number
-  waitSemaAsync (b: Bundle): Promise<number>
+  argsOf(args: number[], what: string): Int32Array
+  allocateEndpoint(b: Bundle, ep: Ref<Endpoint | null> | null | undefined, name: Ref<number> | null | undefined): number
+  freeBundle(b: Bundle): number
+  freeEndpoint(ep: Endpoint): number
+  moveEndpoint(ep: Endpoint, from: Bundle, to: Bundle): number
+  setTag(ep: Endpoint, tag: unknown): number
+  setSeg(ep: Endpoint, seg: unknown, nbytes: unknown): number
+  map(ep: Endpoint, index: unknown, name: unknown, tag: unknown): number
+  mapAny(ep: Endpoint, index: Ref<number> | null | undefined, name: unknown, tag: unknown): number
+  unmap(ep: Endpoint, index: unknown): number
+  setExpectedResources(ep: Endpoint, nEndpoints: unknown, nOutstanding: unknown): number
+  setHandler(ep: Endpoint, index: unknown, fn: unknown): number
+  setHandlerAny(ep: Endpoint, index: Ref<number> | null | undefined, fn: unknown): number
+  setEventMask(b: Bundle, mask: unknown): number
+  request(
+    ep: Endpoint,
+    index: number,
+    cat: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    src: unknown,
+    nbytes: number,
+    off: number,
+    off2: number,
+    async: boolean,
+    get?: boolean,
+  ): number
+  reply(t: Token, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown, nbytes: number, off: number): number
+  poll(b: Bundle): number
+  waitSema(b: Bundle): number
+  waitSemaAsync(b: Bundle): Promise<number>
 }
 
 /** The runtime of this task (bound by AM_Init, unbound by the last AM_Terminate). */
 let runtime: RuntimeFace | null = null
 
 /** Binds the runtime the objects call (null: none). */
-export function bindRuntime (rt: RuntimeFace | null): void { runtime = rt }
+export function bindRuntime(rt: RuntimeFace | null): void {
+  runtime = rt
+}
 
-function liveRuntime (what: string): RuntimeFace {
+function liveRuntime(what: string): RuntimeFace {
   if (runtime === null) throw new AmError(S.ERR_NOT_INIT, what)
   return runtime
 }
@@ -113,53 +127,81 @@ export class Token {
   /** @internal */ readonly args = new Int32Array(AM_MAX_SHORT)
 
   /** @internal */
-  constructor (index: number) { this.index = index }
+  constructor(index: number) {
+    this.index = index
+  }
 
-  private get rt (): RuntimeFace { return runtime! }
+  private get rt(): RuntimeFace {
+    return runtime!
+  }
 
   /** The sender's endpoint name (AM_GetSourceEndpoint); for a returned message, the refusing endpoint. */
-  get sourceName (): en_t { this.live('sourceName'); return this.srcTask * 65536 + this.srcId }
+  get sourceName(): en_t {
+    this.live('sourceName')
+    return this.srcTask * 65536 + this.srcId
+  }
   /** The receiving endpoint (AM_GetDestEndpoint). */
-  get destEndpoint (): Endpoint { this.live('destEndpoint'); return this.ep! }
+  get destEndpoint(): Endpoint {
+    this.live('destEndpoint')
+    return this.ep!
+  }
   /** The tag the message carried (AM_GetMsgTag). */
-  get messageTag (): bigint { this.live('messageTag'); return (BigInt(this.tagHi) << 32n) | BigInt(this.tagLo) }
+  get messageTag(): bigint {
+    this.live('messageTag')
+    return (BigInt(this.tagHi) << 32n) | BigInt(this.tagLo)
+  }
   /** The sender's index in the receiver's translation table, -1 if not mapped (AMX_GetSourceId). */
-  get sourceId (): number { this.live('sourceId'); return this.peer }
+  get sourceId(): number {
+    this.live('sourceId')
+    return this.peer
+  }
   /** Whether the message is a request (else a reply or a returned message). */
-  get isRequest (): boolean { this.live('isRequest'); return (this.kind & K_REQUEST) !== 0 && (this.kind & K_RETURNED) === 0 }
+  get isRequest(): boolean {
+    this.live('isRequest')
+    return (this.kind & K_REQUEST) !== 0 && (this.kind & K_RETURNED) === 0
+  }
   /** The handler index the message named. */
-  get handlerIndex (): number { this.live('handlerIndex'); return this.handler }
+  get handlerIndex(): number {
+    this.live('handlerIndex')
+    return this.handler
+  }
   /** The message's category: 0 Short, 1 Medium, 2 Long. */
-  get category (): number { this.live('category'); return this.kind & CAT_MASK }
+  get category(): number {
+    this.live('category')
+    return this.kind & CAT_MASK
+  }
   /** For a returned message: the arguments it carried (a copy). */
-  get argsCopy (): number[] { this.live('argsCopy'); return Array.from(this.args.subarray(0, this.nargs)) }
+  get argsCopy(): number[] {
+    this.live('argsCopy')
+    return Array.from(this.args.subarray(0, this.nargs))
+  }
 
   /**
    * Reply with a Short message (AM_ReplyM). Only from a request handler, at most once. The rest
    * arguments cost an array per call; the C-style AM_ReplyM functions do not allocate.
    */
-  reply (handler: number, ...args: number[]): void {
+  reply(handler: number, ...args: number[]): void {
     const rt = this.rt
     const rc = rt.reply(this, CAT_SHORT, handler, args.length, rt.argsOf(args, 'AM_Reply'), null, 0, 0)
     if (rc !== 0) throw replyError(this, rc, 'AM_Reply', CAT_SHORT, handler, args.length, null, 0, 0, rt.segmentSize)
   }
 
   /** Reply with a Medium message (AM_ReplyIM): `src` (first `nbytes` bytes) is copied at the call. */
-  replyMedium (handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+  replyMedium(handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
     const rt = this.rt
     const rc = rt.reply(this, CAT_MEDIUM, handler, args.length, rt.argsOf(args, 'AM_ReplyI'), src, nbytes, 0)
     if (rc !== 0) throw replyError(this, rc, 'AM_ReplyI', CAT_MEDIUM, handler, args.length, src, nbytes, 0, rt.segmentSize)
   }
 
   /** Reply with a Long message into the requester's segment at `destOffset` (AM_ReplyXferM). */
-  replyLong (destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+  replyLong(destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
     const rt = this.rt
     const rc = rt.reply(this, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_ReplyXfer'), src, nbytes, destOffset)
     if (rc !== 0) throw replyError(this, rc, 'AM_ReplyXfer', CAT_LONG, handler, args.length, src, nbytes, destOffset, rt.segmentSize)
   }
 
   /** @internal throws unless a handler is running with this token */
-  live (what: string): void {
+  live(what: string): void {
     if (this.state < T_REQUEST || this.state > T_RETURNED) throw new AmError(S.ERR_BAD_ARG, `token.${what} (the handler of this token has returned)`)
   }
 }
@@ -177,7 +219,7 @@ export class Peer {
   /** Outstanding-request records, REC words per instance (for returning them when the peer is gone). */
   readonly rec: Int32Array
   outstanding = 0
-  constructor (index: number, name: number, depth: number) {
+  constructor(index: number, name: number, depth: number) {
     this.index = index
     this.task = Math.floor(name / 65536)
     this.id = name % 65536
@@ -199,46 +241,55 @@ export class Bundle {
   /** @internal */ readonly readyCond: () => boolean
 
   /** @internal */
-  constructor () {
+  constructor() {
     this.readyCond = () => this.queue.size > 0 || runtime!.returns.length > 0 || runtime!.ranDirect
   }
 
-  private get rt (): RuntimeFace { return liveRuntime('Bundle') }
+  private get rt(): RuntimeFace {
+    return liveRuntime('Bundle')
+  }
 
   /** Allocates an endpoint in this bundle (AM_AllocateEndpoint). */
-  allocateEndpoint (): Endpoint {
+  allocateEndpoint(): Endpoint {
     const r: Ref<Endpoint | null> = { value: null }
     check(this.rt.allocateEndpoint(this, r, null), 'AM_AllocateEndpoint')
     return r.value!
   }
 
   /** Runs the handlers of arrived messages (AM_Poll); returns how many ran. */
-  poll (): number {
+  poll(): number {
     const rt = this.rt
     if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_Poll', 'the bundle was freed')
     return rt.poll(this)
   }
 
   /** Blocks until a message arrived, then polls (AM_WaitSema, whatever the event mask). */
-  wait (): number {
+  wait(): number {
     const rt = this.rt
     if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema', 'the bundle was freed')
     return rt.waitSema(this)
   }
 
   /** Like `wait`, without blocking the event loop: resolves with the handlers run. */
-  async waitAsync (): Promise<number> {
+  async waitAsync(): Promise<number> {
     const rt = this.rt
     if (this.freed !== 0) throw new AmError(S.ERR_BAD_ARG, 'AM_WaitSema', 'the bundle was freed')
     return await rt.waitSemaAsync(this)
   }
 
   /** AM_SetEventMask (AM_NOEVENTS or AM_NOTEMPTY). */
-  set eventMask (mask: number) { const rc = this.rt.setEventMask(this, mask); if (rc !== 0) throw new AmError(rc, 'AM_SetEventMask', this.freed !== 0 ? 'the bundle was freed' : maskWhy(mask)) }
-  get eventMask (): number { return this.mask }
+  set eventMask(mask: number) {
+    const rc = this.rt.setEventMask(this, mask)
+    if (rc !== 0) throw new AmError(rc, 'AM_SetEventMask', this.freed !== 0 ? 'the bundle was freed' : maskWhy(mask))
+  }
+  get eventMask(): number {
+    return this.mask
+  }
 
   /** Frees the bundle and its endpoints (AM_FreeBundle). */
-  free (): void { check(this.rt.freeBundle(this), 'AM_FreeBundle') }
+  free(): void {
+    check(this.rt.freeBundle(this), 'AM_FreeBundle')
+  }
 }
 
 /**
@@ -255,7 +306,7 @@ export class Endpoint {
   /** @internal */ tag: bigint = AM_NONE
   /** @internal */ tagLo = 0
   /** @internal */ tagHi = 0
-  /** @internal */ tagMode = 0  // 0 none, 1 all, 2 match
+  /** @internal */ tagMode = 0 // 0 none, 1 all, 2 match
   /** @internal */ readonly handlers: Array<am_handler | null> = new Array<am_handler | null>(AM_MAX_NUM_HANDLERS).fill(null)
   /** @internal */ numTrans = AM_INITIAL_NUM_TRANSLATIONS
   /** @internal */ trName: number[] = new Array<number>(AM_INITIAL_NUM_TRANSLATIONS).fill(-1)
@@ -275,17 +326,19 @@ export class Endpoint {
   /** @internal */ segU8: Uint8Array | null = null
 
   /** @internal */
-  constructor (id: number, name: number, bundle: Bundle, defaultHandler: error_handler) {
+  constructor(id: number, name: number, bundle: Bundle, defaultHandler: error_handler) {
     this.id = id
     this.name = name
     this.bundle = bundle
     this.handlers[0] = defaultHandler
   }
 
-  private get rt (): RuntimeFace { return liveRuntime('Endpoint') }
+  private get rt(): RuntimeFace {
+    return liveRuntime('Endpoint')
+  }
 
   /** @internal The lowest translation index that maps endpoint `name`, or -1 (the last answer is memoised). */
-  peerOf (name: number): number {
+  peerOf(name: number): number {
     if (name === this.lastName) return this.lastPeer
     const i = this.byName.get(name) ?? -1
     this.lastName = name
@@ -294,22 +347,32 @@ export class Endpoint {
   }
 
   /** The receive tag (AM_SetTag / AM_GetTag): AM_NONE refuses everything, AM_ALL accepts everything. */
-  set receiveTag (tag: bigint) { const rc = this.rt.setTag(this, tag); if (rc !== 0) throw endpointError(this, rc, 'AM_SetTag', { tag }) }
-  get receiveTag (): bigint { return this.tag }
+  set receiveTag(tag: bigint) {
+    const rc = this.rt.setTag(this, tag)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_SetTag', { tag })
+  }
+  get receiveTag(): bigint {
+    return this.tag
+  }
 
   /** Sets the segment Long messages land in (AM_SetSeg). */
-  setSegment (seg: AmSeg | null, nbytes: number): void {
+  setSegment(seg: AmSeg | null, nbytes: number): void {
     const rt = this.rt
     const rc = rt.setSeg(this, seg, nbytes)
     if (rc !== 0) throw endpointError(this, rc, 'AM_SetSeg', { seg, nbytes, segmentSize: rt.segmentSize })
   }
   /** The segment and its length (AM_GetSeg). */
-  get segment (): { seg: AmSeg | null, nbytes: number } { return { seg: this.seg, nbytes: this.segLen } }
+  get segment(): { seg: AmSeg | null; nbytes: number } {
+    return { seg: this.seg, nbytes: this.segLen }
+  }
 
   /** Maps translation `index` to endpoint `name`, stamping `tag` on messages to it (AM_Map). */
-  map (index: number, name: en_t, tag: bigint): void { const rc = this.rt.map(this, index, name, tag); if (rc !== 0) throw endpointError(this, rc, 'AM_Map', { index, name, tag }) }
+  map(index: number, name: en_t, tag: bigint): void {
+    const rc = this.rt.map(this, index, name, tag)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_Map', { index, name, tag })
+  }
   /** Maps the first free index; returns it (AM_MapAny). */
-  mapAny (name: en_t, tag: bigint): number {
+  mapAny(name: en_t, tag: bigint): number {
     const r = { value: -1 }
     const rc = this.rt.mapAny(this, r, name, tag)
     if (rc !== 0) throw endpointError(this, rc, 'AM_MapAny', { name, tag })
@@ -317,10 +380,13 @@ export class Endpoint {
   }
 
   /** AM_UnMap. */
-  unmap (index: number): void { const rc = this.rt.unmap(this, index); if (rc !== 0) throw endpointError(this, rc, 'AM_UnMap', { index }) }
+  unmap(index: number): void {
+    const rc = this.rt.unmap(this, index)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_UnMap', { index })
+  }
 
   /** Freezes the table and sets the requests in flight per peer (AM_SetExpectedResources). */
-  setExpectedResources (nEndpoints: number, nOutstandingRequests: number): void {
+  setExpectedResources(nEndpoints: number, nOutstandingRequests: number): void {
     const rc = this.rt.setExpectedResources(this, nEndpoints, nOutstandingRequests)
     if (rc !== 0) throw endpointError(this, rc, 'AM_SetExpectedResources', { nEndpoints, nOutstanding: nOutstandingRequests })
   }
@@ -331,9 +397,12 @@ export class Endpoint {
    * one's as `fn(token, buf, nbytes, ...args)` ({@link bulk_handler}), handler 0 as
    * `fn(status, opcode, token)` ({@link error_handler}).
    */
-  setHandler (index: number, fn: am_handler): void { const rc = this.rt.setHandler(this, index, fn); if (rc !== 0) throw endpointError(this, rc, 'AM_SetHandler', { index, fn }) }
+  setHandler(index: number, fn: am_handler): void {
+    const rc = this.rt.setHandler(this, index, fn)
+    if (rc !== 0) throw endpointError(this, rc, 'AM_SetHandler', { index, fn })
+  }
   /** Registers `fn` at the lowest free index 1..255; returns it (AM_SetHandlerAny). */
-  setHandlerAny (fn: am_handler): number {
+  setHandlerAny(fn: am_handler): number {
     const r = { value: 0 }
     const rc = this.rt.setHandlerAny(this, r, fn)
     if (rc !== 0) throw endpointError(this, rc, 'AM_SetHandlerAny', { fn })
@@ -345,21 +414,21 @@ export class Endpoint {
    * token and `args`, at most AM_MAX_SHORT (16) 32-bit integers, when the peer polls. The rest arguments
    * cost an array per call; the C-style AM_RequestM functions do not allocate.
    */
-  request (index: number, handler: number, ...args: number[]): void {
+  request(index: number, handler: number, ...args: number[]): void {
     const rt = this.rt
     const rc = rt.request(this, index, CAT_SHORT, handler, args.length, rt.argsOf(args, 'AM_Request'), null, 0, 0, 0, false)
     if (rc !== 0) throw requestError(this, rc, 'AM_Request', CAT_SHORT, index, handler, args.length, null, 0, 0, 0, false, rt.segmentSize)
   }
 
   /** Medium request (AM_RequestIM): `src` (first `nbytes` bytes) is copied at the call. */
-  requestMedium (index: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+  requestMedium(index: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
     const rt = this.rt
     const rc = rt.request(this, index, CAT_MEDIUM, handler, args.length, rt.argsOf(args, 'AM_RequestI'), src, nbytes, 0, 0, false)
     if (rc !== 0) throw requestError(this, rc, 'AM_RequestI', CAT_MEDIUM, index, handler, args.length, src, nbytes, 0, 0, false, rt.segmentSize)
   }
 
   /** Long request into the peer's segment at `destOffset` (AM_RequestXferM). */
-  requestLong (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
+  requestLong(index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): void {
     const rt = this.rt
     const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_RequestXfer'), src, nbytes, destOffset, 0, false)
     if (rc !== 0) throw requestError(this, rc, 'AM_RequestXfer', CAT_LONG, index, handler, args.length, src, nbytes, destOffset, 0, false, rt.segmentSize)
@@ -370,7 +439,7 @@ export class Endpoint {
    * be sent without waiting for a free request slot, true when it went. (`try…`: an attempt that
    * answers false rather than blocking; an `…Async` name returns a Promise.)
    */
-  tryRequestLong (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
+  tryRequestLong(index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
     const rt = this.rt
     const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_RequestXferAsync'), src, nbytes, destOffset, 0, true)
     if (rc === S.ERR_IN_USE) return false
@@ -379,7 +448,7 @@ export class Endpoint {
   }
 
   /** @deprecated Call `tryRequestLong` (the same call: it returns a boolean, not a Promise); `requestLongAsync` goes in the release after 0.1.0. */
-  requestLongAsync (index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
+  requestLongAsync(index: number, destOffset: number, handler: number, src: AmSeg, nbytes: number, ...args: number[]): boolean {
     return this.tryRequestLong(index, destOffset, handler, src, nbytes, ...args)
   }
 
@@ -387,32 +456,37 @@ export class Endpoint {
    * AM_GetXferM: copies `nbytes` of the peer's segment at `sourceOffset` into this endpoint's
    * segment at `destOffset`, then runs `handler` here as a Long reply handler.
    */
-  getLong (index: number, sourceOffset: number, handler: number, destOffset: number, nbytes: number, ...args: number[]): void {
+  getLong(index: number, sourceOffset: number, handler: number, destOffset: number, nbytes: number, ...args: number[]): void {
     const rt = this.rt
     const rc = rt.request(this, index, CAT_LONG, handler, args.length, rt.argsOf(args, 'AM_GetXfer'), null, nbytes, destOffset, sourceOffset, false, true)
-    if (rc !== 0) throw requestError(this, rc, 'AM_GetXfer', CAT_LONG, index, handler, args.length, null, nbytes, destOffset, sourceOffset, true, rt.segmentSize)
+    if (rc !== 0)
+      throw requestError(this, rc, 'AM_GetXfer', CAT_LONG, index, handler, args.length, null, nbytes, destOffset, sourceOffset, true, rt.segmentSize)
   }
 
   /** Moves this endpoint to bundle `to` (AM_MoveEndpoint). */
-  moveTo (to: Bundle): void { check(this.rt.moveEndpoint(this, this.bundle, to), 'AM_MoveEndpoint') }
+  moveTo(to: Bundle): void {
+    check(this.rt.moveEndpoint(this, this.bundle, to), 'AM_MoveEndpoint')
+  }
 
   /** Frees the endpoint (AM_FreeEndpoint). */
-  free (): void { check(this.rt.freeEndpoint(this), 'AM_FreeEndpoint') }
+  free(): void {
+    check(this.rt.freeEndpoint(this), 'AM_FreeEndpoint')
+  }
 
   /** @internal a view of `n` bytes of the segment at `off` (cached: no allocation in steady state) */
-  segView (off: number, n: number): Uint8Array {
+  segView(off: number, n: number): Uint8Array {
     return views.get(this.segU8!, off, n)
   }
 
   /** @internal stores the tag stamped on messages to translation `index` (and its two halves) */
-  setTranslationTag (index: number, tag: bigint): void {
+  setTranslationTag(index: number, tag: bigint): void {
     this.trTag[index] = tag
     this.trTagLo[index] = Number(tag & 0xffffffffn)
     this.trTagHi[index] = Number(tag >> 32n)
   }
 
   /** @internal */
-  acceptsTag (lo: number, hi: number): boolean {
+  acceptsTag(lo: number, hi: number): boolean {
     return this.tagMode === 1 || (this.tagMode === 2 && lo === this.tagLo && hi === this.tagHi)
   }
 }
@@ -421,9 +495,10 @@ export class Endpoint {
  * The default handler 0: reports the returned message (status, opcode, peer, handler, tag,
  * arguments) and ends the task with an error, which ends the job with a non-zero exit.
  */
-export function defaultHandler0 (status: number, opcode: number, token: Token): void {
+export function defaultHandler0(status: number, opcode: number, token: Token): void {
   const rt = runtime
-  const text = `AM-2 returned message: ${amFaultName(status) ?? String(status)} (${status}) for ${amOpcodeName(opcode) ?? String(opcode)} ` +
+  const text =
+    `AM-2 returned message: ${amFaultName(status) ?? String(status)} (${status}) for ${amOpcodeName(opcode) ?? String(opcode)} ` +
     `to endpoint ${token.srcTask * 65536 + token.srcId} (task ${token.srcTask}), handler ${token.handler}, ` +
     `tag 0x${token.messageTag.toString(16)}, args [${token.argsCopy.join(', ')}]`
   const why = faultWhy(status, token)

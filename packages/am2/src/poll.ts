@@ -30,22 +30,30 @@ export class Poller extends Sender {
    * Runs the LAPI dispatcher once on behalf of bundle `b` (its replies may run from it);
    * `incidental` for a request's own poll.
    */
-  private progressFor (b: Bundle, incidental: boolean): void {
+  private progressFor(b: Bundle, incidental: boolean): void {
     const outer = this.direct
     this.direct = b
-    try { this.lapi.progress(incidental) } finally { this.direct = outer }
+    try {
+      this.lapi.progress(incidental)
+    } finally {
+      this.direct = outer
+    }
     this.rethrowDirect()
   }
 
   /** Waits (lapi.waitUntil) on behalf of bundle `b`, in blocking call `call` (a WaitCall). */
-  protected waitFor (b: Bundle, cond: () => boolean, call: number): void {
+  protected waitFor(b: Bundle, cond: () => boolean, call: number): void {
     const outer = this.direct
     this.direct = b
-    try { this.lapi.waitUntil(cond, call) } finally { this.direct = outer }
+    try {
+      this.lapi.waitUntil(cond, call)
+    } finally {
+      this.direct = outer
+    }
     this.rethrowDirect()
   }
 
-  private rethrowDirect (): void {
+  private rethrowDirect(): void {
     if (this.directError !== null) {
       const e = this.directError
       this.directError = null
@@ -54,7 +62,7 @@ export class Poller extends Sender {
   }
 
   /** AM_Poll: the network once, then up to POLL_BATCH queued handlers. Returns the messages handled. */
-  poll (b: Bundle): number {
+  poll(b: Bundle): number {
     const lapi = this.lapi
     if (lapi.inHeaderHandler) return 0
     // nothing in the inbox, nothing queued: a poll loop's empty round stays short, so a message
@@ -75,37 +83,42 @@ export class Poller extends Sender {
    * back to handler 0 (at the next polls), and once none is left to hand over, a job being torn
    * down (a task failed, a process was lost) ends the poll loop as it ends a blocking call.
    */
-  private lookAround (b: Bundle): void {
+  private lookAround(b: Bundle): void {
     this.checkPeers(b)
     if (b.queue.size === 0 && this.returns.length === 0) this.lapi.checkAborted()
   }
 
   /** A poll made by a Request (the network, and handlers unless nested too deep). */
-  protected pollBundle (b: Bundle): void {
+  protected pollBundle(b: Bundle): void {
     this.progressFor(b, true)
     if (this.nest < MAX_NEST) this.runQueued(b)
   }
 
-  private runQueued (b: Bundle): number {
+  private runQueued(b: Bundle): number {
     let n = 0
     if (this.returns.length === 0 && b.queue.size === 0) return 0
     const lapi = this.lapi
     // (the batch's replies to other processes go in one write when it ends, not one each)
     lapi.holdSends()
     try {
-      while (this.returns.length > 0) { this.dispatch(this.returns.shift()!); n++ }
+      while (this.returns.length > 0) {
+        this.dispatch(this.returns.shift()!)
+        n++
+      }
       while (n < POLL_BATCH) {
         const i = b.queue.take()
         if (i < 0) break
         this.dispatch(this.tokens[i]!)
         n++
       }
-    } finally { lapi.releaseSends() }
+    } finally {
+      lapi.releaseSends()
+    }
     return n
   }
 
   /** AM_WaitSema: sleeps (after the spin budget) until a message arrived, then polls. */
-  waitSema (b: Bundle): number {
+  waitSema(b: Bundle): number {
     for (;;) {
       const n = this.poll(b)
       if (n > 0) return n
@@ -117,7 +130,7 @@ export class Poller extends Sender {
   }
 
   /** AM_WaitSema without blocking the event loop (no spinning: an asynchronous doorbell wait). */
-  async waitSemaAsync (b: Bundle): Promise<number> {
+  async waitSemaAsync(b: Bundle): Promise<number> {
     for (;;) {
       const n = this.poll(b)
       if (n > 0) return n
@@ -126,10 +139,17 @@ export class Poller extends Sender {
     }
   }
 
-  private dispatch (t: Token): void {
+  private dispatch(t: Token): void {
     const ep = t.ep
-    if (t.fault !== 0) { this.sendReturn(t); this.release(t); return }
-    if (ep === null || ep.freed !== 0) { this.release(t); return }
+    if (t.fault !== 0) {
+      this.sendReturn(t)
+      this.release(t)
+      return
+    }
+    if (ep === null || ep.freed !== 0) {
+      this.release(t)
+      return
+    }
     const outer = this.running
     this.running = t
     this.nest++
@@ -166,7 +186,7 @@ export class Poller extends Sender {
    * The automatic reply of a request its handler did not reply to: the credit of the request's
    * instance. A request between endpoints of this task holds none (NO_SLOT) and needs no reply.
    */
-  private autoReply (t: Token, ep: Endpoint): void {
+  private autoReply(t: Token, ep: Endpoint): void {
     if (t.replied === 0 && t.slot !== NO_SLOT) {
       t.replied = 1
       const p = t.peer
@@ -175,7 +195,7 @@ export class Poller extends Sender {
   }
 
   /** The data of an AM_GetXferM, back to the requester as a Long reply (its handler runs there). */
-  private sendGetData (t: Token): void {
+  private sendGetData(t: Token): void {
     const ep = t.ep!
     const p = t.peer
     const n = t.nbytes
@@ -183,7 +203,7 @@ export class Poller extends Sender {
     this.send(ep, t.srcTask, t.srcId, ep.trTagLo[p]!, ep.trTagHi[p]!, CAT_LONG, t.handler, t.nargs, t.args, n === 0 ? null : src, n, 0, t.off, 0, t.slot)
   }
 
-  private invoke (t: Token, ep: Endpoint): void {
+  private invoke(t: Token, ep: Endpoint): void {
     const cat = t.kind & CAT_MASK
     const n = t.nbytes
     this.invokeWith(t, ep, cat === CAT_SHORT || n === 0 ? emptyBuf : cat === CAT_MEDIUM ? (t.heap ?? this.arenaView(t.bufAddr, n)) : ep.segView(t.off, n))

@@ -15,10 +15,44 @@ import { Invoker } from './invoke.js'
 import type { Endpoint, Token } from './objects.js'
 import * as types from './types.js'
 import {
-  CAT_LONG, CAT_MASK, CAT_MEDIUM, CAT_SHORT, COMPACT_MAX_ARGS, HDR_BYTES, K_AUTO, K_COMPACT, K_GET, K_PACKED, K_REQUEST, K_RETURNED,
-  O_ARGS, O_DST, O_HANDLER, O_KIND, O_NARGS, O_NBYTES, O_OFF, O_OFF2, O_SLOT, O_SRC, O_STATUS, O_TAG_HI, O_TAG_LO,
-  COMPACT_WORDS, CW_SLOT, HW_ENDPOINTS, HW_NBYTES, HW_OFF, HW_OFF2, HW_SLOT, HW_TAG_HI, HW_TAG_LO,
-  compactBytes, compactBytesFor, compactPayloadAt, headerBytes,
+  CAT_LONG,
+  CAT_MASK,
+  CAT_MEDIUM,
+  CAT_SHORT,
+  COMPACT_MAX_ARGS,
+  HDR_BYTES,
+  K_AUTO,
+  K_COMPACT,
+  K_GET,
+  K_PACKED,
+  K_REQUEST,
+  K_RETURNED,
+  O_ARGS,
+  O_DST,
+  O_HANDLER,
+  O_KIND,
+  O_NARGS,
+  O_NBYTES,
+  O_OFF,
+  O_OFF2,
+  O_SLOT,
+  O_SRC,
+  O_STATUS,
+  O_TAG_HI,
+  O_TAG_LO,
+  COMPACT_WORDS,
+  CW_SLOT,
+  HW_ENDPOINTS,
+  HW_NBYTES,
+  HW_OFF,
+  HW_OFF2,
+  HW_SLOT,
+  HW_TAG_HI,
+  HW_TAG_LO,
+  compactBytes,
+  compactBytesFor,
+  compactPayloadAt,
+  headerBytes,
 } from './wire.js'
 
 // What this file reads of types.ts and copy.ts, as module constants: TurboFan folds a module's own
@@ -39,14 +73,17 @@ export class Receiver extends Invoker {
   private rdv: DataView | null = null
   private rdvU8: Uint8Array | null = null
 
-  constructor (lapi: Lapi) {
+  constructor(lapi: Lapi) {
     super(lapi)
     this.onComplete = (_h: number, info: unknown) => {
       const t = info as Token
       if (t.state === T_QUEUED) t.queue!.markReady(t.node)
     }
-    this.hMsg = lapi.setLibraryHandler(SLOT_MSG, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
-      comp: Ref<unknown>, uinfo: Ref<unknown>) => this.onMessage(uhdr, uhdrLen, info, comp, uinfo))
+    this.hMsg = lapi.setLibraryHandler(
+      SLOT_MSG,
+      (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>) =>
+        this.onMessage(uhdr, uhdrLen, info, comp, uinfo),
+    )
     // one-packet LAPI messages (compact headers, full ones, with or without LAPI data; little-endian hosts only) are read in place
     lapi.setLibraryShortHandler(SLOT_MSG, (w, a, uhdrLen, dataLen, src) => this.onShortMessage(w, a, uhdrLen, dataLen, src))
   }
@@ -55,8 +92,11 @@ export class Receiver extends Invoker {
    * `u8.byteOffset`, kept for the last array asked about: reading it is a call in Node 20 (~11 ns),
    * and the arrays are the same few (LAPI's header scratch views, the inbox).
    */
-  private offOf (u8: Uint8Array): number {
-    if (u8 !== this.offU8) { this.offU8 = u8; this.offVal = u8.byteOffset }
+  private offOf(u8: Uint8Array): number {
+    if (u8 !== this.offU8) {
+      this.offU8 = u8
+      this.offVal = u8.byteOffset
+    }
     return this.offVal
   }
 
@@ -64,17 +104,20 @@ export class Receiver extends Invoker {
   private offVal = 0
 
   /** A DataView of `u8`'s buffer (the last one made is kept). */
-  protected dvOf (u8: Uint8Array): DataView {
+  protected dvOf(u8: Uint8Array): DataView {
     // keyed by the array first: `.buffer` is a call into the runtime in Node 20 (LAPI hands its
     // header handlers the same few scratch views, and a typed array never changes its buffer)
     if (u8 === this.rdvU8) return this.rdv!
     this.rdvU8 = u8
-    if (u8.buffer !== this.rdvBuf) { this.rdvBuf = u8.buffer; this.rdv = new DataView(u8.buffer) }
+    if (u8.buffer !== this.rdvBuf) {
+      this.rdvBuf = u8.buffer
+      this.rdv = new DataView(u8.buffer)
+    }
     return this.rdv!
   }
 
   /** am2's LAPI header handler. */
-  private onMessage (uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>): Uint8Array | Addr | null {
+  private onMessage(uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>): Uint8Array | Addr | null {
     if (uhdrLen < HDR_BYTES) return null
     const landing = this.receive(uhdr, this.dvOf(uhdr), this.offOf(uhdr), uhdrLen, info.src, info.msg_len, comp, uinfo, true)
     if (landing !== null) info.ret_flags = RetFlag.LAPI_SEND_REPLY
@@ -90,12 +133,18 @@ export class Receiver extends Invoker {
    * payload that fits one packet: onShortData). The words are the little-endian layout of wire.ts
    * (LAPI uses such packets on little-endian hosts only).
    */
-  private onShortMessage (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
+  private onShortMessage(w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
     const w0 = w[a]!
-    if ((w0 & K_COMPACT) !== 0) { this.onCompact(w, a, w0, uhdrLen, dataLen, src); return }
+    if ((w0 & K_COMPACT) !== 0) {
+      this.onCompact(w, a, w0, uhdrLen, dataLen, src)
+      return
+    }
     const nargs = (w0 >>> 16) & 0xff
     if (uhdrLen < HDR_BYTES) return
-    if (dataLen !== 0) { this.onShortData(w, a, uhdrLen, dataLen, src); return }
+    if (dataLen !== 0) {
+      this.onShortData(w, a, uhdrLen, dataLen, src)
+      return
+    }
     if (nargs !== 0 || uhdrLen !== HDR_BYTES) {
       // (a header that claims more than the packet holds is dropped there, as by the header handler)
       const u8 = this.inboxU8Of(w)
@@ -119,7 +168,7 @@ export class Receiver extends Invoker {
    * data is copied from the packet into its landing place (the Medium's buffer, the segment) and
    * the token is ready, with no LAPI landing copy and no completion handler.
    */
-  private onShortData (w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
+  private onShortData(w: Int32Array, a: number, uhdrLen: number, dataLen: number, src: number): void {
     const u8 = this.inboxU8Of(w)
     const landing = this.receive(u8, this.ipView!, 4 * a, uhdrLen, src, dataLen, null, null, true)
     const t = this.lastPending
@@ -136,8 +185,12 @@ export class Receiver extends Invoker {
    * The inbox's bytes, and `ipView` its DataView (made once: LAPI hands in-place receivers one
    * Int32Array per inbox; not through dvOf, whose one entry the header handler's views keep).
    */
-  private inboxU8Of (w: Int32Array): Uint8Array {
-    if (w !== this.ipWords) { this.ipWords = w; this.ipBytes = new Uint8Array(w.buffer); this.ipView = new DataView(w.buffer) }
+  private inboxU8Of(w: Int32Array): Uint8Array {
+    if (w !== this.ipWords) {
+      this.ipWords = w
+      this.ipBytes = new Uint8Array(w.buffer)
+      this.ipView = new DataView(w.buffer)
+    }
     return this.ipBytes!
   }
 
@@ -149,7 +202,7 @@ export class Receiver extends Invoker {
    * A token for a header read by words at word `a` of `w` (`w0` its first word): the fields the
    * full and the compact layout share (kind word, endpoints, tag); the caller reads the rest.
    */
-  private wordToken (w: Int32Array, a: number, w0: number, kind: number, nargs: number, status: number, src: number): Token {
+  private wordToken(w: Int32Array, a: number, w0: number, kind: number, nargs: number, status: number, src: number): Token {
     const t = this.takeToken()
     t.kind = kind
     t.handler = (w0 >>> 8) & 0xff
@@ -172,12 +225,14 @@ export class Receiver extends Invoker {
    * (a Medium or Long: onCompactData). Anything else with K_COMPACT (LAPI data, a flag a compact
    * header never has, a length that does not match its arguments) is dropped.
    */
-  private onCompact (w: Int32Array, a: number, w0: number, uhdrLen: number, dataLen: number, src: number): void {
+  private onCompact(w: Int32Array, a: number, w0: number, uhdrLen: number, dataLen: number, src: number): void {
     const nargs = (w0 >>> 16) & 0xff
     const kind = w0 & 0xff & ~K_COMPACT
-    if ((kind & CAT_MASK) !== CAT_SHORT) { this.onCompactData(w, a, w0, uhdrLen, dataLen, src); return }
-    if (dataLen !== 0 || nargs > COMPACT_MAX_ARGS || uhdrLen !== compactBytes(nargs) ||
-      (kind & (K_GET | K_RETURNED | K_PACKED)) !== 0) return
+    if ((kind & CAT_MASK) !== CAT_SHORT) {
+      this.onCompactData(w, a, w0, uhdrLen, dataLen, src)
+      return
+    }
+    if (dataLen !== 0 || nargs > COMPACT_MAX_ARGS || uhdrLen !== compactBytes(nargs) || (kind & (K_GET | K_RETURNED | K_PACKED)) !== 0) return
     const t = this.wordToken(w, a, w0, kind, nargs, 0, src)
     t.nbytes = 0
     t.slot = w[a + CW_SLOT]!
@@ -195,7 +250,7 @@ export class Receiver extends Invoker {
    * packet by `accept`, as a packed one's. One with LAPI data, a flag a compact header never has, or
    * a length that does not match its arguments and payload count is dropped.
    */
-  private onCompactData (w: Int32Array, a: number, w0: number, uhdrLen: number, dataLen: number, src: number): void {
+  private onCompactData(w: Int32Array, a: number, w0: number, uhdrLen: number, dataLen: number, src: number): void {
     const nargs = (w0 >>> 16) & 0xff
     const kind = w0 & 0xff & ~K_COMPACT
     const cat = kind & CAT_MASK
@@ -221,8 +276,17 @@ export class Receiver extends Invoker {
    * came through LAPI's dispatcher (the header handler, or the in-place receiver reading the
    * packet where it lies), so a reply may run at once (see `accept`).
    */
-  protected receive (u8: Uint8Array, dv: DataView, b: number, len: number, src: number, dataLen: number,
-    comp: Ref<unknown> | null, uinfo: Ref<unknown> | null, direct: boolean): Uint8Array | Addr | null {
+  protected receive(
+    u8: Uint8Array,
+    dv: DataView,
+    b: number,
+    len: number,
+    src: number,
+    dataLen: number,
+    comp: Ref<unknown> | null,
+    uinfo: Ref<unknown> | null,
+    direct: boolean,
+  ): Uint8Array | Addr | null {
     const nargs = u8[b + O_NARGS]!
     if (nargs > AM_MAX_SHORT || len < headerBytes(nargs)) return null
     const kind = u8[b + O_KIND]!
@@ -239,15 +303,27 @@ export class Receiver extends Invoker {
    * nothing behind its header). `direct`: it came through LAPI's dispatcher, so a reply may run at
    * once. Returns where LAPI data lands (a message with `comp`), or null.
    */
-  private accept (t: Token, kind: number, u8: Uint8Array | null, hb: number, end: number, dataLen: number,
-    comp: Ref<unknown> | null, uinfo: Ref<unknown> | null, direct: boolean): Uint8Array | Addr | null {
+  private accept(
+    t: Token,
+    kind: number,
+    u8: Uint8Array | null,
+    hb: number,
+    end: number,
+    dataLen: number,
+    comp: Ref<unknown> | null,
+    uinfo: Ref<unknown> | null,
+    direct: boolean,
+  ): Uint8Array | Addr | null {
     const nbytes = t.nbytes
     const ep = this.endpoints[t.dstId]
     const returned = (kind & K_RETURNED) !== 0
     if (ep === undefined) {
       // our endpoint is gone: a returned message is dropped (as AMUDP), and so is an automatic
       // reply, which the sender's program never sent and its handler 0 must not hear of
-      if (returned || (kind & K_AUTO) !== 0) { this.release(t); return null }
+      if (returned || (kind & K_AUTO) !== 0) {
+        this.release(t)
+        return null
+      }
       t.fault = AmFault.EBADENDPOINT
       this.returns.push(t)
       return null
@@ -261,11 +337,11 @@ export class Receiver extends Invoker {
       this.enqueue(t, ep.bundle, true)
       return null
     }
-    if ((kind & K_REQUEST) === 0) this.releaseSlot(ep, t.slot)   // a reply is the acknowledgement
+    if ((kind & K_REQUEST) === 0) this.releaseSlot(ep, t.slot) // a reply is the acknowledgement
     // AMUDP's order: tag, handler, length/segment, sender
     const cat = kind & CAT_MASK
     if ((kind & K_AUTO) !== 0) {
-      this.release(t)   // the automatic reply runs no handler: freeing the instance was all of it
+      this.release(t) // the automatic reply runs no handler: freeing the instance was all of it
       return null
     }
     let fault = 0
@@ -297,14 +373,27 @@ export class Receiver extends Invoker {
       return null
     }
     // (with nbytes > 0 the payload is packed behind the header in `u8`, which then is not null)
-    if ((kind & K_REQUEST) === 0 && this.direct === ep.bundle && direct && this.nest < MAX_NEST &&
-      (nbytes === 0 || cat === CAT_SHORT || (kind & K_PACKED) !== 0) && hb + nbytes <= end) {
+    if (
+      (kind & K_REQUEST) === 0 &&
+      this.direct === ep.bundle &&
+      direct &&
+      this.nest < MAX_NEST &&
+      (nbytes === 0 || cat === CAT_SHORT || (kind & K_PACKED) !== 0) &&
+      hb + nbytes <= end
+    ) {
       this.runReplyNow(t, ep, cat === CAT_LONG ? null : nbytes === 0 ? emptyBuf : views.get(u8!, hb - this.offOf(u8!), nbytes), u8, hb)
       return null
     }
-    if (nbytes === 0 || cat === CAT_SHORT || (kind & K_GET) !== 0) { this.enqueue(t, ep.bundle, true); return null }
+    if (nbytes === 0 || cat === CAT_SHORT || (kind & K_GET) !== 0) {
+      this.enqueue(t, ep.bundle, true)
+      return null
+    }
     if ((kind & K_PACKED) !== 0) {
-      if (hb + nbytes > end) { t.fault = AmFault.EBADLENGTH; this.enqueue(t, ep.bundle, true); return null }
+      if (hb + nbytes > end) {
+        t.fault = AmFault.EBADLENGTH
+        this.enqueue(t, ep.bundle, true)
+        return null
+      }
       const from = hb - this.offOf(u8!)
       if (cat === CAT_MEDIUM) copyBytes(this.bufferFor(t, nbytes), 0, u8!, from, nbytes)
       else copyBytes(ep.segU8!, t.off, u8!, from, nbytes)
@@ -314,7 +403,10 @@ export class Receiver extends Invoker {
     // the payload follows as LAPI data: it lands, then the completion handler makes the token ready
     const landing: Uint8Array | Addr = cat === CAT_MEDIUM ? this.bufferFor(t, nbytes) : ep.segAddr >= 0 ? ep.segAddr + t.off : ep.segView(t.off, nbytes)
     this.enqueue(t, ep.bundle, false)
-    if (comp !== null) { comp.value = this.onComplete; uinfo!.value = t } else this.lastPending = t
+    if (comp !== null) {
+      comp.value = this.onComplete
+      uinfo!.value = t
+    } else this.lastPending = t
     return landing
   }
 
@@ -324,7 +416,7 @@ export class Receiver extends Invoker {
    * Reply handlers cannot send, so nothing here re-enters LAPI. An error it throws is kept and
    * rethrown when the dispatcher returns (LAPI would report it as a header handler failure).
    */
-  private runReplyNow (t: Token, ep: Endpoint, buf: Uint8Array | null, u8: Uint8Array | null, hb: number): void {
+  private runReplyNow(t: Token, ep: Endpoint, buf: Uint8Array | null, u8: Uint8Array | null, hb: number): void {
     if (buf === null) {
       if (t.nbytes > 0) ep.segU8!.set(views.get(u8!, hb - this.offOf(u8!), t.nbytes), t.off)
       buf = t.nbytes === 0 ? emptyBuf : ep.segView(t.off, t.nbytes)
@@ -347,7 +439,7 @@ export class Receiver extends Invoker {
   }
 
   /** Reads the header into token `t` (its endpoint is set by `accept`). */
-  private fill (t: Token, u8: Uint8Array, dv: DataView, b: number, src: number, kind: number, nargs: number): Token {
+  private fill(t: Token, u8: Uint8Array, dv: DataView, b: number, src: number, kind: number, nargs: number): Token {
     t.kind = kind & ~K_PACKED
     t.handler = u8[b + O_HANDLER]!
     t.nargs = nargs

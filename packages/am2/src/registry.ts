@@ -8,7 +8,15 @@
  */
 import type { Ref } from '@amlapi/lapi'
 import {
-  AM_ALL, AM_INITIAL_NUM_TRANSLATIONS, AM_MAX_NUM_HANDLERS, AM_MAX_NUM_TRANSLATIONS, AM_NOEVENTS, AM_NONE, AM_NOTEMPTY, AM_PAR, AM_SEQ,
+  AM_ALL,
+  AM_INITIAL_NUM_TRANSLATIONS,
+  AM_MAX_NUM_HANDLERS,
+  AM_MAX_NUM_TRANSLATIONS,
+  AM_NOEVENTS,
+  AM_NONE,
+  AM_NOTEMPTY,
+  AM_PAR,
+  AM_SEQ,
   AmStatus,
 } from './constants.js'
 import { Bundle, Endpoint, Peer, defaultHandler0, type am_handler } from './objects.js'
@@ -29,7 +37,7 @@ const MAX_ENDPOINTS = 65535
 const MAX_BUNDLES = 255
 
 /** An index of `ep`'s translation table (mapped or not). */
-function isTransIndex (ep: Endpoint, i: unknown): i is number {
+function isTransIndex(ep: Endpoint, i: unknown): i is number {
   return typeof i === 'number' && Number.isInteger(i) && i >= 0 && i < ep.numTrans
 }
 
@@ -40,7 +48,7 @@ export class Registry extends Tokens {
   protected readonly endpoints: Array<Endpoint | undefined> = []
   private nextEp = 0
 
-  allocateBundle (type: number, eb: Ref<Bundle | null> | null | undefined): number {
+  allocateBundle(type: number, eb: Ref<Bundle | null> | null | undefined): number {
     if (eb === null || eb === undefined || typeof eb !== 'object') return S.ERR_BAD_ARG
     if (type === AM_PAR) return S.ERR_RESOURCE
     if (type !== AM_SEQ) return S.ERR_BAD_ARG
@@ -52,32 +60,39 @@ export class Registry extends Tokens {
     return S.OK
   }
 
-  freeBundle (b: Bundle): number {
+  freeBundle(b: Bundle): number {
     if (!this.isBundle(b)) return S.ERR_BAD_ARG
     for (const ep of [...b.endpoints]) this.freeEndpoint(ep)
     b.freed = 1
     this.bundles.delete(b)
     // drop whatever is still queued
-    for (;;) { const t = b.queue.take(); if (t < 0) break; this.release(this.tokens[t]!) }
+    for (;;) {
+      const t = b.queue.take()
+      if (t < 0) break
+      this.release(this.tokens[t]!)
+    }
     return S.OK
   }
 
-  isBundle (b: unknown): b is Bundle {
+  isBundle(b: unknown): b is Bundle {
     return b instanceof Bundle && b.freed === 0 && b.owner === this
   }
 
-  isEndpoint (ep: unknown): ep is Endpoint {
+  isEndpoint(ep: unknown): ep is Endpoint {
     return ep instanceof Endpoint && ep.freed === 0 && this.endpoints[ep.id] === ep
   }
 
-  allocateEndpoint (b: Bundle, ep: Ref<Endpoint | null> | null | undefined, name: Ref<number> | null | undefined): number {
+  allocateEndpoint(b: Bundle, ep: Ref<Endpoint | null> | null | undefined, name: Ref<number> | null | undefined): number {
     if (!this.isBundle(b)) return S.ERR_BAD_ARG
     if (ep === null || ep === undefined || typeof ep !== 'object') return S.ERR_BAD_ARG
     if (name !== null && name !== undefined && typeof name !== 'object') return S.ERR_BAD_ARG
     let id = -1
     for (let i = 0; i < MAX_ENDPOINTS; i++) {
       const c = (this.nextEp + i) % MAX_ENDPOINTS
-      if (this.endpoints[c] === undefined) { id = c; break }
+      if (this.endpoints[c] === undefined) {
+        id = c
+        break
+      }
     }
     if (id < 0) return S.ERR_RESOURCE
     this.nextEp = (id + 1) % MAX_ENDPOINTS
@@ -89,7 +104,7 @@ export class Registry extends Tokens {
     return S.OK
   }
 
-  freeEndpoint (ep: Endpoint): number {
+  freeEndpoint(ep: Endpoint): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
     ep.freed = 1
     this.endpoints[ep.id] = undefined
@@ -98,7 +113,7 @@ export class Registry extends Tokens {
     return S.OK
   }
 
-  moveEndpoint (ep: Endpoint, from: Bundle, to: Bundle): number {
+  moveEndpoint(ep: Endpoint, from: Bundle, to: Bundle): number {
     if (!this.isEndpoint(ep) || !this.isBundle(from) || !this.isBundle(to)) return S.ERR_BAD_ARG
     if (ep.bundle !== from) return S.ERR_RESOURCE
     from.endpoints.splice(from.endpoints.indexOf(ep), 1)
@@ -107,7 +122,7 @@ export class Registry extends Tokens {
     return S.OK
   }
 
-  setTag (ep: Endpoint, tag: unknown): number {
+  setTag(ep: Endpoint, tag: unknown): number {
     if (!this.isEndpoint(ep) || !tagOk(tag)) return S.ERR_BAD_ARG
     ep.tag = tag
     ep.tagLo = Number(tag & 0xffffffffn)
@@ -116,18 +131,31 @@ export class Registry extends Tokens {
     return S.OK
   }
 
-  setSeg (ep: Endpoint, seg: unknown, nbytes: unknown): number {
+  setSeg(ep: Endpoint, seg: unknown, nbytes: unknown): number {
     if (!this.isEndpoint(ep) || !isU32(nbytes)) return S.ERR_BAD_ARG
     if (seg === null || seg === undefined || seg === 0) {
       if (nbytes !== 0) return S.ERR_BAD_ARG
-      ep.seg = null; ep.segAddr = -1; ep.segLen = 0; ep.segU8 = null
+      ep.seg = null
+      ep.segAddr = -1
+      ep.segLen = 0
+      ep.segU8 = null
     } else if (seg instanceof Uint8Array) {
       if (nbytes > seg.length) return S.ERR_BAD_ARG
-      ep.seg = seg; ep.segLen = nbytes
-      if (seg.buffer === this.segBuffer) { ep.segAddr = seg.byteOffset; ep.segU8 = this.lapi.view(ep.segAddr, nbytes) } else { ep.segAddr = -1; ep.segU8 = seg.subarray(0, nbytes) }
+      ep.seg = seg
+      ep.segLen = nbytes
+      if (seg.buffer === this.segBuffer) {
+        ep.segAddr = seg.byteOffset
+        ep.segU8 = this.lapi.view(ep.segAddr, nbytes)
+      } else {
+        ep.segAddr = -1
+        ep.segU8 = seg.subarray(0, nbytes)
+      }
     } else if (typeof seg === 'number') {
       if (!isU32(seg) || seg + nbytes > this.segmentSize) return S.ERR_BAD_ARG
-      ep.seg = seg; ep.segAddr = seg; ep.segLen = nbytes; ep.segU8 = this.lapi.view(seg, nbytes)
+      ep.seg = seg
+      ep.segAddr = seg
+      ep.segLen = nbytes
+      ep.segU8 = this.lapi.view(seg, nbytes)
     } else {
       return S.ERR_BAD_ARG
     }
@@ -136,7 +164,7 @@ export class Registry extends Tokens {
 
   // ───────────────────────────── translations and handlers ─────────────────────────────
 
-  map (ep: Endpoint, index: unknown, name: unknown, tag: unknown): number {
+  map(ep: Endpoint, index: unknown, name: unknown, tag: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
     if (!isTransIndex(ep, index)) return S.ERR_BAD_ARG
     if (!isNameOk(name) || !tagOk(tag)) return S.ERR_BAD_ARG
@@ -149,7 +177,7 @@ export class Registry extends Tokens {
     return S.OK
   }
 
-  mapAny (ep: Endpoint, index: Ref<number> | null | undefined, name: unknown, tag: unknown): number {
+  mapAny(ep: Endpoint, index: Ref<number> | null | undefined, name: unknown, tag: unknown): number {
     if (!this.isEndpoint(ep) || index === null || index === undefined || typeof index !== 'object') return S.ERR_BAD_ARG
     if (!isNameOk(name) || !tagOk(tag)) return S.ERR_BAD_ARG
     if (ep.depth !== 0) return S.ERR_RESOURCE
@@ -160,7 +188,7 @@ export class Registry extends Tokens {
     return rc
   }
 
-  unmap (ep: Endpoint, index: unknown): number {
+  unmap(ep: Endpoint, index: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
     if (!isTransIndex(ep, index)) return S.ERR_BAD_ARG
     if (ep.depth !== 0 || ep.trName[index] === -1) return S.ERR_RESOURCE
@@ -175,7 +203,7 @@ export class Registry extends Tokens {
     return S.OK
   }
 
-  setNumTranslations (ep: Endpoint, n: unknown): number {
+  setNumTranslations(ep: Endpoint, n: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > AM_MAX_NUM_TRANSLATIONS) return S.ERR_BAD_ARG
     if (ep.depth !== 0) return S.ERR_RESOURCE
@@ -186,18 +214,27 @@ export class Registry extends Tokens {
     const lo = new Uint32Array(size)
     const hi = new Uint32Array(size)
     const keep = size < ep.numTrans ? size : ep.numTrans
-    for (let i = 0; i < keep; i++) { names[i] = ep.trName[i]!; tags[i] = ep.trTag[i]!; lo[i] = ep.trTagLo[i]!; hi[i] = ep.trTagHi[i]! }
-    ep.trName = names; ep.trTag = tags; ep.trTagLo = lo; ep.trTagHi = hi; ep.numTrans = size
+    for (let i = 0; i < keep; i++) {
+      names[i] = ep.trName[i]!
+      tags[i] = ep.trTag[i]!
+      lo[i] = ep.trTagLo[i]!
+      hi[i] = ep.trTagHi[i]!
+    }
+    ep.trName = names
+    ep.trTag = tags
+    ep.trTagLo = lo
+    ep.trTagHi = hi
+    ep.numTrans = size
     return S.OK
   }
 
-  translationInUse (ep: Endpoint, i: unknown): number {
+  translationInUse(ep: Endpoint, i: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
     if (!isTransIndex(ep, i)) return S.ERR_BAD_ARG
     return ep.trName[i] === -1 ? S.ERR_RESOURCE : S.OK
   }
 
-  setExpectedResources (ep: Endpoint, nEndpoints: unknown, nOutstanding: unknown): number {
+  setExpectedResources(ep: Endpoint, nEndpoints: unknown, nOutstanding: unknown): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
     if (typeof nEndpoints !== 'number' || !Number.isInteger(nEndpoints) || nEndpoints < 0) return S.ERR_BAD_ARG
     if (typeof nOutstanding !== 'number' || !Number.isInteger(nOutstanding) || nOutstanding < 1 || nOutstanding > MAX_DEPTH) return S.ERR_BAD_ARG
@@ -205,27 +242,35 @@ export class Registry extends Tokens {
     ep.depth = nOutstanding
     ep.peers = new Array<Peer | undefined>(ep.numTrans)
     for (let i = 0; i < ep.numTrans; i++) {
-      if (ep.trName[i] !== -1) { const p = new Peer(i, ep.trName[i]!, nOutstanding); ep.peers[i] = p; ep.peerList.push(p) }
+      if (ep.trName[i] !== -1) {
+        const p = new Peer(i, ep.trName[i]!, nOutstanding)
+        ep.peers[i] = p
+        ep.peerList.push(p)
+      }
     }
     return S.OK
   }
 
-  setHandler (ep: Endpoint, index: unknown, fn: unknown): number {
+  setHandler(ep: Endpoint, index: unknown, fn: unknown): number {
     if (!this.isEndpoint(ep) || typeof fn !== 'function') return S.ERR_BAD_ARG
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= AM_MAX_NUM_HANDLERS) return S.ERR_BAD_ARG
     ep.handlers[index] = fn as am_handler
     return S.OK
   }
 
-  setHandlerAny (ep: Endpoint, index: Ref<number> | null | undefined, fn: unknown): number {
+  setHandlerAny(ep: Endpoint, index: Ref<number> | null | undefined, fn: unknown): number {
     if (!this.isEndpoint(ep) || typeof fn !== 'function' || index === null || index === undefined || typeof index !== 'object') return S.ERR_BAD_ARG
     for (let i = 1; i < AM_MAX_NUM_HANDLERS; i++) {
-      if (ep.handlers[i] === null) { ep.handlers[i] = fn as am_handler; index.value = i; return S.OK }
+      if (ep.handlers[i] === null) {
+        ep.handlers[i] = fn as am_handler
+        index.value = i
+        return S.OK
+      }
     }
     return S.ERR_RESOURCE
   }
 
-  setEventMask (b: Bundle, mask: unknown): number {
+  setEventMask(b: Bundle, mask: unknown): number {
     if (!this.isBundle(b) || (mask !== AM_NOEVENTS && mask !== AM_NOTEMPTY)) return S.ERR_BAD_ARG
     b.mask = mask
     return S.OK

@@ -28,7 +28,7 @@ export class Requests extends Poller {
   private credBundle: Bundle | null = null
   private readonly credCond: () => boolean
 
-  constructor (lapi: Lapi) {
+  constructor(lapi: Lapi) {
     super(lapi)
     this.credCond = () => this.credPeer!.top > 0 || this.credBundle!.queue.size > 0 || this.returns.length > 0
   }
@@ -38,10 +38,22 @@ export class Requests extends Poller {
    * `nargs` int32 arguments. Polls first, then waits (polling) for a free instance toward the peer
    * unless `async` (then AM_ERR_IN_USE).
    */
-  request (ep: Endpoint, index: number, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown,
-    nbytes: number, off: number, off2: number, async: boolean, get = false): number {
+  request(
+    ep: Endpoint,
+    index: number,
+    cat: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    src: unknown,
+    nbytes: number,
+    off: number,
+    off2: number,
+    async: boolean,
+    get = false,
+  ): number {
     if (!this.isEndpoint(ep)) return S.ERR_BAD_ARG
-    if (typeof index !== 'number' || (index >>> 0) !== index || index >= ep.numTrans) return S.ERR_BAD_ARG
+    if (typeof index !== 'number' || index >>> 0 !== index || index >= ep.numTrans) return S.ERR_BAD_ARG
     const name = ep.trName[index]!
     if (name === -1) return S.ERR_BAD_ARG
     if (ep.depth === 0) return S.ERR_NOT_INIT
@@ -49,12 +61,15 @@ export class Requests extends Poller {
     if (rc !== 0) return rc
     if (get && (!isU32(off2) || off2 + nbytes > MAX_SEG_LENGTH)) return S.ERR_BAD_ARG
     const r = this.running
-    if (r !== null && r.state !== T_REQUEST) return S.ERR_RESOURCE   // reply handlers and handler 0 do not send
+    if (r !== null && r.state !== T_REQUEST) return S.ERR_RESOURCE // reply handlers and handler 0 do not send
     if (this.lapi.inHeaderHandler) return S.ERR_RESOURCE
     // the poll below may run handlers that send (and reuse the scratch arguments): keep ours
     const depth = this.reqDepth
     let frame = this.argFrames[depth]
-    if (frame === undefined) { frame = new Int32Array(AM_MAX_SHORT); this.argFrames[depth] = frame }
+    if (frame === undefined) {
+      frame = new Int32Array(AM_MAX_SHORT)
+      this.argFrames[depth] = frame
+    }
     for (let i = 0; i < nargs; i++) frame[i] = args[i]!
     this.reqDepth = depth + 1
     try {
@@ -64,8 +79,20 @@ export class Requests extends Poller {
     }
   }
 
-  private requestPolled (ep: Endpoint, index: number, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown,
-    nbytes: number, off: number, off2: number, async: boolean, get: boolean): number {
+  private requestPolled(
+    ep: Endpoint,
+    index: number,
+    cat: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    src: unknown,
+    nbytes: number,
+    off: number,
+    off2: number,
+    async: boolean,
+    get: boolean,
+  ): number {
     const p = ep.peers[index]!
     const loop = p.task === this.taskId
     // A request polls (as AMUDP's do), after it has sent: the poll is then off the path of the
@@ -78,13 +105,26 @@ export class Requests extends Poller {
       }
     }
     const rc = ep.freed !== 0 ? S.ERR_BAD_ARG : this.sendRequest(ep, index, p, loop, cat, handler, nargs, args, src, nbytes, off, off2, get)
-    this.pollBundle(ep.bundle)   // (which also runs handler 0 with a request that could not go)
+    this.pollBundle(ep.bundle) // (which also runs handler 0 with a request that could not go)
     return rc
   }
 
   /** The send of a request whose instance wait is over: the header, its record, and the message. */
-  private sendRequest (ep: Endpoint, index: number, p: Peer, loop: boolean, cat: number, handler: number, nargs: number,
-    args: Int32Array, src: unknown, nbytes: number, off: number, off2: number, get: boolean): number {
+  private sendRequest(
+    ep: Endpoint,
+    index: number,
+    p: Peer,
+    loop: boolean,
+    cat: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    src: unknown,
+    nbytes: number,
+    off: number,
+    off2: number,
+    get: boolean,
+  ): number {
     let kind = cat | K_REQUEST
     if (get) kind |= K_GET
     if (!loop && !this.lapi.taskAliveHint(p.task)) {
@@ -101,20 +141,40 @@ export class Requests extends Poller {
       const rec = p.rec
       const b = inst * REC
       // (| 0: what an Int32Array store does anyway, said so that V8 need not convert through a double)
-      rec[b] = kind; rec[b + 1] = handler | 0; rec[b + 2] = nargs | 0; rec[b + 3] = nbytes | 0; rec[b + 4] = off | 0; rec[b + 5] = off2 | 0
+      rec[b] = kind
+      rec[b + 1] = handler | 0
+      rec[b + 2] = nargs | 0
+      rec[b + 3] = nbytes | 0
+      rec[b + 4] = off | 0
+      rec[b + 5] = off2 | 0
       for (let i = 0; i < nargs; i++) rec[b + 6 + i] = args[i]!
     }
-    const rc = this.send(ep, p.task, p.id, ep.trTagLo[index]!, ep.trTagHi[index]!, kind, handler, nargs, args,
-      get ? null : src, get ? 0 : nbytes, get ? nbytes : 0, off, off2, slot)
-    if (rc !== S.OK && slot !== NO_SLOT) this.releaseInstance(ep, p, slot % MAX_DEPTH)   // not sent: not in flight
+    const rc = this.send(
+      ep,
+      p.task,
+      p.id,
+      ep.trTagLo[index]!,
+      ep.trTagHi[index]!,
+      kind,
+      handler,
+      nargs,
+      args,
+      get ? null : src,
+      get ? 0 : nbytes,
+      get ? nbytes : 0,
+      off,
+      off2,
+      slot,
+    )
+    if (rc !== S.OK && slot !== NO_SLOT) this.releaseInstance(ep, p, slot % MAX_DEPTH) // not sent: not in flight
     return rc
   }
 
   /** A reply through a request handler's token. Never polls, never waits for flow control. */
-  reply (t: Token, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown, nbytes: number, off: number): number {
+  reply(t: Token, cat: number, handler: number, nargs: number, args: Int32Array, src: unknown, nbytes: number, off: number): number {
     if (!(t instanceof Token) || t.state !== T_REQUEST) return S.ERR_RESOURCE
     const r = this.running
-    if (r === null || r.state !== T_REQUEST) return S.ERR_RESOURCE   // not from a reply handler or handler 0
+    if (r === null || r.state !== T_REQUEST) return S.ERR_RESOURCE // not from a reply handler or handler 0
     if (t.replied !== 0) return S.ERR_RESOURCE
     const ep = t.ep!
     const rc = this.checkSend(ep, cat, handler, nargs, src, nbytes, off, false)
@@ -124,9 +184,9 @@ export class Requests extends Poller {
     return this.send(ep, t.srcTask, t.srcId, ep.trTagLo[peer]!, ep.trTagHi[peer]!, cat, handler, nargs, args, src, nbytes, 0, off, 0, t.slot)
   }
 
-  private checkSend (ep: Endpoint, cat: number, handler: number, nargs: number, src: unknown, nbytes: number, off: number, get: boolean): number {
-    if (typeof handler !== 'number' || (handler >>> 0) !== handler || handler >= AM_MAX_NUM_HANDLERS) return S.ERR_BAD_ARG
-    if ((nargs >>> 0) !== nargs || nargs > AM_MAX_SHORT) return S.ERR_BAD_ARG
+  private checkSend(ep: Endpoint, cat: number, handler: number, nargs: number, src: unknown, nbytes: number, off: number, get: boolean): number {
+    if (typeof handler !== 'number' || handler >>> 0 !== handler || handler >= AM_MAX_NUM_HANDLERS) return S.ERR_BAD_ARG
+    if (nargs >>> 0 !== nargs || nargs > AM_MAX_SHORT) return S.ERR_BAD_ARG
     if (cat === CAT_SHORT) return S.OK
     if (!isU32(nbytes)) return S.ERR_BAD_ARG
     if (nbytes > (cat === CAT_MEDIUM ? MAX_MEDIUM : MAX_LONG)) return S.ERR_BAD_ARG
@@ -143,14 +203,23 @@ export class Requests extends Poller {
   }
 
   /** Waits (polling the bundle) until peer `p` of `ep` has a free instance, or is gone. */
-  private waitCredit (ep: Endpoint, p: Peer): void {
+  private waitCredit(ep: Endpoint, p: Peer): void {
     const b = ep.bundle
     while (p.top === 0 && ep.freed === 0) {
-      if (!this.lapi.taskAlive(p.task)) { this.failPeer(ep, p); break }
+      if (!this.lapi.taskAlive(p.task)) {
+        this.failPeer(ep, p)
+        break
+      }
       const pc = this.credPeer
       const pb = this.credBundle
-      this.credPeer = p; this.credBundle = b
-      try { this.waitFor(b, this.credCond, WaitCall.AM_REQUEST_CREDIT) } finally { this.credPeer = pc; this.credBundle = pb }
+      this.credPeer = p
+      this.credBundle = b
+      try {
+        this.waitFor(b, this.credCond, WaitCall.AM_REQUEST_CREDIT)
+      } finally {
+        this.credPeer = pc
+        this.credBundle = pb
+      }
       this.pollBundle(b)
     }
   }

@@ -46,14 +46,19 @@ let runtime: Runtime | null = null
 let initCount = 0
 
 /** The runtime of this task, or null before AM_Init. @internal */
-export function currentRuntime (): Runtime | null { return runtime }
+export function currentRuntime(): Runtime | null {
+  return runtime
+}
 
 /** AM_Init: reference-counted; the first call joins (or opens) this task's LAPI context. */
-export function amInit (lapi?: Lapi): number {
+export function amInit(lapi?: Lapi): number {
   if (runtime === null) {
     let l = lapi ?? Lapi.current()
     let owns = false
-    if (l === null) { l = Lapi.init(); owns = true }
+    if (l === null) {
+      l = Lapi.init()
+      owns = true
+    }
     runtime = new Runtime(l, owns)
     bindRuntime(runtime)
     runtime.log.debug({ numTasks: runtime.numTasks, ownsLapi: owns }, 'AM_Init: runtime started')
@@ -63,7 +68,7 @@ export function amInit (lapi?: Lapi): number {
 }
 
 /** AM_Terminate: the last call frees every bundle and endpoint (and LAPI, if AM_Init opened it). */
-export function amTerminate (): number {
+export function amTerminate(): number {
   if (runtime === null) return S.ERR_NOT_INIT
   if (--initCount > 0) return S.OK
   const rt = runtime
@@ -82,34 +87,56 @@ export class Runtime extends Requests implements RuntimeFace {
   /** The SPMD layer's state (spmd.ts), when AMX_SPMDStartup ran. */
   spmd: unknown = null
   /** Control-message handler of the SPMD layer (spmd.ts). */
-  ctrlHandler: ((src: number, u8: Uint8Array, dv: DataView, base: number, uhdrLen: number, info: lapi_return_info_t,
-    comp: Ref<unknown>, uinfo: Ref<unknown>) => Uint8Array | null) | null = null
+  ctrlHandler:
+    | ((
+        src: number,
+        u8: Uint8Array,
+        dv: DataView,
+        base: number,
+        uhdrLen: number,
+        info: lapi_return_info_t,
+        comp: Ref<unknown>,
+        uinfo: Ref<unknown>,
+      ) => Uint8Array | null)
+    | null = null
 
-  constructor (lapi: Lapi, owns: boolean) {
+  constructor(lapi: Lapi, owns: boolean) {
     super(lapi)
     this.ownsLapi = owns
-    this.hCtrl = lapi.setLibraryHandler(SLOT_CTRL, (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t,
-      comp: Ref<unknown>, uinfo: Ref<unknown>) => {
-      const dv = this.dvOf(uhdr)
-      return this.ctrlHandler === null ? null : this.ctrlHandler(info.src, uhdr, dv, uhdr.byteOffset, uhdrLen, info, comp, uinfo)
-    })
+    this.hCtrl = lapi.setLibraryHandler(
+      SLOT_CTRL,
+      (_h: number, uhdr: Uint8Array, uhdrLen: number, info: lapi_return_info_t, comp: Ref<unknown>, uinfo: Ref<unknown>) => {
+        const dv = this.dvOf(uhdr)
+        return this.ctrlHandler === null ? null : this.ctrlHandler(info.src, uhdr, dv, uhdr.byteOffset, uhdrLen, info, comp, uinfo)
+      },
+    )
   }
 
-  close (): void {
+  close(): void {
     this.lapi.setLibraryHandler(SLOT_MSG, null)
     this.lapi.setLibraryHandler(SLOT_CTRL, null)
-    try { this.lapi.free(this.orgCntr) } catch { /* terminated */ }
+    try {
+      this.lapi.free(this.orgCntr)
+    } catch {
+      /* terminated */
+    }
     if (this.ownsLapi && !this.lapi.isFinalized) this.lapi.finalize()
   }
 
   /** Arguments of an idiomatic call `what`, in the scratch array (int32); an AmError for one that is no number (a BigInt). */
-  argsOf (args: number[], what: string): Int32Array {
+  argsOf(args: number[], what: string): Int32Array {
     const a = this.argScratch
     const n = args.length < AM_MAX_SHORT ? args.length : AM_MAX_SHORT
-    try { for (let i = 0; i < n; i++) a[i] = args[i]! | 0 } catch { throw argsError(what, args) }
+    try {
+      for (let i = 0; i < n; i++) a[i] = args[i]! | 0
+    } catch {
+      throw argsError(what, args)
+    }
     return a
   }
 
   /** The scratch argument array the compat functions fill. */
-  get scratchArgs (): Int32Array { return this.argScratch }
+  get scratchArgs(): Int32Array {
+    return this.argScratch
+  }
 }

@@ -13,10 +13,47 @@ import * as copy from './copy.js'
 import type { Endpoint, Token } from './objects.js'
 import { Receiver } from './receive.js'
 import {
-  CAT_LONG, CAT_MASK, CAT_SHORT, COMPACT_MAX_ARGS, HDR_BYTES, K_COMPACT, K_GET, K_PACKED, K_REQUEST, K_RETURNED,
-  O_ARGS, O_DST, O_HANDLER, O_KIND, O_NARGS, O_NBYTES, O_OFF, O_OFF2, O_SLOT, O_SRC, O_STATUS, O_TAG_HI, O_TAG_LO,
-  COMPACT_WORDS, CW_ENDPOINTS, CW_KIND, CW_SLOT, CW_TAG_HI, CW_TAG_LO, HDR_WORDS, HW_ENDPOINTS, HW_KIND, HW_NBYTES, HW_OFF, HW_OFF2,
-  HW_SLOT, HW_TAG_HI, HW_TAG_LO, compactBytes, compactPayloadAt, headerBytes,
+  CAT_LONG,
+  CAT_MASK,
+  CAT_SHORT,
+  COMPACT_MAX_ARGS,
+  HDR_BYTES,
+  K_COMPACT,
+  K_GET,
+  K_PACKED,
+  K_REQUEST,
+  K_RETURNED,
+  O_ARGS,
+  O_DST,
+  O_HANDLER,
+  O_KIND,
+  O_NARGS,
+  O_NBYTES,
+  O_OFF,
+  O_OFF2,
+  O_SLOT,
+  O_SRC,
+  O_STATUS,
+  O_TAG_HI,
+  O_TAG_LO,
+  COMPACT_WORDS,
+  CW_ENDPOINTS,
+  CW_KIND,
+  CW_SLOT,
+  CW_TAG_HI,
+  CW_TAG_LO,
+  HDR_WORDS,
+  HW_ENDPOINTS,
+  HW_KIND,
+  HW_NBYTES,
+  HW_OFF,
+  HW_OFF2,
+  HW_SLOT,
+  HW_TAG_HI,
+  HW_TAG_LO,
+  compactBytes,
+  compactPayloadAt,
+  headerBytes,
 } from './wire.js'
 
 // What this file reads of types.ts and copy.ts, as module constants: TurboFan folds a module's own
@@ -36,7 +73,7 @@ export class Sender extends Receiver {
   private orgExpected = 0
   private readonly orgCond: () => boolean
 
-  constructor (lapi: Lapi) {
+  constructor(lapi: Lapi) {
     super(lapi)
     this.maxUhdr = lapi.query(Query.MAX_UHDR_SZ)
     this.maxPkt = lapi.query(Query.MAX_PKT_SZ)
@@ -46,7 +83,7 @@ export class Sender extends Receiver {
   }
 
   /** The largest payload that travels packed behind a header with `nargs` arguments. */
-  packedLimit (nargs: number): number {
+  packedLimit(nargs: number): number {
     return this.maxUhdr - headerBytes(nargs)
   }
 
@@ -55,8 +92,23 @@ export class Sender extends Receiver {
    * to an endpoint of this task, straight into its queue. `dataLen` is the payload that travels,
    * `nbytes` the header's byte count (they differ for a GetXfer request, which carries none).
    */
-  protected send (ep: Endpoint, task: number, id: number, tagLo: number, tagHi: number, kind: number, handler: number,
-    nargs: number, args: Int32Array, src: unknown, dataLen: number, getBytes: number, off: number, off2: number, slot: number): number {
+  protected send(
+    ep: Endpoint,
+    task: number,
+    id: number,
+    tagLo: number,
+    tagHi: number,
+    kind: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    src: unknown,
+    dataLen: number,
+    getBytes: number,
+    off: number,
+    off2: number,
+    slot: number,
+  ): number {
     const u8 = this.sendU8
     const dv = this.sendDv
     const hb = headerBytes(nargs)
@@ -75,8 +127,12 @@ export class Sender extends Receiver {
         if (this.sendCompactData(task, kind, handler, nargs, args, id, ep.id, tagLo, tagHi, slot, src, dataLen, off)) return S.OK
       } else if (dataLen === 0 && nargs === 0 && this.sendPrepared(task, kind, handler, id, ep.id, tagLo, tagHi, slot, off, off2)) {
         return S.OK
-      } else if ((kind & K_RETURNED) === 0 && dataLen > 0 && hb + dataLen <= this.maxPkt &&
-        this.sendPreparedData(task, kind, handler, nargs, args, id, ep.id, tagLo, tagHi, slot, src, dataLen, off, off2)) {
+      } else if (
+        (kind & K_RETURNED) === 0 &&
+        dataLen > 0 &&
+        hb + dataLen <= this.maxPkt &&
+        this.sendPreparedData(task, kind, handler, nargs, args, id, ep.id, tagLo, tagHi, slot, src, dataLen, off, off2)
+      ) {
         return S.OK
       }
     }
@@ -100,11 +156,15 @@ export class Sender extends Receiver {
     let data = src as Uint8Array | number
     if (data instanceof Uint8Array && data.buffer === this.segBuffer) data = data.byteOffset
     if (Atomics.load(this.orgI32, 0) === this.orgExpected && this.orgExpected > 1 << 30) {
-      Atomics.store(this.orgI32, 0, 0); this.orgExpected = 0
+      Atomics.store(this.orgI32, 0, 0)
+      this.orgExpected = 0
     }
     this.orgExpected++
     const rc = this.lapi.amsendCode(task, this.hMsg, u8, len, data, dataLen, this.orgCntr)
-    if (rc !== 0) { this.orgExpected--; return S.ERR_RESOURCE }
+    if (rc !== 0) {
+      this.orgExpected--
+      return S.ERR_RESOURCE
+    }
     if (Atomics.load(this.orgI32, 0) < this.orgExpected) this.lapi.waitUntil(this.orgCond, WaitCall.AM_REQUEST_BUFFER)
     return S.OK
   }
@@ -115,14 +175,24 @@ export class Sender extends Receiver {
    * words are the little-endian layout of wire.ts (the path exists on little-endian hosts only).
    * Returns false when LAPI could not take it this way (nothing was sent).
    */
-  private sendPrepared (task: number, kind: number, handler: number, dstId: number, srcId: number,
-    tagLo: number, tagHi: number, slot: number, off: number, off2: number): boolean {
+  private sendPrepared(
+    task: number,
+    kind: number,
+    handler: number,
+    dstId: number,
+    srcId: number,
+    tagLo: number,
+    tagHi: number,
+    slot: number,
+    off: number,
+    off2: number,
+  ): boolean {
     const lapi = this.lapi
     const at = lapi.prepareShort(task, this.hMsg, HDR_BYTES)
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at + HW_KIND] = kind | handler << 8   // O_NARGS 0, O_STATUS 0
-    w[at + HW_ENDPOINTS] = dstId | srcId << 16
+    w[at + HW_KIND] = kind | (handler << 8) // O_NARGS 0, O_STATUS 0
+    w[at + HW_ENDPOINTS] = dstId | (srcId << 16)
     w[at + HW_TAG_LO] = tagLo
     w[at + HW_TAG_HI] = tagHi
     w[at + HW_NBYTES] = 0
@@ -140,15 +210,29 @@ export class Sender extends Receiver {
    * free once this returns (the copy is done), so no origin counter either. Returns false when LAPI
    * could not take it this way (nothing was sent).
    */
-  private sendPreparedData (task: number, kind: number, handler: number, nargs: number, args: Int32Array, dstId: number,
-    srcId: number, tagLo: number, tagHi: number, slot: number, src: unknown, nbytes: number, off: number, off2: number): boolean {
+  private sendPreparedData(
+    task: number,
+    kind: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    dstId: number,
+    srcId: number,
+    tagLo: number,
+    tagHi: number,
+    slot: number,
+    src: unknown,
+    nbytes: number,
+    off: number,
+    off2: number,
+  ): boolean {
     const lapi = this.lapi
     const hb = headerBytes(nargs)
     const at = lapi.prepareShortData(task, this.hMsg, hb, nbytes)
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at + HW_KIND] = kind | handler << 8 | nargs << 16   // O_STATUS 0
-    w[at + HW_ENDPOINTS] = dstId | srcId << 16
+    w[at + HW_KIND] = kind | (handler << 8) | (nargs << 16) // O_STATUS 0
+    w[at + HW_ENDPOINTS] = dstId | (srcId << 16)
     w[at + HW_TAG_LO] = tagLo | 0
     w[at + HW_TAG_HI] = tagHi | 0
     w[at + HW_NBYTES] = nbytes | 0
@@ -156,7 +240,7 @@ export class Sender extends Receiver {
     w[at + HW_OFF] = off | 0
     w[at + HW_OFF2] = off2 | 0
     for (let i = 0; i < nargs; i++) w[at + HDR_WORDS + i] = args[i]!
-    if ((nargs & 1) !== 0) w[at + HDR_WORDS + nargs] = 0   // padding to a multiple of 8
+    if ((nargs & 1) !== 0) w[at + HDR_WORDS + nargs] = 0 // padding to a multiple of 8
     this.copyFrom(lapi.preparedBytes, 4 * at + hb, src, nbytes)
     return lapi.commitShort()
   }
@@ -166,21 +250,31 @@ export class Sender extends Receiver {
    * words straight into a one-packet LAPI message, like sendPrepared. Returns false when LAPI
    * could not take it this way (nothing was sent).
    */
-  private sendCompact (task: number, kind: number, handler: number, nargs: number, args: Int32Array, dstId: number,
-    srcId: number, tagLo: number, tagHi: number, slot: number): boolean {
+  private sendCompact(
+    task: number,
+    kind: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    dstId: number,
+    srcId: number,
+    tagLo: number,
+    tagHi: number,
+    slot: number,
+  ): boolean {
     const lapi = this.lapi
     const at = lapi.prepareShort(task, this.hMsg, compactBytes(nargs))
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at + CW_KIND] = kind | K_COMPACT | handler << 8 | nargs << 16
-    w[at + CW_ENDPOINTS] = dstId | srcId << 16
+    w[at + CW_KIND] = kind | K_COMPACT | (handler << 8) | (nargs << 16)
+    w[at + CW_ENDPOINTS] = dstId | (srcId << 16)
     // (| 0: an int32 goes into the word as it is; a number V8 cannot prove one would take a
     // conversion through a double)
     w[at + CW_TAG_LO] = tagLo | 0
     w[at + CW_TAG_HI] = tagHi | 0
     w[at + CW_SLOT] = slot | 0
     for (let i = 0; i < nargs; i++) w[at + COMPACT_WORDS + i] = args[i]!
-    if ((nargs & 1) === 0) w[at + COMPACT_WORDS + nargs] = 0   // padding to a multiple of 8
+    if ((nargs & 1) === 0) w[at + COMPACT_WORDS + nargs] = 0 // padding to a multiple of 8
     return lapi.commitShort()
   }
 
@@ -191,8 +285,21 @@ export class Sender extends Receiver {
    * payload from the caller's memory into the packet: no staging copy). Returns false when LAPI
    * could not take it this way (nothing was sent).
    */
-  private sendCompactData (task: number, kind: number, handler: number, nargs: number, args: Int32Array, dstId: number,
-    srcId: number, tagLo: number, tagHi: number, slot: number, src: unknown, nbytes: number, off: number): boolean {
+  private sendCompactData(
+    task: number,
+    kind: number,
+    handler: number,
+    nargs: number,
+    args: Int32Array,
+    dstId: number,
+    srcId: number,
+    tagLo: number,
+    tagHi: number,
+    slot: number,
+    src: unknown,
+    nbytes: number,
+    off: number,
+  ): boolean {
     const lapi = this.lapi
     const cat = kind & CAT_MASK
     const pay = compactPayloadAt(nargs, cat)
@@ -200,8 +307,8 @@ export class Sender extends Receiver {
     const at = lapi.prepareShort(task, this.hMsg, bytes)
     if (at < 0) return false
     const w = lapi.preparedWords
-    w[at + CW_KIND] = kind | K_COMPACT | handler << 8 | nargs << 16
-    w[at + CW_ENDPOINTS] = dstId | srcId << 16
+    w[at + CW_KIND] = kind | K_COMPACT | (handler << 8) | (nargs << 16)
+    w[at + CW_ENDPOINTS] = dstId | (srcId << 16)
     w[at + CW_TAG_LO] = tagLo | 0
     w[at + CW_TAG_HI] = tagHi | 0
     w[at + CW_SLOT] = slot | 0
@@ -210,7 +317,7 @@ export class Sender extends Receiver {
     w[p] = nbytes | 0
     if (cat === CAT_LONG) w[p + 1] = off | 0
     const q = at + (pay >> 2)
-    if (q > p + (cat === CAT_LONG ? 2 : 1)) w[q - 1] = 0   // the padding before the payload
+    if (q > p + (cat === CAT_LONG ? 2 : 1)) w[q - 1] = 0 // the padding before the payload
     // the words the payload ends in are zeroed first: its last bytes overwrite them, the rest is padding
     const end = at + (bytes >> 2)
     for (let k = q + (nbytes >> 2); k < end; k++) w[k] = 0
@@ -223,13 +330,13 @@ export class Sender extends Receiver {
    * a Uint8Array from its start) into `d8` at `d`, a buffer that cannot overlap it (the staging
    * buffer, a packet).
    */
-  private copyFrom (d8: Uint8Array, d: number, src: unknown, n: number): void {
+  private copyFrom(d8: Uint8Array, d: number, src: unknown, n: number): void {
     if (typeof src === 'number') copyBytes(d8, d, this.segAll, src, n)
     else copyBytes(d8, d, src as Uint8Array, 0, n)
   }
 
   /** A message to an endpoint of this task: through the same receive path, without LAPI. */
-  private deliverLocal (u8: Uint8Array, dv: DataView, len: number, src: unknown, dataLen: number): void {
+  private deliverLocal(u8: Uint8Array, dv: DataView, len: number, src: unknown, dataLen: number): void {
     const landing = this.receive(u8, dv, 0, len, this.taskId, dataLen, null, null, false)
     const t = this.lastPending
     this.lastPending = null
@@ -243,10 +350,12 @@ export class Sender extends Receiver {
   }
 
   /** Sends a refused message back to its sender (header and arguments), marked returned with its status. */
-  protected sendReturn (t: Token): void {
-    const len = this.writeHeader(t.kind | K_RETURNED, t.handler, t.nargs, t.fault, t.srcId, t.dstId, t.tagLo, t.tagHi,
-      t.nbytes, t.slot, t.off, t.off2, t.args)
-    if (t.srcTask === this.taskId) { this.deliverLocal(this.sendU8, this.sendDv, len, null, 0); return }
+  protected sendReturn(t: Token): void {
+    const len = this.writeHeader(t.kind | K_RETURNED, t.handler, t.nargs, t.fault, t.srcId, t.dstId, t.tagLo, t.tagHi, t.nbytes, t.slot, t.off, t.off2, t.args)
+    if (t.srcTask === this.taskId) {
+      this.deliverLocal(this.sendU8, this.sendDv, len, null, 0)
+      return
+    }
     if (!this.lapi.taskAlive(t.srcTask)) return
     this.lapi.amsendCode(t.srcTask, this.hMsg, this.sendU8, len, null, 0, 0)
   }
@@ -255,8 +364,21 @@ export class Sender extends Receiver {
    * Writes the AM-2 header and the arguments into the send buffer (wire.ts); returns their bytes
    * (a multiple of 8: an odd argument count is followed by 4 zero bytes).
    */
-  private writeHeader (kind: number, handler: number, nargs: number, status: number, dstId: number, srcId: number,
-    tagLo: number, tagHi: number, nbytes: number, slot: number, off: number, off2: number, args: Int32Array): number {
+  private writeHeader(
+    kind: number,
+    handler: number,
+    nargs: number,
+    status: number,
+    dstId: number,
+    srcId: number,
+    tagLo: number,
+    tagHi: number,
+    nbytes: number,
+    slot: number,
+    off: number,
+    off2: number,
+    args: Int32Array,
+  ): number {
     const u8 = this.sendU8
     const dv = this.sendDv
     u8[O_KIND] = kind

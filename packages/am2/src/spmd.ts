@@ -38,7 +38,7 @@ export class Spmd {
   private readonly barDone: () => boolean
   private readonly gatherDone: () => boolean
 
-  constructor (rt: Runtime, bundle: Bundle) {
+  constructor(rt: Runtime, bundle: Bundle) {
     this.rt = rt
     this.bundle = bundle
     this.procs = rt.numTasks
@@ -48,27 +48,44 @@ export class Spmd {
     rt.ctrlHandler = (src, u8, dv, b, len, info, comp, uinfo) => this.onCtrl(src, u8, dv, b, len, info, comp, uinfo)
   }
 
-  private onCtrl (_src: number, u8: Uint8Array, dv: DataView, b: number, len: number, info: lapi_return_info_t,
-    comp: Ref<unknown>, uinfo: Ref<unknown>): Uint8Array | null {
+  private onCtrl(
+    _src: number,
+    u8: Uint8Array,
+    dv: DataView,
+    b: number,
+    len: number,
+    info: lapi_return_info_t,
+    comp: Ref<unknown>,
+    uinfo: Ref<unknown>,
+  ): Uint8Array | null {
     if (len < 16) return null
     const type = u8[b]!
     const gen = dv.getUint32(b + 4, true)
     const parity = gen & 1
-    if (type === C_BARRIER) { this.barCount[parity] = this.barCount[parity]! + 1; return null }
+    if (type === C_BARRIER) {
+      this.barCount[parity] = this.barCount[parity]! + 1
+      return null
+    }
     if (type !== C_GATHER) return null
     const rank = dv.getUint32(b + 8, true)
     const n = dv.getUint32(b + 12, true)
     if (rank >= this.procs || n !== info.msg_len) return null
     const land = this.stagingFor(parity, n).subarray(rank * n, rank * n + n)
-    if (n === 0) { this.gatherCount[parity] = this.gatherCount[parity]! + 1; return null }
+    if (n === 0) {
+      this.gatherCount[parity] = this.gatherCount[parity]! + 1
+      return null
+    }
     comp.value = this.gatherLanded
     uinfo.value = parity
     return land
   }
 
-  private readonly gatherLanded = (_h: number, parity: unknown): void => { const p = parity as number; this.gatherCount[p] = this.gatherCount[p]! + 1 }
+  private readonly gatherLanded = (_h: number, parity: unknown): void => {
+    const p = parity as number
+    this.gatherCount[p] = this.gatherCount[p]! + 1
+  }
 
-  private stagingFor (parity: number, n: number): Uint8Array {
+  private stagingFor(parity: number, n: number): Uint8Array {
     if (this.staging[parity]!.length < n * this.procs) {
       const s = new Uint8Array(n * this.procs)
       s.set(this.staging[parity]!)
@@ -77,7 +94,7 @@ export class Spmd {
     return this.staging[parity]!
   }
 
-  private sendCtl (type: number, gen: number, n: number, data: Uint8Array | null): void {
+  private sendCtl(type: number, gen: number, n: number, data: Uint8Array | null): void {
     const u8 = this.ctl
     const dv = this.ctlDv
     u8.fill(0)
@@ -93,19 +110,23 @@ export class Spmd {
   }
 
   /** Waits until `done` holds, running the bundle's handlers meanwhile; `call` names the wait (WaitCall). */
-  private serve (count: Int32Array, parity: number, need: number, done: () => boolean, call: number): void {
+  private serve(count: Int32Array, parity: number, need: number, done: () => boolean, call: number): void {
     const rt = this.rt
     while (count[parity]! < need) {
       rt.poll(this.bundle)
       if (count[parity]! >= need) break
       const outer = this.waitParity
       this.waitParity = parity
-      try { rt.lapi.waitUntil(done, call) } finally { this.waitParity = outer }
+      try {
+        rt.lapi.waitUntil(done, call)
+      } finally {
+        this.waitParity = outer
+      }
     }
   }
 
   /** AMX_SPMDBarrier. */
-  barrier (): void {
+  barrier(): void {
     const gen = this.barGen++
     const parity = gen & 1
     this.sendCtl(C_BARRIER, gen, 0, null)
@@ -114,7 +135,7 @@ export class Spmd {
   }
 
   /** AMX_SPMDAllGather: `dst` gets every task's `len` bytes of `src`, in rank order. */
-  allGather (src: Uint8Array, dst: Uint8Array, len: number): void {
+  allGather(src: Uint8Array, dst: Uint8Array, len: number): void {
     const gen = this.gatherGen++
     const parity = gen & 1
     const st = this.stagingFor(parity, len)
@@ -122,18 +143,18 @@ export class Spmd {
     this.gatherCount[parity] = this.gatherCount[parity]! + 1
     this.sendCtl(C_GATHER, gen, len, len === 0 ? null : src.subarray(0, len))
     this.serve(this.gatherCount, parity, this.procs, this.gatherDone, WaitCall.AMX_SPMD_ALLGATHER)
-    this.gatherCount[parity] = this.gatherCount[parity]! - (this.procs)
+    this.gatherCount[parity] = this.gatherCount[parity]! - this.procs
     dst.set(this.staging[parity]!.subarray(0, len * this.procs))
   }
 }
 
 /** The SPMD state of this task, or null before AMX_SPMDStartup. */
-export function currentSpmd (): Spmd | null {
+export function currentSpmd(): Spmd | null {
   const rt = currentRuntime()
   return rt === null ? null : (rt.spmd as Spmd | null)
 }
 
-function depthFromEnv (): number {
+function depthFromEnv(): number {
   const v = process.env['AMLAPI_NETWORKDEPTH']
   if (v === undefined || v === '') return DEFAULT_DEPTH
   const n = Number(v)
@@ -146,7 +167,7 @@ function depthFromEnv (): number {
  * AMLAPI_NETWORKDEPTH or 128), sets the own unique tag, and waits for every task to get there.
  * Returns an AM code; `eb`/`ep` get the bundle and endpoint.
  */
-export function spmdStartup (eb: Ref<Bundle | null> | null | undefined, ep: Ref<Endpoint | null> | null | undefined, depth?: number): number {
+export function spmdStartup(eb: Ref<Bundle | null> | null | undefined, ep: Ref<Endpoint | null> | null | undefined, depth?: number): number {
   if (eb === null || eb === undefined || typeof eb !== 'object' || ep === null || ep === undefined || typeof ep !== 'object') return S.ERR_BAD_ARG
   const d = depth === undefined || depth === 0 ? depthFromEnv() : depth
   if (!Number.isInteger(d) || d < 1 || d > MAX_DEPTH) return S.ERR_BAD_ARG
@@ -186,7 +207,7 @@ export function spmdStartup (eb: Ref<Bundle | null> | null | undefined, ep: Ref<
  * AMX_SPMDExit: ends this task with `code` (a worker thread of a lapirun job, or the process of a
  * one-task job). A non-zero code fails the task, which ends the whole job with a non-zero exit.
  */
-export function spmdExit (code: number): never {
+export function spmdExit(code: number): never {
   const c = Number.isInteger(code) ? code : 1
   currentRuntime()?.log.debug({ code: c }, 'AMX_SPMDExit')
   process.exit(c)

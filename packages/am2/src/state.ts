@@ -25,7 +25,7 @@ export class RuntimeState {
   protected readonly argScratch = new Int32Array(AM_MAX_SHORT)
   readonly log: Logger
 
-  constructor (lapi: Lapi) {
+  constructor(lapi: Lapi) {
     this.lapi = lapi
     this.taskId = lapi.rank
     this.numTasks = lapi.size

@@ -46,7 +46,7 @@ export class TaskQueue {
   /** Test hook: called at every node a walk visits (to interleave producer steps mid-walk). */
   onVisit: (() => void) | null = null
 
-  constructor (capacity = 64) {
+  constructor(capacity = 64) {
     let cap = 2
     while (cap < capacity + 1) cap <<= 1
     this.next = new Int32Array(cap).fill(NIL)
@@ -58,13 +58,15 @@ export class TaskQueue {
   }
 
   /** Tokens queued and not yet taken. */
-  get size (): number { return this.live }
+  get size(): number {
+    return this.live
+  }
 
   /**
    * Producer: appends `token` (a non-negative int: the caller's token index) in state PENDING, or
    * READY when `ready`. Returns the node, which `markReady` takes later.
    */
-  push (token: number, ready: boolean): number {
+  push(token: number, ready: boolean): number {
     if (this.freeTop === 0) this.grow()
     const n = this.free[--this.freeTop]!
     this.token[n] = token
@@ -77,7 +79,7 @@ export class TaskQueue {
   }
 
   /** Producer: the message of `node` is complete (its completion handler ran). */
-  markReady (node: number): void {
+  markReady(node: number): void {
     if (this.state[node]! !== NodeState.PENDING) throw new Error(`task queue: node ${node} is not pending`)
     this.state[node] = NodeState.READY
   }
@@ -86,7 +88,7 @@ export class TaskQueue {
    * Consumer: takes the first READY token in queue order and returns it, or -1 when none is ready.
    * On the way it unlinks TAKEN nodes left behind as firewalls that are no longer the tail.
    */
-  take (): number {
+  take(): number {
     // nothing queued (the consumer's own count: producer and consumer are the same thread today)
     if (this.live === 0) return -1
     let prev = FIREWALL
@@ -98,7 +100,12 @@ export class TaskQueue {
       const after = next[n]!
       const st = this.state[n]!
       if (st === NodeState.TAKEN) {
-        if (after !== NIL) { next[prev] = after; this.release(n); n = after; continue }
+        if (after !== NIL) {
+          next[prev] = after
+          this.release(n)
+          n = after
+          continue
+        }
         return -1
       }
       if (st === NodeState.READY) {
@@ -108,7 +115,7 @@ export class TaskQueue {
           next[prev] = after
           this.release(n)
         } else {
-          this.state[n] = NodeState.TAKEN   // the tail stays, as a firewall
+          this.state[n] = NodeState.TAKEN // the tail stays, as a firewall
         }
         return t
       }
@@ -118,20 +125,27 @@ export class TaskQueue {
     return -1
   }
 
-  private release (n: number): void {
+  private release(n: number): void {
     this.state[n] = NodeState.FREE
     this.free[this.freeTop++] = n
   }
 
   /** More nodes: doubles the arrays (the list keeps its node indices). */
-  private grow (): void {
+  private grow(): void {
     const old = this.next.length
     const cap = old * 2
-    const next = new Int32Array(cap).fill(NIL); next.set(this.next)
-    const state = new Int32Array(cap); state.set(this.state)
-    const token = new Int32Array(cap); token.set(this.token)
-    const free = new Int32Array(cap); free.set(this.free.subarray(0, this.freeTop))
+    const next = new Int32Array(cap).fill(NIL)
+    next.set(this.next)
+    const state = new Int32Array(cap)
+    state.set(this.state)
+    const token = new Int32Array(cap)
+    token.set(this.token)
+    const free = new Int32Array(cap)
+    free.set(this.free.subarray(0, this.freeTop))
     for (let i = cap - 1; i >= old; i--) free[this.freeTop++] = i
-    this.next = next; this.state = state; this.token = token; this.free = free
+    this.next = next
+    this.state = state
+    this.token = token
+    this.free = free
   }
 }

@@ -37,7 +37,7 @@ export class Tokens extends RuntimeState {
   heapMediums = 0
   heapBuffersMade = 0
 
-  constructor (lapi: Lapi) {
+  constructor(lapi: Lapi) {
     super(lapi)
     this.mem = new BufferManager({ size: ARENA_BYTES, shared: false, maxClassSize: 65536 })
     this.arena = new Uint8Array(this.mem.buffer)
@@ -50,7 +50,7 @@ export class Tokens extends RuntimeState {
    * nor zero-fills a buffer each (a new 512 KiB Uint8Array is zero-filled and later collected; the
    * n-byte view is all that is allocated).
    */
-  protected bufferFor (t: Token, n: number): Uint8Array {
+  protected bufferFor(t: Token, n: number): Uint8Array {
     const a = this.mem.alloc(n)
     if (a === 0) {
       const k = 32 - Math.clz32(n - 1)
@@ -70,24 +70,30 @@ export class Tokens extends RuntimeState {
   }
 
   /** A view of `n` bytes of the Medium arena at `a`. */
-  protected arenaView (a: number, n: number): Uint8Array {
+  protected arenaView(a: number, n: number): Uint8Array {
     return views.get(this.arena, a, n)
   }
 
-  protected enqueue (t: Token, b: Bundle, ready: boolean): void {
+  protected enqueue(t: Token, b: Bundle, ready: boolean): void {
     t.state = T_QUEUED
     t.queue = b.queue
     t.node = b.queue.push(t.index, ready)
   }
 
-  protected takeToken (): Token {
+  protected takeToken(): Token {
     let t = this.freeTokens.take()
-    if (t === undefined) { t = new Token(this.tokens.length); this.tokens.push(t) }
+    if (t === undefined) {
+      t = new Token(this.tokens.length)
+      this.tokens.push(t)
+    }
     return t
   }
 
-  protected release (t: Token): void {
-    if (t.bufAddr !== 0) { this.mem.free(t.bufAddr); t.bufAddr = 0 }
+  protected release(t: Token): void {
+    if (t.bufAddr !== 0) {
+      this.mem.free(t.bufAddr)
+      t.bufAddr = 0
+    }
     const hb = t.heapBuf
     if (hb !== null) {
       t.heapBuf = null

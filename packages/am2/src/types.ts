@@ -29,9 +29,9 @@ export type AmSeg = Addr | Uint8Array
 // token states
 export const T_FREE = 0
 export const T_QUEUED = 1
-export const T_REQUEST = 2   // a request handler is running with it
-export const T_REPLY = 3     // a reply handler is running with it
-export const T_RETURNED = 4  // handler 0 is running with it
+export const T_REQUEST = 2 // a request handler is running with it
+export const T_REPLY = 3 // a reply handler is running with it
+export const T_RETURNED = 4 // handler 0 is running with it
 export const T_DONE = 5
 
 /**
@@ -44,7 +44,7 @@ export class AmError extends AmlapiError {
   /** The AM return code, e.g. 2. */
   declare readonly status: number
   /** `code` is the AM return code; `what` names the call; `detail`, when given, says what was wrong, with the values. */
-  constructor (code: number, what: string, detail?: string) {
+  constructor(code: number, what: string, detail?: string) {
     const name = amStatusName(code)
     super(name ?? `AM_ERR_${code}`, `${what}: ${name ?? String(code)}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`, code)
     this.name = 'AmError'
@@ -52,20 +52,20 @@ export class AmError extends AmlapiError {
 }
 
 /** Throws an AmError for a code other than AM_OK (the idiomatic API's way of failing). */
-export function check (rc: number, what: string): void {
+export function check(rc: number, what: string): void {
   if (rc !== 0) throw new AmError(rc, what)
 }
 
-export function isU32 (v: unknown): v is number {
-  return typeof v === 'number' && (v >>> 0) === v
+export function isU32(v: unknown): v is number {
+  return typeof v === 'number' && v >>> 0 === v
 }
 
 /** A valid tag: a bigint in 0 … 2^64 − 1. */
-export function tagOk (tag: unknown): tag is bigint {
+export function tagOk(tag: unknown): tag is bigint {
   return typeof tag === 'bigint' && BigInt.asUintN(64, tag) === tag
 }
 
 /** A valid endpoint name: an integer in 0 … 2^32 − 1. */
-export function isNameOk (name: unknown): name is number {
+export function isNameOk(name: unknown): name is number {
   return typeof name === 'number' && Number.isInteger(name) && name >= 0 && name < 65536 * 65536
 }

@@ -27,15 +27,18 @@ describe('task queue', () => {
   it('keeps a taken tail as a firewall and unlinks it once something follows', () => {
     const q = new TaskQueue(2)
     q.push(7, true)
-    expect(q.take()).toBe(7)          // the tail: marked taken, left in the list
+    expect(q.take()).toBe(7) // the tail: marked taken, left in the list
     expect(q.size).toBe(0)
     expect(q.take()).toBe(-1)
-    q.push(8, true)                   // appended behind the old tail
-    expect(q.take()).toBe(8)          // the walk unlinked the old tail on the way
+    q.push(8, true) // appended behind the old tail
+    expect(q.take()).toBe(8) // the walk unlinked the old tail on the way
     const capacity = (): number => (q as unknown as { next: Int32Array }).next.length
     const before = capacity()
-    for (let i = 0; i < 1000; i++) { q.push(i, true); expect(q.take()).toBe(i) }
-    expect(capacity()).toBe(before)   // nodes are reused: 1000 messages through a queue of 2 never grew it
+    for (let i = 0; i < 1000; i++) {
+      q.push(i, true)
+      expect(q.take()).toBe(i)
+    }
+    expect(capacity()).toBe(before) // nodes are reused: 1000 messages through a queue of 2 never grew it
   })
 
   it('grows past its initial capacity and refuses to mark a node twice', () => {
@@ -49,7 +52,10 @@ describe('task queue', () => {
 
   it(`matches a reference model over ${STEPS.toLocaleString('en')} seeded random steps, with pushes in the middle of walks`, () => {
     let seed = 20261122
-    const rand = (n: number): number => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed % n }
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
+      return seed % n
+    }
     const q = new TaskQueue(8)
     // the model: tokens in push order, with their readiness
     type Entry = { token: number; ready: boolean; node: number }
@@ -67,10 +73,15 @@ describe('task queue', () => {
       if (pending.length === 0) return
       const k = rand(pending.length)
       const m = pending[k]!
-      pending[k] = pending[pending.length - 1]!; pending.pop()
-      q.markReady(m.node); m.ready = true
+      pending[k] = pending[pending.length - 1]!
+      pending.pop()
+      q.markReady(m.node)
+      m.ready = true
     }
-    q.onVisit = () => { if (rand(8) === 0) push(); if (rand(16) === 0) markSome() }
+    q.onVisit = () => {
+      if (rand(8) === 0) push()
+      if (rand(16) === 0) markSome()
+    }
     for (let step = 0; step < STEPS; step++) {
       const r = rand(20)
       if (r < 5) push()
@@ -103,7 +114,11 @@ describe('task queue', () => {
     }
     // drain: everything comes out exactly once, in order
     q.onVisit = null
-    for (const m of model) if (!m.ready) { q.markReady(m.node); m.ready = true }
+    for (const m of model)
+      if (!m.ready) {
+        q.markReady(m.node)
+        m.ready = true
+      }
     const rest: number[] = []
     for (let t = q.take(); t !== -1; t = q.take()) rest.push(t)
     expect(rest).toEqual(model.map((m) => m.token))

@@ -31,7 +31,7 @@ export class AmlapiError extends Error {
    * @param message [in] the call and the values involved
    * @param status  [in] the C number, where there is one
    */
-  constructor (code: string, message: string, status?: number) {
+  constructor(code: string, message: string, status?: number) {
     super(message)
     this.name = 'AmlapiError'
     this.code = code

@@ -34,8 +34,21 @@
  */
 import { BufMgrError, BufMgrErrorCode } from './errors.js'
 import {
-  ALIGNMENT, ALIGN_SHIFT, M_CLASSOF, M_HEADS, M_HIGH, M_INUSE, M_REQ, S_FIRST, S_HSLOT, S_LIMIT, S_NEXT, S_PREV, S_SIZE,
-  S_UNIT, SLAB_STRIDE,
+  ALIGNMENT,
+  ALIGN_SHIFT,
+  M_CLASSOF,
+  M_HEADS,
+  M_HIGH,
+  M_INUSE,
+  M_REQ,
+  S_FIRST,
+  S_HSLOT,
+  S_LIMIT,
+  S_NEXT,
+  S_PREV,
+  S_SIZE,
+  S_UNIT,
+  SLAB_STRIDE,
 } from './layout.js'
 import { badSize, misuseError } from './misuse.js'
 import { resolveOptions, type BufferManagerOptions } from './options.js'
@@ -88,33 +101,33 @@ export class BufferManager {
   // Fields are `declare`d and all set in the constructor, so that V8 sees one shape and exact
   // field types from the start (a class field without initializer would first hold undefined,
   // which makes every later load check the type again).
-  private declare readonly zeroer: Zeroer
-  private declare readonly gShift: number
-  private declare readonly heap: GranuleHeap
+  declare private readonly zeroer: Zeroer
+  declare private readonly gShift: number
+  declare private readonly heap: GranuleHeap
   /** The size classes' slabs; owns `meta`. */
-  private declare readonly slabs: SlabTable
+  declare private readonly slabs: SlabTable
   /**
    * `slabs.meta`, for the hot paths (one load less). Taken again after each new slab, the only
    * time the table may replace it (createSlab).
    */
-  private declare meta: Int32Array
+  declare private meta: Int32Array
   /** See MetaLayout.slabOf (layout.ts). */
-  private declare readonly slabOf: number
+  declare private readonly slabOf: number
   /** See MetaLayout.bits (layout.ts). */
-  private declare readonly bits: number
+  declare private readonly bits: number
 
   /** Successful frees (allocs = frees + live regions, counted in stats()). */
-  private declare frees: number
-  private declare lastSize: number
-  private declare largeRegions: number
-  private declare failed: number
+  declare private frees: number
+  declare private lastSize: number
+  declare private largeRegions: number
+  declare private failed: number
 
   /**
    * Creates a manager. Setup cost: O(managed bytes / granule) for the metadata arrays.
    * @param opts [in] options; see {@link BufferManagerOptions}
    * @throws BufMgrError `BAD_OPTIONS` for an invalid option or a range smaller than one granule
    */
-  constructor (opts: BufferManagerOptions = {}) {
+  constructor(opts: BufferManagerOptions = {}) {
     const s = resolveOptions(opts)
     const managed = s.granules * s.granule
     this.buffer = s.buffer
@@ -149,12 +162,16 @@ export class BufferManager {
    * @retval 0 when the space is exhausted (counted in `stats().failedAllocs`)
    * @throws BufMgrError `BAD_SIZE` when `nbytes` is not a non-negative safe integer
    */
-  alloc (nbytes: number, zero?: boolean): number {
+  alloc(nbytes: number, zero?: boolean): number {
     // Hot path: a class with a partial slab. Kept small (V8 inlines functions of up to 460
     // bytes of bytecode, 920 in all per caller); everything else is in allocSlow.
     let small: boolean
     // (a BigInt fails the integer test by throwing: the catch, which costs the path nothing, makes it BAD_SIZE)
-    try { small = (nbytes >>> 0) === nbytes } catch { throw badSize(nbytes) }
+    try {
+      small = nbytes >>> 0 === nbytes
+    } catch {
+      throw badSize(nbytes)
+    }
     if (small && nbytes <= this.maxClassSize) {
       const m = this.meta
       const head = m[M_CLASSOF + ((nbytes + 15) >>> ALIGN_SHIFT)]!
@@ -194,14 +211,16 @@ export class BufferManager {
    * @throws BufMgrError `EXHAUSTED` (the message gives the requested bytes, free bytes and the
    *   largest free region), `BAD_SIZE`
    */
-  allocOrThrow (nbytes: number, zero?: boolean): number {
+  allocOrThrow(nbytes: number, zero?: boolean): number {
     const addr = this.alloc(nbytes, zero)
     if (addr === 0) {
       const st = this.stats()
-      throw new BufMgrError(BufMgrErrorCode.EXHAUSTED,
+      throw new BufMgrError(
+        BufMgrErrorCode.EXHAUSTED,
         `bufmgr: out of space: requested ${nbytes} bytes; ${st.freeBytes} bytes free, largest free region ` +
-        `${st.largestFreeRegion} bytes; ${st.bytesInUse} bytes in use in ${st.regionsInUse} regions of ` +
-        `${st.managedBytes} managed bytes`)
+          `${st.largestFreeRegion} bytes; ${st.bytesInUse} bytes in use in ${st.regionsInUse} regions of ` +
+          `${st.managedBytes} managed bytes`,
+      )
     }
     return addr
   }
@@ -212,13 +231,17 @@ export class BufferManager {
    * @throws BufMgrError `DOUBLE_FREE` (already freed), `NOT_ALLOCATED` (0, outside the managed
    *   range, unaligned, or never handed out), `INTERIOR` (inside a live region, not its start)
    */
-  free (addr: number): void {
+  free(addr: number): void {
     // (a BigInt fails the arithmetic by throwing: the catch, which costs the path nothing, makes it NOT_ALLOCATED)
     let off: number
-    try { off = addr - this.start } catch { throw this.misuse(addr, 'free') }
+    try {
+      off = addr - this.start
+    } catch {
+      throw this.misuse(addr, 'free')
+    }
     // (addr | 0) === addr: an int32 (no string, fraction, NaN); then off >>> 0 < managedBytes
     // is exactly start ≤ addr < end, because end ≤ 2^31.
-    if ((addr | 0) === addr && (off >>> 0) < this.managedBytes && (off & (ALIGNMENT - 1)) === 0) {
+    if ((addr | 0) === addr && off >>> 0 < this.managedBytes && (off & (ALIGNMENT - 1)) === 0) {
       const u = off >>> ALIGN_SHIFT
       const m = this.meta
       const w = this.bits + (u >>> 4)
@@ -264,7 +287,7 @@ export class BufferManager {
    * @retval usable bytes
    * @throws BufMgrError like {@link free} when `addr` is not a live region
    */
-  sizeOf (addr: number): number {
+  sizeOf(addr: number): number {
     if (this.liveUnit(addr) < 0) throw this.misuse(addr, 'sizeOf')
     return this.usableOf(addr)
   }
@@ -273,7 +296,7 @@ export class BufferManager {
    * Whether `addr` is the start of a live region. O(1); never throws.
    * @param addr [in] any value
    */
-  isLive (addr: number): boolean {
+  isLive(addr: number): boolean {
     return this.liveUnit(addr) >= 0
   }
 
@@ -286,7 +309,7 @@ export class BufferManager {
    * @throws BufMgrError like {@link free} when `addr` is not live; RangeError when `nbytes` is
    *   not an integer in [0, sizeOf(addr)]
    */
-  view (addr: number, nbytes?: number): Uint8Array {
+  view(addr: number, nbytes?: number): Uint8Array {
     const size = this.sizeOf(addr)
     if (nbytes === undefined) return new Uint8Array(this.buffer, addr, size)
     if (!Number.isSafeInteger(nbytes) || nbytes < 0 || nbytes > size) {
@@ -301,7 +324,7 @@ export class BufferManager {
    * @param nbytes [in] a non-negative safe integer
    * @throws BufMgrError `BAD_SIZE`
    */
-  usableSizeFor (nbytes: number): number {
+  usableSizeFor(nbytes: number): number {
     if (!Number.isSafeInteger(nbytes) || nbytes < 0) throw badSize(nbytes)
     if (nbytes <= this.maxClassSize) return classSizeOf(classIndexOf(nbytes))
     return Math.ceil(nbytes / this.granule) * this.granule
@@ -312,7 +335,7 @@ export class BufferManager {
    * neighbours). O(number of classes). `alloc` calls it itself before reporting exhaustion.
    * @retval bytes released
    */
-  trim (): number {
+  trim(): number {
     return this.slabs.trim()
   }
 
@@ -320,29 +343,29 @@ export class BufferManager {
    * A snapshot of the figures. Allocates, and walks the TLSF blocks, the slab records and the
    * blocks of the non-empty slabs (O(blocks + slab blocks + classes)): not for hot paths.
    */
-  stats (): BufMgrStats {
+  stats(): BufMgrStats {
     return collectStats(this.slabs, this.managedBytes, this.frees, this.largeRegions, this.failed)
   }
 
   // ───────────────────────────── internals ─────────────────────────────
 
   /** The 16-byte unit index of `addr` when it starts a live region, else -1. */
-  private liveUnit (addr: number): number {
+  private liveUnit(addr: number): number {
     if (typeof addr !== 'number' || (addr | 0) !== addr) return -1
     const off = (addr - this.start) | 0
-    if ((off >>> 0) >= this.managedBytes || (off & (ALIGNMENT - 1)) !== 0) return -1
+    if (off >>> 0 >= this.managedBytes || (off & (ALIGNMENT - 1)) !== 0) return -1
     const u = off >>> ALIGN_SHIFT
     return (this.meta[this.bits + (u >>> 4)]! & (1 << ((u & 15) << 1))) !== 0 ? u : -1
   }
 
-  private usableOf (addr: number): number {
+  private usableOf(addr: number): number {
     const g = (addr - this.start) >>> this.gShift
     const o = this.meta[this.slabOf + g]!
     return o !== 0 ? this.meta[o + S_SIZE]! : this.heap.tag[g]! * this.granule
   }
 
   /** alloc() off the hot path: validation, no partial slab, large, exhaustion. */
-  private allocSlow (nbytes: number, zero: boolean): number {
+  private allocSlow(nbytes: number, zero: boolean): number {
     if (!Number.isSafeInteger(nbytes) || nbytes < 0) throw badSize(nbytes)
     let addr: number
     if (nbytes <= this.maxClassSize) {
@@ -361,12 +384,12 @@ export class BufferManager {
   }
 
   /** Zeroes `size` bytes at `addr` (both multiples of 16). */
-  private zero (addr: number, size: number): void {
+  private zero(addr: number, size: number): void {
     this.zeroer.zero(addr, size)
   }
 
   /** Records a new live region (slow paths; the hot path does the same inline). */
-  private noteAlloc (addr: number, usable: number): void {
+  private noteAlloc(addr: number, usable: number): void {
     const m = this.meta
     const u = (addr - this.start) >>> ALIGN_SHIFT
     m[this.bits + (u >>> 4)] |= 3 << ((u & 15) << 1)
@@ -377,14 +400,14 @@ export class BufferManager {
   }
 
   /** Takes a free block from slab record `o` (in its class's partial list, S_TOP ≥ 1). */
-  private takeBlock (o: number, n: number): number {
+  private takeBlock(o: number, n: number): number {
     const addr = this.start + (this.slabs.take(o, n) << ALIGN_SHIFT)
     this.noteAlloc(addr, this.meta[o + S_SIZE]!)
     return addr
   }
 
   /** Class `c` has no partial slab (its cached empty slab, if any, would be in the partial list). */
-  private allocClassSlow (c: number, n: number): number {
+  private allocClassSlow(c: number, n: number): number {
     let o = this.createSlab(c)
     if (o === 0 && this.trim() > 0) o = this.createSlab(c)
     if (o !== 0) {
@@ -399,13 +422,13 @@ export class BufferManager {
   }
 
   /** A new slab of class `c` (not yet in the partial list), or 0; takes `meta` again. */
-  private createSlab (c: number): number {
+  private createSlab(c: number): number {
     const o = this.slabs.create(c)
     this.meta = this.slabs.meta
     return o
   }
 
-  private allocLarge (n: number): number {
+  private allocLarge(n: number): number {
     if (n > this.managedBytes) return 0
     const k = (n + this.granule - 1) >>> this.gShift
     let addr = this.allocGranules(k, n)
@@ -414,7 +437,7 @@ export class BufferManager {
   }
 
   /** A LARGE block of `k` granules for a request of `n` bytes, or 0. */
-  private allocGranules (k: number, n: number): number {
+  private allocGranules(k: number, n: number): number {
     const h = this.heap.alloc(k, BlockState.LARGE)
     if (h < 0) return 0
     this.heap.next[h] = n
@@ -429,7 +452,7 @@ export class BufferManager {
    * free() off the hot path, after the live bit of unit `u` was checked and cleared: a large
    * region, or a slab block whose slab was full or becomes empty.
    */
-  private freeSlow (o: number, u: number): void {
+  private freeSlow(o: number, u: number): void {
     this.frees++
     if (o === 0) {
       this.freeLarge(u >>> (this.gShift - ALIGN_SHIFT))
@@ -438,7 +461,7 @@ export class BufferManager {
     this.slabs.freeBlock(o, u)
   }
 
-  private freeLarge (h: number): void {
+  private freeLarge(h: number): void {
     const heap = this.heap
     const m = this.meta
     m[M_INUSE] -= heap.tag[h]! * this.granule
@@ -448,7 +471,7 @@ export class BufferManager {
   }
 
   /** The error for an address that is not a live region start (slow path: error reports only). */
-  private misuse (addr: unknown, op: string): BufMgrError {
+  private misuse(addr: unknown, op: string): BufMgrError {
     return misuseError(addr, op, this.start, this.managedBytes, this.slabs)
   }
 }

@@ -21,7 +21,7 @@ export const BufMgrErrorCode = {
 } as const
 
 /** One of the {@link BufMgrErrorCode} strings. */
-export type BufMgrErrorCode = typeof BufMgrErrorCode[keyof typeof BufMgrErrorCode]
+export type BufMgrErrorCode = (typeof BufMgrErrorCode)[keyof typeof BufMgrErrorCode]
 
 /**
  * The error thrown for misuse of a {@link BufferManager} (and for `allocOrThrow()` exhaustion): an
@@ -37,7 +37,7 @@ export class BufMgrError extends AmlapiError {
    * @param code    [in] the error code
    * @param message [in] the exact cause, with the figures involved
    */
-  constructor (code: BufMgrErrorCode, message: string) {
+  constructor(code: BufMgrErrorCode, message: string) {
     super(code, message)
     this.name = 'BufMgrError'
   }

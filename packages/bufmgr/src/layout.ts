@@ -100,7 +100,7 @@ export interface MetaLayout {
  * @param granules     [in] granules managed
  * @param granule      [in] bytes per granule
  */
-export function createMeta (maxClassSize: number, granules: number, granule: number): MetaLayout {
+export function createMeta(maxClassSize: number, granules: number, granule: number): MetaLayout {
   const managed = granules * granule
   const tableEnd = M_CLASSOF + (maxClassSize >>> ALIGN_SHIFT) + 1
   const bitsBase = tableEnd + granules

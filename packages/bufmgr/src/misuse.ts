@@ -9,10 +9,13 @@ import type { SlabTable } from './slabs.js'
 import { BlockState } from './tlsf.js'
 
 /** The error for a size that is not a non-negative safe integer. */
-export function badSize (nbytes: unknown): BufMgrError {
-  return new BufMgrError(BufMgrErrorCode.BAD_SIZE, typeof nbytes === 'bigint'
-    ? `bufmgr: size ${String(nbytes)}n is a BigInt, but a size is a number of bytes: pass ${Number(nbytes)}`
-    : `bufmgr: size must be a non-negative safe integer number of bytes, got ${String(nbytes)}`)
+export function badSize(nbytes: unknown): BufMgrError {
+  return new BufMgrError(
+    BufMgrErrorCode.BAD_SIZE,
+    typeof nbytes === 'bigint'
+      ? `bufmgr: size ${String(nbytes)}n is a BigInt, but a size is a number of bytes: pass ${Number(nbytes)}`
+      : `bufmgr: size must be a non-negative safe integer number of bytes, got ${String(nbytes)}`,
+  )
 }
 
 /**
@@ -23,7 +26,7 @@ export function badSize (nbytes: unknown): BufMgrError {
  * @param managedBytes [in] bytes under management
  * @param slabs        [in] the manager's slab table (with `meta` and the coalescing allocator)
  */
-export function misuseError (addr: unknown, op: string, start: number, managedBytes: number, slabs: SlabTable): BufMgrError {
+export function misuseError(addr: unknown, op: string, start: number, managedBytes: number, slabs: SlabTable): BufMgrError {
   const NA = BufMgrErrorCode.NOT_ALLOCATED
   if (typeof addr === 'bigint') return new BufMgrError(NA, `bufmgr: ${op}(${String(addr)}n): a BigInt, but an address is a number`)
   if (typeof addr !== 'number' || !Number.isSafeInteger(addr)) {
@@ -61,8 +64,7 @@ export function misuseError (addr: unknown, op: string, start: number, managedBy
     }
   }
   if (regionStart >= 0 && regionStart !== addr) {
-    return new BufMgrError(BufMgrErrorCode.INTERIOR,
-      `bufmgr: ${op}(${addr}): inside the live region at ${regionStart} (${regionSize} bytes), not its start`)
+    return new BufMgrError(BufMgrErrorCode.INTERIOR, `bufmgr: ${op}(${addr}): inside the live region at ${regionStart} (${regionSize} bytes), not its start`)
   }
   const u = off >>> ALIGN_SHIFT
   if (u << ALIGN_SHIFT === off && (m[bits + (u >>> 4)]! & (2 << ((u & 15) << 1))) !== 0) {

@@ -75,16 +75,16 @@ export interface Settings {
   zeroFill: boolean
 }
 
-function isBuffer (b: unknown): b is ArrayBuffer | SharedArrayBuffer {
+function isBuffer(b: unknown): b is ArrayBuffer | SharedArrayBuffer {
   const tag = Object.prototype.toString.call(b)
   return tag === '[object ArrayBuffer]' || tag === '[object SharedArrayBuffer]'
 }
 
-function badOptions (what: string): BufMgrError {
+function badOptions(what: string): BufMgrError {
   return new BufMgrError(BufMgrErrorCode.BAD_OPTIONS, `bufmgr: bad options: ${what}`)
 }
 
-function intOption (v: unknown, name: string, dflt: number, min: number, max: number): number {
+function intOption(v: unknown, name: string, dflt: number, min: number, max: number): number {
   if (v === undefined) return dflt
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
     throw badOptions(`${name} must be an integer in [${min}, ${max}], got ${String(v)}`)
@@ -92,7 +92,7 @@ function intOption (v: unknown, name: string, dflt: number, min: number, max: nu
   return v
 }
 
-function boolOption (v: unknown, name: string, dflt: boolean): boolean {
+function boolOption(v: unknown, name: string, dflt: boolean): boolean {
   if (v === undefined) return dflt
   if (typeof v !== 'boolean') throw badOptions(`${name} must be a boolean, got ${String(v)}`)
   return v
@@ -104,7 +104,7 @@ function boolOption (v: unknown, name: string, dflt: boolean): boolean {
  * @param opts [in] the constructor's options
  * @throws BufMgrError `BAD_OPTIONS` for an invalid option or a range smaller than one granule
  */
-export function resolveOptions (opts: BufferManagerOptions): Settings {
+export function resolveOptions(opts: BufferManagerOptions): Settings {
   if (opts === null || typeof opts !== 'object') throw badOptions('options must be an object')
   let buffer: ArrayBuffer | SharedArrayBuffer
   if (opts.buffer !== undefined) {

@@ -26,7 +26,7 @@ export const MAX_CLASS_LIMIT = 65536
  * @param n [in] bytes requested, 0 ≤ n ≤ MAX_CLASS_LIMIT (0 is served by the 16-byte class)
  * @retval the class index (0 for 0..16 bytes)
  */
-export function classIndexOf (n: number): number {
+export function classIndexOf(n: number): number {
   if (n <= SMALL_LIMIT) return n === 0 ? 0 : ((n + 15) >>> 4) - 1
   const m = n - 1
   const log = 31 - Math.clz32(m)
@@ -38,7 +38,7 @@ export function classIndexOf (n: number): number {
  * @param idx [in] a class index
  * @retval the class size in bytes, a multiple of 16
  */
-export function classSizeOf (idx: number): number {
+export function classSizeOf(idx: number): number {
   if (idx < SMALL_CLASSES) return (idx + 1) << 4
   const k = idx - SMALL_CLASSES
   const log = 8 + (k >>> 2)

@@ -6,8 +6,24 @@
  * take and give back blocks on the records themselves; what they leave to a slow path comes here.
  */
 import {
-  ALIGN_SHIFT, M_HEADS, M_INUSE, MAX_SLACK, S_FIRST, S_HEAD, S_HSLOT, S_LIMIT, S_LIVE, S_NB, S_NEXT, S_PREV, S_SIZE, S_SLOTS, S_TOP,
-  S_UNIT, SLAB_STRIDE, createMeta,
+  ALIGN_SHIFT,
+  M_HEADS,
+  M_INUSE,
+  MAX_SLACK,
+  S_FIRST,
+  S_HEAD,
+  S_HSLOT,
+  S_LIMIT,
+  S_LIVE,
+  S_NB,
+  S_NEXT,
+  S_PREV,
+  S_SIZE,
+  S_SLOTS,
+  S_TOP,
+  S_UNIT,
+  SLAB_STRIDE,
+  createMeta,
 } from './layout.js'
 import { classIndexOf, classSizeOf } from './size-classes.js'
 import { BlockState, type GranuleHeap } from './tlsf.js'
@@ -15,7 +31,7 @@ import { BlockState, type GranuleHeap } from './tlsf.js'
 /** A slab holds at least this many blocks. */
 const MIN_BLOCKS_PER_SLAB = 4
 
-function growI32 (a: Int32Array, n: number): Int32Array {
+function growI32(a: Int32Array, n: number): Int32Array {
   const b = new Int32Array(n)
   b.set(a)
   return b
@@ -52,9 +68,9 @@ export class SlabTable {
    * empties; an alloc that takes from it does not clear it, so it counts only while the slab is
    * still empty: see {@link cachedEmpty}.
    */
-  private declare readonly emptySlab: Int32Array
+  declare private readonly emptySlab: Int32Array
   /** Head of each class's list of retired slab records (reused with their free lists), 0: none. */
-  private declare readonly idFreeHead: Int32Array
+  declare private readonly idFreeHead: Int32Array
 
   /**
    * @param heap         [in] the coalescing allocator over the managed granules
@@ -62,7 +78,7 @@ export class SlabTable {
    * @param maxClassSize [in] largest class size, bytes
    * @param slabSize     [in] minimum slab size, bytes: a multiple of the granule
    */
-  constructor (heap: GranuleHeap, granule: number, maxClassSize: number, slabSize: number) {
+  constructor(heap: GranuleHeap, granule: number, maxClassSize: number, slabSize: number) {
     const layout = createMeta(maxClassSize, heap.count, granule)
     this.meta = layout.meta
     this.slabOf = layout.slabOf
@@ -78,7 +94,7 @@ export class SlabTable {
     this.classGranules = new Int32Array(nc)
     for (let c = 0; c < nc; c++) {
       const size = classSizeOf(c)
-      const slabBytes = Math.max(slabSize, Math.ceil(MIN_BLOCKS_PER_SLAB * size / granule) * granule)
+      const slabBytes = Math.max(slabSize, Math.ceil((MIN_BLOCKS_PER_SLAB * size) / granule) * granule)
       this.classSize[c] = size
       this.classBlocks[c] = Math.floor(slabBytes / size)
       this.classGranules[c] = slabBytes / granule
@@ -89,7 +105,7 @@ export class SlabTable {
   }
 
   /** Class `c`'s cached empty slab if it is still empty, else 0. */
-  cachedEmpty (c: number): number {
+  cachedEmpty(c: number): number {
     const o = this.emptySlab[c]!
     return o !== 0 && this.meta[o + S_TOP] === this.meta[o + S_NB] ? o : 0
   }
@@ -99,7 +115,7 @@ export class SlabTable {
    * request of `n` bytes, and records its slack; a slab that fills up leaves the partial list.
    * @retval the block's 16-byte unit, from the manager's `start`
    */
-  take (o: number, n: number): number {
+  take(o: number, n: number): number {
     const m = this.meta
     const top = m[o]! - 1
     m[o] = top
@@ -118,7 +134,7 @@ export class SlabTable {
    * slab. An empty slab becomes the cached one when its class has none, else goes back to the
    * coalescing allocator.
    */
-  freeBlock (o: number, u: number): void {
+  freeBlock(o: number, u: number): void {
     const m = this.meta
     const top = m[o]!
     const nb = m[o + S_NB]!
@@ -150,7 +166,7 @@ export class SlabTable {
    * Carves a new slab for class `c` from the coalescing allocator; may replace {@link meta}.
    * @retval its record, not yet in the partial list; 0 when there is no room
    */
-  create (c: number): number {
+  create(c: number): number {
     const k = this.classGranules[c]!
     const h = this.heap.alloc(k, BlockState.SLAB)
     if (h < 0) return 0
@@ -176,7 +192,7 @@ export class SlabTable {
    * A partial slab of the smallest class above `c` whose blocks can record the slack of a
    * request of `n` bytes (the last resort when class `c` gets no slab), or 0.
    */
-  largerPartial (c: number, n: number): number {
+  largerPartial(c: number, n: number): number {
     for (let c2 = c + 1; c2 < this.nClasses; c2++) {
       const o2 = this.meta[M_HEADS + c2]!
       if (o2 !== 0 && this.classSize[c2]! - n <= MAX_SLACK) return o2
@@ -188,7 +204,7 @@ export class SlabTable {
    * Gives every cached empty slab back to the coalescing allocator. O(number of classes).
    * @retval bytes released
    */
-  trim (): number {
+  trim(): number {
     let released = 0
     for (let c = 0; c < this.nClasses; c++) {
       const o = this.cachedEmpty(c)
@@ -202,7 +218,7 @@ export class SlabTable {
   }
 
   /** Puts record `o` at the head of class `c`'s partial list. */
-  linkPartial (c: number, o: number): void {
+  linkPartial(c: number, o: number): void {
     const m = this.meta
     const first = m[M_HEADS + c]!
     m[o + S_NEXT] = first
@@ -211,7 +227,7 @@ export class SlabTable {
     m[M_HEADS + c] = o
   }
 
-  private unlinkPartial (c: number, o: number): void {
+  private unlinkPartial(c: number, o: number): void {
     const m = this.meta
     const nx = m[o + S_NEXT]!
     const pv = m[o + S_PREV]!
@@ -221,7 +237,7 @@ export class SlabTable {
   }
 
   /** Makes slab record `o` (0: none) class `c`'s cached empty slab. */
-  private setCached (c: number, o: number): void {
+  private setCached(c: number, o: number): void {
     const m = this.meta
     const old = this.emptySlab[c]!
     if (old !== 0) m[old + S_LIMIT] = m[old + S_NB]!
@@ -230,7 +246,7 @@ export class SlabTable {
   }
 
   /** A new slab record of class `c`, all of its blocks in its free list (block 0 first). */
-  private newRecord (c: number): number {
+  private newRecord(c: number): number {
     const nb = this.classBlocks[c]!
     const size = this.classSize[c]!
     const step = size >>> ALIGN_SHIFT
@@ -251,7 +267,7 @@ export class SlabTable {
   }
 
   /** Gives an empty slab back to the coalescing allocator and retires its record to its class. */
-  private release (c: number, o: number): void {
+  private release(c: number, o: number): void {
     const m = this.meta
     const h = m[o + S_HEAD]!
     m.fill(0, this.slabOf + h, this.slabOf + h + this.classGranules[c]!)

@@ -61,7 +61,7 @@ export interface BufMgrStats {
  * @param largeRegions [in] live regions of the coalescing allocator
  * @param failed       [in] allocations that returned 0
  */
-export function collectStats (slabs: SlabTable, managedBytes: number, frees: number, largeRegions: number, failed: number): BufMgrStats {
+export function collectStats(slabs: SlabTable, managedBytes: number, frees: number, largeRegions: number, failed: number): BufMgrStats {
   const heap = slabs.heap
   const m = slabs.meta
   const G = slabs.granule
@@ -125,7 +125,7 @@ export function collectStats (slabs: SlabTable, managedBytes: number, frees: num
 }
 
 /** Requested bytes of the live slab blocks: their sizes less their recorded slacks. O(slab blocks). */
-function requestedInSlabs (slabs: SlabTable): number {
+function requestedInSlabs(slabs: SlabTable): number {
   const m = slabs.meta
   const bits = slabs.bits
   let total = 0

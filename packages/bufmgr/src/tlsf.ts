@@ -28,21 +28,21 @@ export const BlockState = {
 } as const
 
 /** One of the {@link BlockState} values. */
-export type BlockState = typeof BlockState[keyof typeof BlockState]
+export type BlockState = (typeof BlockState)[keyof typeof BlockState]
 
 const SL_BITS = 4
 const SL_COUNT = 1 << SL_BITS
 const FL_COUNT = 32
 
 /** List index (first level × 16 + second level) of a block of `s` granules (s ≥ 1). */
-function listIndexOf (s: number): number {
+function listIndexOf(s: number): number {
   if (s < SL_COUNT) return s
   const log = 31 - Math.clz32(s)
   return ((log - 3) << SL_BITS) | ((s >>> (log - SL_BITS)) & (SL_COUNT - 1))
 }
 
 /** Index of the lowest set bit of a non-zero 32-bit word. */
-function lowestBit (x: number): number {
+function lowestBit(x: number): number {
   return 31 - Math.clz32(x & -x)
 }
 
@@ -63,12 +63,12 @@ export class GranuleHeap {
   /** Granules currently in free blocks. */
   declare freeGranules: number
 
-  private declare readonly heads: Int32Array
-  private declare readonly slMap: Int32Array
+  declare private readonly heads: Int32Array
+  declare private readonly slMap: Int32Array
   private flMap = 0
 
   /** @param count [in] granules to manage (≥ 1, < 2^31) */
-  constructor (count: number) {
+  constructor(count: number) {
     this.count = count
     this.tag = new Int32Array(count)
     this.state = new Uint8Array(count)
@@ -91,7 +91,7 @@ export class GranuleHeap {
    * @param st [in] state of the new block (LARGE or SLAB)
    * @retval the head granule, or -1 when no free block is large enough
    */
-  alloc (n: number, st: BlockState): number {
+  alloc(n: number, st: BlockState): number {
     if (n > this.freeGranules) return -1
     const h = this.findFit(n)
     if (h < 0) return -1
@@ -117,7 +117,7 @@ export class GranuleHeap {
    * Returns the block at head `h` (LARGE or SLAB) and merges it with free neighbours. O(1).
    * @param h [in] head granule of a used block
    */
-  free (h: number): void {
+  free(h: number): void {
     const tag = this.tag
     const state = this.state
     let s = tag[h]!
@@ -149,13 +149,13 @@ export class GranuleHeap {
    * Head of the block that contains granule `g`. O(size of that block): for error reports only.
    * @param g [in] a granule index
    */
-  headOf (g: number): number {
+  headOf(g: number): number {
     const state = this.state
     while (state[g] === 0) g--
     return g
   }
 
-  private findFit (n: number): number {
+  private findFit(n: number): number {
     let want = n
     if (n >= SL_COUNT) want = n + (1 << (31 - Math.clz32(n) - SL_BITS)) - 1
     const idx = listIndexOf(want)
@@ -171,13 +171,13 @@ export class GranuleHeap {
   }
 
   /** First block of at least `n` granules in `n`'s own list (which holds sizes around n). */
-  private scanList (n: number): number {
+  private scanList(n: number): number {
     let h = this.heads[listIndexOf(n)]!
     while (h >= 0 && this.tag[h]! < n) h = this.next[h]!
     return h
   }
 
-  private link (h: number, s: number): void {
+  private link(h: number, s: number): void {
     const idx = listIndexOf(s)
     const first = this.heads[idx]!
     this.next[h] = first
@@ -189,7 +189,7 @@ export class GranuleHeap {
     this.flMap |= 1 << fl
   }
 
-  private unlink (h: number, s: number): void {
+  private unlink(h: number, s: number): void {
     const nx = this.next[h]!
     const pv = this.prev[h]!
     if (nx >= 0) this.prev[nx] = pv

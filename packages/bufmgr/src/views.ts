@@ -9,7 +9,11 @@ const MAX_ENTRIES = 4096
 const RECENT = 4
 
 /** One cached view and the range it covers. */
-interface Entry { abs: number, n: number, v: Uint8Array }
+interface Entry {
+  abs: number
+  n: number
+  v: Uint8Array
+}
 
 /**
  * Views of byte ranges by (buffer, byte offset, length), so that handing out and copying through
@@ -29,7 +33,7 @@ export class ViewCache {
   private nextRecent = 0
 
   /** `n` bytes of `u8` from its index `off` (a cached view). */
-  get (u8: Uint8Array, off: number, n: number): Uint8Array {
+  get(u8: Uint8Array, off: number, n: number): Uint8Array {
     if (off === 0 && n === u8.length) return u8
     let i = 0
     while (i < RECENT && this.recentU8[i] !== u8) i++
@@ -48,13 +52,15 @@ export class ViewCache {
   }
 
   /** Remembers `u8` (its buffer, offset and the buffer's table) in place of the oldest; returns its index. */
-  private remember (u8: Uint8Array): number {
+  private remember(u8: Uint8Array): number {
     const buf = u8.buffer
     let table = this.byBuffer.get(buf)
     if (table === undefined) {
       if (this.byBuffer.size >= 64) {
         this.byBuffer.clear()
-        this.recentTable.fill(null); this.recentU8.fill(null); this.recentBuf.fill(null)
+        this.recentTable.fill(null)
+        this.recentU8.fill(null)
+        this.recentBuf.fill(null)
       }
       table = new Map<number, Entry>()
       this.byBuffer.set(buf, table)

@@ -7,7 +7,7 @@
 const SMALL_ZERO = 512
 let zeroViewsCache: Uint8Array[] | undefined
 /** Views of 2^k zero bytes, k = 9..16, over one 64 KiB ArrayBuffer shared by all managers. */
-function zeroViews (): Uint8Array[] {
+function zeroViews(): Uint8Array[] {
   if (zeroViewsCache === undefined) {
     const zeros = new ArrayBuffer(65536)
     zeroViewsCache = []
@@ -19,14 +19,14 @@ function zeroViews (): Uint8Array[] {
 /** Zeroes regions of one buffer. Internal to the package. */
 export class Zeroer {
   // `declare`d fields, all set in the constructor (see BufferManager).
-  private declare readonly bytes: Uint8Array
+  declare private readonly bytes: Uint8Array
   /** The buffer as 8-byte words (its whole 8-byte prefix): regions are 16-byte aligned. */
-  private declare readonly words: Float64Array
+  declare private readonly words: Float64Array
   /** Whether the buffer is a SharedArrayBuffer (its TypedArray fill stores element by element). */
-  private declare readonly shared: boolean
+  declare private readonly shared: boolean
 
   /** @param buffer [in] the managed buffer */
-  constructor (buffer: ArrayBuffer | SharedArrayBuffer) {
+  constructor(buffer: ArrayBuffer | SharedArrayBuffer) {
     this.bytes = new Uint8Array(buffer)
     this.words = new Float64Array(buffer, 0, Math.floor(buffer.byteLength / 8))
     this.shared = Object.prototype.toString.call(buffer) === '[object SharedArrayBuffer]'
@@ -38,7 +38,7 @@ export class Zeroer {
    * element by element (0.3 ns a byte), while `set` from a zero array copies words, so the region
    * is zeroed with `set` from zero views of 2^k bytes (k = 9..16), largest first.
    */
-  zero (addr: number, size: number): void {
+  zero(addr: number, size: number): void {
     let a = addr
     const end = addr + size
     if (size > SMALL_ZERO) {

@@ -5,7 +5,7 @@ import type { BufMgrErrorCode as Code, BufMgrStats } from '@amlapi/bufmgr'
 const KIB = 1024
 const MIB = 1024 * KIB
 
-function codeOf (fn: () => unknown): string {
+function codeOf(fn: () => unknown): string {
   try {
     fn()
   } catch (e) {
@@ -16,7 +16,7 @@ function codeOf (fn: () => unknown): string {
   return 'no error'
 }
 
-function errorOf (fn: () => unknown): BufMgrError {
+function errorOf(fn: () => unknown): BufMgrError {
   try {
     fn()
   } catch (e) {
@@ -27,11 +27,11 @@ function errorOf (fn: () => unknown): BufMgrError {
 }
 
 /** Every class size of a manager, smallest first. */
-function classSizes (m: BufferManager): number[] {
+function classSizes(m: BufferManager): number[] {
   return m.stats().classes.map((c) => c.size)
 }
 
-function classStats (m: BufferManager, size: number): BufMgrStats['classes'][number] {
+function classStats(m: BufferManager, size: number): BufMgrStats['classes'][number] {
   const c = m.stats().classes.find((x) => x.size === size)
   if (c === undefined) throw new Error(`no class of ${size} bytes`)
   return c
@@ -107,7 +107,10 @@ describe('construction', () => {
       { size: 4096, offset: 4000 },
     ]
     for (const o of bad) {
-      expect(codeOf(() => new BufferManager(o as never)), JSON.stringify(o)).toBe('BAD_OPTIONS')
+      expect(
+        codeOf(() => new BufferManager(o as never)),
+        JSON.stringify(o),
+      ).toBe('BAD_OPTIONS')
     }
   })
 
@@ -159,9 +162,7 @@ describe('alloc', () => {
         if (n < 0) continue
         const a = m.alloc(n)
         expect(a).not.toBe(0)
-        const want = n <= m.maxClassSize
-          ? sizes.find((x) => x >= Math.max(n, 1))!
-          : Math.ceil(n / m.granule) * m.granule
+        const want = n <= m.maxClassSize ? sizes.find((x) => x >= Math.max(n, 1))! : Math.ceil(n / m.granule) * m.granule
         expect(m.sizeOf(a), `alloc(${n})`).toBe(want)
         expect(m.usableSizeFor(n)).toBe(want)
         expect(m.sizeOf(a)).toBeGreaterThanOrEqual(n)
@@ -202,7 +203,11 @@ describe('alloc', () => {
 
   it('a BigInt size or address is BAD_SIZE / NOT_ALLOCATED with words that say so, not a TypeError', () => {
     const m = new BufferManager({ size: 64 * KIB })
-    for (const f of [() => m.alloc(64n as unknown as number), () => m.allocOrThrow(64n as unknown as number), () => m.usableSizeFor(64n as unknown as number)]) {
+    for (const f of [
+      () => m.alloc(64n as unknown as number),
+      () => m.allocOrThrow(64n as unknown as number),
+      () => m.usableSizeFor(64n as unknown as number),
+    ]) {
       const e = errorOf(f)
       expect(e.code).toBe('BAD_SIZE')
       // (an AmlapiError like every package's, without a C number)
@@ -211,7 +216,11 @@ describe('alloc', () => {
       expect(e.message).toMatch(/size 64n is a BigInt, but a size is a number of bytes: pass 64/)
     }
     const a = m.alloc(64)
-    for (const f of [() => m.free(BigInt(a) as unknown as number), () => m.sizeOf(BigInt(a) as unknown as number), () => m.view(BigInt(a) as unknown as number)]) {
+    for (const f of [
+      () => m.free(BigInt(a) as unknown as number),
+      () => m.sizeOf(BigInt(a) as unknown as number),
+      () => m.view(BigInt(a) as unknown as number),
+    ]) {
       const e = errorOf(f)
       expect(e.code).toBe('NOT_ALLOCATED')
       expect(e.message).toMatch(new RegExp(`\\(${a}n\\): a BigInt, but an address is a number`))
@@ -351,7 +360,7 @@ describe('view, sizeOf, isLive', () => {
 })
 
 describe('misuse of free', () => {
-  function setup (): { m: BufferManager, small: number[], large: number[], release: (a: number) => void, check: () => void } {
+  function setup(): { m: BufferManager; small: number[]; large: number[]; release: (a: number) => void; check: () => void } {
     const m = new BufferManager({ size: 512 * KIB })
     const small = [m.alloc(24), m.alloc(24), m.alloc(500), m.alloc(0)]
     const large = [m.alloc(20_000), m.alloc(100_000)]
@@ -373,7 +382,7 @@ describe('misuse of free', () => {
     return { m, small, large, release, check }
   }
 
-  function expectMisuse (m: BufferManager, addr: unknown, code: Code, check: () => void): void {
+  function expectMisuse(m: BufferManager, addr: unknown, code: Code, check: () => void): void {
     const before = m.stats()
     const err = errorOf(() => m.free(addr as number))
     expect(err.code, `free(${String(addr)})`).toBe(code)
@@ -528,15 +537,23 @@ describe('stats', () => {
     const M = m.managedBytes
     let st = m.stats()
     expect(st).toMatchObject({
-      managedBytes: M, bytesInUse: 0, requestedBytesInUse: 0, regionsInUse: 0, highWaterBytes: 0,
-      freeBytes: M, largestFreeRegion: M, allocCount: 0, freeCount: 0, failedAllocs: 0,
+      managedBytes: M,
+      bytesInUse: 0,
+      requestedBytesInUse: 0,
+      regionsInUse: 0,
+      highWaterBytes: 0,
+      freeBytes: M,
+      largestFreeRegion: M,
+      allocCount: 0,
+      freeCount: 0,
+      failedAllocs: 0,
     })
     expect(st.classes.length).toBe(36)
     const a = [m.alloc(100), m.alloc(100), m.alloc(100)]
     const L = m.alloc(100_000)
     st = m.stats()
     const c112 = classStats(m, 112)
-    const nb = Math.floor(16 * KIB / 112)
+    const nb = Math.floor((16 * KIB) / 112)
     expect(c112).toEqual({ size: 112, inUse: 3, free: nb - 3, slabs: 1, slabBytes: 16 * KIB })
     expect(st.bytesInUse).toBe(3 * 112 + 100_096)
     expect(st.requestedBytesInUse).toBe(300 + 100_000)
@@ -573,7 +590,7 @@ describe('stats', () => {
 describe('slabs', () => {
   it('caches at most one empty slab per class', () => {
     const m = new BufferManager({ size: MIB, slabSize: 16 * KIB })
-    const nb = Math.floor(16 * KIB / 64)
+    const nb = Math.floor((16 * KIB) / 64)
     const live: number[] = []
     for (let i = 0; i < 3 * nb; i++) live.push(m.alloc(64))
     expect(classStats(m, 64).slabs).toBe(3)
@@ -602,8 +619,12 @@ describe('slabs', () => {
 
   it('reports error codes as an as-const object', () => {
     expect(BufMgrErrorCode).toEqual({
-      BAD_SIZE: 'BAD_SIZE', EXHAUSTED: 'EXHAUSTED', DOUBLE_FREE: 'DOUBLE_FREE',
-      NOT_ALLOCATED: 'NOT_ALLOCATED', INTERIOR: 'INTERIOR', BAD_OPTIONS: 'BAD_OPTIONS',
+      BAD_SIZE: 'BAD_SIZE',
+      EXHAUSTED: 'EXHAUSTED',
+      DOUBLE_FREE: 'DOUBLE_FREE',
+      NOT_ALLOCATED: 'NOT_ALLOCATED',
+      INTERIOR: 'INTERIOR',
+      BAD_OPTIONS: 'BAD_OPTIONS',
     })
     const e = new BufMgrError('INTERIOR', 'x')
     expect(e).toBeInstanceOf(Error)

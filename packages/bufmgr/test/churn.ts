@@ -6,7 +6,7 @@ import { expect } from 'vitest'
 import { BufferManager } from '@amlapi/bufmgr'
 
 /** mulberry32: a small seeded PRNG returning uint32 values. */
-export function mulberry32 (seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) | 0
@@ -17,7 +17,7 @@ export function mulberry32 (seed: number): () => number {
 }
 
 /** Request sizes: 60 % ≤ 256 B, 25 % ≤ 8 KiB, 12 % ≤ 64 KiB, 3 % up to 512 KiB. */
-export function drawSize (rnd: () => number): number {
+export function drawSize(rnd: () => number): number {
   const r = rnd() % 1000
   if (r < 600) return rnd() % 257
   if (r < 850) return 257 + (rnd() % (8192 - 256))
@@ -26,7 +26,7 @@ export function drawSize (rnd: () => number): number {
 }
 
 /** A double whose bit pattern derives from (seed, id), never a NaN (so === compares bits). */
-function patternOf (seed: number, id: number, scratch: Float64Array, words: Uint32Array): number {
+function patternOf(seed: number, id: number, scratch: Float64Array, words: Uint32Array): number {
   let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(id + 1, 0xc2b2ae35)
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d)
   words[0] = h >>> 0
@@ -39,7 +39,7 @@ function patternOf (seed: number, id: number, scratch: Float64Array, words: Uint
  * contents survive, everything comes back (asserted here); returns how long the operations and
  * the checks took, ms.
  */
-export function churn (): number {
+export function churn(): number {
   const SEED = 0xb0f3a11
   const OPS = 1_000_000
   const rnd = mulberry32(SEED)
@@ -92,7 +92,7 @@ export function churn (): number {
   let target = 200
   for (let op = 0; op < OPS; op++) {
     if (op % 25_000 === 0) target = rnd() % 700
-    const doAlloc = live === 0 || (live < MAX_LIVE && (rnd() % 100) < (live < target ? 70 : 30))
+    const doAlloc = live === 0 || (live < MAX_LIVE && rnd() % 100 < (live < target ? 70 : 30))
     if (doAlloc) {
       const n = drawSize(rnd)
       const a = m.alloc(n)

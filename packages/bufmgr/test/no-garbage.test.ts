@@ -2,15 +2,21 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
-interface HotPathReport { mode: string, pairs: number, heapGrowth: number, gcs: number }
+interface HotPathReport {
+  mode: string
+  pairs: number
+  heapGrowth: number
+  gcs: number
+}
 
 const fixture = fileURLToPath(new URL('./fixtures/hot-path.mjs', import.meta.url))
 
 /** Runs the fixture in a fresh process with a 64 MB young generation, so garbage is not scavenged away. */
-function measure (mode: 'bufmgr' | 'control', pairs: number): HotPathReport {
-  const out = execFileSync(process.execPath,
-    ['--expose-gc', '--min-semi-space-size=64', '--max-semi-space-size=64', fixture, mode, String(pairs)],
-    { encoding: 'utf8', timeout: 60_000 })
+function measure(mode: 'bufmgr' | 'control', pairs: number): HotPathReport {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--min-semi-space-size=64', '--max-semi-space-size=64', fixture, mode, String(pairs)], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   return JSON.parse(out.trim().split('\n').at(-1)!) as HotPathReport
 }
 

@@ -13,7 +13,7 @@ describe('randomized', () => {
     // per-class figures from the slab records. Check them against an independent count.
     const rnd = mulberry32(0x5eed)
     const m = new BufferManager({ size: 2 * 1024 * 1024, slabSize: 4096 })
-    const live: Array<{ a: number, n: number, size: number }> = []
+    const live: Array<{ a: number; n: number; size: number }> = []
     let allocs = 0
     let frees = 0
     let failed = 0
@@ -43,7 +43,7 @@ describe('randomized', () => {
       expect(classBlocks + st.largeRegionsInUse).toBe(live.length)
     }
     for (let op = 0; op < 100_000; op++) {
-      if (live.length === 0 || (rnd() % 100) < (live.length < 300 ? 60 : 40)) {
+      if (live.length === 0 || rnd() % 100 < (live.length < 300 ? 60 : 40)) {
         const r = rnd() % 1000
         const n = r < 700 ? rnd() % 300 : r < 950 ? rnd() % 9000 : rnd() % 70_000
         const a = m.alloc(n)

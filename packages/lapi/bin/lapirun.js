@@ -3,4 +3,6 @@
 // from src/launch/cli.ts.
 import { main } from '../lib/launch/cli.js'
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code })
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code
+})

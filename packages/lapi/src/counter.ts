@@ -34,36 +34,39 @@ export class Counter {
   private readonly out: Ref<number> = { value: 0 }
 
   /** @internal Made by {@link Lapi.counter}: `ctx` is the task's context, `addr` an 8-byte slot of its segment. */
-  constructor (ctx: Context, addr: Addr) {
+  constructor(ctx: Context, addr: Addr) {
     this.ctx = ctx
     this.addr = addr
   }
 
   /** The context, or a thrown LAPI_ERR_HNDL_INVALID once it was terminated. */
-  private get c (): Context {
+  private get c(): Context {
     if (this.ctx.isTerminated) throw terminated()
     return this.ctx
   }
 
   /** The current value (LAPI_Getcntr; runs the dispatcher once). */
-  get (): number {
+  get(): number {
     const rc = this.c.getcntr(this.addr, this.out)
     if (rc !== 0) throw failure(this.ctx, rc, 'Getcntr', { counters: { counter: this.addr } })
     return this.out.value
   }
 
   /** Sets the value (LAPI_Setcntr). Not atomic with concurrent increments. */
-  set (value: number): void { const rc = this.c.setcntr(this.addr, value); if (rc !== 0) throw failure(this.ctx, rc, 'Setcntr', { counters: { counter: this.addr }, value }) }
+  set(value: number): void {
+    const rc = this.c.setcntr(this.addr, value)
+    if (rc !== 0) throw failure(this.ctx, rc, 'Setcntr', { counters: { counter: this.addr }, value })
+  }
 
   /** Blocks until the value is ≥ `value`, subtracts `value` and returns what is left (LAPI_Waitcntr). */
-  wait (value: number): number {
+  wait(value: number): number {
     const rc = this.c.waitcntr(this.addr, value, this.out)
     if (rc !== 0) throw failure(this.ctx, rc, 'Waitcntr', { counters: { counter: this.addr }, value })
     return this.out.value
   }
 
   /** Like `wait`, but asynchronous: the event loop keeps running while it waits. */
-  async waitAsync (value: number): Promise<number> {
+  async waitAsync(value: number): Promise<number> {
     try {
       return await this.c.waitcntrAsync(this.addr, value)
     } catch (e) {
@@ -75,5 +78,8 @@ export class Counter {
   }
 
   /** Gives the word back to the segment; the counter must not be used afterwards. */
-  free (): void { const rc = this.c.free(this.addr); if (rc !== 0) throw failure(this.ctx, rc, 'free counter', { freed: this.addr }) }
+  free(): void {
+    const rc = this.c.free(this.addr)
+    if (rc !== 0) throw failure(this.ctx, rc, 'free counter', { freed: this.addr })
+  }
 }

@@ -14,15 +14,36 @@ export { tuneJit, jitFlags, jitApplied, JIT_INLINING, type JitMode } from './bas
 export { placementFromEnv, type EnvPlacement } from './launch/join.js'
 
 /** The context behind a `Lapi` (its dispatcher, rings, statistics; for tests and layered libraries' internals). */
-export function contextOf (lapi: Lapi): Context {
+export function contextOf(lapi: Lapi): Context {
   return (lapi as unknown as { ctx: Context }).ctx
 }
-export { NoteError, awaitNote, jobIdFromEnv, meetingFile, meetingFromEnv, privateDir, publishNote, readNote, removeNote, runtimeDir, spansHosts, type Meeting } from './launch/meeting.js'
+export {
+  NoteError,
+  awaitNote,
+  jobIdFromEnv,
+  meetingFile,
+  meetingFromEnv,
+  privateDir,
+  publishNote,
+  readNote,
+  removeNote,
+  runtimeDir,
+  spansHosts,
+  type Meeting,
+} from './launch/meeting.js'
 export { parsePmiLine } from './launch/pmi.js'
 export { serveRendezvous, type Rendezvous } from './launch/rendezvous.js'
 export { logger } from './base/log.js'
 export { DatagramPath } from './transport/udp/path.js'
-export { createDatagramShared, datagramLoss, datagramStats, setDatagramPeer, setReceiveFd, type DatagramShared, type DatagramOptions } from './transport/udp/shared.js'
+export {
+  createDatagramShared,
+  datagramLoss,
+  datagramStats,
+  setDatagramPeer,
+  setReceiveFd,
+  type DatagramShared,
+  type DatagramOptions,
+} from './transport/udp/shared.js'
 export { DG_HEADER_BYTES, DG_MAC_BYTES, UDP_VERSION } from './transport/udp/header.js'
 export { UdpTransport, type UdpOptions } from './transport/udp/transport.js'
 // (the udp reliability driven alone, without sockets or a clock: test/lapi/udp-reliability.test.ts)

@@ -15,7 +15,7 @@ let segmentMemory: BufferManager | undefined
 let nextHandle = 0
 
 /** Opens a context; returns it, or a LAPI code. */
-export function openContext (info: lapi_info_t | null | undefined): Context | number {
+export function openContext(info: lapi_info_t | null | undefined): Context | number {
   if (info !== null && info !== undefined) {
     if (typeof info !== 'object') return S.ERR_INFO_NULL
     if (info.err_hndlr !== undefined && info.err_hndlr !== null && typeof info.err_hndlr !== 'function') return S.ERR_INFO_NONZERO
@@ -23,7 +23,7 @@ export function openContext (info: lapi_info_t | null | undefined): Context | nu
   }
   if (open !== undefined && !open.isTerminated) return S.ERR_ALL_HNDL_IN_USE
   const spec = currentJobSpec()
-  if (segmentMemory === undefined) segmentMemory = new BufferManager({ buffer: spec.segments[spec.taskId]! })   // LAPIX_Malloc zero-fills itself; staging copies need not
+  if (segmentMemory === undefined) segmentMemory = new BufferManager({ buffer: spec.segments[spec.taskId]! }) // LAPIX_Malloc zero-fills itself; staging copies need not
   const ctx = new Context(nextHandle++, spec, segmentMemory, info ?? null)
   contexts[ctx.handle] = ctx
   open = ctx
@@ -31,12 +31,12 @@ export function openContext (info: lapi_info_t | null | undefined): Context | nu
 }
 
 /** The open context of a handle, or undefined (terminated, never opened, not a number). */
-export function contextOf (hndl: number): Context | undefined {
+export function contextOf(hndl: number): Context | undefined {
   const c = typeof hndl === 'number' ? contexts[hndl] : undefined
   return c === undefined || c.isTerminated ? undefined : c
 }
 
 /** The open context of this thread, or undefined. */
-export function currentContext (): Context | undefined {
+export function currentContext(): Context | undefined {
   return open === undefined || open.isTerminated ? undefined : open
 }

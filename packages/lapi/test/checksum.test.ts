@@ -14,13 +14,18 @@ const simd = new DatagramSum(mem, new FdIo(mem, PAGES).sum4(), STATE)
 const plain = new DatagramSum(mem, null, STATE)
 
 /** A seeded generator (xorshift32): the same cases on every run. */
-function rng (seed: number): () => number {
+function rng(seed: number): () => number {
   let x = seed
-  return () => { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; return (x >>> 0) / 2 ** 32 }
+  return () => {
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
+    return (x >>> 0) / 2 ** 32
+  }
 }
 
 /** The value of two pieces (a header of `hl` bytes at `h`, a payload of `len` at `at`). */
-function value (s: DatagramSum, h: number, hl: number, at: number, len: number): number {
+function value(s: DatagramSum, h: number, hl: number, at: number, len: number): number {
   s.reset()
   s.add(h, hl)
   s.add(at, len)
@@ -42,7 +47,8 @@ describe('udp datagram checksum', () => {
 
   it('a flipped bit changes the value', () => {
     const r = rng(11)
-    const h = 4096; const at = 8192
+    const h = 4096
+    const at = 8192
     for (let t = 0; t < 3000; t++) {
       const len = 1 + Math.floor(r() * 4000)
       for (let k = 0; k < 48; k++) u8[h + k] = r() * 256
@@ -63,12 +69,14 @@ describe('udp datagram checksum', () => {
       const blocks = 2 + Math.floor(r() * 100)
       for (let k = 0; k < 16 * blocks; k++) u8[at + k] = r() * 256
       const v = value(simd, 4096, 0, at, 16 * blocks)
-      const i = Math.floor(r() * blocks); let j = Math.floor(r() * blocks)
+      const i = Math.floor(r() * blocks)
+      let j = Math.floor(r() * blocks)
       if (j === i) j = (i + 1) % blocks
       const a = u8.slice(at + 16 * i, at + 16 * i + 16)
       const b = u8.slice(at + 16 * j, at + 16 * j + 16)
       if (a.every((x, k) => x === b[k])) continue
-      u8.set(b, at + 16 * i); u8.set(a, at + 16 * j)
+      u8.set(b, at + 16 * i)
+      u8.set(a, at + 16 * j)
       expect(value(simd, 4096, 0, at, 16 * blocks)).not.toBe(v)
     }
   })

@@ -13,19 +13,25 @@ const PAGES = 4
 const mem = sharedMemory(PAGES)
 const io = new FdIo(mem, PAGES)
 const closers: Array<() => void> = []
-afterAll(() => { for (const c of closers) c() })
+afterAll(() => {
+  for (const c of closers) c()
+})
 
 /** A connected pair on loopback: the client's descriptor (its handle no longer reading) and the server's socket. */
-async function pair (): Promise<{ fd: number, peer: net.Socket }> {
+async function pair(): Promise<{ fd: number; peer: net.Socket }> {
   const srv = net.createServer()
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
   const accepted = new Promise<net.Socket>((resolve) => srv.once('connection', resolve))
   const c = net.connect((srv.address() as net.AddressInfo).port, '127.0.0.1')
   await new Promise<void>((resolve) => c.once('connect', () => resolve()))
   const peer = await accepted
-  const h = (c as unknown as { _handle: { fd: number, readStop: () => void } })._handle
+  const h = (c as unknown as { _handle: { fd: number; readStop: () => void } })._handle
   h.readStop()
-  closers.push(() => { c.destroy(); peer.destroy(); srv.close() })
+  closers.push(() => {
+    c.destroy()
+    peer.destroy()
+    srv.close()
+  })
   return { fd: h.fd, peer }
 }
 

@@ -1,7 +1,20 @@
 /** Inbox rings: full/empty, wrap-around of the free-running counters, and a real two-thread run. */
 import { Worker } from 'node:worker_threads'
 import { describe, expect, it } from 'vitest'
-import { NET_RING_SLOTS, RING_HEADER_BYTES, RingReader, RingWriter, SLOT_PACKET, SLOT_STAMP_BYTES, createInbox, isPageAligned, netRingAt, netRingGeometry, pageAlignedShared, ringGeometry } from '@amlapi/lapi/transport'
+import {
+  NET_RING_SLOTS,
+  RING_HEADER_BYTES,
+  RingReader,
+  RingWriter,
+  SLOT_PACKET,
+  SLOT_STAMP_BYTES,
+  createInbox,
+  isPageAligned,
+  netRingAt,
+  netRingGeometry,
+  pageAlignedShared,
+  ringGeometry,
+} from '@amlapi/lapi/transport'
 
 describe('inbox ring', () => {
   it('rounds slots to a power of two and slot bytes to 64', () => {
@@ -29,7 +42,10 @@ describe('inbox ring', () => {
     expect(pageAlignedShared(1).byteLength).toBe(65536)
     expect(pageAlignedShared(65537).byteLength).toBe(2 * 65536)
     const asked: number[] = []
-    const refused = pageAlignedShared(100_000, (pages) => { asked.push(pages); throw new RangeError('could not allocate memory') })
+    const refused = pageAlignedShared(100_000, (pages) => {
+      asked.push(pages)
+      throw new RangeError('could not allocate memory')
+    })
     expect(asked).toEqual([2])
     expect(refused).toBeInstanceOf(SharedArrayBuffer)
     expect(refused.byteLength).toBe(100_000)
@@ -43,7 +59,12 @@ describe('inbox ring', () => {
     expect(net).toMatchObject({ slots: NET_RING_SLOTS, slotBytes: g.slotBytes, rings: 1 })
     expect(net.ringBytes).toBe(RING_HEADER_BYTES + NET_RING_SLOTS * g.slotBytes)
     // (the ring toward the network: as many slots, each longer by the destination tag's room)
-    expect(netRingGeometry(g, 64)).toEqual({ slots: NET_RING_SLOTS, slotBytes: g.slotBytes + 64, ringBytes: RING_HEADER_BYTES + NET_RING_SLOTS * (g.slotBytes + 64), rings: 1 })
+    expect(netRingGeometry(g, 64)).toEqual({
+      slots: NET_RING_SLOTS,
+      slotBytes: g.slotBytes + 64,
+      ringBytes: RING_HEADER_BYTES + NET_RING_SLOTS * (g.slotBytes + 64),
+      rings: 1,
+    })
     // (never fewer slots than the job's rings have)
     expect(netRingGeometry(ringGeometry(1, 2 * NET_RING_SLOTS, 64)).slots).toBe(2 * NET_RING_SLOTS)
     expect(netRingAt(g)).toBe(2 * g.ringBytes)
@@ -55,13 +76,28 @@ describe('inbox ring', () => {
     const r1 = new RingReader(inbox, g, 1)
     // the network ring takes all of its slots, past those of a task's ring, and the last ring of
     // the tasks sees none of it
-    for (let i = 0; i < NET_RING_SLOTS; i++) { const o = nw.reserve(); expect(o).toBeGreaterThanOrEqual(netRingAt(g)); nw.dv.setUint32(o, i, true); nw.publish() }
+    for (let i = 0; i < NET_RING_SLOTS; i++) {
+      const o = nw.reserve()
+      expect(o).toBeGreaterThanOrEqual(netRingAt(g))
+      nw.dv.setUint32(o, i, true)
+      nw.publish()
+    }
     expect(nw.reserve()).toBe(-1)
     expect(r1.available()).toBe(0)
-    for (let i = 0; i < g.slots; i++) { const o = w1.reserve(); w1.dv.setUint32(o, 1000 + i, true); w1.publish() }
+    for (let i = 0; i < g.slots; i++) {
+      const o = w1.reserve()
+      w1.dv.setUint32(o, 1000 + i, true)
+      w1.publish()
+    }
     expect(nr.available()).toBe(NET_RING_SLOTS)
-    for (let i = 0; i < NET_RING_SLOTS; i++) { expect(nr.dv.getUint32(nr.front(), true)).toBe(i); nr.release(1) }
-    for (let i = 0; i < g.slots; i++) { expect(r1.dv.getUint32(r1.front(), true)).toBe(1000 + i); r1.release(1) }
+    for (let i = 0; i < NET_RING_SLOTS; i++) {
+      expect(nr.dv.getUint32(nr.front(), true)).toBe(i)
+      nr.release(1)
+    }
+    for (let i = 0; i < g.slots; i++) {
+      expect(r1.dv.getUint32(r1.front(), true)).toBe(1000 + i)
+      r1.release(1)
+    }
     expect(nw.pending()).toBe(0)
     expect(w1.pending()).toBe(0)
   })
@@ -72,7 +108,12 @@ describe('inbox ring', () => {
     const w = new RingWriter(inbox, g, 0)
     const r = new RingReader(inbox, g, 0)
     for (let round = 0; round < 5; round++) {
-      for (let i = 0; i < 3; i++) { const o = w.reserve(); w.dv.setUint32(o, round * 10 + i, true); w.publish(); w.markSent() }
+      for (let i = 0; i < 3; i++) {
+        const o = w.reserve()
+        w.dv.setUint32(o, round * 10 + i, true)
+        w.publish()
+        w.markSent()
+      }
       expect(r.available()).toBe(3)
       expect(w.reserve()).toBeGreaterThanOrEqual(0)
       expect(w.outstanding()).toBe(3 + round)
@@ -91,7 +132,9 @@ describe('inbox ring', () => {
     new Int32Array(inbox)[(r.front() - SLOT_STAMP_BYTES) >> 2] = 16
     expect(r.available()).toBe(0)
     expect(r.nonEmpty).toBe(false)
-    const o = w.reserve(); w.dv.setUint32(o, 99, true); w.publish()
+    const o = w.reserve()
+    w.dv.setUint32(o, 99, true)
+    w.publish()
     expect(r.available()).toBe(1)
     expect(r.dv.getUint32(r.front(), true)).toBe(99)
     r.release()
@@ -127,7 +170,7 @@ describe('inbox ring', () => {
     expect(r.nonEmpty).toBe(false)
   })
 
-  it('publishes a packet by its slot\'s STAMP: a stamp of another lap, or a body without one, is not a packet', () => {
+  it("publishes a packet by its slot's STAMP: a stamp of another lap, or a body without one, is not a packet", () => {
     const g = ringGeometry(2, 4, 64)
     const inbox = createInbox(g)
     const i32 = new Int32Array(inbox)
@@ -151,15 +194,28 @@ describe('inbox ring', () => {
     // seven more: the second lap's stamps replace the first's, and every packet is read once
     const got: number[] = []
     for (let i = 1; i < 8; i++) {
-      if (i === 4) { expect(w.reserve()).toBe(-1); while (r.available() > 0) { got.push(r.dv.getUint32(r.front(), true)); r.release() } }
-      const b = w.reserve(); w.dv.setUint32(b, 7 + i, true); w.publish()
+      if (i === 4) {
+        expect(w.reserve()).toBe(-1)
+        while (r.available() > 0) {
+          got.push(r.dv.getUint32(r.front(), true))
+          r.release()
+        }
+      }
+      const b = w.reserve()
+      w.dv.setUint32(b, 7 + i, true)
+      w.publish()
     }
-    while (r.available() > 0) { got.push(r.dv.getUint32(r.front(), true)); r.release() }
+    while (r.available() > 0) {
+      got.push(r.dv.getUint32(r.front(), true))
+      r.release()
+    }
     expect(got).toEqual([7, 8, 9, 10, 11, 12, 13, 14])
     // a writer made later on the same inbox (a new context) goes on from the count the first kept
     const w2 = new RingWriter(inbox, g, 1)
     expect(w2.published).toBe(8)
-    const b = w2.reserve(); w2.dv.setUint32(b, 99, true); w2.publish()
+    const b = w2.reserve()
+    w2.dv.setUint32(b, 99, true)
+    w2.publish()
     expect(r.available()).toBe(1)
     expect(r.dv.getUint32(r.front(), true)).toBe(99)
   })
@@ -169,14 +225,23 @@ describe('inbox ring', () => {
     const inbox = createInbox(g)
     const w = new RingWriter(inbox, g, 1)
     const r = new RingReader(inbox, g, 1)
-    for (let i = 0; i < 3; i++) { const o = w.reserve(); w.dv.setUint32(o, i, true); w.publish() }
+    for (let i = 0; i < 3; i++) {
+      const o = w.reserve()
+      w.dv.setUint32(o, i, true)
+      w.publish()
+    }
     expect(r.nonEmpty).toBe(true)
     expect(r.available()).toBe(3)
     r.release()
     // two known; a fourth published since is found by the next count
-    const o = w.reserve(); w.dv.setUint32(o, 3, true); w.publish()
+    const o = w.reserve()
+    w.dv.setUint32(o, 3, true)
+    w.publish()
     expect(r.available()).toBe(3)
-    for (let i = 1; i < 4; i++) { expect(r.dv.getUint32(r.front(), true)).toBe(i); r.release() }
+    for (let i = 1; i < 4; i++) {
+      expect(r.dv.getUint32(r.front(), true)).toBe(i)
+      r.release()
+    }
     expect(r.available()).toBe(0)
     expect(r.nonEmpty).toBe(false)
   })
@@ -186,9 +251,14 @@ describe('inbox ring', () => {
     const inbox = createInbox(g)
     const w = new RingWriter(inbox, g, 1)
     const r = new RingReader(inbox, g, 1)
-    for (let i = 0; i < 4; i++) { w.reserve(); w.publish(); w.markSent() }
+    for (let i = 0; i < 4; i++) {
+      w.reserve()
+      w.publish()
+      w.markSent()
+    }
     expect(r.available()).toBe(4)
-    r.release(1, 1); r.release(1, 1)
+    r.release(1, 1)
+    r.release(1, 1)
     expect(w.pending()).toBe(4)
     expect(w.outstanding()).toBe(4)
     expect(w.reserve()).toBe(-1)
@@ -198,7 +268,8 @@ describe('inbox ring', () => {
     expect(w.outstanding()).toBe(2)
     expect(w.reserve()).toBeGreaterThanOrEqual(0)
     // a release without hold publishes what was held before it too
-    r.release(1, 1); r.release(0)
+    r.release(1, 1)
+    r.release(0)
     expect(w.pending()).toBe(0)
     expect(w.outstanding()).toBe(1)
     // the ring a task sends to itself never holds (its writer may be waiting in the same thread)
@@ -207,7 +278,8 @@ describe('inbox ring', () => {
     const sw = new RingWriter(self, g1, 0)
     const sr = new RingReader(self, g1, 0)
     sr.sameThreadWriter(sw)
-    sw.reserve(); sw.publish()
+    sw.reserve()
+    sw.publish()
     expect(sr.available()).toBe(1)
     sr.release(0, 1)
     expect(sw.pending()).toBe(0)
@@ -219,8 +291,12 @@ describe('inbox ring', () => {
     const w = new RingWriter(inbox, g, 0)
     const r = new RingReader(inbox, g, 0)
     let seed = 12345
-    const rand = (): number => { seed = (seed * 1103515245 + 12345) >>> 0; return seed }
-    let sent = 0; let got = 0
+    const rand = (): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0
+      return seed
+    }
+    let sent = 0
+    let got = 0
     while (got < 100_000) {
       const k = rand() % 9
       for (let i = 0; i < k; i++) {
@@ -272,7 +348,7 @@ describe('inbox ring', () => {
         }
         for (let k = 0; k < n; k++) {
           const o = r.front()
-          if (r.dv.getUint32(o, true) !== next || r.dv.getUint32(o + 60, true) !== ((next ^ 0x5a5a5a5a) >>> 0)) throw new Error(`bad packet at ${next}`)
+          if (r.dv.getUint32(o, true) !== next || r.dv.getUint32(o + 60, true) !== (next ^ 0x5a5a5a5a) >>> 0) throw new Error(`bad packet at ${next}`)
           next++
           r.release()
         }

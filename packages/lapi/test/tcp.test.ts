@@ -9,22 +9,48 @@ import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import { logger } from '@amlapi/lapi'
 import {
-  FRAME_CONTROL, FRAME_PACKET, PEER_BYE, PEER_EOF, PEER_MALFORMED, SLEEP_FAILED, SLEEP_READY, SLEEP_TIMEOUT, StreamPath, TcpTransport,
-  createStreamShared, encodeMessage, makeKey, peerFlags, proof, readMessages, setPeerFd, streamStats, type PeerAddress, type StreamShared,
+  FRAME_CONTROL,
+  FRAME_PACKET,
+  PEER_BYE,
+  PEER_EOF,
+  PEER_MALFORMED,
+  SLEEP_FAILED,
+  SLEEP_READY,
+  SLEEP_TIMEOUT,
+  StreamPath,
+  TcpTransport,
+  createStreamShared,
+  encodeMessage,
+  makeKey,
+  peerFlags,
+  proof,
+  readMessages,
+  setPeerFd,
+  streamStats,
+  type PeerAddress,
+  type StreamShared,
 } from '@amlapi/lapi/transport'
 
 const log = logger('test')
 const open: TcpTransport[] = []
-afterEach(async () => { await Promise.all(open.splice(0).map((t) => t.close())) })
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()))
+})
 
-interface Node { t: TcpTransport, s: StreamShared, path: StreamPath, frames: Array<{ peer: number, kind: number, dst: number, body: string }>, lost: Array<{ peer: number, reason: string }> }
+interface Node {
+  t: TcpTransport
+  s: StreamShared
+  path: StreamPath
+  frames: Array<{ peer: number; kind: number; dst: number; body: string }>
+  lost: Array<{ peer: number; reason: string }>
+}
 
 /**
  * Process `rank` of `size`: its transport, frame path and what it received. The event loop reads
  * unless `polled`. `wasi` false: the buffers in a plain SharedArrayBuffer and Node's fs calls, as
  * where the engine refuses a shared WebAssembly memory.
  */
-function node (rank: number, size: number, key: Uint8Array, polled: boolean, wasi = true): Node {
+function node(rank: number, size: number, key: Uint8Array, polled: boolean, wasi = true): Node {
   let s = createStreamShared(size, 64 << 10)
   if (!wasi) s = { ...s, mem: { buffer: new SharedArrayBuffer(s.mem.buffer.byteLength) }, wasm: false }
   const t = new TcpTransport({ rank, size, key, log })
@@ -34,19 +60,26 @@ function node (rank: number, size: number, key: Uint8Array, polled: boolean, was
   return { t, s, path: new StreamPath(s, rank), frames: [], lost: [] }
 }
 
-function events (n: Node): { onBytes: (peer: number, chunk: Uint8Array, len: number) => void, onPeerLost: (peer: number, reason: string) => void } {
-  return { onBytes: (peer, chunk, len) => { n.path.ingest(peer, chunk, len) }, onPeerLost: (peer, reason) => { n.lost.push({ peer, reason }) } }
+function events(n: Node): { onBytes: (peer: number, chunk: Uint8Array, len: number) => void; onPeerLost: (peer: number, reason: string) => void } {
+  return {
+    onBytes: (peer, chunk, len) => {
+      n.path.ingest(peer, chunk, len)
+    },
+    onPeerLost: (peer, reason) => {
+      n.lost.push({ peer, reason })
+    },
+  }
 }
 
 /** Takes every frame `n` has (reading the descriptors itself when `reading`). */
-function take (n: Node, reading: boolean): void {
+function take(n: Node, reading: boolean): void {
   n.path.poll(reading, (peer, kind, dst, u8, off, len) => {
     n.frames.push({ peer, kind, dst, body: Buffer.from(u8.subarray(off, off + len)).toString() })
     return true
   })
 }
 
-async function until (cond: () => boolean, ms = 5000): Promise<void> {
+async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
     if (Date.now() > end) throw new Error('timed out')
@@ -55,31 +88,42 @@ async function until (cond: () => boolean, ms = 5000): Promise<void> {
 }
 
 /** Does the connector's side of the handshake by hand (with `key`), as process `rank` toward rank 0; resolves with the socket. */
-function handshake (addr: PeerAddress, key: Uint8Array, rank: number): Promise<Socket> {
+function handshake(addr: PeerAddress, key: Uint8Array, rank: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: addr.host, port: addr.port })
     const nonce = Buffer.alloc(16, 7)
     s.once('error', reject)
-    const r = readMessages(s, (m) => {
-      const t = (m as { t: string }).t
-      if (t === 'challenge') {
-        const challenge = (m as { n: Uint8Array }).n
-        s.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'tcp-connect', challenge, nonce, rank, 0) }))
-      } else if (t === 'welcome') { r.stop(); resolve(s) }
-    }, (why) => reject(new Error(why)))
+    const r = readMessages(
+      s,
+      (m) => {
+        const t = (m as { t: string }).t
+        if (t === 'challenge') {
+          const challenge = (m as { n: Uint8Array }).n
+          s.write(encodeMessage({ t: 'hello', rank, n: nonce, p: proof(key, 'tcp-connect', challenge, nonce, rank, 0) }))
+        } else if (t === 'welcome') {
+          r.stop()
+          resolve(s)
+        }
+      },
+      (why) => reject(new Error(why)),
+    )
     s.once('close', () => reject(new Error('closed')))
   })
 }
 
-function frame (kind: number, dst: number, body: string, version = 1): Buffer {
+function frame(kind: number, dst: number, body: string, version = 1): Buffer {
   const b = Buffer.from(body)
   const f = Buffer.alloc(12 + b.length)
-  f.writeUInt32LE(b.length, 0); f[4] = version; f[5] = kind; f.writeUInt32LE(dst, 8); b.copy(f, 12)
+  f.writeUInt32LE(b.length, 0)
+  f[4] = version
+  f[5] = kind
+  f.writeUInt32LE(dst, 8)
+  b.copy(f, 12)
   return f
 }
 
 /** A job of one real process 0 (reading as `polled` says) and a hand-made process 1 that proved `key`. */
-async function withRawPeer (polled: boolean): Promise<{ n0: Node, s: Socket }> {
+async function withRawPeer(polled: boolean): Promise<{ n0: Node; s: Socket }> {
   const key = makeKey()
   const n0 = node(0, 2, key, polled)
   const a0 = await n0.t.listen()
@@ -103,8 +147,13 @@ describe('tcp transport', () => {
         ns[2]!.path.queue(0, FRAME_PACKET, 7, b, 0, b.length)
         ns[0]!.path.queue(1, FRAME_CONTROL, 0, b, 0, b.length)
       }
-      ns[2]!.path.flush(); ns[0]!.path.flush()
-      await until(() => { take(ns[0]!, true); take(ns[1]!, false); return ns[0]!.frames.length === 100 && ns[1]!.frames.length === 100 })
+      ns[2]!.path.flush()
+      ns[0]!.path.flush()
+      await until(() => {
+        take(ns[0]!, true)
+        take(ns[1]!, false)
+        return ns[0]!.frames.length === 100 && ns[1]!.frames.length === 100
+      })
       expect(ns[0]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
       expect(ns[0]!.frames.every((f) => f.peer === 2 && f.kind === FRAME_PACKET && f.dst === 7)).toBe(true)
       expect(ns[1]!.frames.map((f) => f.body)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`))
@@ -129,17 +178,26 @@ describe('tcp transport', () => {
       const sent: string[] = []
       // a queued frame first: the direct one must not pass it
       const q = Buffer.from('queued')
-      p1.queue(0, FRAME_PACKET, 3, q, 0, q.length); sent.push('queued')
+      p1.queue(0, FRAME_PACKET, 3, q, 0, q.length)
+      sent.push('queued')
       expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, 5, 1000)).toBe(false)
       p1.flush()
       // more than the socket takes at once: the rest waits in the queue, behind the frame's start
       for (let k = 0; k < 60; k++) {
-        await until(() => { p1.flush(); take(ns[0]!, true); return p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, k, 30_000) })
+        await until(() => {
+          p1.flush()
+          take(ns[0]!, true)
+          return p1.sendDirect(0, FRAME_PACKET, 3, head, 2, data, k, 30_000)
+        })
         sent.push('H:' + data.toString('latin1', k, k + 30_000))
       }
       // a frame larger than the queue never goes straight
       expect(p1.sendDirect(0, FRAME_PACKET, 3, head, 2, Buffer.alloc(70_000), 0, 70_000)).toBe(false)
-      await until(() => { p1.flush(); take(ns[0]!, true); return ns[0]!.frames.length === sent.length })
+      await until(() => {
+        p1.flush()
+        take(ns[0]!, true)
+        return ns[0]!.frames.length === sent.length
+      })
       expect(ns[0]!.frames.map((f) => f.body)).toEqual(sent)
       expect(ns[0]!.frames.every((f) => f.dst === 3 && f.kind === FRAME_PACKET)).toBe(true)
       // room: what a full queue has for another frame, before and after writing
@@ -166,14 +224,14 @@ describe('tcp transport', () => {
         path.poll(true, () => true)
         parentPort.postMessage(sleep(10000))
       })`
-    const got: Array<{ r: number, ms: number }> = []
+    const got: Array<{ r: number; ms: number }> = []
     const worker = new Worker(src, { eval: true, workerData: { s: ns[0]!.s } })
     const failed = new Promise<never>((_, reject) => worker.on('error', reject))
-    const next = async (k: number): Promise<{ r: number, ms: number }> => {
+    const next = async (k: number): Promise<{ r: number; ms: number }> => {
       await Promise.race([failed, until(() => got.length > k, 15_000)])
       return got[k]!
     }
-    worker.on('message', (m: { r: number, ms: number }) => got.push(m))
+    worker.on('message', (m: { r: number; ms: number }) => got.push(m))
     try {
       // nothing comes: the time passes
       const idle = await next(0)
@@ -182,7 +240,8 @@ describe('tcp transport', () => {
       // a frame 100 ms into the sleep ends it
       await new Promise((r) => setTimeout(r, 100))
       const b = Buffer.from('wake')
-      ns[1]!.path.queue(0, FRAME_PACKET, 0, b, 0, b.length); ns[1]!.path.flush()
+      ns[1]!.path.queue(0, FRAME_PACKET, 0, b, 0, b.length)
+      ns[1]!.path.flush()
       const woken = await next(1)
       expect(woken.r).toBe(SLEEP_READY)
       // (it slept until the frame came, about 100 ms after it began, not less)
@@ -228,8 +287,12 @@ describe('tcp transport', () => {
     const a1 = await n1.t.listen()
     await Promise.all([joined, n1.t.connect([a0, a1], events(n1))])
     const b = Buffer.from('hi')
-    n1.path.queue(0, FRAME_PACKET, 0, b, 0, 2); n1.path.flush()
-    await until(() => { take(n0, true); return n0.frames.length === 1 })
+    n1.path.queue(0, FRAME_PACKET, 0, b, 0, 2)
+    n1.path.flush()
+    await until(() => {
+      take(n0, true)
+      return n0.frames.length === 1
+    })
     expect(n0.frames[0]!.body).toBe('hi')
     expect(n0.t.stats().connectionsRefused).toBe(2)
   })
@@ -237,7 +300,10 @@ describe('tcp transport', () => {
   it('drops frames with a bad version or kind, counted, and goes on', async () => {
     const { n0, s } = await withRawPeer(true)
     s.write(Buffer.concat([frame(FRAME_PACKET, 0, 'bad version', 9), frame(77, 0, 'bad kind'), frame(FRAME_PACKET, 0, 'good')]))
-    await until(() => { take(n0, true); return n0.frames.length === 1 })
+    await until(() => {
+      take(n0, true)
+      return n0.frames.length === 1
+    })
     expect(n0.frames[0]!.body).toBe('good')
     expect(streamStats(n0.s).framesDropped).toBe(2)
     expect(peerFlags(n0.s, 1)).toBe(0)
@@ -246,9 +312,15 @@ describe('tcp transport', () => {
 
   it('marks the stream of a peer that cannot be followed, and reads nothing more from it', async () => {
     const { n0, s } = await withRawPeer(true)
-    const huge = Buffer.alloc(12); huge.writeUInt32LE(0xfffffff0, 0); huge[4] = 1; huge[5] = FRAME_PACKET
+    const huge = Buffer.alloc(12)
+    huge.writeUInt32LE(0xfffffff0, 0)
+    huge[4] = 1
+    huge[5] = FRAME_PACKET
     s.write(Buffer.concat([huge, frame(FRAME_PACKET, 0, 'after')]))
-    await until(() => { take(n0, true); return (peerFlags(n0.s, 1) & PEER_MALFORMED) !== 0 })
+    await until(() => {
+      take(n0, true)
+      return (peerFlags(n0.s, 1) & PEER_MALFORMED) !== 0
+    })
     expect(n0.frames).toEqual([])
   })
 
@@ -260,6 +332,9 @@ describe('tcp transport', () => {
     expect(ns[1]!.path.bye()).toBe(true)
     ns[1]!.path.flush()
     await ns[1]!.t.close()
-    await until(() => { take(ns[0]!, true); return (peerFlags(ns[0]!.s, 1) & (PEER_BYE | PEER_EOF)) === (PEER_BYE | PEER_EOF) })
+    await until(() => {
+      take(ns[0]!, true)
+      return (peerFlags(ns[0]!.s, 1) & (PEER_BYE | PEER_EOF)) === (PEER_BYE | PEER_EOF)
+    })
   })
 })

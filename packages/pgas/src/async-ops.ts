@@ -16,11 +16,11 @@ export interface PutCompletion {
    * A remote function (registered under this id or name on every task) run at the target after
    * the data landed there, with `args` and, last, the putting task; no answer comes back.
    */
-  remote?: { fn: number | string, args?: readonly unknown[] }
+  remote?: { fn: number | string; args?: readonly unknown[] }
 }
 
 /** Waits for `h` without blocking the event loop and gives its counter back; its status. */
-export async function waitHandleAsync (core: Core, h: OpHandle): Promise<number> {
+export async function waitHandleAsync(core: Core, h: OpHandle): Promise<number> {
   const c = h.counter
   if (c !== null) {
     if (c.get() < h.expect) await core.lapi.waitUntilAsync(() => c.get() >= h.expect, WaitCall.PGAS_OP)
@@ -35,14 +35,14 @@ export class AsyncOps {
   private readonly rma: Rma
   private readonly rpc: Rpc
 
-  constructor (core: Core, rma: Rma, rpc: Rpc) {
+  constructor(core: Core, rma: Rma, rpc: Rpc) {
     this.core = core
     this.rma = rma
     this.rpc = rpc
   }
 
   /** Starts a put of `src` to (task, addr); resolves when the data is at the target (and `cx.remote` was sent). */
-  async put (task: number, addr: number, src: Uint8Array, cx: PutCompletion | undefined, what: string): Promise<void> {
+  async put(task: number, addr: number, src: Uint8Array, cx: PutCompletion | undefined, what: string): Promise<void> {
     const remote = cx?.remote
     if (remote !== undefined && (remote === null || typeof remote !== 'object' || (remote.args !== undefined && !Array.isArray(remote.args)))) {
       throw new PgasError(S.ERR_BAD_ARG, `${what}: remote completion`)
@@ -56,7 +56,7 @@ export class AsyncOps {
   }
 
   /** Starts a get into `dst`; resolves when the data is here. */
-  async get (task: number, addr: number, dst: Uint8Array, what: string): Promise<void> {
+  async get(task: number, addr: number, dst: Uint8Array, what: string): Promise<void> {
     const rc = await waitHandleAsync(this.core, this.rma.getNb(task, addr, dst))
     if (rc !== 0) throw new PgasError(rc, what)
   }

@@ -13,8 +13,27 @@
 import { LapiError, RmwOp } from '@amlapi/lapi'
 import { LAPI_Rmw, LAPI_Rmw64 } from '@amlapi/lapi/compat'
 import {
-  AtomicKind as K, AtomicOp, KIND_BYTES, type Step32, type Step64, bitsOfF32, bitsOfF64, f32OfBits, f64OfBits,
-  field16, field8, hasNf, hasOp, shiftOf, stepF32, stepF64, stepI16, stepI32, stepI64, stepI8, wrap,
+  AtomicKind as K,
+  AtomicOp,
+  KIND_BYTES,
+  type Step32,
+  type Step64,
+  bitsOfF32,
+  bitsOfF64,
+  f32OfBits,
+  f64OfBits,
+  field16,
+  field8,
+  hasNf,
+  hasOp,
+  shiftOf,
+  stepF32,
+  stepF64,
+  stepI16,
+  stepI32,
+  stepI64,
+  stepI8,
+  wrap,
 } from './atomics-word.js'
 import type { Core } from './core.js'
 import { PgasStatus as S } from './status.js'
@@ -36,7 +55,7 @@ export class RemoteAtomics {
   private readonly in32 = new Int32Array(2)
   private readonly in64 = new BigInt64Array(2)
 
-  constructor (core: Core) {
+  constructor(core: Core) {
     this.core = core
     this.handle = core.lapi.handle
     for (const u of core.u8) {
@@ -51,7 +70,7 @@ export class RemoteAtomics {
    * its size, operands of the kind's type (bigint for I64, an integer number for the other
    * integers, any number for floats).
    */
-  private check (kind: number, op: number, task: number, addr: number, a: unknown, b: unknown, nf: boolean): number {
+  private check(kind: number, op: number, task: number, addr: number, a: unknown, b: unknown, nf: boolean): number {
     if (!(nf ? hasNf(kind, op) : hasOp(kind, op))) return S.ERR_BAD_ARG
     const bytes = KIND_BYTES[kind]!
     const rc = this.core.checkRange(task, addr, bytes)
@@ -65,7 +84,7 @@ export class RemoteAtomics {
   }
 
   /** A LapiError of a remote operation becomes ERR_LAPI in `status`; anything else is a bug, thrown on. */
-  private failed (e: unknown): void {
+  private failed(e: unknown): void {
     if (!(e instanceof LapiError)) throw e
     this.status = S.ERR_LAPI
   }
@@ -74,26 +93,34 @@ export class RemoteAtomics {
    * `op` on the 32-bit word at `addr` of task `task` with operand `a` (and `b`, CAS's new value);
    * returns the old value (CAS: the old value too; it swapped when that equals `a`). Sets `status`.
    */
-  op32 (op: number, task: number, addr: number, a: number, b = 0): number {
+  op32(op: number, task: number, addr: number, a: number, b = 0): number {
     return this.opN(K.I32, op, task, addr, a, b)
   }
 
   /** `op32` on a 64-bit word (8-byte aligned), with bigint operands. */
-  op64 (op: number, task: number, addr: number, a: bigint, b = 0n): bigint {
+  op64(op: number, task: number, addr: number, a: bigint, b = 0n): bigint {
     const rc = this.check(K.I64, op, task, addr, a, b, false)
     this.status = rc
     if (rc !== 0) return 0n
     try {
       return this.int64(op, task, addr, op === AtomicOp.LOAD ? 0n : BigInt.asIntN(64, a), op === AtomicOp.CAS ? BigInt.asIntN(64, b) : 0n)
-    } catch (e) { this.failed(e); return 0n }
+    } catch (e) {
+      this.failed(e)
+      return 0n
+    }
   }
 
   /** `op32` on a word of a number-valued kind (I8, I16, I32, F32, F64); floats' CAS compares bits. */
-  opN (kind: number, op: number, task: number, addr: number, a: number, b = 0): number {
+  opN(kind: number, op: number, task: number, addr: number, a: number, b = 0): number {
     const rc = this.check(kind, op, task, addr, a, b, false)
     this.status = rc
     if (rc !== 0) return 0
-    try { return this.num(kind, op, task, addr, a, b) } catch (e) { this.failed(e); return 0 }
+    try {
+      return this.num(kind, op, task, addr, a, b)
+    } catch (e) {
+      this.failed(e)
+      return 0
+    }
   }
 
   /**
@@ -102,7 +129,7 @@ export class RemoteAtomics {
    * STORE and a float's STORE are one LAPI Rmw started on the implicit counter (done at the
    * target by the next `quiet`); the other operations are compare-and-swap loops, done on return.
    */
-  nf (kind: number, op: number, task: number, addr: number, a: number | bigint): number {
+  nf(kind: number, op: number, task: number, addr: number, a: number | bigint): number {
     const rc = this.check(kind, op, task, addr, a, 0, true)
     if (rc !== 0) return rc
     try {
@@ -113,14 +140,17 @@ export class RemoteAtomics {
       if (kind === K.I64) this.int64(op, task, addr, BigInt.asIntN(64, a as bigint), 0n)
       else this.num(kind, op, task, addr, a as number, 0)
       return S.OK
-    } catch (e) { this.failed(e); return this.status }
+    } catch (e) {
+      this.failed(e)
+      return this.status
+    }
   }
 
   /**
    * The flat face's fetching call: the old value into `old[0]` (a typed array of the kind:
    * Int8Array, Int16Array, Int32Array, BigInt64Array, Float32Array, Float64Array); the status.
    */
-  toArray (kind: number, op: number, task: number, addr: number, a: unknown, b: unknown, old: unknown): number {
+  toArray(kind: number, op: number, task: number, addr: number, a: unknown, b: unknown, old: unknown): number {
     if (!(old instanceof OUT[kind]!) || (old as ArrayLike<unknown>).length < 1) return S.ERR_BAD_ARG
     if (kind === K.I64) {
       const v = this.op64(op, task, addr, a as bigint, b as bigint)
@@ -134,9 +164,10 @@ export class RemoteAtomics {
 
   // ───────────────────────────── the operations, arguments checked ─────────────────────────────
 
-  private num (kind: number, op: number, task: number, addr: number, a: number, b: number): number {
+  private num(kind: number, op: number, task: number, addr: number, a: number, b: number): number {
     switch (kind) {
-      case K.I32: return this.int32(op, task, addr, a | 0, b | 0)
+      case K.I32:
+        return this.int32(op, task, addr, a | 0, b | 0)
       case K.F32:
         if (op === AtomicOp.ADD || op === AtomicOp.MIN || op === AtomicOp.MAX) return f32OfBits(this.loop32(stepF32, op, task, addr, Math.fround(a), 0, 0))
         // (SWAP, STORE, LOAD and CAS by the bits: a CAS swaps when the word holds the bits of `a`)
@@ -144,41 +175,56 @@ export class RemoteAtomics {
       case K.F64:
         if (op === AtomicOp.ADD || op === AtomicOp.MIN || op === AtomicOp.MAX) return f64OfBits(this.loop64(stepF64, op, task, addr, bitsOfF64(a), 0n))
         return f64OfBits(this.int64(op, task, addr, bitsOfF64(a), op === AtomicOp.CAS ? bitsOfF64(b) : 0n))
-      default: return this.small(kind, op, task, addr, wrap(kind, a), wrap(kind, b))
+      default:
+        return this.small(kind, op, task, addr, wrap(kind, a), wrap(kind, b))
     }
   }
 
-  private int32 (op: number, task: number, addr: number, a: number, b: number): number {
+  private int32(op: number, task: number, addr: number, a: number, b: number): number {
     const w = this.core.i32[task]
     if (w !== null) return local(w, addr >>> 2, op, a, b)
     const l = this.core.lapi
     switch (op) {
-      case AtomicOp.ADD: return l.rmw(RmwOp.FETCH_AND_ADD, task, addr, a)
-      case AtomicOp.OR: return l.rmw(RmwOp.FETCH_AND_OR, task, addr, a)
-      case AtomicOp.SWAP: case AtomicOp.STORE: return l.rmw(RmwOp.SWAP, task, addr, a)
-      case AtomicOp.LOAD: return l.rmw(RmwOp.FETCH_AND_ADD, task, addr, 0)
-      case AtomicOp.CAS: return this.cx32(task, addr, a, b)
-      default: return this.loop32(stepI32, op, task, addr, a, b, 0)
+      case AtomicOp.ADD:
+        return l.rmw(RmwOp.FETCH_AND_ADD, task, addr, a)
+      case AtomicOp.OR:
+        return l.rmw(RmwOp.FETCH_AND_OR, task, addr, a)
+      case AtomicOp.SWAP:
+      case AtomicOp.STORE:
+        return l.rmw(RmwOp.SWAP, task, addr, a)
+      case AtomicOp.LOAD:
+        return l.rmw(RmwOp.FETCH_AND_ADD, task, addr, 0)
+      case AtomicOp.CAS:
+        return this.cx32(task, addr, a, b)
+      default:
+        return this.loop32(stepI32, op, task, addr, a, b, 0)
     }
   }
 
-  private int64 (op: number, task: number, addr: number, a: bigint, b: bigint): bigint {
+  private int64(op: number, task: number, addr: number, a: bigint, b: bigint): bigint {
     const w = this.core.i64[task]
     // (the same Atomics calls, on a BigInt64Array with bigints)
     if (w !== null) return local(w as unknown as Int32Array, addr >>> 3, op, a as unknown as number, b as unknown as number) as unknown as bigint
     const l = this.core.lapi
     switch (op) {
-      case AtomicOp.ADD: return l.rmw64(RmwOp.FETCH_AND_ADD, task, addr, a)
-      case AtomicOp.OR: return l.rmw64(RmwOp.FETCH_AND_OR, task, addr, a)
-      case AtomicOp.SWAP: case AtomicOp.STORE: return l.rmw64(RmwOp.SWAP, task, addr, a)
-      case AtomicOp.LOAD: return l.rmw64(RmwOp.FETCH_AND_ADD, task, addr, 0n)
-      case AtomicOp.CAS: return this.cx64(task, addr, a, b)
-      default: return this.loop64(stepI64, op, task, addr, a, b)
+      case AtomicOp.ADD:
+        return l.rmw64(RmwOp.FETCH_AND_ADD, task, addr, a)
+      case AtomicOp.OR:
+        return l.rmw64(RmwOp.FETCH_AND_OR, task, addr, a)
+      case AtomicOp.SWAP:
+      case AtomicOp.STORE:
+        return l.rmw64(RmwOp.SWAP, task, addr, a)
+      case AtomicOp.LOAD:
+        return l.rmw64(RmwOp.FETCH_AND_ADD, task, addr, 0n)
+      case AtomicOp.CAS:
+        return this.cx64(task, addr, a, b)
+      default:
+        return this.loop64(stepI64, op, task, addr, a, b)
     }
   }
 
   /** An 8- or 16-bit integer: `Atomics` on its own bytes here, else a loop on its 32-bit word. */
-  private small (kind: number, op: number, task: number, addr: number, a: number, b: number): number {
+  private small(kind: number, op: number, task: number, addr: number, a: number, b: number): number {
     const w = kind === K.I8 ? this.i8[task] : this.i16[task]
     if (w !== null) return local(w, kind === K.I8 ? addr : addr >>> 1, op, a, b)
     const sh = shiftOf(addr, KIND_BYTES[kind]!)
@@ -188,7 +234,7 @@ export class RemoteAtomics {
   }
 
   /** A non-fetching LAPI Rmw (`r`) on the implicit counter; the status. */
-  private post (kind: number, r: number, task: number, addr: number, a: number | bigint): number {
+  private post(kind: number, r: number, task: number, addr: number, a: number | bigint): number {
     const c = this.core.implicitCounter().addr
     let rc: number
     if (kind === K.I32 || kind === K.F32) {
@@ -205,13 +251,13 @@ export class RemoteAtomics {
 
   // ───────────────────────── words: read, compare-and-swap, the loops ─────────────────────────
 
-  private ld32 (task: number, addr: number): number {
+  private ld32(task: number, addr: number): number {
     const w = this.core.i32[task]
     return w !== null ? Atomics.load(w, addr >>> 2) : this.core.lapi.rmw(RmwOp.FETCH_AND_ADD, task, addr, 0)
   }
 
   /** Compare-and-swap with `Atomics.compareExchange`'s answer: the old word (it swapped when that is `e`). */
-  private cx32 (task: number, addr: number, e: number, v: number): number {
+  private cx32(task: number, addr: number, e: number, v: number): number {
     const w = this.core.i32[task]
     if (w !== null) return Atomics.compareExchange(w, addr >>> 2, e, v)
     const l = this.core.lapi
@@ -224,7 +270,7 @@ export class RemoteAtomics {
   }
 
   /** Replaces the word by `step(word, …)` until a compare-and-swap succeeds; returns the old word. */
-  private loop32 (step: Step32, op: number, task: number, addr: number, a: number, b: number, sh: number): number {
+  private loop32(step: Step32, op: number, task: number, addr: number, a: number, b: number, sh: number): number {
     let cur = this.ld32(task, addr)
     for (;;) {
       const v = step(cur, op, a, b, sh)
@@ -236,12 +282,12 @@ export class RemoteAtomics {
     }
   }
 
-  private ld64 (task: number, addr: number): bigint {
+  private ld64(task: number, addr: number): bigint {
     const w = this.core.i64[task]
     return w !== null ? Atomics.load(w, addr >>> 3) : this.core.lapi.rmw64(RmwOp.FETCH_AND_ADD, task, addr, 0n)
   }
 
-  private cx64 (task: number, addr: number, e: bigint, v: bigint): bigint {
+  private cx64(task: number, addr: number, e: bigint, v: bigint): bigint {
     const w = this.core.i64[task]
     if (w !== null) return Atomics.compareExchange(w, addr >>> 3, e, v)
     const l = this.core.lapi
@@ -252,7 +298,7 @@ export class RemoteAtomics {
     }
   }
 
-  private loop64 (step: Step64, op: number, task: number, addr: number, a: bigint, b: bigint): bigint {
+  private loop64(step: Step64, op: number, task: number, addr: number, a: bigint, b: bigint): bigint {
     let cur = this.ld64(task, addr)
     for (;;) {
       const v = step(cur, op, a, b)
@@ -265,12 +311,12 @@ export class RemoteAtomics {
 }
 
 /** Whether `v` is an operand of kind `kind`. */
-function operand (kind: number, v: unknown): boolean {
+function operand(kind: number, v: unknown): boolean {
   return kind === K.I64 ? typeof v === 'bigint' : kind >= K.F32 ? typeof v === 'number' : Number.isInteger(v)
 }
 
 /** The LAPI Rmw that is the non-fetching `op` on a word of kind `kind` by itself, or -1 (a loop). */
-function posted (kind: number, op: number): number {
+function posted(kind: number, op: number): number {
   if (kind === K.I8 || kind === K.I16) return -1
   if (op === AtomicOp.STORE) return RmwOp.SWAP
   if (kind !== K.I32 && kind !== K.I64) return -1
@@ -278,15 +324,23 @@ function posted (kind: number, op: number): number {
 }
 
 /** `op` with `Atomics` on element `i` of `w` (operands already of its width): the old value. */
-function local (w: Int8Array | Int16Array | Int32Array, i: number, op: number, a: number, b: number): number {
+function local(w: Int8Array | Int16Array | Int32Array, i: number, op: number, a: number, b: number): number {
   switch (op) {
-    case AtomicOp.ADD: return Atomics.add(w, i, a)
-    case AtomicOp.AND: return Atomics.and(w, i, a)
-    case AtomicOp.OR: return Atomics.or(w, i, a)
-    case AtomicOp.XOR: return Atomics.xor(w, i, a)
-    case AtomicOp.SWAP: case AtomicOp.STORE: return Atomics.exchange(w, i, a)
-    case AtomicOp.CAS: return Atomics.compareExchange(w, i, a, b)
-    case AtomicOp.MIN: case AtomicOp.MAX: {
+    case AtomicOp.ADD:
+      return Atomics.add(w, i, a)
+    case AtomicOp.AND:
+      return Atomics.and(w, i, a)
+    case AtomicOp.OR:
+      return Atomics.or(w, i, a)
+    case AtomicOp.XOR:
+      return Atomics.xor(w, i, a)
+    case AtomicOp.SWAP:
+    case AtomicOp.STORE:
+      return Atomics.exchange(w, i, a)
+    case AtomicOp.CAS:
+      return Atomics.compareExchange(w, i, a, b)
+    case AtomicOp.MIN:
+    case AtomicOp.MAX: {
       let cur = Atomics.load(w, i)
       for (;;) {
         if (op === AtomicOp.MIN ? a >= cur : a <= cur) return cur
@@ -295,6 +349,7 @@ function local (w: Int8Array | Int16Array | Int32Array, i: number, op: number, a
         cur = seen
       }
     }
-    default: return Atomics.load(w, i)
+    default:
+      return Atomics.load(w, i)
   }
 }

@@ -48,7 +48,7 @@ export class Barrier {
   private readonly shm: boolean
 
   /** The barrier of `group` (default: the world). */
-  constructor (core: Core, msg: Messages, sync: ShmSync, group: Group = Group.world(core)) {
+  constructor(core: Core, msg: Messages, sync: ShmSync, group: Group = Group.world(core)) {
     this.core = core
     this.msg = msg
     this.sync = sync
@@ -58,7 +58,7 @@ export class Barrier {
   }
 
   /** Starts a barrier: ERR_STATE when one was notified and not yet waited for. */
-  notify (id: number, flags: number): number {
+  notify(id: number, flags: number): number {
     if (this.active) return S.ERR_STATE
     if (!Number.isInteger(id) || !Number.isInteger(flags)) return S.ERR_BAD_ARG
     this.active = true
@@ -69,59 +69,83 @@ export class Barrier {
     this.flags = flags
     this.known = (flags & BarrierFlag.MISMATCH) !== 0 ? MIXED : (flags & BarrierFlag.ANONYMOUS) !== 0 ? ANON : NAMED
     this.knownId = this.id
-    if (this.shm) { this.sync.begin(this.seq, KIND_BARRIER, 0, this.known, this.knownId); return S.OK }
+    if (this.shm) {
+      this.sync.begin(this.seq, KIND_BARRIER, 0, this.known, this.knownId)
+      return S.OK
+    }
     if (this.rounds > 0) return this.sendRound(0)
     return S.OK
   }
 
-  private sendRound (k: number): number {
+  private sendRound(k: number): number {
     const o = this.out
-    o[0] = this.known; o[1] = this.knownId
-    const g = this.group; const n = g.size
+    o[0] = this.known
+    o[1] = this.knownId
+    const g = this.group
+    const n = g.size
     return this.msg.send(g.members[(g.rank + (1 << k)) % n]!, this.seq, k, KIND_BARRIER, 0, this.out8)
   }
 
   /** Merges what a round brought. */
-  private merge (): void {
-    const st = this.inb[0]!; const id = this.inb[1]!
+  private merge(): void {
+    const st = this.inb[0]!
+    const id = this.inb[1]!
     if (st === ANON || this.known === MIXED) return
-    if (st === MIXED) { this.known = MIXED; return }
-    if (this.known === ANON) { this.known = NAMED; this.knownId = id; return }
+    if (st === MIXED) {
+      this.known = MIXED
+      return
+    }
+    if (this.known === ANON) {
+      this.known = NAMED
+      this.knownId = id
+      return
+    }
     if (this.knownId !== id) this.known = MIXED
   }
 
   /** Runs the rounds whose messages are here; `block`: waits for the others. */
-  private advance (block: boolean): number {
+  private advance(block: boolean): number {
     if (this.shm) {
       const rc = this.sync.advance(block)
       if (rc === NOT_YET) return NOT_READY
-      if (rc !== 0) { this.msg.markFailed(this.seq); return rc }
-      this.known = this.sync.known; this.knownId = this.sync.knownId
+      if (rc !== 0) {
+        this.msg.markFailed(this.seq)
+        return rc
+      }
+      this.known = this.sync.known
+      this.knownId = this.sync.knownId
       return S.OK
     }
-    const g = this.group; const n = g.size
+    const g = this.group
+    const n = g.size
     while (this.round < this.rounds) {
       const k = this.round
-      const from = g.members[(g.rank - (1 << k) % n + n) % n]!
-      if (!block && !this.msg.arrived(from, this.seq, k)) { this.core.progress(); if (!this.msg.arrived(from, this.seq, k)) return NOT_READY }
+      const from = g.members[(g.rank - ((1 << k) % n) + n) % n]!
+      if (!block && !this.msg.arrived(from, this.seq, k)) {
+        this.core.progress()
+        if (!this.msg.arrived(from, this.seq, k)) return NOT_READY
+      }
       const rc = this.msg.recv(from, this.seq, k, KIND_BARRIER, 0, this.in8)
       if (rc !== 0) return rc
       this.merge()
       this.round = k + 1
-      if (k + 1 < this.rounds) { const r = this.sendRound(k + 1); if (r !== 0) return r }
+      if (k + 1 < this.rounds) {
+        const r = this.sendRound(k + 1)
+        if (r !== 0) return r
+      }
     }
     return S.OK
   }
 
   /** Completes the barrier: OK, ERR_BARRIER_MISMATCH, or ERR_STATE without a notify. */
-  wait (id: number, flags: number): number {
+  wait(id: number, flags: number): number {
     if (!this.active) return S.ERR_STATE
     const rc = this.advance(true)
     return this.finish(rc, id, flags)
   }
 
   /** `wait` that does not block: NOT_READY while other tasks have not notified. */
-  tryWait (id: number, flags: number): number {
+  tryWait(id: number, flags: number): number {
     if (!this.active) return S.ERR_STATE
     const rc = this.advance(false)
     if (rc === NOT_READY) return rc
@@ -133,7 +157,7 @@ export class Barrier {
    * remote procedures returning promises uses, as those settle only in its event loop. After
    * PROBE_MS it waits blocking (which probes for mismatched calls).
    */
-  async waitAsync (id: number, flags: number): Promise<number> {
+  async waitAsync(id: number, flags: number): Promise<number> {
     if (!this.active) return S.ERR_STATE
     const until = performance.now() + PROBE_MS
     for (;;) {
@@ -144,14 +168,16 @@ export class Barrier {
         await this.core.lapi.waitUntilAsync(() => this.sync.ready || performance.now() >= until, WaitCall.PGAS_COLLECTIVE)
         continue
       }
-      const g = this.group; const n = g.size
-      const from = g.members[(g.rank - (1 << this.round) % n + n) % n]!
-      const seq = this.seq; const round = this.round
+      const g = this.group
+      const n = g.size
+      const from = g.members[(g.rank - ((1 << this.round) % n) + n) % n]!
+      const seq = this.seq
+      const round = this.round
       await this.core.lapi.waitUntilAsync(() => this.msg.arrived(from, seq, round) || performance.now() >= until, WaitCall.PGAS_COLLECTIVE)
     }
   }
 
-  private finish (rc: number, id: number, flags: number): number {
+  private finish(rc: number, id: number, flags: number): number {
     this.active = false
     if (rc !== 0) return rc
     // (a wait must name what its notify named)
@@ -161,7 +187,7 @@ export class Barrier {
   }
 
   /** notify + wait. */
-  barrier (id = 0, flags: number = BarrierFlag.ANONYMOUS): number {
+  barrier(id = 0, flags: number = BarrierFlag.ANONYMOUS): number {
     const rc = this.notify(id, flags)
     if (rc !== 0) return rc
     return this.wait(id, flags)

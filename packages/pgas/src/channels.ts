@@ -36,9 +36,9 @@ const DRAIN_MS = 0.2
 /** Where a message's bytes go at the receiver (messages.ts's entry). */
 export interface Landing {
   /** The buffer the message's bytes go into (its receive's, or one of its own). */
-  landing (): Uint8Array
+  landing(): Uint8Array
   /** Its bytes are all in. */
-  landed (): void
+  landed(): void
 }
 
 /** What the receiving side of the channels needs from the matching of messages. */
@@ -47,9 +47,9 @@ export interface ChannelSink {
    * A message's header came from `src`: its landing, or null to leave it in the ring for now (no
    * receive posted for it, and not `force`).
    */
-  begin (src: number, seq: number, w1: number, arg: number, len: number, force: boolean): Landing | null
+  begin(src: number, seq: number, w1: number, arg: number, len: number, force: boolean): Landing | null
   /** Whether this task waits for a message of `src` that has not begun to land (then whatever is ahead of it is drained). */
-  waitsFor (src: number): boolean
+  waitsFor(src: number): boolean
 }
 
 /** A send through a channel: complete (`done`) when its last byte is in the ring. */
@@ -62,7 +62,9 @@ export class ChannelSend extends OpHandle {
   /** Bytes of header (0 or 16) and body (data and padding) written. */
   started = false
   off = 0
-  constructor () { super(null, 0, 0) }
+  constructor() {
+    super(null, 0, 0)
+  }
 }
 const EMPTY = new Uint8Array(0)
 
@@ -76,8 +78,12 @@ class Out {
   head = 0
   readonly queue: ChannelSend[] = []
   first = 0
-  constructor (to: number, u8: Uint8Array, i32: Int32Array, ring: number) {
-    this.to = to; this.u8 = u8; this.i32 = i32; this.w = ring >> 2; this.data = ring + RING_HDR
+  constructor(to: number, u8: Uint8Array, i32: Int32Array, ring: number) {
+    this.to = to
+    this.u8 = u8
+    this.i32 = i32
+    this.w = ring >> 2
+    this.data = ring + RING_HDR
   }
 }
 
@@ -96,8 +102,12 @@ class In {
   body = 0
   /** When this reader first found the writer stalled behind a message it had no receive for (0: not). */
   stalledSince = 0
-  constructor (from: number, u8: Uint8Array, i32: Int32Array, ring: number) {
-    this.from = from; this.u8 = u8; this.i32 = i32; this.w = ring >> 2; this.data = ring + RING_HDR
+  constructor(from: number, u8: Uint8Array, i32: Int32Array, ring: number) {
+    this.from = from
+    this.u8 = u8
+    this.i32 = i32
+    this.w = ring >> 2
+    this.data = ring + RING_HDR
   }
 }
 
@@ -115,7 +125,7 @@ export class Channels {
   private waits = 0
   private readonly outs: Out[] = []
 
-  constructor (core: Core, sink: ChannelSink, blocks: SharedBlocks) {
+  constructor(core: Core, sink: ChannelSink, blocks: SharedBlocks) {
     this.core = core
     this.sink = sink
     const me = core.rank
@@ -126,7 +136,10 @@ export class Channels {
     this.waitingAt = blocks.at.map((b, t) => (b >= 0 && core.isLocal(t) ? (b >> 2) + W_WAITING : -1))
     for (let t = 0; t < core.size; t++) {
       const ok = this.cap > 0 && t !== me && blocks.has(me) && blocks.has(t) && core.isLocal(t)
-      if (!ok) { this.out.push(null); continue }
+      if (!ok) {
+        this.out.push(null)
+        continue
+      }
       const o = new Out(t, core.u8[me]!, core.i32[me]!, blocks.ring(me, t))
       this.out.push(o)
       this.outs.push(o)
@@ -135,17 +148,26 @@ export class Channels {
   }
 
   /** Whether messages to task `t` go through a channel. */
-  reaches (t: number): boolean { return this.out[t] !== null && this.out[t] !== undefined }
+  reaches(t: number): boolean {
+    return this.out[t] !== null && this.out[t] !== undefined
+  }
 
   /** Whether this task has any channel (else `pump` has nothing to do). */
-  get any (): boolean { return this.outs.length > 0 }
+  get any(): boolean {
+    return this.outs.length > 0
+  }
 
   /** Queues `data` for task `to` (a channel it `reaches`) and writes what fits now. */
-  send (to: number, seq: number, w1: number, arg: number, data: Uint8Array): ChannelSend {
+  send(to: number, seq: number, w1: number, arg: number, data: Uint8Array): ChannelSend {
     const o = this.out[to]!
     const s = this.spare.pop() ?? new ChannelSend()
-    s.done = false; s.started = false; s.off = 0
-    s.seq = seq; s.w1 = w1; s.arg = arg; s.data = data
+    s.done = false
+    s.started = false
+    s.off = 0
+    s.seq = seq
+    s.w1 = w1
+    s.arg = arg
+    s.data = data
     o.queue.push(s)
     if (o.queue.length - o.first === 1) this.push(o)
     return s
@@ -155,19 +177,21 @@ export class Channels {
   private readonly spare: ChannelSend[] = []
 
   /** Takes back the handle of a complete send that its caller waited for and drops. */
-  recycle (s: ChannelSend): void {
+  recycle(s: ChannelSend): void {
     if (s.done && this.spare.length < 64) this.spare.push(s)
   }
 
   /** Marks this task as waiting (writers wake it when they write) or no longer; nests. */
-  waiting (on: boolean): void {
+  waiting(on: boolean): void {
     if (this.block < 0) return
     const w = this.block >> 2
-    if (on) { if (this.waits++ === 0) Atomics.store(this.waitingWord, w + W_WAITING, 1) } else if (--this.waits === 0) Atomics.store(this.waitingWord, w + W_WAITING, 0)
+    if (on) {
+      if (this.waits++ === 0) Atomics.store(this.waitingWord, w + W_WAITING, 1)
+    } else if (--this.waits === 0) Atomics.store(this.waitingWord, w + W_WAITING, 0)
   }
 
   /** Writes and reads what can be: returns whether any byte moved. `now`: the clock, for DRAIN_MS. */
-  pump (now: number): boolean {
+  pump(now: number): boolean {
     let moved = false
     const outs = this.outs
     for (let i = 0; i < outs.length; i++) {
@@ -180,7 +204,7 @@ export class Channels {
   }
 
   /** Writes the queued sends of `o` as far as the ring has room; returns whether any byte moved. */
-  private push (o: Out): boolean {
+  private push(o: Out): boolean {
     const i32 = o.i32
     const cap = this.cap
     let moved = false
@@ -189,9 +213,18 @@ export class Channels {
       const s = o.queue[o.first]!
       let room = cap - ((o.head - Atomics.load(i32, o.w + TAIL)) | 0)
       if (!s.started) {
-        if (room < MSG_HDR) { if (!this.stall(o)) { stalled = true; break } continue }
+        if (room < MSG_HDR) {
+          if (!this.stall(o)) {
+            stalled = true
+            break
+          }
+          continue
+        }
         const at = (o.data + (o.head & (cap - 1))) >> 2
-        i32[at] = s.seq; i32[at + 1] = s.w1; i32[at + 2] = s.arg; i32[at + 3] = s.data.length
+        i32[at] = s.seq
+        i32[at + 1] = s.w1
+        i32[at + 2] = s.arg
+        i32[at + 3] = s.data.length
         o.head = (o.head + MSG_HDR) | 0
         room -= MSG_HDR
         s.started = true
@@ -210,13 +243,22 @@ export class Channels {
         this.wakeReader(o.to)
         moved = true
       }
-      if (s.off < body) { if (!this.stall(o)) { stalled = true; break } continue }
+      if (s.off < body) {
+        if (!this.stall(o)) {
+          stalled = true
+          break
+        }
+        continue
+      }
       Atomics.store(i32, o.w + HEAD, o.head)
       this.wakeReader(o.to)
       s.done = true
       s.data = EMPTY
       o.queue[o.first++] = undefined as unknown as ChannelSend
-      if (o.first === o.queue.length) { o.queue.length = 0; o.first = 0 }
+      if (o.first === o.queue.length) {
+        o.queue.length = 0
+        o.first = 0
+      }
     }
     if (!stalled && Atomics.load(i32, o.w + STALLED) !== 0) Atomics.store(i32, o.w + STALLED, 0)
     return moved
@@ -226,7 +268,7 @@ export class Channels {
    * The writer of `o` has no room: says so (the reader then wakes it) and looks again; true when
    * there is room now after all.
    */
-  private stall (o: Out): boolean {
+  private stall(o: Out): boolean {
     const i32 = o.i32
     if (Atomics.load(i32, o.w + STALLED) === 0) Atomics.store(i32, o.w + STALLED, 1)
     const s = o.queue[o.first]!
@@ -234,13 +276,13 @@ export class Channels {
     return room >= (s.started ? 1 : MSG_HDR)
   }
 
-  private wakeReader (t: number): void {
+  private wakeReader(t: number): void {
     const w = this.waitingAt[t]!
     if (w >= 0 && Atomics.load(this.core.i32[t]!, w) !== 0) this.core.lapi.wake(t)
   }
 
   /** Copies `n` bytes of `src` from `off` into `o`'s ring at its head (in two parts where it wraps). */
-  private copyIn (o: Out, src: Uint8Array, off: number, n: number): void {
+  private copyIn(o: Out, src: Uint8Array, off: number, n: number): void {
     const cap = this.cap
     const pos = o.head & (cap - 1)
     const first = Math.min(n, cap - pos)
@@ -249,7 +291,7 @@ export class Channels {
   }
 
   /** Reads what came on `c` as far as there are receives for it; returns whether any byte moved. */
-  private pull (c: In, now: number): boolean {
+  private pull(c: In, now: number): boolean {
     const i32 = c.i32
     const cap = this.cap
     let avail = (Atomics.load(i32, c.w + HEAD) - c.tail) | 0
@@ -263,7 +305,11 @@ export class Channels {
         const l = this.sink.begin(c.from, i32[at]!, i32[at + 1]!, i32[at + 2]!, len, force)
         if (l === null) break
         c.stalledSince = 0
-        c.cur = l; c.buf = l.landing(); c.off = 0; c.len = len; c.body = (len + 15) & ~15
+        c.cur = l
+        c.buf = l.landing()
+        c.off = 0
+        c.len = len
+        c.body = (len + 15) & ~15
         c.tail = (c.tail + MSG_HDR) | 0
         avail -= MSG_HDR
         moved = true
@@ -277,7 +323,8 @@ export class Channels {
       moved = true
       if (c.off === c.body) {
         const l = c.cur!
-        c.cur = null; c.buf = EMPTY
+        c.cur = null
+        c.buf = EMPTY
         l.landed()
       }
       Atomics.store(i32, c.w + TAIL, c.tail)
@@ -288,13 +335,19 @@ export class Channels {
   }
 
   /** Whether the writer of `c` is stalled and has been for DRAIN_MS of this reader's looks. */
-  private drainDue (c: In, now: number): boolean {
-    if (Atomics.load(c.i32, c.w + STALLED) === 0) { c.stalledSince = 0; return false }
-    if (c.stalledSince === 0) { c.stalledSince = now; return false }
+  private drainDue(c: In, now: number): boolean {
+    if (Atomics.load(c.i32, c.w + STALLED) === 0) {
+      c.stalledSince = 0
+      return false
+    }
+    if (c.stalledSince === 0) {
+      c.stalledSince = now
+      return false
+    }
     return now - c.stalledSince >= DRAIN_MS
   }
 
-  private copyOut (c: In, n: number): void {
+  private copyOut(c: In, n: number): void {
     const cap = this.cap
     const pos = c.tail & (cap - 1)
     const first = Math.min(n, cap - pos)

@@ -29,7 +29,9 @@ export const K_EXSCAN = 10
 export const K_SCATTER = 11
 
 /** A message's kind: the collective, its operator and its root. */
-export function kindOf (k: number, root = 0, op = 0): number { return k | (op << 5) | ((root & 0xfff) << 8) }
+export function kindOf(k: number, root = 0, op = 0): number {
+  return k | (op << 5) | ((root & 0xfff) << 8)
+}
 
 export class CollBase {
   protected readonly core: Core
@@ -38,7 +40,7 @@ export class CollBase {
   /** The group of the collectives called without one. */
   readonly world: Group
 
-  constructor (core: Core, msg: Messages, sync: ShmSync) {
+  constructor(core: Core, msg: Messages, sync: ShmSync) {
     this.core = core
     this.msg = msg
     this.sync = sync
@@ -46,7 +48,7 @@ export class CollBase {
   }
 
   /** The group's next sequence number, said to be `kind`'s. */
-  protected begin (g: Group, kind: number): number {
+  protected begin(g: Group, kind: number): number {
     const seq = g.nextSeq()
     this.msg.enter(seq, kind)
     return seq
@@ -57,26 +59,31 @@ export class CollBase {
    * argument only this task can see): the other members' waits on this task end with a mismatch
    * (its probes are answered so), and every member stays in step for the next call.
    */
-  abandon (g: Group, kind: number, rc: number): number {
+  abandon(g: Group, kind: number, rc: number): number {
     this.msg.markFailed(this.begin(g, kind))
     return rc
   }
 
-  protected badRoot (g: Group, root: number): boolean { return !Number.isInteger(root) || root < 0 || root >= g.size }
+  protected badRoot(g: Group, root: number): boolean {
+    return !Number.isInteger(root) || root < 0 || root >= g.size
+  }
 
   /** Send handles of the running collective (emptied by waitAll). */
   protected readonly handles: OpHandle[] = []
 
   /** Waits for every handle of `hs` and empties it: the first failure, or OK. */
-  protected waitAll (hs: OpHandle[]): number {
+  protected waitAll(hs: OpHandle[]): number {
     let rc = 0
-    for (let i = 0; i < hs.length; i++) { const r = this.msg.wait(hs[i]!); if (rc === 0) rc = r }
+    for (let i = 0; i < hs.length; i++) {
+      const r = this.msg.wait(hs[i]!)
+      if (rc === 0) rc = r
+    }
     hs.length = 0
     return rc
   }
 
   /** Sends `data` to task `to` and receives into `into` from task `from`, both in round `round`. */
-  protected exchange (seq: number, round: number, kind: number, arg: number, to: number, data: Uint8Array, from: number, into: Uint8Array): number {
+  protected exchange(seq: number, round: number, kind: number, arg: number, to: number, data: Uint8Array, from: number, into: Uint8Array): number {
     this.msg.post(from, seq, round, kind, arg, into)
     const h = this.msg.sendNb(to, seq, round, kind, arg, data)
     const rc = this.msg.recv(from, seq, round, kind, arg, into)

@@ -17,7 +17,19 @@
  *   process), above it pairwise exchange (P − 1 steps, one partner each); all-to-all-v: pairwise
  *   exchange.
  */
-import { ALLGATHER_RD_MAX, ALLTOALL_LINEAR_MAX, BCAST_TREE_MAX, GATHER_TREE_MAX, K_ALLGATHER, K_ALLTOALL, K_ALLTOALLV, K_BCAST, K_GATHER, K_SCATTER, kindOf } from './coll-base.js'
+import {
+  ALLGATHER_RD_MAX,
+  ALLTOALL_LINEAR_MAX,
+  BCAST_TREE_MAX,
+  GATHER_TREE_MAX,
+  K_ALLGATHER,
+  K_ALLTOALL,
+  K_ALLTOALLV,
+  K_BCAST,
+  K_GATHER,
+  K_SCATTER,
+  kindOf,
+} from './coll-base.js'
 import type { Group } from './group.js'
 import type { OpHandle } from './rma.js'
 import { type NumArray, bytesOf, isNumArray } from './reduce-ops.js'
@@ -30,9 +42,10 @@ const SEGMENT = 64 * 1024
 
 export class Collectives extends Reductions {
   /** Broadcast of `buf` from `root` to every member's `buf`. */
-  bcast (buf: NumArray, root: number, g: Group = this.world): number {
+  bcast(buf: NumArray, root: number, g: Group = this.world): number {
     if (!isNumArray(buf) || this.badRoot(g, root)) return S.ERR_BAD_ARG
-    const n = g.size; const m = g.members
+    const n = g.size
+    const m = g.members
     const kind = kindOf(K_BCAST, root)
     const seq = this.begin(g, kind)
     if (n === 1) return S.OK
@@ -42,11 +55,18 @@ export class Collectives extends Reductions {
     if (b.length <= BCAST_TREE_MAX || n === 2) {
       let mask = 1
       while (mask < n) {
-        if ((rel & mask) !== 0) { const rc = this.msg.recv(abs(rel - mask), seq, 0, kind, b.length, b); if (rc !== 0) return rc; break }
+        if ((rel & mask) !== 0) {
+          const rc = this.msg.recv(abs(rel - mask), seq, 0, kind, b.length, b)
+          if (rc !== 0) return rc
+          break
+        }
         mask <<= 1
       }
       for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (rel + mask < n) { const rc = this.msg.send(abs(rel + mask), seq, 0, kind, b.length, b); if (rc !== 0) return rc }
+        if (rel + mask < n) {
+          const rc = this.msg.send(abs(rel + mask), seq, 0, kind, b.length, b)
+          if (rc !== 0) return rc
+        }
       }
       return S.OK
     }
@@ -63,9 +83,15 @@ export class Collectives extends Reductions {
     let pending: OpHandle | null = null
     for (let s = 0, off = 0; off < b.length; s++, off += seg) {
       const piece = b.subarray(off, Math.min(b.length, off + seg))
-      if (rel > 0) { const rc = this.msg.recv(abs(rel - 1), seq, s, kind, b.length, piece); if (rc !== 0) return rc }
+      if (rel > 0) {
+        const rc = this.msg.recv(abs(rel - 1), seq, s, kind, b.length, piece)
+        if (rc !== 0) return rc
+      }
       if (rel < n - 1) {
-        if (pending !== null) { const rc = this.msg.wait(pending); if (rc !== 0) return rc }
+        if (pending !== null) {
+          const rc = this.msg.wait(pending)
+          if (rc !== 0) return rc
+        }
         pending = this.msg.sendNb(abs(rel + 1), seq, s, kind, b.length, piece)
       }
     }
@@ -73,9 +99,11 @@ export class Collectives extends Reductions {
   }
 
   /** Scatter: block r of the root's `send` (P × recv.length elements; null elsewhere) into rank r's `recv`. */
-  scatter (send: NumArray | null, recv: NumArray, root: number, g: Group = this.world): number {
+  scatter(send: NumArray | null, recv: NumArray, root: number, g: Group = this.world): number {
     if (!isNumArray(recv) || this.badRoot(g, root)) return S.ERR_BAD_ARG
-    const n = g.size; const me = g.rank; const m = g.members
+    const n = g.size
+    const me = g.rank
+    const m = g.members
     if (me === root && (send === null || !isNumArray(send) || send.length !== n * recv.length || recv.constructor !== send.constructor)) return S.ERR_BAD_ARG
     const kind = kindOf(K_SCATTER, root)
     const seq = this.begin(g, kind)
@@ -86,7 +114,10 @@ export class Collectives extends Reductions {
       const s8 = bytesOf(send!)
       const hs = this.handles
       hs.length = 0
-      for (let s = 1; s < n; s++) { const t = (me + s) % n; hs.push(this.msg.sendNb(m[t]!, seq, 0, kind, bs, s8.subarray(t * bs, (t + 1) * bs))) }
+      for (let s = 1; s < n; s++) {
+        const t = (me + s) % n
+        hs.push(this.msg.sendNb(m[t]!, seq, 0, kind, bs, s8.subarray(t * bs, (t + 1) * bs)))
+      }
       r8.set(s8.subarray(me * bs, (me + 1) * bs))
       return this.waitAll(hs)
     }
@@ -98,7 +129,10 @@ export class Collectives extends Reductions {
     const tmp = new Uint8Array(Math.min(mask, n - rel) * bs)
     if (rel === 0) {
       const s8 = bytesOf(send!)
-      for (let i = 0; i < n; i++) { const t = (i + root) % n; tmp.set(s8.subarray(t * bs, (t + 1) * bs), i * bs) }
+      for (let i = 0; i < n; i++) {
+        const t = (i + root) % n
+        tmp.set(s8.subarray(t * bs, (t + 1) * bs), i * bs)
+      }
     } else {
       const rc = this.msg.recv(m[(rel - mask + root) % n]!, seq, 0, kind, bs, tmp)
       if (rc !== 0) return rc
@@ -115,9 +149,11 @@ export class Collectives extends Reductions {
   }
 
   /** Gather of every member's `send` (equal lengths) into `recv` at `root`, rank r's at r·send.length. */
-  gather (send: NumArray, recv: NumArray | null, root: number, g: Group = this.world): number {
+  gather(send: NumArray, recv: NumArray | null, root: number, g: Group = this.world): number {
     if (!isNumArray(send) || this.badRoot(g, root)) return S.ERR_BAD_ARG
-    const n = g.size; const me = g.rank; const m = g.members
+    const n = g.size
+    const me = g.rank
+    const m = g.members
     if (me === root && (recv === null || !isNumArray(recv) || recv.length !== n * send.length || recv.constructor !== send.constructor)) return S.ERR_BAD_ARG
     const kind = kindOf(K_GATHER, root)
     const seq = this.begin(g, kind)
@@ -127,7 +163,10 @@ export class Collectives extends Reductions {
       const r8 = bytesOf(recv!)
       for (let t = 0; t < n; t++) {
         const into = r8.subarray(t * bs, (t + 1) * bs)
-        if (t === me) { into.set(bytesOf(send)); continue }
+        if (t === me) {
+          into.set(bytesOf(send))
+          continue
+        }
         const rc = this.msg.recv(m[t]!, seq, 0, kind, bs, into)
         if (rc !== 0) return rc
       }
@@ -157,8 +196,10 @@ export class Collectives extends Reductions {
   }
 
   /** Gather of every member's `send` into every member's `recv` (rank r's at r·send.length). */
-  allgather (send: NumArray, recv: NumArray, g: Group = this.world): number {
-    const n = g.size; const me = g.rank; const m = g.members
+  allgather(send: NumArray, recv: NumArray, g: Group = this.world): number {
+    const n = g.size
+    const me = g.rank
+    const m = g.members
     if (!isNumArray(send) || !isNumArray(recv) || recv.length !== n * send.length || recv.constructor !== send.constructor) return S.ERR_BAD_ARG
     const kind = kindOf(K_ALLGATHER)
     const seq = this.begin(g, kind)
@@ -169,15 +210,27 @@ export class Collectives extends Reductions {
     if ((n & (n - 1)) === 0 && bs * n <= ALLGATHER_RD_MAX) {
       for (let mask = 1, round = 0; mask < n; mask <<= 1, round++) {
         const partner = me ^ mask
-        const mine = me & ~(mask - 1); const theirs = partner & ~(mask - 1)
-        const rc = this.exchange(seq, round, kind, bs, m[partner]!, r8.subarray(mine * bs, (mine + mask) * bs), m[partner]!, r8.subarray(theirs * bs, (theirs + mask) * bs))
+        const mine = me & ~(mask - 1)
+        const theirs = partner & ~(mask - 1)
+        const rc = this.exchange(
+          seq,
+          round,
+          kind,
+          bs,
+          m[partner]!,
+          r8.subarray(mine * bs, (mine + mask) * bs),
+          m[partner]!,
+          r8.subarray(theirs * bs, (theirs + mask) * bs),
+        )
         if (rc !== 0) return rc
       }
       return S.OK
     }
-    const right = m[(me + 1) % n]!; const left = m[(me + n - 1) % n]!
+    const right = m[(me + 1) % n]!
+    const left = m[(me + n - 1) % n]!
     for (let s = 0; s < n - 1; s++) {
-      const sb = (me - s + n) % n; const rb = (me - s - 1 + 2 * n) % n
+      const sb = (me - s + n) % n
+      const rb = (me - s - 1 + 2 * n) % n
       const rc = this.exchange(seq, s, kind, bs, right, r8.subarray(sb * bs, (sb + 1) * bs), left, r8.subarray(rb * bs, (rb + 1) * bs))
       if (rc !== 0) return rc
     }
@@ -185,29 +238,47 @@ export class Collectives extends Reductions {
   }
 
   /** All-to-all: block r of `send` (send.length / P elements) to rank r, whose block `rank` of `recv` gets it. */
-  alltoall (send: NumArray, recv: NumArray, g: Group = this.world): number {
-    const n = g.size; const me = g.rank; const m = g.members
-    if (!isNumArray(send) || !isNumArray(recv) || send.length !== recv.length || send.length % n !== 0 || recv.constructor !== send.constructor) return S.ERR_BAD_ARG
+  alltoall(send: NumArray, recv: NumArray, g: Group = this.world): number {
+    const n = g.size
+    const me = g.rank
+    const m = g.members
+    if (!isNumArray(send) || !isNumArray(recv) || send.length !== recv.length || send.length % n !== 0 || recv.constructor !== send.constructor)
+      return S.ERR_BAD_ARG
     const kind = kindOf(K_ALLTOALL)
     const seq = this.begin(g, kind)
-    const s8 = bytesOf(send); const r8 = bytesOf(recv)
+    const s8 = bytesOf(send)
+    const r8 = bytesOf(recv)
     const bs = s8.length / n
-    if (n === 1) { r8.set(s8); return S.OK }
+    if (n === 1) {
+      r8.set(s8)
+      return S.OK
+    }
     if (bs <= ALLTOALL_LINEAR_MAX || g.allLocal) {
       // (small blocks, or one shared memory: every receive posted, every block sent, at once)
       const hs = this.handles
       hs.length = 0
-      for (let s = 1; s < n; s++) { const t = (me - s + n) % n; this.msg.post(m[t]!, seq, 0, kind, bs, r8.subarray(t * bs, (t + 1) * bs)) }
-      for (let s = 1; s < n; s++) { const t = (me + s) % n; hs.push(this.msg.sendNb(m[t]!, seq, 0, kind, bs, s8.subarray(t * bs, (t + 1) * bs))) }
+      for (let s = 1; s < n; s++) {
+        const t = (me - s + n) % n
+        this.msg.post(m[t]!, seq, 0, kind, bs, r8.subarray(t * bs, (t + 1) * bs))
+      }
+      for (let s = 1; s < n; s++) {
+        const t = (me + s) % n
+        hs.push(this.msg.sendNb(m[t]!, seq, 0, kind, bs, s8.subarray(t * bs, (t + 1) * bs)))
+      }
       r8.set(s8.subarray(me * bs, (me + 1) * bs), me * bs)
       let rc = 0
-      for (let s = 1; s < n; s++) { const t = (me - s + n) % n; const r = this.msg.recv(m[t]!, seq, 0, kind, bs, r8.subarray(t * bs, (t + 1) * bs)); if (rc === 0) rc = r }
+      for (let s = 1; s < n; s++) {
+        const t = (me - s + n) % n
+        const r = this.msg.recv(m[t]!, seq, 0, kind, bs, r8.subarray(t * bs, (t + 1) * bs))
+        if (rc === 0) rc = r
+      }
       const rs = this.waitAll(hs)
       return rc !== 0 ? rc : rs
     }
     // (the own block is copied while the first partner takes what it was sent)
     for (let s = 1; s < n; s++) {
-      const to = (me + s) % n; const from = (me - s + n) % n
+      const to = (me + s) % n
+      const from = (me - s + n) % n
       const into = r8.subarray(from * bs, (from + 1) * bs)
       this.msg.post(m[from]!, seq, s, kind, bs, into)
       const h = this.msg.sendNb(m[to]!, seq, s, kind, bs, s8.subarray(to * bs, (to + 1) * bs))
@@ -223,12 +294,25 @@ export class Collectives extends Reductions {
    * All-to-all with counts: `sendCounts[r]` elements from `sendDispls[r]` of `send` to rank r,
    * `recvCounts[r]` elements from rank r into `recv` at `recvDispls[r]` (pairwise exchange).
    */
-  alltoallv (send: NumArray, sendCounts: ArrayLike<number>, sendDispls: ArrayLike<number>, recv: NumArray, recvCounts: ArrayLike<number>, recvDispls: ArrayLike<number>, g: Group = this.world): number {
-    const n = g.size; const me = g.rank; const m = g.members
+  alltoallv(
+    send: NumArray,
+    sendCounts: ArrayLike<number>,
+    sendDispls: ArrayLike<number>,
+    recv: NumArray,
+    recvCounts: ArrayLike<number>,
+    recvDispls: ArrayLike<number>,
+    g: Group = this.world,
+  ): number {
+    const n = g.size
+    const me = g.rank
+    const m = g.members
     if (!isNumArray(send) || !isNumArray(recv) || recv.constructor !== send.constructor) return S.ERR_BAD_ARG
     if (!counts(sendCounts, n) || !counts(sendDispls, n) || !counts(recvCounts, n) || !counts(recvDispls, n)) return S.ERR_BAD_ARG
     for (let t = 0; t < n; t++) {
-      const sc = sendCounts[t]!; const sd = sendDispls[t]!; const rcn = recvCounts[t]!; const rd = recvDispls[t]!
+      const sc = sendCounts[t]!
+      const sd = sendDispls[t]!
+      const rcn = recvCounts[t]!
+      const rd = recvDispls[t]!
       if (![sc, sd, rcn, rd].every((v) => Number.isInteger(v) && v >= 0) || sd + sc > send.length || rd + rcn > recv.length) return S.ERR_BAD_ARG
     }
     const kind = kindOf(K_ALLTOALLV)
@@ -237,8 +321,18 @@ export class Collectives extends Reductions {
     if (sendCounts[me] !== recvCounts[me]) return S.ERR_COLL_MISMATCH
     piece(recv, recvDispls[me]!, recvCounts[me]!).set(piece(send, sendDispls[me]!, sendCounts[me]!))
     for (let s = 1; s < n; s++) {
-      const to = (me + s) % n; const from = (me - s + n) % n
-      const rc = this.exchange(seq, s, kind, 0, m[to]!, piece(send, sendDispls[to]!, sendCounts[to]!), m[from]!, piece(recv, recvDispls[from]!, recvCounts[from]!))
+      const to = (me + s) % n
+      const from = (me - s + n) % n
+      const rc = this.exchange(
+        seq,
+        s,
+        kind,
+        0,
+        m[to]!,
+        piece(send, sendDispls[to]!, sendCounts[to]!),
+        m[from]!,
+        piece(recv, recvDispls[from]!, recvCounts[from]!),
+      )
       if (rc !== 0) return rc
     }
     return S.OK
@@ -246,6 +340,6 @@ export class Collectives extends Reductions {
 }
 
 /** Whether `a` is an array-like of `n` entries (counts or displacements, one per rank). */
-function counts (a: ArrayLike<number>, n: number): boolean {
+function counts(a: ArrayLike<number>, n: number): boolean {
   return a !== null && typeof a === 'object' && a.length === n
 }

@@ -4,7 +4,7 @@
  * and Atomics, no message), the range checks of the public edge, and a pool of LAPI counters (a
  * counter is 8 bytes of the segment; operations borrow one and give it back).
  */
-import { Lapi, type Counter } from '@amlapi/lapi'
+import type { Lapi, Counter } from '@amlapi/lapi'
 import { PgasStatus as S } from './status.js'
 
 export class Core {
@@ -27,12 +27,15 @@ export class Core {
   /** The sequence number of the last barrier or collective (every task counts the same calls). */
   private seq = 0
 
-  constructor (lapi: Lapi) {
+  constructor(lapi: Lapi) {
     this.lapi = lapi
     this.rank = lapi.rank
     this.size = lapi.size
     this.segmentSize = lapi.segmentSize
-    this.u8 = []; this.i32 = []; this.i64 = []; this.f64 = []
+    this.u8 = []
+    this.i32 = []
+    this.i64 = []
+    this.f64 = []
     for (let t = 0; t < this.size; t++) {
       const sab = lapi.sharedSegment(t)
       this.u8.push(sab === null ? null : new Uint8Array(sab))
@@ -44,16 +47,18 @@ export class Core {
   }
 
   /** The sequence number of the next barrier or collective (20 bits, wrapping). */
-  nextSeq (): number {
+  nextSeq(): number {
     this.seq = (this.seq + 1) & 0xfffff
     return this.seq
   }
 
   /** Whether task `t` is of this process (its segment is `u8[t]`). */
-  isLocal (t: number): boolean { return this.u8[t] !== null }
+  isLocal(t: number): boolean {
+    return this.u8[t] !== null
+  }
 
   /** The status of an access of `len` bytes at `addr` of task `task`: OK, or why not. */
-  checkRange (task: number, addr: number, len: number): number {
+  checkRange(task: number, addr: number, len: number): number {
     if (this.closed) return S.ERR_NOT_INIT
     if (!Number.isInteger(task) || task < 0 || task >= this.size) return S.ERR_BAD_TASK
     if (!Number.isInteger(addr) || !Number.isInteger(len) || len < 0) return S.ERR_BAD_ARG
@@ -64,14 +69,14 @@ export class Core {
   }
 
   /** A counter at 0, from the pool. */
-  counter (): Counter {
+  counter(): Counter {
     const c = this.pool.pop()
     if (c === undefined) return this.lapi.counter()
     return c
   }
 
   /** Gives a counter back (it must be at 0: every wait consumed what it counted). */
-  release (c: Counter): void {
+  release(c: Counter): void {
     if (c.get() !== 0) c.set(0)
     this.pool.push(c)
   }
@@ -81,17 +86,25 @@ export class Core {
    * atomics: whatever `quiet` completes). Whoever starts one calls `issuedImplicit` once it is
    * started; the counter is any LAPI counter argument (completion, origin).
    */
-  implicitCounter (): Counter { return this.implicit ??= this.counter() }
-  issuedImplicit (): void { this.implicitIssued++ }
+  implicitCounter(): Counter {
+    return (this.implicit ??= this.counter())
+  }
+  issuedImplicit(): void {
+    this.implicitIssued++
+  }
   /** Implicit operations started and not yet completed by `quiet`. */
-  get implicitPending (): number { return this.implicitIssued }
+  get implicitPending(): number {
+    return this.implicitIssued
+  }
   /** Waits until every implicit operation started so far is complete. */
-  quiet (): void {
+  quiet(): void {
     if (this.implicitIssued === 0) return
     this.implicit!.wait(this.implicitIssued)
     this.implicitIssued = 0
   }
 
   /** Runs LAPI's dispatcher once: handlers, completion handlers (where RPCs run), the network. */
-  progress (): void { this.lapi.progress() }
+  progress(): void {
+    this.lapi.progress()
+  }
 }

@@ -12,10 +12,12 @@ import { DESC_HEADER, D_BLOCK, D_ELEM, D_LENGTH, D_TASKS, checkHeader } from './
 import { effectiveBlock, globalIndexOf, locate, localCountOf, maxLocalCountOf } from './layout.js'
 import { PgasStatus as S } from './status.js'
 
-function words (a: unknown, n: number): boolean { return a instanceof Int32Array && a.length >= n }
+function words(a: unknown, n: number): boolean {
+  return a instanceof Int32Array && a.length >= n
+}
 
 /** Where element `index` (0 … length) of the layout lies: out[0] = task, out[1] = phase (index within its block), out[2] = local index (elements into the task's part). */
-export function pgas_layout_locate (kind: number, block: number, length: number, tasks: number, index: number, out: Int32Array): number {
+export function pgas_layout_locate(kind: number, block: number, length: number, tasks: number, index: number, out: Int32Array): number {
   const b = effectiveBlock(kind, block, length, tasks)
   if (b < 0 || !Number.isInteger(index) || index < 0 || index > length || !words(out, 3)) return S.ERR_BAD_ARG
   locate(b, tasks, index, out)
@@ -23,7 +25,7 @@ export function pgas_layout_locate (kind: number, block: number, length: number,
 }
 
 /** The global index of local element `localIndex` of task `task` in the layout: out[0]. ERR_BAD_ARG when it is past the end (beyond length). */
-export function pgas_layout_index (kind: number, block: number, length: number, tasks: number, task: number, localIndex: number, out: Int32Array): number {
+export function pgas_layout_index(kind: number, block: number, length: number, tasks: number, task: number, localIndex: number, out: Int32Array): number {
   const b = effectiveBlock(kind, block, length, tasks)
   if (b < 0 || !words(out, 1)) return S.ERR_BAD_ARG
   if (!Number.isInteger(task) || task < 0 || task >= tasks) return S.ERR_BAD_TASK
@@ -35,7 +37,7 @@ export function pgas_layout_index (kind: number, block: number, length: number, 
 }
 
 /** out[0] = elements task `task` owns, out[1] = elements every task allocates (the most any owns), out[2] = the layout's block (effective). */
-export function pgas_layout_count (kind: number, block: number, length: number, tasks: number, task: number, out: Int32Array): number {
+export function pgas_layout_count(kind: number, block: number, length: number, tasks: number, task: number, out: Int32Array): number {
   const b = effectiveBlock(kind, block, length, tasks)
   if (b < 0 || !words(out, 3)) return S.ERR_BAD_ARG
   if (!Number.isInteger(task) || task < 0 || task >= tasks) return S.ERR_BAD_TASK
@@ -46,18 +48,20 @@ export function pgas_layout_count (kind: number, block: number, length: number, 
 }
 
 /** Writes the pointer to element `i` of `desc`'s array into `out` (a checked header and index). */
-function put (desc: ArrayLike<number>, i: number, out: Int32Array): void {
+function put(desc: ArrayLike<number>, i: number, out: Int32Array): void {
   const p = desc[D_TASKS]!
   locate(desc[D_BLOCK]!, p, i, out)
   out[2] = desc[DESC_HEADER + out[0]!]! + out[2]! * desc[D_ELEM]!
 }
 
 /** The global index a pointer-to-shared points at, or −status when it is no pointer into `desc`'s array. */
-function indexOf (desc: ArrayLike<number>, sptr: Int32Array): number {
+function indexOf(desc: ArrayLike<number>, sptr: Int32Array): number {
   if (!words(sptr, 3)) return -S.ERR_BAD_ARG
-  const p = desc[D_TASKS]!; const t = sptr[0]!
+  const p = desc[D_TASKS]!
+  const t = sptr[0]!
   if (t < 0 || t >= p) return -S.ERR_BAD_TASK
-  const eb = desc[D_ELEM]!; const b = desc[D_BLOCK]!
+  const eb = desc[D_ELEM]!
+  const b = desc[D_BLOCK]!
   const off = sptr[2]! - desc[DESC_HEADER + t]!
   if (off < 0 || off % eb !== 0) return -S.ERR_BAD_ARG
   const j = off / eb
@@ -67,7 +71,7 @@ function indexOf (desc: ArrayLike<number>, sptr: Int32Array): number {
 }
 
 /** The pointer-to-shared of element `index` (0 … length) of the array `desc` describes: out = [task, phase, addr]. */
-export function pgas_sptr_at (desc: ArrayLike<number>, index: number, out: Int32Array): number {
+export function pgas_sptr_at(desc: ArrayLike<number>, index: number, out: Int32Array): number {
   if (checkHeader(desc) !== S.OK || !words(out, 3)) return S.ERR_BAD_ARG
   if (!Number.isInteger(index) || index < 0 || index > desc[D_LENGTH]!) return S.ERR_BAD_ARG
   put(desc, index, out)
@@ -75,7 +79,7 @@ export function pgas_sptr_at (desc: ArrayLike<number>, index: number, out: Int32
 }
 
 /** The global index pointer-to-shared `sptr` points at: out[0]. */
-export function pgas_sptr_index (desc: ArrayLike<number>, sptr: Int32Array, out: Int32Array): number {
+export function pgas_sptr_index(desc: ArrayLike<number>, sptr: Int32Array, out: Int32Array): number {
   if (checkHeader(desc) !== S.OK || !words(out, 1)) return S.ERR_BAD_ARG
   const g = indexOf(desc, sptr)
   if (g < 0) return -g
@@ -87,7 +91,7 @@ export function pgas_sptr_index (desc: ArrayLike<number>, sptr: Int32Array, out:
  * `sptr` stepped `n` elements along the array's global order (across to the next task at a block's
  * end; negative: back) into `out` (which may be `sptr`): ERR_BAD_ARG when that leaves 0 … length.
  */
-export function pgas_sptr_add (desc: ArrayLike<number>, sptr: Int32Array, n: number, out: Int32Array): number {
+export function pgas_sptr_add(desc: ArrayLike<number>, sptr: Int32Array, n: number, out: Int32Array): number {
   if (checkHeader(desc) !== S.OK || !words(out, 3)) return S.ERR_BAD_ARG
   const g = indexOf(desc, sptr)
   if (g < 0) return -g
@@ -98,7 +102,7 @@ export function pgas_sptr_add (desc: ArrayLike<number>, sptr: Int32Array, n: num
 }
 
 /** Elements from `b` to `a` in the array's global order (index of a − index of b): out[0]. */
-export function pgas_sptr_diff (desc: ArrayLike<number>, a: Int32Array, b: Int32Array, out: Int32Array): number {
+export function pgas_sptr_diff(desc: ArrayLike<number>, a: Int32Array, b: Int32Array, out: Int32Array): number {
   if (checkHeader(desc) !== S.OK || !words(out, 1)) return S.ERR_BAD_ARG
   const ga = indexOf(desc, a)
   if (ga < 0) return -ga
@@ -107,4 +111,3 @@ export function pgas_sptr_diff (desc: ArrayLike<number>, a: Int32Array, b: Int32
   out[0] = ga - gb
   return S.OK
 }
-

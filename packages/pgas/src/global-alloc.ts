@@ -27,9 +27,17 @@ const OP_FREE = 3
 const OP_FREED = 4
 
 /** A request in flight: answers still to come, and each task's answer. */
-interface Request { left: number, results: number[] }
+interface Request {
+  left: number
+  results: number[]
+}
 /** What a request's completion handler at the target gets. */
-interface Served { src: number, op: number, id: number, arg: number }
+interface Served {
+  src: number
+  op: number
+  id: number
+  arg: number
+}
 
 export class GlobalAlloc {
   private readonly core: Core
@@ -37,19 +45,27 @@ export class GlobalAlloc {
   private readonly pending = new Map<number, Request>()
   private nextId = 1
 
-  constructor (core: Core) {
+  constructor(core: Core) {
     this.core = core
-    this.hdr = core.lapi.setLibraryHandler(SLOT_GALLOC, (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t,
-      comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>) => this.onMessage(uhdr, info, comp, ui))
+    this.hdr = core.lapi.setLibraryHandler(
+      SLOT_GALLOC,
+      (_h: number, uhdr: Uint8Array, _ul: number, info: lapi_return_info_t, comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>) =>
+        this.onMessage(uhdr, info, comp, ui),
+    )
   }
 
   /** A message's header handler: an answer is taken here; a request is served in its completion handler. */
-  private onMessage (uhdr: Uint8Array, info: lapi_return_info_t, comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>): null {
+  private onMessage(uhdr: Uint8Array, info: lapi_return_info_t, comp: Ref<compl_hndlr_t | null>, ui: Ref<unknown>): null {
     const dv = new DataView(uhdr.buffer, uhdr.byteOffset, UHDR)
-    const op = dv.getInt32(0, true); const id = dv.getInt32(4, true); const arg = dv.getInt32(8, true)
+    const op = dv.getInt32(0, true)
+    const id = dv.getInt32(4, true)
+    const arg = dv.getInt32(8, true)
     if (op === OP_ALLOCATED || op === OP_FREED) {
       const r = this.pending.get(id)
-      if (r !== undefined) { r.results[info.src] = arg; r.left-- }
+      if (r !== undefined) {
+        r.results[info.src] = arg
+        r.left--
+      }
     } else if (op === OP_ALLOC || op === OP_FREE) {
       comp.value = this.serve
       ui.value = { src: info.src, op, id, arg } satisfies Served
@@ -62,15 +78,24 @@ export class GlobalAlloc {
     const { src, op, id, arg } = ui as Served
     let answer = -1
     if (op === OP_ALLOC) {
-      try { answer = this.core.lapi.malloc(Math.max(1, arg)) } catch { answer = -1 }
+      try {
+        answer = this.core.lapi.malloc(Math.max(1, arg))
+      } catch {
+        answer = -1
+      }
     } else {
-      try { this.core.lapi.free(arg); answer = S.OK } catch { answer = S.ERR_BAD_ARG }
+      try {
+        this.core.lapi.free(arg)
+        answer = S.OK
+      } catch {
+        answer = S.ERR_BAD_ARG
+      }
     }
     this.send(src, op + 1, id, answer)
   }
 
   /** Sends a message of this slot (a header of its own: a wait for the send may serve another request, which sends too). */
-  private send (tgt: number, op: number, id: number, arg: number): number {
+  private send(tgt: number, op: number, id: number, arg: number): number {
     const u = Int32Array.of(op, id, arg, 0)
     const c = this.core.counter()
     const rc = this.core.lapi.amsendCode(tgt, this.hdr, new Uint8Array(u.buffer), UHDR, null, 0, c)
@@ -83,7 +108,7 @@ export class GlobalAlloc {
    * Sends `op` with `args[t]` to every other task t whose `args[t]` ≥ 0, does `own` here, and
    * waits for every answer (running progress). Results: per task, the answer (−1: none).
    */
-  private everywhere (op: number, args: readonly number[], own: (arg: number) => number): { results: number[], sendFailed: boolean } {
+  private everywhere(op: number, args: readonly number[], own: (arg: number) => number): { results: number[]; sendFailed: boolean } {
     const me = this.core.rank
     const r: Request = { left: 0, results: new Array<number>(this.core.size).fill(-1) }
     const id = this.nextId
@@ -94,7 +119,10 @@ export class GlobalAlloc {
       if (t === me || args[t]! < 0) continue
       // (counted before the send: the answer may come while the send waits for room)
       r.left++
-      if (this.send(t, op, id, args[t]!) !== S.OK) { r.left--; sendFailed = true }
+      if (this.send(t, op, id, args[t]!) !== S.OK) {
+        r.left--
+        sendFailed = true
+      }
     }
     if (args[me]! >= 0) r.results[me] = own(args[me]!)
     if (r.left > 0) this.core.lapi.waitUntil(() => r.left === 0, WaitCall.PGAS_OP)
@@ -103,9 +131,13 @@ export class GlobalAlloc {
   }
 
   /** `bytes` on every task: every task's address, or ERR_NOMEM (ERR_LAPI) after giving back what was allocated. */
-  allocEverywhere (bytes: number): number[] | number {
+  allocEverywhere(bytes: number): number[] | number {
     const { results, sendFailed } = this.everywhere(OP_ALLOC, new Array<number>(this.core.size).fill(bytes), (b) => {
-      try { return this.core.lapi.malloc(Math.max(1, b)) } catch { return -1 }
+      try {
+        return this.core.lapi.malloc(Math.max(1, b))
+      } catch {
+        return -1
+      }
     })
     if (results.every((a) => a > 0)) return results
     this.freeEverywhere(results)
@@ -113,9 +145,14 @@ export class GlobalAlloc {
   }
 
   /** Frees `addrs[t]` on every task t (−1: none): OK, or the first failure (ERR_BAD_ARG: not an allocated address). */
-  freeEverywhere (addrs: readonly number[]): number {
+  freeEverywhere(addrs: readonly number[]): number {
     const { results, sendFailed } = this.everywhere(OP_FREE, addrs, (a) => {
-      try { this.core.lapi.free(a); return S.OK } catch { return S.ERR_BAD_ARG }
+      try {
+        this.core.lapi.free(a)
+        return S.OK
+      } catch {
+        return S.ERR_BAD_ARG
+      }
     })
     if (sendFailed) return S.ERR_LAPI
     for (let t = 0; t < results.length; t++) if (addrs[t]! >= 0 && results[t] !== S.OK) return results[t]! < 0 ? S.ERR_LAPI : results[t]!
@@ -128,7 +165,7 @@ export class GlobalAlloc {
    * One task: an array of `length` elements (ElemType `type`, `elemBytes` each) laid out by `kind`
    * and `block` over every task; its descriptor into `desc` (DESC_HEADER + P words).
    */
-  allocDesc (type: number, elemBytes: number, kind: number, block: number, length: number, desc: Int32Array): number {
+  allocDesc(type: number, elemBytes: number, kind: number, block: number, length: number, desc: Int32Array): number {
     const rc = writeHeader(desc, type, elemBytes, kind, block, length, this.core.size)
     if (rc !== S.OK) return rc
     const r = this.allocEverywhere(partBytes(elemBytes, desc[D_BLOCK]!, length, this.core.size))
@@ -138,20 +175,27 @@ export class GlobalAlloc {
   }
 
   /** Collective: the same array made by every task at once (`upc_all_alloc`); the descriptor on every task. */
-  allAllocDesc (type: number, elemBytes: number, kind: number, block: number, length: number, desc: Int32Array): number {
+  allAllocDesc(type: number, elemBytes: number, kind: number, block: number, length: number, desc: Int32Array): number {
     const rc = writeHeader(desc, type, elemBytes, kind, block, length, this.core.size)
     if (rc !== S.OK) return rc
     const l = this.core.lapi
     let a = -1
-    try { a = l.malloc(partBytes(elemBytes, desc[D_BLOCK]!, length, this.core.size)) } catch { a = -1 }
+    try {
+      a = l.malloc(partBytes(elemBytes, desc[D_BLOCK]!, length, this.core.size))
+    } catch {
+      a = -1
+    }
     const all = l.addressInit(a)
-    if (all.some((x) => x < 0)) { if (a >= 0) l.free(a); return S.ERR_NOMEM }
+    if (all.some((x) => x < 0)) {
+      if (a >= 0) l.free(a)
+      return S.ERR_NOMEM
+    }
     for (let t = 0; t < all.length; t++) desc[DESC_HEADER + t] = all[t]!
     return S.OK
   }
 
   /** Checks a descriptor against this job: OK, ERR_BAD_ARG (its header), or the range check of a task's part (ERR_OUT_OF_SEGMENT, ERR_NULL_PTR). */
-  checkDesc (desc: ArrayLike<number>): number {
+  checkDesc(desc: ArrayLike<number>): number {
     const rc = checkHeader(desc, this.core.size)
     if (rc !== S.OK) return rc
     const bytes = partBytes(desc[D_ELEM]!, desc[D_BLOCK]!, desc[D_LENGTH]!, desc[D_TASKS]!)
@@ -163,7 +207,7 @@ export class GlobalAlloc {
   }
 
   /** One task: frees every task's part of the array `desc` describes. */
-  freeDesc (desc: ArrayLike<number>): number {
+  freeDesc(desc: ArrayLike<number>): number {
     const rc = this.checkDesc(desc)
     if (rc !== S.OK) return rc
     const addrs: number[] = []
@@ -174,7 +218,7 @@ export class GlobalAlloc {
   // ───────────────────────────── shared arrays (the idiomatic face) ─────────────────────────────
 
   /** One task: a shared array over every task; throws PgasError. */
-  array<T extends NumArray> (rma: Rma, type: NumArrayCtor<T>, layout: Layout): SharedArray<T> {
+  array<T extends NumArray>(rma: Rma, type: NumArrayCtor<T>, layout: Layout): SharedArray<T> {
     if (typeCodeOf(type) < 0) throw new PgasError(S.ERR_BAD_ARG, 'globalAlloc (not a typed array type)')
     const r = this.allocEverywhere(partBytes(type.BYTES_PER_ELEMENT, layout.block, layout.length, layout.tasks))
     if (typeof r === 'number') throw new PgasError(r, 'globalAlloc')
@@ -182,7 +226,7 @@ export class GlobalAlloc {
   }
 
   /** A view of the array a descriptor describes; throws PgasError. */
-  fromDesc (rma: Rma, desc: ArrayLike<number>): SharedArray<NumArray> {
+  fromDesc(rma: Rma, desc: ArrayLike<number>): SharedArray<NumArray> {
     const rc = this.checkDesc(desc)
     if (rc !== S.OK) throw new PgasError(rc, 'sharedArrayFrom')
     const type = ctorOf(desc[D_TYPE]!)
@@ -194,7 +238,7 @@ export class GlobalAlloc {
   }
 
   /** One task: frees every task's part of `a`; throws PgasError (ERR_STATE: freed through this object already). */
-  freeArray (a: SharedArray<NumArray>): void {
+  freeArray(a: SharedArray<NumArray>): void {
     if (!(a instanceof SharedArray)) throw new PgasError(S.ERR_BAD_ARG, 'globalFree')
     if (a.isFreed) throw new PgasError(S.ERR_STATE, 'globalFree (freed already)')
     a.markFreed()

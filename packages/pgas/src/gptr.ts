@@ -13,15 +13,21 @@ import { PgasError, PgasStatus as S } from './status.js'
 import { rangeError, show } from './explain.js'
 
 /** A typed array constructor: what shared arrays and typed pointers take. */
-export type NumArrayCtor<T extends NumArray> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T, new (length: number): T, readonly BYTES_PER_ELEMENT: number }
+export type NumArrayCtor<T extends NumArray> = {
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): T
+  new (length: number): T
+  readonly BYTES_PER_ELEMENT: number
+}
 
 /** This task's runtime, as pgas.ts tells it (a hook, so that this module imports no runtime). */
 let runtimeCore: () => Core | null = () => null
 /** @internal Set once by pgas.ts: the running runtime's Core, or null before init and after finalize. */
-export function setPointerRuntime (f: () => Core | null): void { runtimeCore = f }
+export function setPointerRuntime(f: () => Core | null): void {
+  runtimeCore = f
+}
 
 /** The runtime a pointer asks where its task is; ERR_NOT_INIT without one. */
-function runtime (what: string): Core {
+function runtime(what: string): Core {
   const c = runtimeCore()
   if (c === null) throw new PgasError(S.ERR_NOT_INIT, what)
   return c
@@ -39,7 +45,7 @@ export class GlobalPtr<T extends NumArray = NumArray> {
   readonly type: NumArrayCtor<T>
 
   /** A pointer to `addr` of task `task`, to elements of `type` (default: bytes); ERR_BAD_ARG for a `type` that is no typed array constructor. */
-  constructor (task: number, addr: number, type?: NumArrayCtor<T>) {
+  constructor(task: number, addr: number, type?: NumArrayCtor<T>) {
     if (type !== undefined && typeCodeOf(type) < 1) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr: not a typed array type')
     this.task = task
     this.addr = addr
@@ -47,25 +53,33 @@ export class GlobalPtr<T extends NumArray = NumArray> {
   }
 
   /** Bytes of one element (1 for an untyped pointer). */
-  get elemBytes (): number { return this.type.BYTES_PER_ELEMENT }
+  get elemBytes(): number {
+    return this.type.BYTES_PER_ELEMENT
+  }
 
   /** The position within a block of a shared array (UPC's `upc_phaseof`): 0 for a pointer without a layout. */
-  get phase (): number { return 0 }
+  get phase(): number {
+    return 0
+  }
 
   /** Whether this is a null pointer (address 0, on any task). */
-  isNull (): boolean { return this.addr === 0 }
+  isNull(): boolean {
+    return this.addr === 0
+  }
 
   /** The same place, seen as elements of `type`. */
-  as<U extends NumArray> (type: NumArrayCtor<U>): GlobalPtr<U> { return new GlobalPtr(this.task, this.addr, type) }
+  as<U extends NumArray>(type: NumArrayCtor<U>): GlobalPtr<U> {
+    return new GlobalPtr(this.task, this.addr, type)
+  }
 
   /** The pointer `n` elements further in the same task's segment (bytes, for an untyped pointer). */
-  add (n: number): GlobalPtr<T> {
+  add(n: number): GlobalPtr<T> {
     this.checkArith(n, 'GlobalPtr.add')
     return new GlobalPtr(this.task, this.addr + n * this.elemBytes, this.type)
   }
 
   /** The pointer `n` elements of `elemBytes` further (whatever its type). */
-  index (n: number, elemBytes: number): GlobalPtr<T> {
+  index(n: number, elemBytes: number): GlobalPtr<T> {
     this.checkArith(n, 'GlobalPtr.index')
     if (!Number.isInteger(elemBytes)) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.index')
     return new GlobalPtr(this.task, this.addr + n * elemBytes, this.type)
@@ -75,7 +89,7 @@ export class GlobalPtr<T extends NumArray = NumArray> {
    * Elements (of this pointer's type) from `other` to this pointer; both in the same task's
    * segment, else ERR_BAD_ARG (ERR_NULL_PTR for a null one).
    */
-  diff (other: GlobalPtr<NumArray>): number {
+  diff(other: GlobalPtr<NumArray>): number {
     if (!(other instanceof GlobalPtr)) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.diff')
     if (this.isNull() || other.isNull()) throw new PgasError(S.ERR_NULL_PTR, 'GlobalPtr.diff')
     if (other.task !== this.task) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.diff: pointers into different tasks')
@@ -83,21 +97,24 @@ export class GlobalPtr<T extends NumArray = NumArray> {
   }
 
   /** Same task and address (the type is not compared); every null pointer equals every other. */
-  equals (other: GlobalPtr<NumArray>): boolean { return other instanceof GlobalPtr && this.compare(other) === 0 }
+  equals(other: GlobalPtr<NumArray>): boolean {
+    return other instanceof GlobalPtr && this.compare(other) === 0
+  }
 
   /**
    * Orders pointers by task, then address: negative, 0 or positive. Null pointers come before
    * every other, and are equal among themselves.
    */
-  compare (other: GlobalPtr<NumArray>): number {
+  compare(other: GlobalPtr<NumArray>): number {
     if (!(other instanceof GlobalPtr)) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.compare')
-    const a = this.isNull(); const b = other.isNull()
+    const a = this.isNull()
+    const b = other.isNull()
     if (a || b) return a && b ? 0 : a ? -1 : 1
     return this.task !== other.task ? Math.sign(this.task - other.task) : Math.sign(this.addr - other.addr)
   }
 
   /** Whether its task shares this process's memory (plain loads and stores reach it); false for a null pointer. Needs the runtime (ERR_NOT_INIT). */
-  isLocal (): boolean {
+  isLocal(): boolean {
     const c = runtime('GlobalPtr.isLocal')
     return !this.isNull() && Number.isInteger(this.task) && this.task >= 0 && this.task < c.size && c.isLocal(this.task)
   }
@@ -107,10 +124,11 @@ export class GlobalPtr<T extends NumArray = NumArray> {
    * null. Checked as a get of those bytes would be (ERR_BAD_TASK, ERR_OUT_OF_SEGMENT, ERR_BAD_ARG,
    * ERR_NULL_PTR); ERR_ALIGN when the address is not a multiple of the element size.
    */
-  local (n = 1): T | null {
+  local(n = 1): T | null {
     const c = runtime('GlobalPtr.local')
     const eb = this.elemBytes
-    if (!Number.isInteger(n) || n < 0) throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.local', `n ${show(n)} is not a count of elements (a whole number, 0 or more)`)
+    if (!Number.isInteger(n) || n < 0)
+      throw new PgasError(S.ERR_BAD_ARG, 'GlobalPtr.local', `n ${show(n)} is not a count of elements (a whole number, 0 or more)`)
     if (this.isNull()) throw new PgasError(S.ERR_NULL_PTR, 'GlobalPtr.local', `a null pointer (task ${show(this.task)}, address 0)`)
     const rc = c.checkRange(this.task, this.addr, n * eb)
     if (rc !== 0) throw rangeError(c, rc, 'GlobalPtr.local', this.task, this.addr, n * eb)
@@ -120,10 +138,17 @@ export class GlobalPtr<T extends NumArray = NumArray> {
     return new this.type(seg.buffer, this.addr, n)
   }
 
-  toString (): string { return `${this.task}:${this.addr}` }
+  toString(): string {
+    return `${this.task}:${this.addr}`
+  }
 
-  private checkArith (n: number, what: string): void {
+  private checkArith(n: number, what: string): void {
     if (this.isNull()) throw new PgasError(S.ERR_NULL_PTR, what, `arithmetic on a null pointer (task ${show(this.task)}, address 0)`)
-    if (!Number.isInteger(n)) throw new PgasError(S.ERR_BAD_ARG, what, typeof n === 'bigint' ? `n ${show(n)} is a BigInt, but a count of elements is a number` : `n ${show(n)} is not a whole number`)
+    if (!Number.isInteger(n))
+      throw new PgasError(
+        S.ERR_BAD_ARG,
+        what,
+        typeof n === 'bigint' ? `n ${show(n)} is a BigInt, but a count of elements is a number` : `n ${show(n)} is not a whole number`,
+      )
   }
 }

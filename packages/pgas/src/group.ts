@@ -22,7 +22,7 @@ export class Group {
   private ranks: Int32Array | null = null
   private seq = 0
 
-  constructor (core: Core, id: number, members: Int32Array) {
+  constructor(core: Core, id: number, members: Int32Array) {
     this.core = core
     this.id = id
     this.members = members
@@ -34,7 +34,7 @@ export class Group {
   }
 
   /** The sequence number of the group's next barrier or collective, tagged with its id. */
-  nextSeq (): number {
+  nextSeq(): number {
     // (the world counts in the core, as it did before there were teams)
     if (this.id === 0) return this.core.nextSeq()
     this.seq = (this.seq + 1) & 0xfffff
@@ -42,7 +42,7 @@ export class Group {
   }
 
   /** The group rank of task `t`, or -1 when it is not a member. */
-  rankOf (t: number): number {
+  rankOf(t: number): number {
     if (this.ranks === null) {
       const r = new Int32Array(this.core.size).fill(-1)
       for (let i = 0; i < this.members.length; i++) r[this.members[i]!] = i
@@ -52,7 +52,7 @@ export class Group {
   }
 
   /** The world of `core`: one group, whoever asks (the barrier and the collectives share its count). */
-  static world (core: Core): Group {
+  static world(core: Core): Group {
     let g = WORLDS.get(core)
     if (g === undefined) {
       const m = new Int32Array(core.size)

@@ -42,5 +42,9 @@ export type { IntoSource } from './shared-collectives.js'
 export { AmlapiError } from '@amlapi/lapi'
 export { PgasStatus, PgasError, pgasStatusName, type PgasStatusCode } from './status.js'
 export {
-  BCAST_TREE_MAX, ALLREDUCE_RD_MAX, GATHER_TREE_MAX, ALLGATHER_RD_MAX, ALLTOALL_LINEAR_MAX,
+  BCAST_TREE_MAX,
+  ALLREDUCE_RD_MAX,
+  GATHER_TREE_MAX,
+  ALLGATHER_RD_MAX,
+  ALLTOALL_LINEAR_MAX,
 } from './collectives.js'

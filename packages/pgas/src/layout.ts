@@ -13,15 +13,19 @@ export const LayoutCode = { BLOCKED: 0, CYCLIC: 1, BLOCK_CYCLIC: 2 } as const
 const KINDS: readonly LayoutKind[] = ['blocked', 'cyclic', 'block-cyclic']
 
 /** The kind of a LayoutCode, or null for another number. */
-export function kindOfCode (code: number): LayoutKind | null { return Number.isInteger(code) ? KINDS[code] ?? null : null }
+export function kindOfCode(code: number): LayoutKind | null {
+  return Number.isInteger(code) ? (KINDS[code] ?? null) : null
+}
 /** The LayoutCode of a kind. */
-export function codeOfKind (kind: LayoutKind): number { return KINDS.indexOf(kind) }
+export function codeOfKind(kind: LayoutKind): number {
+  return KINDS.indexOf(kind)
+}
 
 /**
  * The block size of a layout (kind a LayoutCode; `block` counts for block-cyclic only), or −1
  * when the arguments make no layout (an unknown kind, a length or task count or block out of range).
  */
-export function effectiveBlock (kind: number, block: number, length: number, tasks: number): number {
+export function effectiveBlock(kind: number, block: number, length: number, tasks: number): number {
   if (!Number.isSafeInteger(length) || length < 0 || length > 0x7fffffff || !Number.isSafeInteger(tasks) || tasks < 1) return -1
   if (kind === LayoutCode.BLOCKED) return Math.max(1, Math.ceil(length / tasks))
   if (kind === LayoutCode.CYCLIC) return 1
@@ -30,7 +34,7 @@ export function effectiveBlock (kind: number, block: number, length: number, tas
 }
 
 /** Where global index `i` lies (block `b`, P = `tasks`): out[at] = task, out[at + 1] = phase, out[at + 2] = local index. */
-export function locate (b: number, tasks: number, i: number, out: Int32Array, at = 0): void {
+export function locate(b: number, tasks: number, i: number, out: Int32Array, at = 0): void {
   const blk = Math.floor(i / b)
   const phase = i - blk * b
   out[at] = blk % tasks
@@ -39,13 +43,13 @@ export function locate (b: number, tasks: number, i: number, out: Int32Array, at
 }
 
 /** The global index of task `t`'s local element `j` (block `b`, P = `tasks`). */
-export function globalIndexOf (b: number, tasks: number, t: number, j: number): number {
+export function globalIndexOf(b: number, tasks: number, t: number, j: number): number {
   const lb = Math.floor(j / b)
   return (lb * tasks + t) * b + (j - lb * b)
 }
 
 /** Elements task `t` owns. */
-export function localCountOf (b: number, tasks: number, length: number, t: number): number {
+export function localCountOf(b: number, tasks: number, length: number, t: number): number {
   const fullBlocks = Math.floor(length / b)
   const rest = length % b
   // (blocks t, t + P, t + 2P, … of the full ones, plus the partial last block if it is t's)
@@ -55,7 +59,9 @@ export function localCountOf (b: number, tasks: number, length: number, t: numbe
 }
 
 /** The most elements any task owns: task 0's, as blocks are dealt out from task 0. */
-export function maxLocalCountOf (b: number, tasks: number, length: number): number { return localCountOf(b, tasks, length, 0) }
+export function maxLocalCountOf(b: number, tasks: number, length: number): number {
+  return localCountOf(b, tasks, length, 0)
+}
 
 export class Layout {
   readonly kind: LayoutKind
@@ -66,7 +72,7 @@ export class Layout {
   /** Elements per block. */
   readonly block: number
 
-  constructor (kind: LayoutKind, length: number, tasks: number, block = 1) {
+  constructor(kind: LayoutKind, length: number, tasks: number, block = 1) {
     if (!Number.isSafeInteger(length) || length < 0 || length > 0x7fffffff) throw new RangeError(`Layout: length ${length}`)
     if (!Number.isSafeInteger(tasks) || tasks < 1) throw new RangeError(`Layout: tasks ${tasks}`)
     const b = effectiveBlock(codeOfKind(kind), block, length, tasks)
@@ -78,27 +84,39 @@ export class Layout {
   }
 
   /** The LayoutCode of its kind. */
-  get code (): number { return codeOfKind(this.kind) }
+  get code(): number {
+    return codeOfKind(this.kind)
+  }
 
   /** The task that owns element `i`. */
-  owner (i: number): number { return Math.floor(i / this.block) % this.tasks }
+  owner(i: number): number {
+    return Math.floor(i / this.block) % this.tasks
+  }
 
   /** Element `i`'s position within its block. */
-  phase (i: number): number { return i % this.block }
+  phase(i: number): number {
+    return i % this.block
+  }
 
   /** Element `i`'s index in its owner's local part. */
-  localIndex (i: number): number {
+  localIndex(i: number): number {
     const b = this.block
     const blk = Math.floor(i / b)
     return Math.floor(blk / this.tasks) * b + (i % b)
   }
 
   /** The global index of task `t`'s local element `j`. */
-  globalIndex (t: number, j: number): number { return globalIndexOf(this.block, this.tasks, t, j) }
+  globalIndex(t: number, j: number): number {
+    return globalIndexOf(this.block, this.tasks, t, j)
+  }
 
   /** Elements task `t` owns. */
-  localCount (t: number): number { return localCountOf(this.block, this.tasks, this.length, t) }
+  localCount(t: number): number {
+    return localCountOf(this.block, this.tasks, this.length, t)
+  }
 
   /** The most elements any task owns (the size every task allocates). */
-  maxLocalCount (): number { return maxLocalCountOf(this.block, this.tasks, this.length) }
+  maxLocalCount(): number {
+    return maxLocalCountOf(this.block, this.tasks, this.length)
+  }
 }

@@ -41,7 +41,7 @@ export class PgasLock {
    * @internal Collective: every task makes its part (home: the task that keeps the tail word).
    * Programs make locks with `Pgas.newLock`.
    */
-  constructor (core: Core, atomics: RemoteAtomics, home: number) {
+  constructor(core: Core, atomics: RemoteAtomics, home: number) {
     this.core = core
     this.atomics = atomics
     this.home = home
@@ -60,7 +60,7 @@ export class PgasLock {
   }
 
   /** Takes the lock, waiting in line. */
-  acquire (): number {
+  acquire(): number {
     if (this.held || this.freed) return S.ERR_STATE
     const me = this.core.rank
     const prev = this.atomics.op32(AtomicOp.SWAP, this.home, this.tail, me + 1)
@@ -75,7 +75,7 @@ export class PgasLock {
   }
 
   /** Takes the lock if it is free: true when taken. */
-  tryAcquire (): boolean {
+  tryAcquire(): boolean {
     this.status = this.freed ? S.ERR_STATE : S.OK
     if (this.held || this.freed) return false
     const me = this.core.rank
@@ -87,7 +87,7 @@ export class PgasLock {
   }
 
   /** Gives the lock to the next task in line, or frees it. ERR_STATE when this task does not hold it. */
-  release (): number {
+  release(): number {
     if (!this.held || this.freed) return S.ERR_STATE
     this.held = false
     const me = this.core.rank
@@ -105,14 +105,16 @@ export class PgasLock {
   }
 
   /** Whether `free` gave it back. */
-  get isFreed (): boolean { return this.freed }
+  get isFreed(): boolean {
+    return this.freed
+  }
 
   /**
    * Gives this task's part back: its qnode, its link and grant counters, and at the home the tail
    * word. The caller runs a barrier first (no task is in a lock call), every task then frees its
    * part; a hold of it ends. ERR_STATE when freed already.
    */
-  free (): number {
+  free(): number {
     if (this.freed) return S.ERR_STATE
     this.freed = true
     this.held = false

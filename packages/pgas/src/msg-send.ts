@@ -35,7 +35,7 @@ export class Sends {
   private sending: ChannelSend | null = null
   private readonly sentCond = (): boolean => this.sending!.done || this.chan.pump(performance.now())
 
-  constructor (core: Core, chan: Channels, hdr: number) {
+  constructor(core: Core, chan: Channels, hdr: number) {
     this.core = core
     this.chan = chan
     this.hdr = hdr
@@ -43,7 +43,7 @@ export class Sends {
   }
 
   /** Sends `data` to `tgt` as round `round` of `seq`, saying (kind, arg); returns at once: `data` must stay unchanged until the handle is complete. */
-  sendNb (tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): OpHandle {
+  sendNb(tgt: number, seq: number, round: number, kind: number, arg: number, data: Uint8Array): OpHandle {
     const w1 = (round & 0xfff) | ((kind & 0xfffff) << 12)
     if (data.length <= SHORT_MAX) {
       // (one packet, written in place into the target's inbox: no copy, no counter; refused when
@@ -52,7 +52,10 @@ export class Sends {
       const i = l.prepareShortData(tgt, this.hdr, UHDR, data.length)
       if (i >= 0) {
         const pw = l.preparedWords
-        pw[i] = seq; pw[i + 1] = w1; pw[i + 2] = arg; pw[i + 3] = 0
+        pw[i] = seq
+        pw[i + 1] = w1
+        pw[i + 2] = arg
+        pw[i + 3] = 0
         if (data.length > 0) l.preparedBytes.set(data, 4 * i + UHDR)
         if (l.commitShort()) return SENT
       }
@@ -62,35 +65,51 @@ export class Sends {
     // task of this process go through a channel)
     const inSegment = data.buffer === this.mySegment && data.byteOffset > 0
     const u = this.uhdr
-    u[0] = seq; u[1] = w1; u[2] = arg; u[3] = 0
+    u[0] = seq
+    u[1] = w1
+    u[2] = arg
+    u[3] = 0
     if (data.length > SHORT_MAX && this.core.isLocal(tgt) && tgt !== this.core.rank) {
       if (inSegment) return this.sendRef(tgt, seq, w1, arg, data)
       if (this.chan.reaches(tgt)) return this.chan.send(tgt, seq, w1, arg, data)
     }
     const c: Counter = this.core.counter()
     const rc = this.core.lapi.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, data.length === 0 ? null : inSegment ? data.byteOffset : data, data.length, c)
-    if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
+    if (rc !== 0) {
+      this.core.release(c)
+      return new OpHandle(null, 0, S.ERR_LAPI)
+    }
     return new OpHandle(c, 1, 0)
   }
 
   /** Sends `data` (in this task's segment) to co-located `tgt` by reference: complete when `tgt` copied it. */
-  private sendRef (tgt: number, seq: number, w1: number, arg: number, data: Uint8Array): OpHandle {
+  private sendRef(tgt: number, seq: number, w1: number, arg: number, data: Uint8Array): OpHandle {
     const c: Counter = this.core.counter()
     const l = this.core.lapi
     const i = l.prepareShortData(tgt, this.hdr, UHDR, REF_BYTES)
     if (i >= 0) {
       const pw = l.preparedWords
-      pw[i] = seq; pw[i + 1] = w1; pw[i + 2] = arg; pw[i + 3] = REF
-      pw[i + 4] = data.byteOffset; pw[i + 5] = data.length; pw[i + 6] = c.addr
+      pw[i] = seq
+      pw[i + 1] = w1
+      pw[i + 2] = arg
+      pw[i + 3] = REF
+      pw[i + 4] = data.byteOffset
+      pw[i + 5] = data.length
+      pw[i + 6] = c.addr
       if (l.commitShort()) return new OpHandle(c, 1, 0)
     }
     const u = this.uhdr
     u[3] = REF
     const r = this.ref3
-    r[0] = data.byteOffset; r[1] = data.length; r[2] = c.addr
+    r[0] = data.byteOffset
+    r[1] = data.length
+    r[2] = c.addr
     const rc = l.amsendCode(tgt, this.hdr, this.uhdr8, UHDR, this.ref8, REF_BYTES, 0)
     u[3] = 0
-    if (rc !== 0) { this.core.release(c); return new OpHandle(null, 0, S.ERR_LAPI) }
+    if (rc !== 0) {
+      this.core.release(c)
+      return new OpHandle(null, 0, S.ERR_LAPI)
+    }
     return new OpHandle(c, 1, 0)
   }
 
@@ -98,14 +117,15 @@ export class Sends {
   private readonly ref8 = new Uint8Array(this.ref3.buffer)
 
   /** Waits for a send handle, once (a channel's handle is then used again). */
-  wait (h: OpHandle): number {
+  wait(h: OpHandle): number {
     if (h instanceof ChannelSend) {
       if (!h.done) {
         const outer = this.sending
         this.sending = h
         this.chan.waiting(true)
         try {
-          do this.core.lapi.waitUntil(this.sentCond, WaitCall.PGAS_OP); while (!h.done)
+          do this.core.lapi.waitUntil(this.sentCond, WaitCall.PGAS_OP)
+          while (!h.done)
         } finally {
           this.chan.waiting(false)
           this.sending = outer

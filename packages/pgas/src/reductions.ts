@@ -15,9 +15,10 @@ import { PgasStatus as S } from './status.js'
 
 export class Reductions extends CollBase {
   /** Reduction of every member's `send` with `op` into `recv` at `root` (`recv` is not touched elsewhere and may be null there). */
-  reduce (send: NumArray, recv: NumArray | null, op: number, root: number, g: Group = this.world): number {
+  reduce(send: NumArray, recv: NumArray | null, op: number, root: number, g: Group = this.world): number {
     if (!isNumArray(send) || this.badRoot(g, root) || !opFits(op, send)) return S.ERR_BAD_ARG
-    const me = g.rank; const m = g.members
+    const me = g.rank
+    const m = g.members
     if (me === root && (recv === null || !isNumArray(recv) || recv.length !== send.length || recv.constructor !== send.constructor)) return S.ERR_BAD_ARG
     const n = g.size
     const kind = kindOf(K_REDUCE, root, op)
@@ -43,8 +44,9 @@ export class Reductions extends CollBase {
   }
 
   /** Reduction of every member's `send` with `op` into every member's `recv` (may be `send` itself). */
-  allreduce (send: NumArray, recv: NumArray, op: number, g: Group = this.world): number {
-    if (!isNumArray(send) || !isNumArray(recv) || recv.length !== send.length || recv.constructor !== send.constructor || !opFits(op, send)) return S.ERR_BAD_ARG
+  allreduce(send: NumArray, recv: NumArray, op: number, g: Group = this.world): number {
+    if (!isNumArray(send) || !isNumArray(recv) || recv.length !== send.length || recv.constructor !== send.constructor || !opFits(op, send))
+      return S.ERR_BAD_ARG
     const n = g.size
     const kind = kindOf(K_ALLREDUCE, 0, op)
     const seq = this.begin(g, kind)
@@ -61,10 +63,13 @@ export class Reductions extends CollBase {
     return this.allreduceRing(g, seq, kind, len, recv, op)
   }
 
-  private allreduceRd (g: Group, seq: number, kind: number, len: number, acc: NumArray, op: number): number {
-    const n = g.size; const me = g.rank; const m = g.members
+  private allreduceRd(g: Group, seq: number, kind: number, len: number, acc: NumArray, op: number): number {
+    const n = g.size
+    const me = g.rank
+    const m = g.members
     const tmp = like(acc, acc.length)
-    const t8 = bytesOf(tmp); const a8 = bytesOf(acc)
+    const t8 = bytesOf(tmp)
+    const a8 = bytesOf(acc)
     let pof2 = 1
     while (pof2 * 2 <= n) pof2 *= 2
     const rem = n - pof2
@@ -73,10 +78,12 @@ export class Reductions extends CollBase {
     // (the first 2·rem members pair up: the even one hands its data to the odd one and sits out)
     if (me < 2 * rem) {
       if ((me & 1) === 0) {
-        rc = this.msg.send(m[me + 1]!, seq, 0, kind, len, a8); if (rc !== 0) return rc
+        rc = this.msg.send(m[me + 1]!, seq, 0, kind, len, a8)
+        if (rc !== 0) return rc
         newRank = -1
       } else {
-        rc = this.msg.recv(m[me - 1]!, seq, 0, kind, len, t8); if (rc !== 0) return rc
+        rc = this.msg.recv(m[me - 1]!, seq, 0, kind, len, t8)
+        if (rc !== 0) return rc
         combine(op, acc, tmp)
         newRank = me >> 1
       }
@@ -97,15 +104,18 @@ export class Reductions extends CollBase {
     return S.OK
   }
 
-  private allreduceRing (g: Group, seq: number, kind: number, len: number, acc: NumArray, op: number): number {
-    const n = g.size; const me = g.rank
+  private allreduceRing(g: Group, seq: number, kind: number, len: number, acc: NumArray, op: number): number {
+    const n = g.size
+    const me = g.rank
     const cnt0 = acc.length
-    const lo = (b: number): number => Math.floor(b * cnt0 / n)
-    const right = g.members[(me + 1) % n]!; const left = g.members[(me + n - 1) % n]!
+    const lo = (b: number): number => Math.floor((b * cnt0) / n)
+    const right = g.members[(me + 1) % n]!
+    const left = g.members[(me + n - 1) % n]!
     const tmp = like(acc, Math.ceil(cnt0 / n) + 1)
     const part = (a: NumArray, b: number): Uint8Array => bytesOf(a.subarray(lo(b), lo(b + 1)))
     for (let s = 0; s < n - 1; s++) {
-      const sb = (me - s + n) % n; const rb = (me - s - 1 + 2 * n) % n
+      const sb = (me - s + n) % n
+      const rb = (me - s - 1 + 2 * n) % n
       const cnt = lo(rb + 1) - lo(rb)
       const into = bytesOf(tmp.subarray(0, cnt))
       const rc = this.exchange(seq, s, kind, len, right, part(acc, sb), left, into)
@@ -113,7 +123,8 @@ export class Reductions extends CollBase {
       combine(op, acc.subarray(lo(rb), lo(rb + 1)) as NumArray, tmp.subarray(0, cnt) as NumArray)
     }
     for (let s = 0; s < n - 1; s++) {
-      const sb = (me + 1 - s + n) % n; const rb = (me - s + n) % n
+      const sb = (me + 1 - s + n) % n
+      const rb = (me - s + n) % n
       const rc = this.exchange(seq, n + s, kind, len, right, part(acc, sb), left, part(acc, rb))
       if (rc !== 0) return rc
     }
@@ -124,9 +135,12 @@ export class Reductions extends CollBase {
    * Prefix reduction: member r's `recv` = send₀ op … op send_r (inclusive), or send₀ op … op
    * send_{r−1} when `exclusive` (rank 0's `recv` is then left as it is).
    */
-  scan (send: NumArray, recv: NumArray, op: number, exclusive = false, g: Group = this.world): number {
-    if (!isNumArray(send) || !isNumArray(recv) || recv.length !== send.length || recv.constructor !== send.constructor || !opFits(op, send) || recv === send) return S.ERR_BAD_ARG
-    const n = g.size; const me = g.rank; const m = g.members
+  scan(send: NumArray, recv: NumArray, op: number, exclusive = false, g: Group = this.world): number {
+    if (!isNumArray(send) || !isNumArray(recv) || recv.length !== send.length || recv.constructor !== send.constructor || !opFits(op, send) || recv === send)
+      return S.ERR_BAD_ARG
+    const n = g.size
+    const me = g.rank
+    const m = g.members
     const kind = kindOf(exclusive ? K_EXSCAN : K_SCAN, 0, op)
     const seq = this.begin(g, kind)
     const len = bytesOf(send).length
@@ -143,7 +157,10 @@ export class Reductions extends CollBase {
       if (rc !== 0) return rc
       if (rs !== 0) return rs
       if (me - mask >= 0) {
-        if (exclusive) { if (got) combine(op, recv, tmp); else recv.set(tmp as never) }
+        if (exclusive) {
+          if (got) combine(op, recv, tmp)
+          else recv.set(tmp as never)
+        }
         got = true
         combine(op, acc, tmp)
       }

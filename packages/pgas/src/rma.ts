@@ -15,7 +15,7 @@ export class OpHandle {
   /** Non-zero when the operation could not be started: the status `wait` reports. */
   status: number
 
-  constructor (counter: Counter | null, expect: number, status: number) {
+  constructor(counter: Counter | null, expect: number, status: number) {
     this.counter = counter
     this.expect = expect
     this.status = status
@@ -30,7 +30,7 @@ const STREAM_WINDOW = 4
 const REMOTE = -1
 
 /** Waits for `h` and gives its counter back; returns its status. A completed handle may be waited for again. */
-export function waitHandle (core: Core, h: OpHandle): number {
+export function waitHandle(core: Core, h: OpHandle): number {
   const c = h.counter
   if (c !== null) {
     c.wait(h.expect)
@@ -43,27 +43,33 @@ export function waitHandle (core: Core, h: OpHandle): number {
 export class Rma {
   private readonly core: Core
   /** The counters argument of LAPI's calls, one object reused (a put or get allocates nothing here). */
-  private readonly xc: { cmplCntr?: Counter, orgCntr?: Counter, tgtCntr?: number } = {}
+  private readonly xc: { cmplCntr?: Counter; orgCntr?: Counter; tgtCntr?: number } = {}
 
-  constructor (core: Core) {
+  constructor(core: Core) {
     this.core = core
   }
 
-  private cmpl (c: Counter): typeof this.xc {
+  private cmpl(c: Counter): typeof this.xc {
     const x = this.xc
-    x.cmplCntr = c; x.orgCntr = undefined; x.tgtCntr = undefined
+    x.cmplCntr = c
+    x.orgCntr = undefined
+    x.tgtCntr = undefined
     return x
   }
 
-  private org (c: Counter): typeof this.xc {
+  private org(c: Counter): typeof this.xc {
     const x = this.xc
-    x.cmplCntr = undefined; x.orgCntr = c; x.tgtCntr = undefined
+    x.cmplCntr = undefined
+    x.orgCntr = c
+    x.tgtCntr = undefined
     return x
   }
 
-  private signal (tgt: number, c: Counter): typeof this.xc {
+  private signal(tgt: number, c: Counter): typeof this.xc {
     const x = this.xc
-    x.cmplCntr = undefined; x.orgCntr = c; x.tgtCntr = tgt
+    x.cmplCntr = undefined
+    x.orgCntr = c
+    x.tgtCntr = tgt
     return x
   }
 
@@ -72,12 +78,13 @@ export class Rma {
    * no message is needed (a co-located task, or no bytes): OK then, REMOTE when LAPI must move
    * it (`issue`), or the status of bad arguments.
    */
-  private direct (put: boolean, task: number, addr: number, buf: Uint8Array): number {
+  private direct(put: boolean, task: number, addr: number, buf: Uint8Array): number {
     const rc = this.core.checkRange(task, addr, buf.length)
     if (rc !== 0) return rc
     const seg = this.core.u8[task]
     if (seg !== null) {
-      if (put) seg.set(buf, addr); else buf.set(seg.subarray(addr, addr + buf.length))
+      if (put) seg.set(buf, addr)
+      else buf.set(seg.subarray(addr, addr + buf.length))
       return S.OK
     }
     return buf.length === 0 ? S.OK : REMOTE
@@ -87,7 +94,7 @@ export class Rma {
    * Starts LAPI's Put (complete at the target) or Get (arrived) of `buf`, counted by `c`: OK, or
    * ERR_NOMEM when the own segment has no room for the staging copy of a heap buffer.
    */
-  private issue (put: boolean, task: number, addr: number, buf: Uint8Array, c: Counter): number {
+  private issue(put: boolean, task: number, addr: number, buf: Uint8Array, c: Counter): number {
     try {
       if (put) this.core.lapi.put(task, buf.length, addr, buf, this.cmpl(c))
       else this.core.lapi.get(task, buf.length, addr, buf, this.org(c))
@@ -103,7 +110,7 @@ export class Rma {
    * (a private buffer is staged there piece by piece): a transfer of any length needs room for one
    * piece only, where a single LAPI Get of a private buffer stages it whole.
    */
-  private blocking (put: boolean, task: number, addr: number, buf: Uint8Array): number {
+  private blocking(put: boolean, task: number, addr: number, buf: Uint8Array): number {
     const rc = this.direct(put, task, addr, buf)
     if (rc !== REMOTE) return rc
     const c = this.core.counter()
@@ -116,14 +123,18 @@ export class Rma {
       st = this.issue(put, task, addr, buf, c)
       if (st === S.OK) issued = 1
     } else {
-      for (let off = 0; off < len;) {
+      for (let off = 0; off < len; ) {
         const end = off + STREAM_PIECE < len ? off + STREAM_PIECE : len
-        if (issued - done >= STREAM_WINDOW) { c.wait(1); done++ }
+        if (issued - done >= STREAM_WINDOW) {
+          c.wait(1)
+          done++
+        }
         st = this.issue(put, task, addr + off, buf.subarray(off, end), c)
         if (st !== S.OK) {
           // (no room for this piece's staging copy: once a piece in flight is done, its copy is freed)
           if (issued === done) break
-          c.wait(1); done++
+          c.wait(1)
+          done++
           st = S.OK
           continue
         }
@@ -137,47 +148,65 @@ export class Rma {
   }
 
   /** A non-blocking put or get. */
-  private started (put: boolean, task: number, addr: number, buf: Uint8Array): OpHandle {
+  private started(put: boolean, task: number, addr: number, buf: Uint8Array): OpHandle {
     const rc = this.direct(put, task, addr, buf)
     if (rc === S.OK) return DONE
     if (rc !== REMOTE) return new OpHandle(null, 0, rc)
     const c = this.core.counter()
     const st = this.issue(put, task, addr, buf, c)
-    if (st !== S.OK) { this.core.release(c); return new OpHandle(null, 0, st) }
+    if (st !== S.OK) {
+      this.core.release(c)
+      return new OpHandle(null, 0, st)
+    }
     return new OpHandle(c, 1, 0)
   }
 
   /** Copies `src` to `addr` of task `task`; returns when the target has it. */
-  put (task: number, addr: number, src: Uint8Array): number { return this.blocking(true, task, addr, src) }
+  put(task: number, addr: number, src: Uint8Array): number {
+    return this.blocking(true, task, addr, src)
+  }
 
   /** Copies `dst.length` bytes at `addr` of task `task` into `dst`; returns when they are there. */
-  get (task: number, addr: number, dst: Uint8Array): number { return this.blocking(false, task, addr, dst) }
+  get(task: number, addr: number, dst: Uint8Array): number {
+    return this.blocking(false, task, addr, dst)
+  }
 
   /** Starts a put; `src` must stay unchanged until the handle is complete. */
-  putNb (task: number, addr: number, src: Uint8Array): OpHandle { return this.started(true, task, addr, src) }
+  putNb(task: number, addr: number, src: Uint8Array): OpHandle {
+    return this.started(true, task, addr, src)
+  }
 
   /** Starts a get into `dst`, which is filled when the handle is complete. */
-  getNb (task: number, addr: number, dst: Uint8Array): OpHandle { return this.started(false, task, addr, dst) }
+  getNb(task: number, addr: number, dst: Uint8Array): OpHandle {
+    return this.started(false, task, addr, dst)
+  }
 
   /**
    * A put that also moves a counter at the target when the data is there (LAPI's target counter:
    * `cntrAddr`, in the target's segment), by LAPI on every path, as only LAPI's own updates wake a
    * task that waits on the counter. The handle completes when `src` may be reused.
    */
-  putSignal (task: number, addr: number, src: Uint8Array, cntrAddr: number): OpHandle {
+  putSignal(task: number, addr: number, src: Uint8Array, cntrAddr: number): OpHandle {
     let rc = this.core.checkRange(task, addr, src.length)
     if (rc === 0) rc = this.core.checkRange(task, cntrAddr, 8)
     if (rc === 0 && cntrAddr % 4 !== 0) rc = S.ERR_ALIGN
     if (rc !== 0) return new OpHandle(null, 0, rc)
     const c = this.core.counter()
     let st: number = S.OK
-    try { this.core.lapi.put(task, src.length, addr, src, this.signal(cntrAddr, c)) } catch (e) { st = codeOf(e) }
-    if (st !== S.OK) { this.core.release(c); return new OpHandle(null, 0, st) }
+    try {
+      this.core.lapi.put(task, src.length, addr, src, this.signal(cntrAddr, c))
+    } catch (e) {
+      st = codeOf(e)
+    }
+    if (st !== S.OK) {
+      this.core.release(c)
+      return new OpHandle(null, 0, st)
+    }
     return new OpHandle(c, 1, 0)
   }
 
   /** Whether `h` is complete (a look, with a round of progress first). */
-  test (h: OpHandle): boolean {
+  test(h: OpHandle): boolean {
     const c = h.counter
     if (c === null) return true
     this.core.progress()
@@ -185,17 +214,22 @@ export class Rma {
   }
 
   /** Waits for `h`; returns its status. A completed handle may be waited for again. */
-  wait (h: OpHandle): number { return waitHandle(this.core, h) }
+  wait(h: OpHandle): number {
+    return waitHandle(this.core, h)
+  }
 
   /** Waits for every handle of `hs`; returns the first non-zero status, or OK. */
-  waitAll (hs: readonly OpHandle[]): number {
+  waitAll(hs: readonly OpHandle[]): number {
     let rc = 0
-    for (const h of hs) { const r = this.wait(h); if (rc === 0) rc = r }
+    for (const h of hs) {
+      const r = this.wait(h)
+      if (rc === 0) rc = r
+    }
     return rc
   }
 
   /** A put completed by the next `syncAll` (nothing to wait for per operation). */
-  putNbi (task: number, addr: number, src: Uint8Array): number {
+  putNbi(task: number, addr: number, src: Uint8Array): number {
     const rc = this.direct(true, task, addr, src)
     if (rc !== REMOTE) return rc
     const st = this.issue(true, task, addr, src, this.core.implicitCounter())
@@ -204,7 +238,7 @@ export class Rma {
   }
 
   /** A get completed by the next `syncAll`. */
-  getNbi (task: number, addr: number, dst: Uint8Array): number {
+  getNbi(task: number, addr: number, dst: Uint8Array): number {
     const rc = this.direct(false, task, addr, dst)
     if (rc !== REMOTE) return rc
     const st = this.issue(false, task, addr, dst, this.core.implicitCounter())
@@ -213,40 +247,62 @@ export class Rma {
   }
 
   /** Waits for every implicit operation issued so far (the Nbi puts and gets among them). */
-  syncAll (): void { this.core.quiet() }
+  syncAll(): void {
+    this.core.quiet()
+  }
 
   /**
    * Indexed put: piece k of `srcs` goes to `addrs[k]` of task `task` (one LAPI vector Put across
    * processes). Blocking.
    */
-  putIndexed (task: number, addrs: ArrayLike<number>, srcs: readonly Uint8Array[]): number {
+  putIndexed(task: number, addrs: ArrayLike<number>, srcs: readonly Uint8Array[]): number {
     const n = addrs.length
     if (srcs.length !== n) return S.ERR_BAD_ARG
-    for (let k = 0; k < n; k++) { const rc = this.core.checkRange(task, addrs[k]!, srcs[k]!.length); if (rc !== 0) return rc }
+    for (let k = 0; k < n; k++) {
+      const rc = this.core.checkRange(task, addrs[k]!, srcs[k]!.length)
+      if (rc !== 0) return rc
+    }
     const seg = this.core.u8[task]
-    if (seg !== null) { for (let k = 0; k < n; k++) seg.set(srcs[k]!, addrs[k]!); return S.OK }
+    if (seg !== null) {
+      for (let k = 0; k < n; k++) seg.set(srcs[k]!, addrs[k]!)
+      return S.OK
+    }
     const { tgt, org } = vectors(addrs, srcs)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
     let st: number = S.OK
-    try { this.core.lapi.putv(task, tgt, org, this.cmpl(c)) } catch (e) { st = codeOf(e) }
+    try {
+      this.core.lapi.putv(task, tgt, org, this.cmpl(c))
+    } catch (e) {
+      st = codeOf(e)
+    }
     if (st === S.OK) c.wait(1)
     this.core.release(c)
     return st
   }
 
   /** Indexed get: `addrs[k]` of task `task` into piece k of `dsts`. Blocking. */
-  getIndexed (task: number, addrs: ArrayLike<number>, dsts: readonly Uint8Array[]): number {
+  getIndexed(task: number, addrs: ArrayLike<number>, dsts: readonly Uint8Array[]): number {
     const n = addrs.length
     if (dsts.length !== n) return S.ERR_BAD_ARG
-    for (let k = 0; k < n; k++) { const rc = this.core.checkRange(task, addrs[k]!, dsts[k]!.length); if (rc !== 0) return rc }
+    for (let k = 0; k < n; k++) {
+      const rc = this.core.checkRange(task, addrs[k]!, dsts[k]!.length)
+      if (rc !== 0) return rc
+    }
     const seg = this.core.u8[task]
-    if (seg !== null) { for (let k = 0; k < n; k++) dsts[k]!.set(seg.subarray(addrs[k]!, addrs[k]! + dsts[k]!.length)); return S.OK }
+    if (seg !== null) {
+      for (let k = 0; k < n; k++) dsts[k]!.set(seg.subarray(addrs[k]!, addrs[k]! + dsts[k]!.length))
+      return S.OK
+    }
     const { tgt, org } = vectors(addrs, dsts)
     if (tgt.num_vecs === 0) return S.OK
     const c = this.core.counter()
     let st: number = S.OK
-    try { this.core.lapi.getv(task, tgt, org, this.org(c)) } catch (e) { st = codeOf(e) }
+    try {
+      this.core.lapi.getv(task, tgt, org, this.org(c))
+    } catch (e) {
+      st = codeOf(e)
+    }
     if (st === S.OK) c.wait(1)
     this.core.release(c)
     return st
@@ -256,14 +312,14 @@ export class Rma {
    * Strided put: `count` blocks of `blockBytes`, block k from `src` at k·`srcStride` to `addr` +
    * k·`dstStride` of task `task`. Blocking.
    */
-  putStrided (task: number, addr: number, dstStride: number, src: Uint8Array, srcStride: number, blockBytes: number, count: number): number {
+  putStrided(task: number, addr: number, dstStride: number, src: Uint8Array, srcStride: number, blockBytes: number, count: number): number {
     const pieces = stridedPieces(addr, dstStride, src, srcStride, blockBytes, count)
     if (typeof pieces === 'number') return pieces
     return this.putIndexed(task, pieces.addrs, pieces.views)
   }
 
   /** Strided get: the mirror of `putStrided`, into `dst`. Blocking. */
-  getStrided (task: number, addr: number, srcStride: number, dst: Uint8Array, dstStride: number, blockBytes: number, count: number): number {
+  getStrided(task: number, addr: number, srcStride: number, dst: Uint8Array, dstStride: number, blockBytes: number, count: number): number {
     const pieces = stridedPieces(addr, srcStride, dst, dstStride, blockBytes, count)
     if (typeof pieces === 'number') return pieces
     return this.getIndexed(task, pieces.addrs, pieces.views)
@@ -271,12 +327,16 @@ export class Rma {
 }
 
 /** The target and origin I/O vectors of an indexed transfer (pieces of length 0 left out). */
-function vectors (addrs: ArrayLike<number>, bufs: readonly Uint8Array[]): { tgt: lapi_vec_t, org: lapi_vec_t } {
-  const info: number[] = []; const oinfo: Uint8Array[] = []; const len: number[] = []
+function vectors(addrs: ArrayLike<number>, bufs: readonly Uint8Array[]): { tgt: lapi_vec_t; org: lapi_vec_t } {
+  const info: number[] = []
+  const oinfo: Uint8Array[] = []
+  const len: number[] = []
   for (let k = 0; k < addrs.length; k++) {
     const b = bufs[k]!
     if (b.length === 0) continue
-    info.push(addrs[k]!); oinfo.push(b); len.push(b.length)
+    info.push(addrs[k]!)
+    oinfo.push(b)
+    len.push(b.length)
   }
   return {
     tgt: { vec_type: VecType.LAPI_GEN_IOVECTOR, num_vecs: info.length, info, len },
@@ -285,11 +345,19 @@ function vectors (addrs: ArrayLike<number>, bufs: readonly Uint8Array[]): { tgt:
 }
 
 /** The addresses and local views of a strided transfer, or a status for bad arguments. */
-function stridedPieces (addr: number, remoteStride: number, local: Uint8Array, localStride: number, blockBytes: number, count: number): { addrs: number[], views: Uint8Array[] } | number {
+function stridedPieces(
+  addr: number,
+  remoteStride: number,
+  local: Uint8Array,
+  localStride: number,
+  blockBytes: number,
+  count: number,
+): { addrs: number[]; views: Uint8Array[] } | number {
   if (![remoteStride, localStride, blockBytes, count].every(Number.isInteger) || count < 0 || blockBytes < 0) return S.ERR_BAD_ARG
   if (count > 0 && (remoteStride < blockBytes || localStride < blockBytes)) return S.ERR_BAD_ARG
   if (count > 0 && (count - 1) * localStride + blockBytes > local.length) return S.ERR_BAD_ARG
-  const addrs: number[] = []; const views: Uint8Array[] = []
+  const addrs: number[] = []
+  const views: Uint8Array[] = []
   for (let k = 0; k < count; k++) {
     addrs.push(addr + k * remoteStride)
     views.push(local.subarray(k * localStride, k * localStride + blockBytes))
@@ -298,7 +366,7 @@ function stridedPieces (addr: number, remoteStride: number, local: Uint8Array, l
 }
 
 /** The status of what a LAPI call threw: ERR_NOMEM for no room to stage, ERR_LAPI for another LapiError; anything else is rethrown. */
-function codeOf (e: unknown): number {
+function codeOf(e: unknown): number {
   if (e instanceof LapiError) return e.status === LapiStatus.ERR_MEMORY_EXHAUSTED ? S.ERR_NOMEM : S.ERR_LAPI
   throw e
 }

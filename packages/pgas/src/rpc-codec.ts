@@ -15,7 +15,9 @@ const MAX_DEPTH = 512
 
 class MapEntries {
   readonly entries: unknown[]
-  constructor (entries: unknown[]) { this.entries = entries }
+  constructor(entries: unknown[]) {
+    this.entries = entries
+  }
 }
 
 addExtension({
@@ -31,16 +33,18 @@ addExtension({
 const packr = new Packr({ useRecords: false, moreTypes: true, useBigIntExtension: true, structuredClone: false })
 
 /** `v` as msgpack, in a buffer of its own. Throws for what cannot be carried (a function, a symbol, a cycle). */
-export function encode (v: unknown): Uint8Array {
+export function encode(v: unknown): Uint8Array {
   const b = packr.pack(hasMap(v, 0) ? boxed(v, 0) : v)
   return Uint8Array.prototype.slice.call(b)
 }
 
 /** The value `encode` made. Throws for malformed data. */
-export function decode (b: Uint8Array): unknown { return packr.unpack(b) }
+export function decode(b: Uint8Array): unknown {
+  return packr.unpack(b)
+}
 
 /** Whether a Map is in `v` (no allocation: most arguments have none). Throws for a function. */
-function hasMap (v: unknown, depth: number): boolean {
+function hasMap(v: unknown, depth: number): boolean {
   if (typeof v === 'function') throw new TypeError(`a function (${v.name || 'anonymous'}) cannot be sent`)
   if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v)) return false
   if (depth > MAX_DEPTH) throw new RangeError('a value nested too deep (or a cycle)')
@@ -59,7 +63,7 @@ function hasMap (v: unknown, depth: number): boolean {
 }
 
 /** A copy of `v` with every Map boxed. */
-function boxed (v: unknown, depth: number): unknown {
+function boxed(v: unknown, depth: number): unknown {
   if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v)) return v
   if (depth > MAX_DEPTH) throw new RangeError('a value nested too deep (or a cycle)')
   if (v instanceof Map) return new MapEntries([...v].map(([k, x]) => [boxed(k, depth + 1), boxed(x, depth + 1)]))

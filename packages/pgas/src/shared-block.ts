@@ -44,7 +44,7 @@ export class SharedBlocks {
   readonly locals: readonly number[]
 
   /** Collective (every task of the job calls it, in Pgas.init). */
-  constructor (core: Core) {
+  constructor(core: Core) {
     const me = core.rank
     const locals: number[] = []
     for (let t = 0; t < core.size; t++) if (core.isLocal(t)) locals.push(t)
@@ -59,7 +59,11 @@ export class SharedBlocks {
     if (at === undefined) {
       let mine = -1
       if (peers > 0) {
-        try { mine = core.lapi.malloc(bytes) } catch { mine = -1 }
+        try {
+          mine = core.lapi.malloc(bytes)
+        } catch {
+          mine = -1
+        }
       }
       // (collective: every task of the job takes part, whether it has co-located tasks or not)
       at = core.lapi.addressInit(mine)
@@ -70,22 +74,27 @@ export class SharedBlocks {
   }
 
   /** Whether task `t` (of this process) has a block. */
-  has (t: number): boolean { return (this.at[t] ?? -1) >= 0 }
+  has(t: number): boolean {
+    return (this.at[t] ?? -1) >= 0
+  }
 
   /** The byte address of `owner`'s ring to `reader` (both of this process, both with blocks). */
-  ring (owner: number, reader: number): number {
+  ring(owner: number, reader: number): number {
     let k = 0
-    for (const t of this.locals) { if (t === reader) break; if (t !== owner) k++ }
+    for (const t of this.locals) {
+      if (t === reader) break
+      if (t !== owner) k++
+    }
     return this.at[owner]! + RINGS + k * (RING_HDR + this.ringCap)
   }
 
   /** The byte address of `owner`'s mailbox of set `set` for round `round`. */
-  mailbox (owner: number, set: number, round: number): number {
+  mailbox(owner: number, set: number, round: number): number {
     return this.at[owner]! + MBOXES + (set * MAX_ROUNDS + round) * MBOX
   }
 
   /** The byte address of `owner`'s data slot for round `round` (set 1's mailboxes). */
-  data (owner: number, round: number): number {
+  data(owner: number, round: number): number {
     return this.at[owner]! + DATA + round * SYNC_DATA
   }
 }

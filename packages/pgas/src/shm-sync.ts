@@ -78,7 +78,7 @@ export class ShmSync {
   /** Called when a wait has lasted PROBE_MS (frees tasks that may wait on this one: Messages.unblock). */
   private readonly longWait: () => void
 
-  constructor (core: Core, blocks: SharedBlocks, longWait: () => void) {
+  constructor(core: Core, blocks: SharedBlocks, longWait: () => void) {
     this.core = core
     this.blocks = blocks
     this.longWait = longWait
@@ -90,35 +90,39 @@ export class ShmSync {
   }
 
   /** Whether recursive doubling through the mailboxes can carry a `bytes`-byte operand. */
-  doubles (bytes: number): boolean {
+  doubles(bytes: number): boolean {
     return this.usable && (this.core.size & (this.core.size - 1)) === 0 && bytes <= SYNC_DATA
   }
 
   // ───────────────────────────── the barrier's dissemination ─────────────────────────────
 
   /** Starts a synchronization as sequence number `seq` of `kind` (arg), knowing (state, id): writes round 0. */
-  begin (seq: number, kind: number, arg: number, state: number, id: number): void {
+  begin(seq: number, kind: number, arg: number, state: number, id: number): void {
     this.start(seq, kind, arg)
-    this.known = state; this.knownId = id | 0
+    this.known = state
+    this.knownId = id | 0
     if (this.rounds > 0) this.post(DISSEMINATION, (this.core.rank + 1) % this.core.size, 0, null)
   }
 
-  private start (seq: number, kind: number, arg: number): void {
-    this.seq = seq; this.kind = kind & 0xfffff; this.arg = arg | 0
+  private start(seq: number, kind: number, arg: number): void {
+    this.seq = seq
+    this.kind = kind & 0xfffff
+    this.arg = arg | 0
     this.round = 0
   }
 
   /** Whether a round's message is here (the promise form waits for it). */
-  get ready (): boolean {
+  get ready(): boolean {
     return this.round >= this.rounds || this.has(this.box(this.core.rank, DISSEMINATION, this.round))
   }
 
   /** Runs the rounds whose messages are here; `block`: waits for the others. OK, NOT_YET or ERR_COLL_MISMATCH. */
-  advance (block: boolean): number {
-    const n = this.core.size; const me = this.core.rank
+  advance(block: boolean): number {
+    const n = this.core.size
+    const me = this.core.rank
     while (this.round < this.rounds) {
       const k = this.round
-      const from = (me - (1 << k) % n + n) % n
+      const from = (me - ((1 << k) % n) + n) % n
       const rc = this.take(DISSEMINATION, k, from, block)
       if (rc !== 0) return rc
       const box = this.box(me, DISSEMINATION, k)
@@ -130,10 +134,17 @@ export class ShmSync {
     return S.OK
   }
 
-  private merge (st: number, id: number): void {
+  private merge(st: number, id: number): void {
     if (st === ANON || this.known === MIXED) return
-    if (st === MIXED) { this.known = MIXED; return }
-    if (this.known === ANON) { this.known = NAMED; this.knownId = id; return }
+    if (st === MIXED) {
+      this.known = MIXED
+      return
+    }
+    if (this.known === ANON) {
+      this.known = NAMED
+      this.knownId = id
+      return
+    }
     if (this.knownId !== id) this.known = MIXED
   }
 
@@ -144,10 +155,11 @@ export class ShmSync {
    * round k `acc`'s bytes go to task rank XOR 2^k, and what came from it (read in place, in this
    * task's data slot) is folded into `acc` with `op`. OK or ERR_COLL_MISMATCH.
    */
-  double (seq: number, kind: number, acc: NumArray, op: number): number {
+  double(seq: number, kind: number, acc: NumArray, op: number): number {
     const me = this.core.rank
     this.start(seq, kind, acc.byteLength)
-    this.known = ANON; this.knownId = 0
+    this.known = ANON
+    this.knownId = 0
     for (let k = 0; k < this.rounds; k++) {
       const partner = me ^ (1 << k)
       this.post(DOUBLING, partner, k, acc)
@@ -160,9 +172,12 @@ export class ShmSync {
   }
 
   /** A view of `owner`'s data slot of round `k`, of `like`'s type (the whole slot; made once). */
-  private slot (like: NumArray, owner: number, k: number): NumArray {
+  private slot(like: NumArray, owner: number, k: number): NumArray {
     let vs = this.views.get(like.constructor)
-    if (vs === undefined) { vs = []; this.views.set(like.constructor, vs) }
+    if (vs === undefined) {
+      vs = []
+      this.views.set(like.constructor, vs)
+    }
     const i = owner * this.rounds + k
     let v = vs[i]
     if (v === undefined) {
@@ -177,19 +192,26 @@ export class ShmSync {
   // ───────────────────────────── mailboxes ─────────────────────────────
 
   /** Word index of `owner`'s mailbox of `set`, round `k`, in its segment. */
-  private box (owner: number, set: number, k: number): number { return this.blocks.mailbox(owner, set, k) >> 2 }
+  private box(owner: number, set: number, k: number): number {
+    return this.blocks.mailbox(owner, set, k) >> 2
+  }
 
   /** Writes this synchronization's round `k` (and `data`, set 1) into task `to`'s mailbox. */
-  private post (set: number, to: number, k: number, data: NumArray | null): void {
+  private post(set: number, to: number, k: number, data: NumArray | null): void {
     const i32 = this.core.i32[to]!
     const box = this.box(to, set, k)
-    this.roomI32 = i32; this.roomBox = box; this.roomReader = to
+    this.roomI32 = i32
+    this.roomBox = box
+    this.roomReader = to
     while (!this.roomFree()) {
       this.probeAt = performance.now() + PROBE_MS
       this.core.lapi.waitUntil(this.roomCond, WaitCall.PGAS_COLLECTIVE)
       if (!this.roomFree()) this.longWait()
     }
-    i32[box + KIND] = this.kind; i32[box + ARG] = this.arg; i32[box + STATE] = this.known; i32[box + ID] = this.knownId
+    i32[box + KIND] = this.kind
+    i32[box + ARG] = this.arg
+    i32[box + STATE] = this.known
+    i32[box + ID] = this.knownId
     if (data !== null) {
       const v = this.slot(data, to, k)
       for (let i = 0; i < data.length; i++) v[i] = data[i]!
@@ -199,8 +221,9 @@ export class ShmSync {
   }
 
   /** Whether the mailbox of the running post is free: taken, or its reader has left that sequence number. */
-  private roomFree (): boolean {
-    const i32 = this.roomI32; const box = this.roomBox
+  private roomFree(): boolean {
+    const i32 = this.roomI32
+    const box = this.roomBox
     const s = Atomics.load(i32, box + SEQ)
     if (s === Atomics.load(i32, box + ACK)) return true
     const b = this.blocks.at[this.roomReader]! >> 2
@@ -208,7 +231,7 @@ export class ShmSync {
   }
 
   /** Whether this task's mailbox at word `box` holds something new. */
-  private has (box: number): boolean {
+  private has(box: number): boolean {
     return Atomics.load(this.myI32, box + SEQ) !== Atomics.load(this.myI32, box + ACK)
   }
 
@@ -217,14 +240,17 @@ export class ShmSync {
    * and checks it is this synchronization's: OK (then read it and call `done`), NOT_YET, or
    * ERR_COLL_MISMATCH (taken already).
    */
-  private take (set: number, k: number, from: number, block: boolean): number {
+  private take(set: number, k: number, from: number, block: boolean): number {
     const box = this.box(this.core.rank, set, k)
     const i32 = this.myI32
     for (;;) {
       // (a short look first: the other task is usually a fraction of a microsecond away)
       for (let i = 0; i < QUICK_LOOKS && !this.has(box); i++);
       if (!this.has(box)) {
-        if (!block) { this.core.progress(); if (!this.has(box)) return NOT_YET }
+        if (!block) {
+          this.core.progress()
+          if (!this.has(box)) return NOT_YET
+        }
         this.waitBox = box
         this.probeAt = performance.now() + PROBE_MS
         for (;;) {
@@ -239,7 +265,10 @@ export class ShmSync {
       const behind = (this.seq + 1 - got) & 0xfffff
       // (left by a synchronization that ended in a mismatch before its reader took it: dropped;
       // the acknowledgement names what was looked at, not a message written since)
-      if (behind !== 0 && behind < 0x80000) { this.done(box, from, got); continue }
+      if (behind !== 0 && behind < 0x80000) {
+        this.done(box, from, got)
+        continue
+      }
       if (behind !== 0 || i32[box + KIND] !== this.kind || i32[box + ARG] !== this.arg) {
         this.done(box, from, got)
         return S.ERR_COLL_MISMATCH
@@ -249,13 +278,13 @@ export class ShmSync {
   }
 
   /** Says the message `seq` (as stored) in this task's mailbox at `box` was taken: its writer may write again. */
-  private done (box: number, writer: number, seq: number): void {
+  private done(box: number, writer: number, seq: number): void {
     Atomics.store(this.myI32, box + ACK, seq)
     this.core.lapi.wake(writer)
   }
 
   /** Whether task `w` sits at this sequence number in another collective, or has gone past it. */
-  private writerElsewhere (w: number): boolean {
+  private writerElsewhere(w: number): boolean {
     const b = this.blocks.at[w]! >> 2
     const i32 = this.core.i32[w]!
     const at = Atomics.load(i32, b + W_AT_SEQ)

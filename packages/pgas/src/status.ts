@@ -42,7 +42,9 @@ const NAMES: Record<number, string> = {}
 for (const [k, v] of Object.entries(PgasStatus)) NAMES[v] = `PGAS_${k}`
 
 /** The name of a status code (`PGAS_ERR_ALIGN`), or `PGAS_<n>` for an unknown one. */
-export function pgasStatusName (code: number): string { return NAMES[code] ?? `PGAS_${code}` }
+export function pgasStatusName(code: number): string {
+  return NAMES[code] ?? `PGAS_${code}`
+}
 
 /**
  * What the idiomatic face throws: an AmlapiError whose `code` is the status's flat-face name
@@ -54,7 +56,7 @@ export class PgasError extends AmlapiError {
   /** The PgasStatus, e.g. 2: what the flat face returns for the same failure. */
   declare readonly status: number
   /** `code` is the PgasStatus; `what` names the call; `detail`, when given, says what was wrong, with the values. */
-  constructor (code: number, what: string, detail?: string) {
+  constructor(code: number, what: string, detail?: string) {
     const name = pgasStatusName(code)
     super(name, `${what}: ${name}${detail !== undefined && detail !== '' ? `: ${detail}` : ''}`, code)
     this.name = 'PgasError'
@@ -62,13 +64,13 @@ export class PgasError extends AmlapiError {
 }
 
 /** The PgasStatus a thrown PgasError carries (matched by name, so that one from another copy of the package counts), else undefined. */
-export function pgasStatusOf (e: unknown): number | undefined {
+export function pgasStatusOf(e: unknown): number | undefined {
   if (typeof e !== 'object' || e === null || (e as { name?: unknown }).name !== 'PgasError') return undefined
   const s = (e as { status?: unknown }).status
   return typeof s === 'number' ? s : undefined
 }
 
 /** Throws a PgasError for a non-zero code. */
-export function check (code: number, what: string): void {
+export function check(code: number, what: string): void {
   if (code !== 0) throw new PgasError(code, what)
 }

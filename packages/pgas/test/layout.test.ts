@@ -10,13 +10,21 @@ describe('Layout', () => {
   it('places every element once, and the maps invert each other', () => {
     for (const tasks of [1, 2, 3, 4, 7, 16]) {
       for (const length of [0, 1, 5, 16, 17, 100, 101]) {
-        for (const [kind, block] of [['blocked', 1], ['cyclic', 1], ['block-cyclic', 1], ['block-cyclic', 3], ['block-cyclic', 8]] as const) {
+        for (const [kind, block] of [
+          ['blocked', 1],
+          ['cyclic', 1],
+          ['block-cyclic', 1],
+          ['block-cyclic', 3],
+          ['block-cyclic', 8],
+        ] as const) {
           const L = new Layout(kind, length, tasks, block)
           const seen = new Set<string>()
           const per = new Array<number>(tasks).fill(0)
           for (let i = 0; i < length; i++) {
-            const t = L.owner(i); const j = L.localIndex(i)
-            expect(t).toBeGreaterThanOrEqual(0); expect(t).toBeLessThan(tasks)
+            const t = L.owner(i)
+            const j = L.localIndex(i)
+            expect(t).toBeGreaterThanOrEqual(0)
+            expect(t).toBeLessThan(tasks)
             expect(L.globalIndex(t, j)).toBe(i)
             const key = `${t}:${j}`
             expect(seen.has(key)).toBe(false)

@@ -19,20 +19,26 @@ import { connect, type Socket } from 'node:net'
 import { decodeBody } from '@amlapi/lapi/transport'
 
 /** The children of `pid` (every thread's), or [] when it is gone. */
-function childrenOf (pid: number): number[] {
+function childrenOf(pid: number): number[] {
   const out: number[] = []
   let tasks: string[]
-  try { tasks = readdirSync(`/proc/${pid}/task`) } catch { return out }
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return out
+  }
   for (const t of tasks) {
     try {
       for (const c of readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/)) if (c !== '') out.push(Number(c))
-    } catch { /* the thread ended, or a kernel without task/children: the scan below */ }
+    } catch {
+      /* the thread ended, or a kernel without task/children: the scan below */
+    }
   }
   return out
 }
 
 /** The parent of every process, from /proc/<pid>/stat (the fallback where task/children is missing). */
-function parents (): Map<number, number> {
+function parents(): Map<number, number> {
   const m = new Map<number, number>()
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue
@@ -40,33 +46,49 @@ function parents (): Map<number, number> {
       const s = readFileSync(`/proc/${d}/stat`, 'utf8')
       // (the name, in parentheses, may hold spaces: the fields after its last ')' are fixed)
       m.set(Number(d), Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]))
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return m
 }
 
 /** Every live descendant of `pid` (not `pid` itself), nearest first; at most 4096. */
-export function descendants (pid: number): number[] {
+export function descendants(pid: number): number[] {
   const seen = new Set<number>()
   const queue = [pid]
   let haveChildren = true
-  try { readFileSync(`/proc/${pid}/task/${pid}/children`) } catch { haveChildren = false }
+  try {
+    readFileSync(`/proc/${pid}/task/${pid}/children`)
+  } catch {
+    haveChildren = false
+  }
   const ppid = haveChildren ? null : parents()
   while (queue.length > 0 && seen.size < 4096) {
     const p = queue.shift()!
     const kids = ppid === null ? childrenOf(p) : [...ppid].filter(([, pp]) => pp === p).map(([c]) => c)
-    for (const c of kids) if (!seen.has(c) && c !== pid) { seen.add(c); queue.push(c) }
+    for (const c of kids)
+      if (!seen.has(c) && c !== pid) {
+        seen.add(c)
+        queue.push(c)
+      }
   }
   return [...seen]
 }
 
 /** Whether `pid` runs (process.kill(pid, 0) succeeds) and is no zombie waiting for its parent. */
-export function alive (pid: number): boolean {
-  try { process.kill(pid, 0) } catch { return false }
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8')
     return s.slice(s.lastIndexOf(')') + 2, s.lastIndexOf(')') + 3) !== 'Z'
-  } catch { return false }
+  } catch {
+    return false
+  }
 }
 
 export interface ListeningSocket {
@@ -81,7 +103,7 @@ export interface ListeningSocket {
 }
 
 /** An address of /proc/net/{tcp,udp}{,6} (hex, each 32-bit word in host order: little-endian here) as text. */
-function hexAddress (hex: string): string {
+function hexAddress(hex: string): string {
   const words = hex.match(/.{8}/g) ?? []
   const bytes = words.flatMap((w) => [w.slice(6, 8), w.slice(4, 6), w.slice(2, 4), w.slice(0, 2)].map((b) => parseInt(b, 16)))
   if (bytes.length === 4) return bytes.join('.')
@@ -90,11 +112,15 @@ function hexAddress (hex: string): string {
   const groups: number[] = []
   for (let i = 0; i < 16; i += 2) groups.push((bytes[i]! << 8) | bytes[i + 1]!)
   // (RFC 5952: the longest run of two or more zero groups written as ::)
-  let at = -1; let len = 0
+  let at = -1
+  let len = 0
   for (let i = 0; i < 8; i++) {
     let j = i
     while (j < 8 && groups[j] === 0) j++
-    if (j - i > len && j - i >= 2) { at = i; len = j - i }
+    if (j - i > len && j - i >= 2) {
+      at = i
+      len = j - i
+    }
   }
   const hexes = groups.map((g) => g.toString(16))
   if (at < 0) return hexes.join(':')
@@ -102,20 +128,26 @@ function hexAddress (hex: string): string {
 }
 
 /** Whether `host` (as `hexAddress` writes it) is a loopback address. */
-function loopback (host: string): boolean {
+function loopback(host: string): boolean {
   return host.startsWith('127.') || host === '::1' || host.startsWith('::ffff:127.')
 }
 
 /** The socket inodes a process holds open (its /proc/<pid>/fd: its own user's, or root's, to read). */
-function socketInodes (pid: number): Set<number> {
+function socketInodes(pid: number): Set<number> {
   const out = new Set<number>()
   let fds: string[]
-  try { fds = readdirSync(`/proc/${pid}/fd`) } catch { return out }
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return out
+  }
   for (const fd of fds) {
     try {
       const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
       if (m !== null) out.add(Number(m[1]))
-    } catch { /* closed meanwhile */ }
+    } catch {
+      /* closed meanwhile */
+    }
   }
   return out
 }
@@ -126,13 +158,17 @@ function socketInodes (pid: number): Set<number> {
  * for 'udp' every bound socket. Only loopback addresses unless `anyAddress` (a root tier's
  * namespaces); sorted by pid, then port.
  */
-export function listeningPorts (pids: number[], proto: 'tcp' | 'udp', opts: { anyAddress?: boolean } = {}): ListeningSocket[] {
+export function listeningPorts(pids: number[], proto: 'tcp' | 'udp', opts: { anyAddress?: boolean } = {}): ListeningSocket[] {
   const owner = new Map<number, number>()
   for (const pid of pids) for (const ino of socketInodes(pid)) owner.set(ino, pid)
   const out: ListeningSocket[] = []
   for (const table of [`/proc/net/${proto}`, `/proc/net/${proto}6`]) {
     let text: string
-    try { text = readFileSync(table, 'utf8') } catch { continue }
+    try {
+      text = readFileSync(table, 'utf8')
+    } catch {
+      continue
+    }
     for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/)
       if (f.length < 10) continue
@@ -151,21 +187,27 @@ export function listeningPorts (pids: number[], proto: 'tcp' | 'udp', opts: { an
 }
 
 /** A field of /proc/<pid>/status in KiB (VmRSS, VmHWM), or null when the process is gone. */
-function statusKiB (pid: number, field: string): number | null {
+function statusKiB(pid: number, field: string): number | null {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return m === null ? null : Number(m[1])
-  } catch { return null }
+  } catch {
+    return null
+  }
 }
 
 /** The resident set of `pid` now, KiB (VmRSS), or null when it is gone. */
-export function rssKiB (pid: number): number | null { return statusKiB(pid, 'VmRSS') }
+export function rssKiB(pid: number): number | null {
+  return statusKiB(pid, 'VmRSS')
+}
 
 /** The largest resident set `pid` has had, KiB (VmHWM), or null when it is gone. */
-export function peakRssKiB (pid: number): number | null { return statusKiB(pid, 'VmHWM') }
+export function peakRssKiB(pid: number): number | null {
+  return statusKiB(pid, 'VmHWM')
+}
 
 /** The environment `pid` was started with (/proc/<pid>/environ: readable by its user and root only), or null. */
-export function environOf (pid: number): Map<string, string> | null {
+export function environOf(pid: number): Map<string, string> | null {
   try {
     const m = new Map<string, string>()
     for (const kv of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
@@ -173,7 +215,9 @@ export function environOf (pid: number): Map<string, string> | null {
       if (eq > 0) m.set(kv.slice(0, eq), kv.slice(eq + 1))
     }
     return m
-  } catch { return null }
+  } catch {
+    return null
+  }
 }
 
 /** What `watchMemory` saw of one process. */
@@ -189,8 +233,12 @@ export interface MemorySeen {
 }
 
 /** The command line of `pid` (arguments joined by spaces), or null when it is gone. */
-export function cmdlineOf (pid: number): string | null {
-  try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() } catch { return null }
+export function cmdlineOf(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()
+  } catch {
+    return null
+  }
 }
 
 export interface MemoryWatch {
@@ -205,15 +253,19 @@ export interface MemoryWatch {
  * `everyMs` (default 50), for at most `limitMs` (default 60 s). A process seen between its fork
  * and its exec (its parent's copy) is seen afresh once it runs its own program.
  */
-export function watchMemory (root: number, opts: { everyMs?: number, limitMs?: number } = {}): MemoryWatch {
+export function watchMemory(root: number, opts: { everyMs?: number; limitMs?: number } = {}): MemoryWatch {
   const seen = new Map<number, MemorySeen>()
   const sample = (): void => {
     for (const pid of [root, ...descendants(root)]) {
       const cmdline = cmdlineOf(pid)
-      const rss = rssKiB(pid); const hwm = peakRssKiB(pid)
+      const rss = rssKiB(pid)
+      const hwm = peakRssKiB(pid)
       if (rss === null || hwm === null || cmdline === null) continue
       let s = seen.get(pid)
-      if (s === undefined || s.cmdline !== cmdline) { s = { pid, maxRssKiB: 0, peakKiB: 0, cmdline, env: environOf(pid) }; seen.set(pid, s) }
+      if (s === undefined || s.cmdline !== cmdline) {
+        s = { pid, maxRssKiB: 0, peakKiB: 0, cmdline, env: environOf(pid) }
+        seen.set(pid, s)
+      }
       s.maxRssKiB = Math.max(s.maxRssKiB, rss)
       s.peakKiB = Math.max(s.peakKiB, hwm)
     }
@@ -223,11 +275,20 @@ export function watchMemory (root: number, opts: { everyMs?: number, limitMs?: n
   const limit = setTimeout(() => clearInterval(timer), opts.limitMs ?? 60_000)
   return {
     seen: () => seen,
-    stop: () => { clearInterval(timer); clearTimeout(limit); sample(); return seen },
+    stop: () => {
+      clearInterval(timer)
+      clearTimeout(limit)
+      sample()
+      return seen
+    },
   }
 }
 
-export interface Target { host: string, port: number, /** For messages: "rendezvous", "process 1 tcp" … */ label?: string }
+export interface Target {
+  host: string
+  port: number /** For messages: "rendezvous", "process 1 tcp" … */
+  label?: string
+}
 
 /**
  * What a hostile connection does:
@@ -297,7 +358,7 @@ const PARSE_LIMIT = 4096
  * connections that cannot be made are not tried again unless `retryFailed` too).
  * Parses what the listeners send (length-prefixed msgpack) to count welcomes and refusals.
  */
-export function hostileConnections (targets: Target[], opts: HostileOptions): Hostile {
+export function hostileConnections(targets: Target[], opts: HostileOptions): Hostile {
   const kinds = opts.kinds ?? ['claim', 'claim', 'claim', 'idle']
   const claim = opts.claimBytes ?? 16 << 20
   const burst = opts.burstBytes ?? 64 << 10
@@ -307,8 +368,18 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
   // (a few random buffers, reused: random enough for a parser, cheap for the attacker)
   const noise = Array.from({ length: 4 }, () => randomBytes(Math.max(burst, trickle)))
   const st: HostileStats = {
-    opened: 0, connected: 0, open: {}, closedByListener: 0, failed: 0, refusedByKernel: 0,
-    refusals: 0, welcomes: 0, otherMessages: 0, bytesWritten: 0, bytesReceived: 0, longestHeldMs: 0,
+    opened: 0,
+    connected: 0,
+    open: {},
+    closedByListener: 0,
+    failed: 0,
+    refusedByKernel: 0,
+    refusals: 0,
+    welcomes: 0,
+    otherMessages: 0,
+    bytesWritten: 0,
+    bytesReceived: 0,
+    longestHeldMs: 0,
   }
   const live = new Set<Socket>()
   const trickling = new Set<Socket>()
@@ -330,19 +401,23 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
     let connected = false
     let got = Buffer.alloc(0)
     live.add(s)
-    s.on('error', (e: NodeJS.ErrnoException) => { if (!connected && e.code === 'ECONNREFUSED') st.refusedByKernel++ })
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      if (!connected && e.code === 'ECONNREFUSED') st.refusedByKernel++
+    })
     s.on('connect', () => {
       connected = true
       st.connected++
       st.open[name] = (st.open[name] ?? 0) + 1
       if (kind === 'claim') {
-        const head = Buffer.alloc(4); head.writeUInt32LE(claim, 0)
+        const head = Buffer.alloc(4)
+        head.writeUInt32LE(claim, 0)
         write(s, Buffer.concat([head, noise[turn % noise.length]!.subarray(0, burst)]))
         trickling.add(s)
       } else if (kind === 'half-hello') {
         // (a real hello is ~90 bytes: its length, then half of a plausible body)
         const body = Buffer.concat([Buffer.from([0x84, 0xa1, 0x74, 0xa5]), Buffer.from('hello'), randomBytes(40)])
-        const head = Buffer.alloc(4); head.writeUInt32LE(body.length * 2, 0)
+        const head = Buffer.alloc(4)
+        head.writeUInt32LE(body.length * 2, 0)
         write(s, Buffer.concat([head, body]))
       }
     })
@@ -354,7 +429,11 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
         const n = got.readUInt32LE(0)
         if (got.length < 4 + n) break
         let m: unknown
-        try { m = decodeBody(got.subarray(4, 4 + n)) } catch { m = null }
+        try {
+          m = decodeBody(got.subarray(4, 4 + n))
+        } catch {
+          m = null
+        }
         const kindOf = m !== null && typeof m === 'object' ? (m as Record<string, unknown>)['t'] : undefined
         if (kindOf === 'refused') st.refusals++
         else if (kindOf === 'welcome') st.welcomes++
@@ -364,12 +443,20 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
     })
     const again = (): void => {
       if (opts.reopenMs === undefined || stopping) return
-      const r = setTimeout(() => { reopens.delete(r); open(t, kind) }, opts.reopenMs)
+      const r = setTimeout(() => {
+        reopens.delete(r)
+        open(t, kind)
+      }, opts.reopenMs)
       reopens.add(r)
     }
     s.on('close', () => {
-      live.delete(s); trickling.delete(s)
-      if (!connected) { st.failed++; if (opts.retryFailed === true) again(); return }
+      live.delete(s)
+      trickling.delete(s)
+      if (!connected) {
+        st.failed++
+        if (opts.retryFailed === true) again()
+        return
+      }
       st.open[name] = (st.open[name] ?? 1) - 1
       if (stopping) return
       st.closedByListener++
@@ -388,7 +475,13 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
       stopping = true
       clearInterval(timer)
       for (const r of reopens) clearTimeout(r)
-      const closing = [...live].map((s) => new Promise<void>((resolve) => { s.once('close', () => resolve()); s.destroy() }))
+      const closing = [...live].map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.once('close', () => resolve())
+            s.destroy()
+          }),
+      )
       // (a destroyed socket closes on the next turn of the loop; 2 s is a bound, not a wait)
       await Promise.race([Promise.all(closing), new Promise((resolve) => setTimeout(resolve, 2000))])
       return copy()
@@ -400,10 +493,14 @@ export function hostileConnections (targets: Target[], opts: HostileOptions): Ho
  * One connection attempt to `target`: 'connected' (then closed at once), the error's code
  * ('ECONNREFUSED': nothing listens there), or 'timeout' after `deadlineMs` (default 2000).
  */
-export function tryConnect (target: Target, deadlineMs = 2000): Promise<string> {
+export function tryConnect(target: Target, deadlineMs = 2000): Promise<string> {
   return new Promise((resolve) => {
     const s = connect({ host: target.host, port: target.port })
-    const done = (what: string): void => { clearTimeout(timer); s.destroy(); resolve(what) }
+    const done = (what: string): void => {
+      clearTimeout(timer)
+      s.destroy()
+      resolve(what)
+    }
     const timer = setTimeout(() => done('timeout'), deadlineMs)
     s.once('connect', () => done('connected'))
     s.once('error', (e: NodeJS.ErrnoException) => done(e.code ?? e.message))
@@ -425,7 +522,7 @@ export interface ChallengeReply {
  * its challenge, sends what `answer(challenge)` returns, and collects what comes back until the
  * listener closes the connection, or `deadlineMs` (default 3000) have passed.
  */
-export function answerChallenge (target: Target, answer: (challenge: Uint8Array) => Buffer, deadlineMs = 3000): Promise<ChallengeReply> {
+export function answerChallenge(target: Target, answer: (challenge: Uint8Array) => Buffer, deadlineMs = 3000): Promise<ChallengeReply> {
   return new Promise((resolve) => {
     const s = connect({ host: target.host, port: target.port })
     let buf = Buffer.alloc(0)
@@ -437,13 +534,19 @@ export function answerChallenge (target: Target, answer: (challenge: Uint8Array)
       resolve({ challenge, reply: answered ? buf : Buffer.alloc(0), closed })
     }
     const timer = setTimeout(() => done(false), deadlineMs)
-    s.on('error', () => { /* the close says it */ })
+    s.on('error', () => {
+      /* the close says it */
+    })
     s.on('data', (d: Buffer) => {
       buf = Buffer.concat([buf, d])
       if (answered || buf.length < 4 || buf.length < 4 + buf.readUInt32LE(0)) return
       const n = buf.readUInt32LE(0)
       let m: unknown = null
-      try { m = decodeBody(buf.subarray(4, 4 + n)) } catch { /* not a challenge */ }
+      try {
+        m = decodeBody(buf.subarray(4, 4 + n))
+      } catch {
+        /* not a challenge */
+      }
       const c = m !== null && typeof m === 'object' ? (m as Record<string, unknown>)['n'] : undefined
       challenge = c instanceof Uint8Array ? c : null
       buf = buf.subarray(4 + n)

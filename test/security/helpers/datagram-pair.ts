@@ -36,50 +36,53 @@ export const PN_JUMP = 2 ** 24
 const DRAIN_MS = 200
 
 /** The packet number of datagram `d` (64 bits: the low word at 36, the high at 40), or -1 when it is too short to have one. */
-export function packetNumber (d: Uint8Array): number {
+export function packetNumber(d: Uint8Array): number {
   if (d.length < 44) return -1
   const v = new DataView(d.buffer, d.byteOffset, d.length)
   return v.getUint32(36, true) + v.getUint32(40, true) * 2 ** 32
 }
 
 /** Whether packet number `pn` is news to a path whose highest heard is `heard` (transport/udp/reliability.ts `receive`). */
-export function isNews (pn: number, heard: number): boolean {
+export function isNews(pn: number, heard: number): boolean {
   const jump = pn - heard
   return jump > 0 && jump < PN_JUMP
 }
 
-interface UdpHandle { fd: number, recvStop (): number }
+interface UdpHandle {
+  fd: number
+  recvStop(): number
+}
 
 /** The libuv handle under a dgram socket: its descriptor, and a way to stop Node reading it (as transport/udp/transport.ts does). */
-function handleOf (s: Socket): UdpHandle {
+function handleOf(s: Socket): UdpHandle {
   const sym = Object.getOwnPropertySymbols(s).find((x) => x.description === 'state symbol')
   const h = sym === undefined ? undefined : (s as unknown as Record<symbol, { handle?: UdpHandle | null }>)[sym]?.handle
   if (h === undefined || h === null || typeof h.fd !== 'number') throw new Error('no descriptor under a dgram socket')
   return h
 }
 
-async function bound (): Promise<Socket> {
+async function bound(): Promise<Socket> {
   const s = createSocket('udp4')
   s.on('error', () => {})
   await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))
   return s
 }
 
-async function connected (port: number): Promise<Socket> {
+async function connected(port: number): Promise<Socket> {
   const s = await bound()
   await new Promise<void>((resolve) => s.connect(port, '127.0.0.1', resolve))
   return s
 }
 
 /** A bound socket that only this test reads (Node's reading stopped). */
-async function silent (): Promise<Socket> {
+async function silent(): Promise<Socket> {
   const s = await bound()
   handleOf(s).recvStop()
   return s
 }
 
 /** One datagram from a non-blocking socket's descriptor into `buf`: its length, or -1 when none waits. */
-function readOne (fd: number, buf: Buffer): number {
+function readOne(fd: number, buf: Buffer): number {
   try {
     return readSync(fd, buf, 0, buf.length, null)
   } catch (e) {
@@ -92,9 +95,11 @@ function readOne (fd: number, buf: Buffer): number {
 // ── frames: each names itself (id in `dst` and in its first 4 bytes) and its bytes follow from the id ──
 
 /** Body bytes of frame `id`: sizes from one byte of payload to several datagrams' worth. */
-export function frameSize (id: number): number { return [4, 60, 700, 4300, 9000, 17][id % 6]! }
+export function frameSize(id: number): number {
+  return [4, 60, 700, 4300, 9000, 17][id % 6]!
+}
 
-export function frameBody (id: number): Uint8Array {
+export function frameBody(id: number): Uint8Array {
   const b = new Uint8Array(frameSize(id))
   new DataView(b.buffer).setUint32(0, id, true)
   for (let i = 4; i < b.length; i++) b[i] = (id * 131 + i * 7) & 0xff
@@ -108,16 +113,22 @@ export class Flow {
   readonly violations: string[] = []
 
   /** Checks a frame handed up by the receiving path. */
-  take (kind: number, dst: number, u8: Uint8Array, off: number, len: number): void {
+  take(kind: number, dst: number, u8: Uint8Array, off: number, len: number): void {
     const want = this.got
-    const fail = (why: string): void => { if (this.violations.length < 20) this.violations.push(`frame #${want}: ${why}`) }
+    const fail = (why: string): void => {
+      if (this.violations.length < 20) this.violations.push(`frame #${want}: ${why}`)
+    }
     if (kind !== FRAME_PACKET) fail(`kind ${kind}`)
     else if (want >= this.sent) fail(`delivered, but only ${this.sent} were sent (dst ${dst}, ${len} bytes)`)
     else if (dst !== want) fail(`dst ${dst} (a frame delivered twice, skipped or made up)`)
     else if (len !== frameSize(want)) fail(`${len} bytes, not ${frameSize(want)}`)
     else {
       const body = frameBody(want)
-      for (let i = 0; i < len; i++) if (u8[off + i] !== body[i]) { fail(`byte ${i} differs`); break }
+      for (let i = 0; i < len; i++)
+        if (u8[off + i] !== body[i]) {
+          fail(`byte ${i} differs`)
+          break
+        }
     }
     this.got++
   }
@@ -167,13 +178,17 @@ export class DatagramPair {
   private readonly relayOut: Socket
   private readonly attacker: Socket
 
-  private constructor (opts: Required<PairOptions>, a: Side, b: Side, relayIn: Socket, relayOut: Socket, attacker: Socket, session: Uint8Array) {
-    this.opts = opts; this.a = a; this.b = b
-    this.relayIn = relayIn; this.relayOut = relayOut; this.attacker = attacker
+  private constructor(opts: Required<PairOptions>, a: Side, b: Side, relayIn: Socket, relayOut: Socket, attacker: Socket, session: Uint8Array) {
+    this.opts = opts
+    this.a = a
+    this.b = b
+    this.relayIn = relayIn
+    this.relayOut = relayOut
+    this.attacker = attacker
     this.session = session
   }
 
-  static async open (o: PairOptions): Promise<DatagramPair> {
+  static async open(o: PairOptions): Promise<DatagramPair> {
     const opts: Required<PairOptions> = { maxDatagram: 4224, window: 8, ...o }
     const geometry = { maxDatagram: opts.maxDatagram, window: opts.window, mac: opts.mac, faults: null, peerTimeoutMs: opts.peerTimeoutMs }
     // (what the handshake would have agreed: one session value and one MAC key for the pair)
@@ -196,7 +211,7 @@ export class DatagramPair {
   }
 
   /** Queues frame `id` from `from` to the other side and sends what its window allows; false when its queue is full (not queued). */
-  send (from: Side): boolean {
+  send(from: Side): boolean {
     const to = from === this.a ? this.b : this.a
     const id = to.inbound.sent
     const body = frameBody(id)
@@ -206,8 +221,11 @@ export class DatagramPair {
     return true
   }
 
-  private poll (s: Side): void {
-    s.path.poll(true, (_peer, kind, dst, u8, off, len) => { s.inbound.take(kind, dst, u8, off, len); return true })
+  private poll(s: Side): void {
+    s.path.poll(true, (_peer, kind, dst, u8, off, len) => {
+      s.inbound.take(kind, dst, u8, off, len)
+      return true
+    })
     s.path.flush()
   }
 
@@ -216,7 +234,7 @@ export class DatagramPair {
    * time, A reading each before the next goes (two datagrams written in a row may reach A's socket
    * in the other order — two CPUs' loopback queues — and the order is what A's packet numbers judge).
    */
-  private relay (): void {
+  private relay(): void {
     const inFd = handleOf(this.relayIn).fd
     const outFd = handleOf(this.relayOut).fd
     for (let k = 0; k < 1024; k++) {
@@ -226,7 +244,8 @@ export class DatagramPair {
       if (this.captured.length >= CAPTURE_MAX) this.captured.splice(0, CAPTURE_MAX / 4)
       this.captured.push(d)
       const pn = packetNumber(d)
-      if (isNews(pn, this.pnHeard)) this.pnHeard = pn; else this.realStale++
+      if (isNews(pn, this.pnHeard)) this.pnHeard = pn
+      else this.realStale++
       writeSync(outFd, d, 0, n)
       this.forwarded++
       this.drainA()
@@ -237,7 +256,7 @@ export class DatagramPair {
    * Polls A until it has read every datagram sent its way (forwarded and the attacker's: A's reads
    * count them), at most DRAIN_MS, then until a read finds its socket empty (bounded).
    */
-  private drainA (): void {
+  private drainA(): void {
     const want = this.forwarded + this.attacks
     const reads = (): number => streamStats(this.a.shared).reads
     const end = performance.now() + DRAIN_MS
@@ -249,19 +268,19 @@ export class DatagramPair {
   }
 
   /** One round of the network: B (while it runs), the relay, then A until it has read all sent to it. */
-  step (): void {
+  step(): void {
     if (this.bRuns) this.poll(this.b)
     this.relay()
     this.drainA()
   }
 
   /** A alone (B not polled, nothing relayed) until it has read all sent to it: what it counts meanwhile is the attacker's. */
-  stepA (): void {
+  stepA(): void {
     this.drainA()
   }
 
   /** Queues `from`'s goodbye to the other side (the stream path's `bye()`, as a closing transport does) and sends it; false when its queue had no room. */
-  goodbye (from: Side): boolean {
+  goodbye(from: Side): boolean {
     const queued = from.path.bye()
     from.path.flush()
     return queued
@@ -271,8 +290,8 @@ export class DatagramPair {
    * The datagrams waiting at `s`'s receiving socket (at most 4096), read by the test instead of its
    * path: only for a side not polled (B once stopped), whose datagrams would otherwise be its path's.
    */
-  takeAt (s: Side): Buffer[] {
-    if (s === this.a || (s === this.b && this.bRuns)) throw new Error('takeAt: that side\'s path reads its socket')
+  takeAt(s: Side): Buffer[] {
+    if (s === this.a || (s === this.b && this.bRuns)) throw new Error("takeAt: that side's path reads its socket")
     const fd = handleOf(s.rx).fd
     const out: Buffer[] = []
     for (let k = 0; k < 4096; k++) {
@@ -284,7 +303,7 @@ export class DatagramPair {
   }
 
   /** Sends `bytes` to A's receiving socket as one datagram (taken or dropped at the next step). */
-  attack (bytes: Uint8Array): void {
+  attack(bytes: Uint8Array): void {
     writeSync(handleOf(this.attacker).fd, bytes, 0, bytes.length)
     this.attacks++
   }
@@ -293,7 +312,7 @@ export class DatagramPair {
    * Steps every millisecond or so until `done` holds or `ms` pass; `each` runs before every step.
    * Returns whether `done` held.
    */
-  async run (ms: number, done: () => boolean = () => false, each: () => void = () => {}): Promise<boolean> {
+  async run(ms: number, done: () => boolean = () => false, each: () => void = () => {}): Promise<boolean> {
     const end = performance.now() + ms
     while (performance.now() < end) {
       each()
@@ -304,14 +323,31 @@ export class DatagramPair {
     return done()
   }
 
-  stats (s: Side): DgStats { return datagramStats(s.shared) }
+  stats(s: Side): DgStats {
+    return datagramStats(s.shared)
+  }
 
   /** Why `s` lost its peer (the path's reason), or null; and whether its peer is marked failed. */
-  loss (s: Side): string | null { return datagramLoss(s.shared, 1 - s.rank) }
-  peerFailed (s: Side): boolean { return (peerFlags(s.shared, 1 - s.rank) & PEER_ERROR) !== 0 }
+  loss(s: Side): string | null {
+    return datagramLoss(s.shared, 1 - s.rank)
+  }
+  peerFailed(s: Side): boolean {
+    return (peerFlags(s.shared, 1 - s.rank) & PEER_ERROR) !== 0
+  }
 
-  async close (): Promise<void> {
+  async close(): Promise<void> {
     const all = [this.a.rx, this.a.tx, this.b.rx, this.b.tx, this.relayIn, this.relayOut, this.attacker]
-    await Promise.all(all.map((s) => new Promise<void>((resolve) => { try { s.close(() => resolve()) } catch { resolve() } })))
+    await Promise.all(
+      all.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            try {
+              s.close(() => resolve())
+            } catch {
+              resolve()
+            }
+          }),
+      ),
+    )
   }
 }

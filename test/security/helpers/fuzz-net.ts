@@ -33,7 +33,7 @@ export interface Outcome {
 }
 
 /** The first length-prefixed message of `b`, with the bytes after it; null while incomplete. */
-function firstMessage (b: Buffer): { body: Buffer, rest: Buffer } | null {
+function firstMessage(b: Buffer): { body: Buffer; rest: Buffer } | null {
   if (b.length < 4) return null
   const n = b.readUInt32LE(0)
   if (b.length < 4 + n) return null
@@ -41,21 +41,25 @@ function firstMessage (b: Buffer): { body: Buffer, rest: Buffer } | null {
 }
 
 /** A stranger's connection to 127.0.0.1:`port`; `build` makes what it sends from the challenge it got (null when it did not wait). */
-export function stranger (port: number, plan: Plan, build: (challenge: Uint8Array | null) => Buffer, deadlineMs = 4000): Promise<Outcome> {
+export function stranger(port: number, plan: Plan, build: (challenge: Uint8Array | null) => Buffer, deadlineMs = 4000): Promise<Outcome> {
   return new Promise((resolve) => {
     const got: Buffer[] = []
     let sent: Buffer = Buffer.alloc(0)
     let started = false
     let done = false
     const sock = connect({ host: '127.0.0.1', port })
-    sock.on('error', () => { /* a reset or a write after the listener closed: the outcome says what came */ })
+    sock.on('error', () => {
+      /* a reset or a write after the listener closed: the outcome says what came */
+    })
     const challengeOf = (): Uint8Array | null => {
       const f = firstMessage(Buffer.concat(got))
       if (f === null) return null
       try {
         const m = decodeBody(f.body) as Record<string, unknown> | null
         return m !== null && typeof m === 'object' && m['t'] === 'challenge' && m['n'] instanceof Uint8Array ? m['n'] : null
-      } catch { return null }
+      } catch {
+        return null
+      }
     }
     const finish = (closed: boolean): void => {
       if (done) return
@@ -87,7 +91,9 @@ export function stranger (port: number, plan: Plan, build: (challenge: Uint8Arra
       got.push(d)
       if (plan.waitChallenge && !started && firstMessage(Buffer.concat(got)) !== null) void send(challengeOf())
     })
-    sock.once('connect', () => { if (!plan.waitChallenge) void send(null) })
+    sock.once('connect', () => {
+      if (!plan.waitChallenge) void send(null)
+    })
     sock.once('close', () => finish(true))
   })
 }
@@ -111,7 +117,7 @@ export interface Listener {
   admits: (r: unknown) => boolean
 }
 
-type Val = { k: 'absent' } | { k: 'v', v: unknown }
+type Val = { k: 'absent' } | { k: 'v'; v: unknown }
 type ProofKind = 'absent' | 'random' | 'zeros' | 'short' | 'wrongKey' | 'otherChallenge' | 'answer' | 'rightKey' | 'string' | 'array'
 type NonceKind = 'nonce' | 'absent' | 'short' | 'long' | 'string' | 'number' | 'challenge'
 type Framing = 'exact' | 'truncated' | 'trailing' | 'overLimit' | 'shortPrefix' | 'twice'
@@ -150,12 +156,29 @@ const rankArb: fc.Arbitrary<unknown> = fc.oneof(
 
 export const recipeArb: fc.Arbitrary<Recipe> = fc.record({
   kind: fc.oneof({ arbitrary: fc.constant('hello' as const), weight: 6 }, fc.constantFrom('hostile' as const, 'json' as const, 'bytes' as const)),
-  t: valArb(fc.oneof({ arbitrary: fc.constant('hello'), weight: 6 },
-    fc.constantFrom('Hello', 'hello\u0000', 'welcome', 'challenge', 'addr', 'done', 'fail', 'refused', 1, null, true), fc.constant(Buffer.from('hello')))),
+  t: valArb(
+    fc.oneof(
+      { arbitrary: fc.constant('hello'), weight: 6 },
+      fc.constantFrom('Hello', 'hello\u0000', 'welcome', 'challenge', 'addr', 'done', 'fail', 'refused', 1, null, true),
+      fc.constant(Buffer.from('hello')),
+    ),
+  ),
   rank: valArb(rankArb),
   n: fc.constantFrom<NonceKind>('nonce', 'nonce', 'nonce', 'absent', 'short', 'long', 'string', 'number', 'challenge'),
-  p: fc.constantFrom<ProofKind>('absent', 'random', 'zeros', 'short', 'wrongKey', 'otherChallenge', 'answer', 'rightKey', 'rightKey', 'rightKey',
-    'string', 'array'),
+  p: fc.constantFrom<ProofKind>(
+    'absent',
+    'random',
+    'zeros',
+    'short',
+    'wrongKey',
+    'otherChallenge',
+    'answer',
+    'rightKey',
+    'rightKey',
+    'rightKey',
+    'string',
+    'array',
+  ),
   extra: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
   wrap: fc.constantFrom('map', 'map', 'map', 'map', 'array', 'nested', 'dupT', 'dupRank'),
   framing: fc.constantFrom<Framing>('exact', 'exact', 'exact', 'truncated', 'trailing', 'overLimit', 'shortPrefix', 'twice'),
@@ -169,10 +192,11 @@ export const recipeArb: fc.Arbitrary<Recipe> = fc.record({
 })
 
 /** A listener's view of a message: whether it would be welcomed (never to be sent by the fuzz). */
-function welcomes (l: Listener, m: unknown, challenge: Uint8Array): boolean {
+function welcomes(l: Listener, m: unknown, challenge: Uint8Array): boolean {
   if (m === null || typeof m !== 'object') return false
   const o = m as Record<string, unknown>
-  const r = o['rank']; const n = o['n']
+  const r = o['rank']
+  const n = o['n']
   if (o['t'] !== 'hello' || !(n instanceof Uint8Array) || (typeof r !== 'number' && typeof r !== 'string')) return false
   return l.admits(r) && sameProof(o['p'], l.hello(l.key, challenge, n, r))
 }
@@ -184,23 +208,36 @@ function welcomes (l: Listener, m: unknown, challenge: Uint8Array): boolean {
  * admit, a string rank, another challenge, its own answer's role): a message it would welcome has
  * its proof replaced.
  */
-export function build (l: Listener, rc: Recipe, challenge: Uint8Array | null, other: Uint8Array): Buffer {
+export function build(l: Listener, rc: Recipe, challenge: Uint8Array | null, other: Uint8Array): Buffer {
   if (rc.kind === 'hostile') return frame(rc, rc.hostile)
   if (rc.kind === 'json') return frame(rc, encodeMessage(rc.json).subarray(4))
   if (rc.kind === 'bytes') return Buffer.from(rc.bytes)
   const c = challenge ?? Buffer.alloc(16)
   const nonce = Buffer.from(rc.nonce)
-  const n: unknown = ({
-    nonce, absent: undefined, short: nonce.subarray(0, 15), long: Buffer.concat([nonce, nonce, nonce]), string: nonce.toString('hex'), number: 7, challenge: c,
-  })[rc.n]
+  const n: unknown = {
+    nonce,
+    absent: undefined,
+    short: nonce.subarray(0, 15),
+    long: Buffer.concat([nonce, nonce, nonce]),
+    string: nonce.toString('hex'),
+    number: 7,
+    challenge: c,
+  }[rc.n]
   const nb = n instanceof Uint8Array ? n : nonce
   const r = rc.rank.k === 'v' && (typeof rc.rank.v === 'number' || typeof rc.rank.v === 'string') ? rc.rank.v : 0
   const wrongKey = Buffer.alloc(l.key.length, 0x5a)
-  const p: unknown = ({
-    absent: undefined, random: Buffer.from(rc.random), zeros: Buffer.alloc(32), short: Buffer.from(rc.random.subarray(0, 16)),
-    wrongKey: l.hello(wrongKey, c, nb, r), otherChallenge: l.hello(l.key, other, nb, r), answer: l.answer(l.key, c, nb, r),
-    rightKey: l.hello(l.key, c, nb, r), string: 'p'.repeat(32), array: [...Buffer.alloc(32)],
-  })[rc.p]
+  const p: unknown = {
+    absent: undefined,
+    random: Buffer.from(rc.random),
+    zeros: Buffer.alloc(32),
+    short: Buffer.from(rc.random.subarray(0, 16)),
+    wrongKey: l.hello(wrongKey, c, nb, r),
+    otherChallenge: l.hello(l.key, other, nb, r),
+    answer: l.answer(l.key, c, nb, r),
+    rightKey: l.hello(l.key, c, nb, r),
+    string: 'p'.repeat(32),
+    array: [...Buffer.alloc(32)],
+  }[rc.p]
   const msg: Record<string, unknown> = { ...rc.extra }
   if (rc.t.k === 'v') msg['t'] = rc.t.v
   if (rc.rank.k === 'v') msg['rank'] = rc.rank.v
@@ -217,12 +254,16 @@ export function build (l: Listener, rc: Recipe, challenge: Uint8Array | null, ot
   return frame(rc, body)
 }
 
-function bodyOf (rc: Recipe, msg: Record<string, unknown>): Buffer {
+function bodyOf(rc: Recipe, msg: Record<string, unknown>): Buffer {
   switch (rc.wrap) {
-    case 'map': return encodeMessage(msg).subarray(4)
-    case 'array': return encodeMessage([msg]).subarray(4)
-    case 'nested': return encodeMessage({ t: 'hello', hello: msg }).subarray(4)
-    case 'dupT': case 'dupRank': {
+    case 'map':
+      return encodeMessage(msg).subarray(4)
+    case 'array':
+      return encodeMessage([msg]).subarray(4)
+    case 'nested':
+      return encodeMessage({ t: 'hello', hello: msg }).subarray(4)
+    case 'dupT':
+    case 'dupRank': {
       // a map whose key comes twice: the message's, then a second value (the later one counts)
       const k = rc.wrap === 'dupT' ? 't' : 'rank'
       const inner = encodeMessage(msg).subarray(4)
@@ -234,13 +275,21 @@ function bodyOf (rc: Recipe, msg: Record<string, unknown>): Buffer {
   }
 }
 
-function frame (rc: Recipe, body: Buffer): Buffer {
+function frame(rc: Recipe, body: Buffer): Buffer {
   switch (rc.framing) {
-    case 'exact': return framed(body)
-    case 'truncated': { const f = framed(body); return f.subarray(0, rc.cut % f.length) }
-    case 'trailing': return Buffer.concat([framed(body), rc.tail])
-    case 'overLimit': return framed(body, 1025 + (rc.cut % 0xfffff))
-    case 'shortPrefix': return framed(body, body.length === 0 ? 0 : rc.cut % body.length)
-    case 'twice': return Buffer.concat([framed(body), framed(body)])
+    case 'exact':
+      return framed(body)
+    case 'truncated': {
+      const f = framed(body)
+      return f.subarray(0, rc.cut % f.length)
+    }
+    case 'trailing':
+      return Buffer.concat([framed(body), rc.tail])
+    case 'overLimit':
+      return framed(body, 1025 + (rc.cut % 0xfffff))
+    case 'shortPrefix':
+      return framed(body, body.length === 0 ? 0 : rc.cut % body.length)
+    case 'twice':
+      return Buffer.concat([framed(body), framed(body)])
   }
 }

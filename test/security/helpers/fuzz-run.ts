@@ -17,16 +17,18 @@ const LOAD = Math.min(8, Math.max(1, loadavg()[0]! / availableParallelism()))
 
 /** The seed of every property (FUZZ_SEED overrides), and the time budget of one, ms (FUZZ_MS overrides `dflt`, which grows on a loaded machine). */
 export const FUZZ_SEED = Number(process.env['FUZZ_SEED'] ?? 20250607)
-export const budget = (dflt: number): number => process.env['FUZZ_MS'] !== undefined ? Number(process.env['FUZZ_MS']) : Math.round(dflt * LOAD)
+export const budget = (dflt: number): number => (process.env['FUZZ_MS'] !== undefined ? Number(process.env['FUZZ_MS']) : Math.round(dflt * LOAD))
 /** Figures for a reader of the run (FUZZ_VERBOSE=1), not for the assertions. */
-export const note = (...a: unknown[]): void => { if (process.env['FUZZ_VERBOSE'] === '1') console.log('[fuzz]', ...a) }
+export const note = (...a: unknown[]): void => {
+  if (process.env['FUZZ_VERBOSE'] === '1') console.log('[fuzz]', ...a)
+}
 
 /**
  * fast-check's settings for a property of budget `ms`: seeded, stopped by time rather than count.
  * `stateful`: the property acts on something that outlives a run (a listener): the first failure
  * is reported as it is, not shrunk (a shrunk run would fail for the state the first one left).
  */
-export function runFor (ms: number, seed = FUZZ_SEED, stateful = false): fc.Parameters<unknown> {
+export function runFor(ms: number, seed = FUZZ_SEED, stateful = false): fc.Parameters<unknown> {
   return { seed, numRuns: 100_000_000, plugins: [fc.interruptAfterTimeLimit(ms)], markInterruptAsFailure: false, endOnFailure: stateful }
 }
 

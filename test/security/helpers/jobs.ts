@@ -14,8 +14,18 @@ import { createServer } from 'node:net'
 import { FIXTURES } from '../../helpers/job.js'
 import { LAPIRUN } from '../../helpers/run.js'
 import {
-  descendants, environOf, hostileConnections, listeningPorts, tryConnect, watchMemory,
-  type Hostile, type HostileOptions, type HostileStats, type ListeningSocket, type MemorySeen, type Target,
+  descendants,
+  environOf,
+  hostileConnections,
+  listeningPorts,
+  tryConnect,
+  watchMemory,
+  type Hostile,
+  type HostileOptions,
+  type HostileStats,
+  type ListeningSocket,
+  type MemorySeen,
+  type Target,
 } from './attack.js'
 import { startNode, until, within, type Proc } from './procs.js'
 
@@ -27,11 +37,14 @@ export const HOLD_MS = 1200
 const LOOK_MS = 4
 
 /** A free loopback port (for a --join rendezvous). */
-export async function freePort (): Promise<number> {
+export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
     const s = createServer()
     s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => { const a = s.address(); s.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0)) })
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address()
+      s.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0))
+    })
   })
 }
 
@@ -101,21 +114,21 @@ export interface JobRun {
 }
 
 /** The figures of every attacked port, by label. */
-function statsOf (found: Map<string, Found>): Record<string, HostileStats> {
+function statsOf(found: Map<string, Found>): Record<string, HostileStats> {
   const out: Record<string, HostileStats> = {}
   for (const [label, f] of found) if (f.hostile !== null) out[label] = f.hostile.stats()
   return out
 }
 
 /** Connections open now, over every attacked port. */
-function openNow (found: Map<string, Found>): number {
+function openNow(found: Map<string, Found>): number {
   let n = 0
   for (const f of found.values()) if (f.hostile !== null) for (const v of Object.values(f.hostile.stats().open)) n += v
   return n
 }
 
 /** Runs the job to its end (every wait bounded); the caller reaps whatever is left. */
-export async function runWorkJob (shape: Shape, o: JobOptions = {}): Promise<JobRun> {
+export async function runWorkJob(shape: Shape, o: JobOptions = {}): Promise<JobRun> {
   const args = ['--transport', 'tcp', WORK, String(o.rounds ?? 300), String(o.pauseMs ?? 1000)]
   const procs: Proc[] = []
   let keyHex: string | null = null
@@ -184,7 +197,11 @@ export async function runWorkJob (shape: Shape, o: JobOptions = {}): Promise<Job
     const closedAtStart = await until(() => openNow(found) === 0, 2000, 5)
     const atStart = statsOf(found)
     const afterStart: Record<string, string> = {}
-    await Promise.all([...found].map(async ([label, f]) => { afterStart[label] = await tryConnect(f.target) }))
+    await Promise.all(
+      [...found].map(async ([label, f]) => {
+        afterStart[label] = await tryConnect(f.target)
+      }),
+    )
     await until(() => lines(/^task \d work ok /) === 4 || ended(), 25_000, 5)
     const atLastLine = statsOf(found)
     const exits = await Promise.all(procs.map((p) => within(p.exit, 10_000, { at: NaN, code: null, signal: null })))
@@ -199,7 +216,10 @@ export async function runWorkJob (shape: Shape, o: JobOptions = {}): Promise<Job
     })
     await Promise.all([...found.values()].map((f) => f.hostile?.stop()))
     return {
-      procs, found, targets: [...found.values()].map((f) => f.target), memory,
+      procs,
+      found,
+      targets: [...found.values()].map((f) => f.target),
+      memory,
       ok: exits.every((e) => e.code === 0) && last.length === 4,
       out: procs.map((p) => p.out).join(''),
       err: procs.map((p) => p.err).join(''),
@@ -209,7 +229,11 @@ export async function runWorkJob (shape: Shape, o: JobOptions = {}): Promise<Job
       startedAt,
       lastLineAt: Math.max(...last.map((l) => l.at)),
       exitsAt: exits.map((e) => e.at),
-      atStart, atLastLine, atEnd: statsOf(found), closedAtStart, afterStart,
+      atStart,
+      atLastLine,
+      atEnd: statsOf(found),
+      closedAtStart,
+      afterStart,
       keyHex,
     }
   } finally {
@@ -221,4 +245,6 @@ export async function runWorkJob (shape: Shape, o: JobOptions = {}): Promise<Job
 }
 
 /** MiB of KiB, one decimal. */
-export function mib (kib: number): string { return (kib / 1024).toFixed(1) }
+export function mib(kib: number): string {
+  return (kib / 1024).toFixed(1)
+}

@@ -12,22 +12,25 @@ import { DatagramSum } from '@amlapi/lapi/transport'
 import { DatagramPair, type DgStats } from './datagram-pair.js'
 
 /** Figures for a reader of the run (FUZZ_VERBOSE=1, as `npm run test:fuzz` sets it), not for the assertions. */
-export const note = (...a: unknown[]): void => { if (process.env['FUZZ_VERBOSE'] === '1') console.log('[udp security]', ...a) }
+export const note = (...a: unknown[]): void => {
+  if (process.env['FUZZ_VERBOSE'] === '1') console.log('[udp security]', ...a)
+}
 
 /** Pairs and processes a test made, undone after it whatever happened. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a cleanup is any function, async or not
 export const cleanups: Array<() => Promise<unknown> | void> = []
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!()
 })
 
-export async function openPair (mac: boolean, peerTimeoutMs: number): Promise<DatagramPair> {
+export async function openPair(mac: boolean, peerTimeoutMs: number): Promise<DatagramPair> {
   const pair = await DatagramPair.open({ mac, peerTimeoutMs })
   cleanups.push(() => pair.close())
   return pair
 }
 
 /** Sends frames both ways until `n` went each way and all came, with their acknowledgements. */
-export async function exchange (pair: DatagramPair, n: number): Promise<void> {
+export async function exchange(pair: DatagramPair, n: number): Promise<void> {
   const done = (): boolean => pair.a.inbound.got >= n && pair.b.inbound.got >= n
   const ok = await pair.run(5000, done, () => {
     if (pair.a.inbound.sent < n) pair.send(pair.b)
@@ -47,7 +50,7 @@ export class Summer {
   private readonly sum = new DatagramSum(this.mem, null, 65536 - 64)
 
   /** The checksum `d` should carry (header length `hl`). */
-  value (d: Uint8Array, hl: number): number {
+  value(d: Uint8Array, hl: number): number {
     this.u8.set(d.subarray(0, hl), 0)
     this.u8.fill(0, 32, 36)
     this.u8.fill(0, DG_HEADER_BYTES, hl)
@@ -59,17 +62,17 @@ export class Summer {
   }
 
   /** Writes the right checksum into `d`. */
-  fix (d: Uint8Array, hl: number): void {
+  fix(d: Uint8Array, hl: number): void {
     if (d.length >= hl) new DataView(d.buffer, d.byteOffset, d.length).setUint32(32, this.value(d, hl), true)
   }
 
-  valid (d: Uint8Array, hl: number): boolean {
+  valid(d: Uint8Array, hl: number): boolean {
     return new DataView(d.buffer, d.byteOffset, d.length).getUint32(32, true) === this.value(d, hl)
   }
 }
 
 /** Writes packet number `pn` (a whole number below 2^64, as exact as a double is) into datagram `d`. */
-export function setPn (d: Buffer, pn: number): void {
+export function setPn(d: Buffer, pn: number): void {
   // (only a negative number is moved up by 2^64: a small one plus 2^64 is not exact in a double, and rounded to 0)
   const v = pn < 0 ? 2 ** 64 + pn : pn % 2 ** 64
   d.writeUInt32LE(v % 2 ** 32, 36)
@@ -83,7 +86,7 @@ export function setPn (d: Buffer, pn: number): void {
  * dropped, none delivered. Returns how long after B stopped A lost it, ms (udp-news.perf.test.ts
  * bounds it by P + MARGIN).
  */
-export async function replayedStoppedPeer (mac: boolean, P: number, MARGIN: number): Promise<number> {
+export async function replayedStoppedPeer(mac: boolean, P: number, MARGIN: number): Promise<number> {
   const pair = await openPair(mac, P)
   const N = 24
   await exchange(pair, N)
@@ -111,7 +114,9 @@ export async function replayedStoppedPeer (mac: boolean, P: number, MARGIN: numb
   for (const d of recorded) pair.attack(d)
   pair.step()
   const s1 = pair.stats(pair.a)
-  note(`mac ${mac}: lost after ${after.toFixed(0)} ms (peer timeout ${P}); ${roundsBefore} rounds of ${recorded.length} replays before; stale +${delta(s1, s0, 'stale')}, duplicates +${delta(s1, s0, 'duplicates')}, unknownSender +${delta(s1, s0, 'unknownSender')}`)
+  note(
+    `mac ${mac}: lost after ${after.toFixed(0)} ms (peer timeout ${P}); ${roundsBefore} rounds of ${recorded.length} replays before; stale +${delta(s1, s0, 'stale')}, duplicates +${delta(s1, s0, 'duplicates')}, unknownSender +${delta(s1, s0, 'unknownSender')}`,
+  )
 
   expect(lost, `A still had B ${after.toFixed(0)} ms after it stopped, after ${rounds} rounds of replays`).toBe(true)
   expect(pair.loss(pair.a)).toMatch(/the peer timeout/)

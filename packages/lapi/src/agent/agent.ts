@@ -76,28 +76,35 @@ export class Agent {
   /** When the event loop last read bytes (ms). */
   private bytesAt = 0
 
-  constructor (o: AgentOptions) {
+  constructor(o: AgentOptions) {
     this.o = o
     const { spec, rank, transport, log } = o
     this.ctl = new Int32Array(spec.control)
     this.w = new Int32Array(spec.net!.stream.words)
     const onControl = (peer: number, body: Uint8Array): void => this.control.onBody(peer, body)
-    const engine = this.engine = new NetEngine(spec, rank, AGENT_ID, onControl)
-    const rounds = this.rounds = new Rounds({
-      engine, transport, log, w: this.w, procs: spec.processes, onControl, onBell: () => this.onBell(), checkPeers: () => this.peers.check(),
-    })
-    const control = this.control = new ControlPlane({ spec, rank, log, send: (peer, m) => rounds.send(peer, m), onAbort: o.onAbort })
+    const engine = (this.engine = new NetEngine(spec, rank, AGENT_ID, onControl))
+    const rounds = (this.rounds = new Rounds({
+      engine,
+      transport,
+      log,
+      w: this.w,
+      procs: spec.processes,
+      onControl,
+      onBell: () => this.onBell(),
+      checkPeers: () => this.peers.check(),
+    }))
+    const control = (this.control = new ControlPlane({ spec, rank, log, send: (peer, m) => rounds.send(peer, m), onAbort: o.onAbort }))
     this.peers = new Peers({ spec, rank, engine, transport, log, rounds, control, onAbort: o.onAbort })
     this.conn = new Connections({ engine, transport, log, w: this.w, rounds, checkPeers: () => this.peers.check(), wakeLoop: () => this.wakeLoop() })
     Atomics.store(this.w, ENG_OWNER, OWNER_AGENT)
   }
 
-  stats (): Record<string, number> {
+  stats(): Record<string, number> {
     return { ...this.engine.stats(), dropped: this.control.dropped, wakes: this.wakes, handovers: this.conn.handovers }
   }
 
   /** The transport's events: what the event loop read, and lost peers. */
-  onBytes (peer: number, chunk: Uint8Array, len: number): void {
+  onBytes(peer: number, chunk: Uint8Array, len: number): void {
     // (messages a task may take in and leave unacknowledged: the loop's sleep is bounded by
     // ACK_CHECK_MS again, from now on)
     this.bytesAt = performance.now()
@@ -109,12 +116,12 @@ export class Agent {
   }
 
   /** The transport's onPeerLost. */
-  onPeerLost (peer: number, reason: string, _normal: boolean): void {
+  onPeerLost(peer: number, reason: string, _normal: boolean): void {
     this.peers.reportLoss(peer, reason)
   }
 
   /** Starts serving (after the transport is connected). */
-  start (): void {
+  start(): void {
     if (this.rounds.running) return
     this.rounds.running = true
     void this.loop()
@@ -122,14 +129,14 @@ export class Agent {
   }
 
   /** Stops the loop (the transport is closed by its owner). */
-  stop (): void {
+  stop(): void {
     this.rounds.stop()
     this.conn.stopWatch()
     this.wakeLoop()
   }
 
   /** Ends the loop's sleep at once, so that it takes its bound again (the doorbell rung unconditionally: this thread knows it may sleep). */
-  private wakeLoop (): void {
+  private wakeLoop(): void {
     Atomics.add(this.ctl, CTL_AGENT_BELL, 1)
     Atomics.notify(this.ctl, CTL_AGENT_BELL)
   }
@@ -138,23 +145,29 @@ export class Agent {
    * Sends what the tasks left toward the network and a goodbye to every peer, and waits (at most
    * FINISH_MS) until all of it is written: a normal close after it loses nothing.
    */
-  async finish (): Promise<void> {
+  async finish(): Promise<void> {
     const end = performance.now() + FINISH_MS
     let bye = false
     for (;;) {
       // (what this process owes its peers' fences goes before its goodbye)
       this.engine.acksDue = true
       this.rounds.round()
-      if (!bye) this.engine.locked(() => { bye = this.engine.path.bye() })
+      if (!bye)
+        this.engine.locked(() => {
+          bye = this.engine.path.bye()
+        })
       let left = 1
       let settled = false
-      this.engine.locked(() => { left = this.engine.path.flush(); settled = this.engine.path.settle() })
+      this.engine.locked(() => {
+        left = this.engine.path.flush()
+        settled = this.engine.path.settle()
+      })
       if ((bye && left === 0 && settled && !this.engine.pendingOut) || performance.now() > end) return
       await new Promise((resolve) => setTimeout(resolve, 1))
     }
   }
 
-  private async loop (): Promise<void> {
+  private async loop(): Promise<void> {
     const ctl = this.ctl
     while (this.rounds.running) {
       this.onBell()
@@ -166,7 +179,10 @@ export class Agent {
         // event loop had its turn — never in a loop of its own, which would take a CPU from the
         // tasks (while they read the connections, a millisecond later)
         Atomics.store(ctl, CTL_AGENT_SLEEPING, 0)
-        await new Promise<void>((resolve) => { if (Atomics.load(this.w, ENG_OWNER) === OWNER_TASKS) setTimeout(resolve, 1); else setImmediate(resolve) })
+        await new Promise<void>((resolve) => {
+          if (Atomics.load(this.w, ENG_OWNER) === OWNER_TASKS) setTimeout(resolve, 1)
+          else setImmediate(resolve)
+        })
         continue
       }
       // (while this thread reads the connections, at most ACK_CHECK_MS, longer while such sleeps
@@ -199,14 +215,18 @@ export class Agent {
    * No acknowledgement is owed and none can come due soon: nothing read waits for the lock, and
    * every task took in what its network ring held, or no bytes came for QUIET_AFTER_MS.
    */
-  private nothingOwed (): boolean {
+  private nothingOwed(): boolean {
     if (this.rounds.inbound.length !== 0 || this.engine.acksOwed) return false
     if (performance.now() - this.bytesAt >= QUIET_AFTER_MS) return true
     let taken = false
-    return this.engine.locked(() => { taken = this.engine.ringsTaken }) && taken
+    return (
+      this.engine.locked(() => {
+        taken = this.engine.ringsTaken
+      }) && taken
+    )
   }
 
-  private hasWork (): boolean {
+  private hasWork(): boolean {
     // (a round put off until a task let the lock go may release a barrier or ring a task: until it
     // ran, this thread is not quiet, and a task does not sleep where only this thread could wake it)
     if (this.rounds.queued) return true
@@ -220,7 +240,7 @@ export class Agent {
   }
 
   /** What the doorbell may mean: a task asks for the connections, a control message or a barrier waits, packets wait to go. */
-  private onBell (): void {
+  private onBell(): void {
     const w = this.w
     if (Atomics.load(w, ENG_GIVEBACK) !== 0) {
       Atomics.store(w, ENG_GIVEBACK, 0)
@@ -228,28 +248,31 @@ export class Agent {
     }
     if (Atomics.load(w, ENG_WANT) !== 0 && Atomics.load(w, ENG_OWNER) === OWNER_AGENT) this.conn.handOver()
     const bar = Atomics.load(this.ctl, CTL_BAR_LOCAL)
-    if (bar !== 0 && bar !== this.reportedBar) { this.reportedBar = bar; this.control.arrive(bar) }
+    if (bar !== 0 && bar !== this.reportedBar) {
+      this.reportedBar = bar
+      this.control.arrive(bar)
+    }
     this.rounds.round()
     this.peers.check()
   }
 
   /** Sends a control message to every other process. */
-  broadcast (m: ControlMessage): void {
+  broadcast(m: ControlMessage): void {
     this.control.broadcast(m)
   }
 
   /** A task of this process ended (`failed`: not normally): tell the other processes. */
-  taskEnded (task: number, failed: boolean): void {
+  taskEnded(task: number, failed: boolean): void {
     this.control.taskEnded(task, failed)
   }
 
   /** The job is aborted here: tell the other processes. */
-  abort (task: number, reason: string): void {
+  abort(task: number, reason: string): void {
     this.control.abort(task, reason)
   }
 
   /** Process `peer` is gone: its tasks are marked, and unless it said goodbye, the job ends. */
-  peerLost (peer: number, reason: string, normal: boolean): void {
+  peerLost(peer: number, reason: string, normal: boolean): void {
     this.peers.lost(peer, reason, normal)
   }
 
@@ -257,11 +280,21 @@ export class Agent {
    * The state of this process's network, in words, for the report of a job that timed out
    * (agent/network-report.ts); with `detail`, for the debug line of a failed job.
    */
-  describe (detail = false): string {
+  describe(detail = false): string {
     const { spec, rank, transport } = this.o
-    return describeNetwork({
-      spec, rank, engine: this.engine, transport, inbound: this.rounds.inbound, paused: this.rounds.paused,
-      handovers: this.conn.handovers, dropped: this.control.dropped, wakes: this.wakes,
-    }, detail)
+    return describeNetwork(
+      {
+        spec,
+        rank,
+        engine: this.engine,
+        transport,
+        inbound: this.rounds.inbound,
+        paused: this.rounds.paused,
+        handovers: this.conn.handovers,
+        dropped: this.control.dropped,
+        wakes: this.wakes,
+      },
+      detail,
+    )
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino'
 import type { Transport } from '../transport/contract.js'
-import { type NetEngine } from '../engine/engine.js'
+import type { NetEngine } from '../engine/engine.js'
 import { OWNER_AGENT, OWNER_TASKS, ENG_FDSLEEP, ENG_OWNER, ENG_POLLS, ENG_WANT } from '../layout/engine.js'
 import type { Rounds } from './rounds.js'
 
@@ -46,7 +46,7 @@ export class Connections {
   /** Hand-overs to the tasks so far. */
   handovers = 0
 
-  constructor (o: ConnectionsOptions) {
+  constructor(o: ConnectionsOptions) {
     this.o = o
     this.engine = o.engine
     this.w = o.w
@@ -54,7 +54,7 @@ export class Connections {
   }
 
   /** A polling task asked for the connections: stop reading them here and let the tasks. */
-  handOver (): void {
+  handOver(): void {
     const t = this.o.transport
     t.agentReads(false)
     // (what this event loop read before goes into the frame path first, so the order of the bytes holds)
@@ -64,7 +64,12 @@ export class Connections {
       Atomics.store(this.w, ENG_OWNER, OWNER_TASKS)
       Atomics.store(this.w, ENG_WANT, 0)
     })
-    if (!ok || Atomics.load(this.w, ENG_OWNER) !== OWNER_TASKS) { this.o.log.trace({ ok }, 'handover postponed'); t.agentReads(true); this.rounds.later(); return }
+    if (!ok || Atomics.load(this.w, ENG_OWNER) !== OWNER_TASKS) {
+      this.o.log.trace({ ok }, 'handover postponed')
+      t.agentReads(true)
+      this.rounds.later()
+      return
+    }
     this.o.log.trace('connections handed to the tasks')
     this.handovers++
     // (a task may be giving this thread its CPU meanwhile: wake it)
@@ -75,15 +80,18 @@ export class Connections {
   }
 
   /** The watch looks every millisecond from now on (the tasks just took the connections). */
-  private watchFast (): void {
+  private watchFast(): void {
     this.watchMs = 1
     if (this.watch !== null) clearTimeout(this.watch)
     this.watch = setTimeout(this.watchDue, 1)
   }
 
   /** The watch stops (the connections are this thread's again, or the agent ends). */
-  stopWatch (): void {
-    if (this.watch !== null) { clearTimeout(this.watch); this.watch = null }
+  stopWatch(): void {
+    if (this.watch !== null) {
+      clearTimeout(this.watch)
+      this.watch = null
+    }
   }
 
   private readonly watchDue = (): void => {
@@ -99,7 +107,7 @@ export class Connections {
    * finds no poll since the last writes what a task held back when it stopped (its last sends,
    * left to go with later ones): within two looks of its last poll.
    */
-  private tick (): void {
+  private tick(): void {
     const polls = Atomics.load(this.w, ENG_POLLS)
     if (polls !== this.lastPolls) {
       this.lastPolls = polls
@@ -120,15 +128,22 @@ export class Connections {
   }
 
   /** Reads the connections in this event loop again (no task polls, none sleeps on them). */
-  takeBack (): void {
+  takeBack(): void {
     let asleep = false
     const ok = this.engine.locked(() => {
       // (a task asleep in the kernel on the connections is waiting in LAPI: they stay its)
       asleep = Atomics.load(this.w, ENG_FDSLEEP) !== 0
       if (!asleep) Atomics.store(this.w, ENG_OWNER, OWNER_AGENT)
     })
-    if (asleep) { this.idleTicks = 0; this.o.checkPeers(); return }
-    if (!ok) { this.rounds.later(); return }
+    if (asleep) {
+      this.idleTicks = 0
+      this.o.checkPeers()
+      return
+    }
+    if (!ok) {
+      this.rounds.later()
+      return
+    }
     this.o.log.trace('connections taken back')
     this.stopWatch()
     // (the loop may sleep without a bound: from now on it must look every ACK_CHECK_MS)

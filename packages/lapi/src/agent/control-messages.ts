@@ -17,10 +17,29 @@ import { TaskState } from '../layout/control.js'
 import { placement } from '../layout/job-spec.js'
 import { decodeBody, encodeMessage } from '../transport/messages.js'
 
-export interface ArriveMessage { t: 'arrive', g: number, f: Uint8Array, i: Uint8Array }
-export interface ReleaseMessage { t: 'release', g: number, f: Uint8Array, i: Uint8Array }
-export interface StateMessage { t: 'state', task: number, state: EndState, g: number }
-export interface AbortMessage { t: 'abort', task: number, reason: string }
+export interface ArriveMessage {
+  t: 'arrive'
+  g: number
+  f: Uint8Array
+  i: Uint8Array
+}
+export interface ReleaseMessage {
+  t: 'release'
+  g: number
+  f: Uint8Array
+  i: Uint8Array
+}
+export interface StateMessage {
+  t: 'state'
+  task: number
+  state: EndState
+  g: number
+}
+export interface AbortMessage {
+  t: 'abort'
+  task: number
+  reason: string
+}
 export type ControlMessage = ArriveMessage | ReleaseMessage | StateMessage | AbortMessage
 
 /** The states a `state` message may report. */
@@ -35,7 +54,7 @@ export interface ControlJob {
 }
 
 /** A decoded message, or why the body was not one. */
-export type DecodedControl = { ok: true, message: ControlMessage } | { ok: false, reason: string }
+export type DecodedControl = { ok: true; message: ControlMessage } | { ok: false; reason: string }
 
 /** Each kind's fields, in the order the encoder writes them. */
 const FIELDS: Readonly<Record<ControlMessage['t'], readonly string[]>> = {
@@ -49,12 +68,16 @@ const FIELDS: Readonly<Record<ControlMessage['t'], readonly string[]>> = {
  * Message `m` with its 4-byte length prefix (transport/messages.ts `encodeMessage`; the agent
  * queues the body after it). The same bytes as the plain maps of each kind.
  */
-export function encodeControl (m: ControlMessage): Buffer {
+export function encodeControl(m: ControlMessage): Buffer {
   switch (m.t) {
-    case 'arrive': return encodeMessage({ t: 'arrive', g: m.g, f: m.f, i: m.i })
-    case 'release': return encodeMessage({ t: 'release', g: m.g, f: m.f, i: m.i })
-    case 'state': return encodeMessage({ t: 'state', task: m.task, state: m.state, g: m.g })
-    case 'abort': return encodeMessage({ t: 'abort', task: m.task, reason: m.reason })
+    case 'arrive':
+      return encodeMessage({ t: 'arrive', g: m.g, f: m.f, i: m.i })
+    case 'release':
+      return encodeMessage({ t: 'release', g: m.g, f: m.f, i: m.i })
+    case 'state':
+      return encodeMessage({ t: 'state', task: m.task, state: m.state, g: m.g })
+    case 'abort':
+      return encodeMessage({ t: 'abort', task: m.task, reason: m.reason })
   }
 }
 
@@ -65,7 +88,7 @@ export function encodeControl (m: ControlMessage): Buffer {
  * 0 only), a task ending that is the sender's, an abort's task in the job or -1. Never throws:
  * what is wrong comes back as a reason, in words.
  */
-export function decodeControl (body: Uint8Array, peer: number, job: ControlJob): DecodedControl {
+export function decodeControl(body: Uint8Array, peer: number, job: ControlJob): DecodedControl {
   let m: unknown
   try {
     m = decodeBody(body)
@@ -95,7 +118,8 @@ export function decodeControl (body: Uint8Array, peer: number, job: ControlJob):
       return yes({ t: 'release', g: r['g'] as number, f: r['f'] as Uint8Array, i: r['i'] as Uint8Array })
     }
     case 'state': {
-      const task = r['task']; const state = r['state']
+      const task = r['task']
+      const state = r['state']
       const { first, count } = placement(job.numTasks, job.processes, peer)
       if (typeof task !== 'number' || !Number.isInteger(task) || task < first || task >= first + count) {
         return no(`state: task ${what(task)} is not one of process ${peer}'s (${first}-${first + count - 1})`)
@@ -108,7 +132,8 @@ export function decodeControl (body: Uint8Array, peer: number, job: ControlJob):
       return yes({ t: 'state', task, state, g: r['g'] as number })
     }
     case 'abort': {
-      const task = r['task']; const reason = r['reason']
+      const task = r['task']
+      const reason = r['reason']
       if (typeof task !== 'number' || !Number.isInteger(task) || task < -1 || task >= job.numTasks) {
         return no(`abort: task ${what(task)} is neither a task of the job (0-${job.numTasks - 1}) nor -1`)
       }
@@ -118,16 +143,16 @@ export function decodeControl (body: Uint8Array, peer: number, job: ControlJob):
   }
 }
 
-function yes (message: ControlMessage): DecodedControl {
+function yes(message: ControlMessage): DecodedControl {
   return { ok: true, message }
 }
 
-function no (reason: string): DecodedControl {
+function no(reason: string): DecodedControl {
   return { ok: false, reason }
 }
 
 /** Why map `r` does not have exactly the fields `want`, or null. */
-function fieldsOf (r: Record<string, unknown>, want: readonly string[]): string | null {
+function fieldsOf(r: Record<string, unknown>, want: readonly string[]): string | null {
   for (const k of want) if (!Object.hasOwn(r, k)) return `no field ${k}`
   const keys = Object.keys(r)
   if (keys.length !== want.length) for (const k of keys) if (!want.includes(k)) return `an unexpected field ${what(k)}`
@@ -135,18 +160,18 @@ function fieldsOf (r: Record<string, unknown>, want: readonly string[]): string 
 }
 
 /** Why `g` is no barrier generation (a 32-bit integer, as the control block holds it), or null. */
-function generation (g: unknown): string | null {
+function generation(g: unknown): string | null {
   return typeof g === 'number' && (g | 0) === g ? null : `the generation ${what(g)} is no 32-bit integer`
 }
 
 /** Why `v` is not gather table `name` of `bytes` bytes, or null. */
-function table (name: string, v: unknown, bytes: number): string | null {
+function table(name: string, v: unknown, bytes: number): string | null {
   if (v instanceof Uint8Array && v.length === bytes) return null
   return `field ${name} is ${what(v)}, not ${bytes} bytes`
 }
 
 /** A value from the network, briefly, for a reason. */
-function what (v: unknown): string {
+function what(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(clip(v))
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' || v === null || v === undefined) return String(v)
   if (v instanceof Uint8Array) return `${v.length} bytes`
@@ -160,6 +185,6 @@ function what (v: unknown): string {
 }
 
 /** At most 60 characters of `s`. */
-function clip (s: string): string {
+function clip(s: string): string {
   return s.length <= 60 ? s : `${s.slice(0, 60)}…`
 }

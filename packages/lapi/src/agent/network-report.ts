@@ -6,7 +6,7 @@ import type { JobSpec } from '../layout/job-spec.js'
 import type { Transport } from '../transport/contract.js'
 import { transportKind } from '../transport/registry.js'
 import { AGENT_ID, OWNER_TASKS, ENG_BLOCKED, ENG_CTRL, ENG_FDSLEEP, ENG_LOCK, ENG_OWNER, ENG_PARKED, ENG_WANT } from '../layout/engine.js'
-import { type NetEngine } from '../engine/engine.js'
+import type { NetEngine } from '../engine/engine.js'
 import { describeWatch, readTask } from './watch.js'
 
 /** What the report reads: the agent's parts and counts. */
@@ -31,13 +31,13 @@ export interface NetworkView {
  * With `detail` (the debug line of a failed job) also this process's tasks, their rings (read
  * under the lock when it is free: NetEngine.ringState) and the counts.
  */
-export function describeNetwork (v: NetworkView, detail: boolean): string {
+export function describeNetwork(v: NetworkView, detail: boolean): string {
   const spec = v.spec
   const w = new Int32Array(spec.net!.stream.words)
   const lock = Atomics.load(w, ENG_LOCK)
   const flags = [
     Atomics.load(w, ENG_WANT) !== 0 ? 'a task asks for the connections' : '',
-    Atomics.load(w, ENG_BLOCKED) !== 0 ? 'frames wait for room in a task\'s network ring' : '',
+    Atomics.load(w, ENG_BLOCKED) !== 0 ? "frames wait for room in a task's network ring" : '',
     Atomics.load(w, ENG_PARKED) !== 0 ? 'Get answers wait for room toward their origin' : '',
     Atomics.load(w, ENG_CTRL) !== 0 ? 'a control message waits for this thread' : '',
     Atomics.load(w, ENG_FDSLEEP) !== 0 ? 'the task sleeps on the connections' : '',
@@ -52,7 +52,8 @@ export function describeNetwork (v: NetworkView, detail: boolean): string {
     for (let k = 0; k < v.inbound.length; k += 3) if (v.inbound[k] === p) chunks++
     peers.push(`process ${p}: ${path.unparsed(p)} bytes not taken in, ${chunks} reads held by the agent, flags ${kind.peerFlags(spec.net!.stream, p)}`)
   }
-  const line = `network of process ${v.rank}: the connections read by ${Atomics.load(w, ENG_OWNER) === OWNER_TASKS ? 'the tasks' : 'the agent'} ` +
+  const line =
+    `network of process ${v.rank}: the connections read by ${Atomics.load(w, ENG_OWNER) === OWNER_TASKS ? 'the tasks' : 'the agent'} ` +
     `(${v.handovers} hand-overs), the lock ${lock === 0 ? 'free' : lock === AGENT_ID ? 'held by the agent' : `held by task ${lock - 1}`}, ` +
     `${path.queued()} bytes waiting to be sent${flags.length > 0 ? `; ${flags.join('; ')}` : ''}; ${peers.join('; ')}`
   if (!detail) return line
@@ -64,6 +65,8 @@ export function describeNetwork (v: NetworkView, detail: boolean): string {
     tasks.push(describeWatch(readTask(ctl, spec.numTasks, t, null, null)))
   }
   const s = v.transport.stats()
-  return `${line}; ${tasks.join('; ')}; ${v.engine.ringState()}; frames sent ${s.framesSent}, received ${s.framesReceived}, dropped ${s.framesDropped}; ` +
+  return (
+    `${line}; ${tasks.join('; ')}; ${v.engine.ringState()}; frames sent ${s.framesSent}, received ${s.framesReceived}, dropped ${s.framesDropped}; ` +
     `bytes sent ${s.bytesSent}, received ${s.bytesReceived}; control messages dropped ${v.dropped}; agent wakes ${v.wakes}`
+  )
 }

@@ -10,7 +10,7 @@ import { placement, type JobSpec } from '../layout/job-spec.js'
 import { PEER_BYE, PEER_EOF, PEER_ERROR, PEER_MALFORMED } from '../layout/stream.js'
 import type { Transport, TransportKind } from '../transport/contract.js'
 import { transportKind } from '../transport/registry.js'
-import { type NetEngine } from '../engine/engine.js'
+import type { NetEngine } from '../engine/engine.js'
 import { ENG_OWNER } from '../layout/engine.js'
 import type { ControlPlane } from './control.js'
 import type { Rounds } from './rounds.js'
@@ -52,7 +52,7 @@ export class Peers {
   /** When a loss of each peer was first seen (ms). */
   private readonly lossSeen: Array<number | undefined> = []
 
-  constructor (o: PeersOptions) {
+  constructor(o: PeersOptions) {
     this.o = o
     this.ctl = new Int32Array(o.spec.control)
     this.w = new Int32Array(o.spec.net!.stream.words)
@@ -70,7 +70,7 @@ export class Peers {
    * (its goodbye may be behind frames that wait for room), or after LOSS_DRAIN_MS; before its
    * goodbye is in, never sooner than LOSS_LOOK_MS after it was seen.
    */
-  check (): void {
+  check(): void {
     const s = this.o.spec.net!.stream
     for (let p = 0; p < this.procs; p++) {
       if (p === this.o.rank || this.gone[p]) continue
@@ -79,7 +79,7 @@ export class Peers {
       if ((f & (PEER_EOF | PEER_ERROR | PEER_MALFORMED)) === 0 && reported === undefined) continue
       if ((f & PEER_MALFORMED) === 0) {
         const now = performance.now()
-        const seen = this.lossSeen[p] ??= now
+        const seen = (this.lossSeen[p] ??= now)
         // (a peer whose goodbye is in needs no look for it)
         if ((now < seen + LOSS_LOOK_MS && (f & PEER_BYE) === 0) || (this.unread(p) && now < seen + LOSS_DRAIN_MS)) {
           this.rounds.later(1)
@@ -90,8 +90,16 @@ export class Peers {
       this.o.log.debug({ peer: p, flags: f, reported, unparsed: this.engine.path.unparsed(p), owner: Atomics.load(this.w, ENG_OWNER) }, 'peer gone')
       // (after its goodbye a peer's end is normal, even when a last write of ours found it closed)
       const normal = (f & PEER_BYE) !== 0 && (f & PEER_MALFORMED) === 0
-      const reason = (f & PEER_MALFORMED) !== 0 ? 'it sent a malformed stream' : normal ? 'closed'
-        : reported !== undefined ? reported : (f & PEER_ERROR) !== 0 ? (this.o.transport.lossReason?.(p) ?? 'connection lost') : 'connection closed without goodbye'
+      const reason =
+        (f & PEER_MALFORMED) !== 0
+          ? 'it sent a malformed stream'
+          : normal
+            ? 'closed'
+            : reported !== undefined
+              ? reported
+              : (f & PEER_ERROR) !== 0
+                ? (this.o.transport.lossReason?.(p) ?? 'connection lost')
+                : 'connection closed without goodbye'
       this.o.transport.lost(p, reason, normal)
       this.lost(p, reason, normal)
     }
@@ -104,25 +112,27 @@ export class Peers {
    * would mark its tasks gone before this process saw them pass the barrier). While a task holds
    * the lock nothing can be told: the answer is yes.
    */
-  private unread (p: number): boolean {
+  private unread(p: number): boolean {
     if (this.engine.path.unparsed(p) > 0) return true
     // (-1: a datagram, whose sender is known once it is taken in)
     const inb = this.rounds.inbound
     for (let k = 0; k < inb.length; k += 3) if (inb[k] === p || inb[k] === -1) return true
     let queued = true
-    this.engine.locked(() => { queued = this.engine.controlQueued })
+    this.engine.locked(() => {
+      queued = this.engine.controlQueued
+    })
     return queued
   }
 
   /** The transport's onPeerLost: judged by `check` (the goodbye may still be unread). */
-  reportLoss (peer: number, reason: string): void {
+  reportLoss(peer: number, reason: string): void {
     if (this.gone[peer]) return
     this.reported[peer] = reason
     this.check()
   }
 
   /** Process `peer` is gone: its tasks are marked, and unless it said goodbye, the job ends. */
-  lost (peer: number, reason: string, normal: boolean): void {
+  lost(peer: number, reason: string, normal: boolean): void {
     const { first, count } = placement(this.n, this.procs, peer)
     for (let t = first; t < first + count; t++) {
       const st = Atomics.load(this.ctl, taskWord(t, TASK_STATE))

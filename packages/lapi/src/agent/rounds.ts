@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino'
 import { FRAME_CONTROL, type Transport } from '../transport/contract.js'
-import { type NetEngine } from '../engine/engine.js'
+import type { NetEngine } from '../engine/engine.js'
 import { OWNER_AGENT, OWNER_TASKS, ENG_CTRL, ENG_LOCK, ENG_LOCK_WAITER, ENG_OWNER, ENG_POLLS } from '../layout/engine.js'
 
 /**
@@ -66,14 +66,14 @@ export class Rounds {
   /** The tasks' poll count when the path's timer last found them polling. */
   private pathPolls = -1
 
-  constructor (o: RoundsOptions) {
+  constructor(o: RoundsOptions) {
     this.o = o
     this.engine = o.engine
     this.w = o.w
   }
 
   /** What the event loop read from process `peer` (-1: a datagram): into the frame path by a round. */
-  read (peer: number, chunk: Uint8Array, len: number): void {
+  read(peer: number, chunk: Uint8Array, len: number): void {
     const inb = this.inbound
     inb.push(peer, chunk, len)
     // (a read that filled the event loop's buffer: more is waiting, a bulk stream. A datagram
@@ -81,7 +81,10 @@ export class Rounds {
     // once the event loop is past its I/O — libuv reads datagrams in batches (recvmmsg) before it
     // hands them over one by one, and what a round read earlier would overtake the batch's rest)
     if (len >= FULL_READ) this.drain = true
-    else if (peer < 0 && !this.drainNext) { this.drainNext = true; this.later() }
+    else if (peer < 0 && !this.drainNext) {
+      this.drainNext = true
+      this.later()
+    }
     this.round()
     // (what waits for the lock or for room is copied out of the transport's buffer, which the next
     // read reuses; a Buffer's slice would be a view of it)
@@ -89,41 +92,48 @@ export class Rounds {
   }
 
   /** Sends a control message (encoded, with its length prefix) to process `peer`, after the packets the tasks have put toward the network. */
-  send (peer: number, message: Buffer): void {
+  send(peer: number, message: Buffer): void {
     this.outControl.push(peer, message)
     this.round()
   }
 
   /** Clears the timers (the agent stops). */
-  stop (): void {
+  stop(): void {
     this.running = false
-    if (this.ackTimer !== null) { clearTimeout(this.ackTimer); this.ackTimer = null }
-    if (this.pathTimer !== null) { clearTimeout(this.pathTimer); this.pathTimer = null }
+    if (this.ackTimer !== null) {
+      clearTimeout(this.ackTimer)
+      this.ackTimer = null
+    }
+    if (this.pathTimer !== null) {
+      clearTimeout(this.pathTimer)
+      this.pathTimer = null
+    }
   }
 
   /**
    * One engine round by the agent: what its event loop read, its control messages, then the
    * engine's work (out, in, acknowledgements). Tried again (`retry`) when a task holds the lock.
    */
-  round (): void {
+  round(): void {
     // (a control message sent from within a round goes with it: see tryRound)
     if (this.inRound) return
     if (!this.tryRound()) this.retry()
   }
 
   /** `round` once, and again while its work left control messages to send: false when a task held the lock. */
-  private tryRound (): boolean {
+  private tryRound(): boolean {
     this.inRound = true
     let done: boolean
     try {
-      do done = this.roundOnce(); while (done && this.outControl.length > 0)
+      do done = this.roundOnce()
+      while (done && this.outControl.length > 0)
     } finally {
       this.inRound = false
     }
     return done
   }
 
-  private roundOnce (): boolean {
+  private roundOnce(): boolean {
     const done = this.engine.agentRound(() => {
       const path = this.engine.path
       // (the bytes the event loop read go in first: a read of our own comes after them)
@@ -156,7 +166,7 @@ export class Rounds {
    * keepalives and peer timeout): a round when they are due, which runs them (its poll does). A
    * timer that fires by then stays.
    */
-  timers (): void {
+  timers(): void {
     const ms = this.engine.path.due()
     if (ms < 0 || !this.running) return
     const at = performance.now() + ms
@@ -178,7 +188,10 @@ export class Rounds {
     // while they read, arms the timer again once they stop polling: connections.ts `tick`.)
     if (Atomics.load(this.w, ENG_OWNER) === OWNER_TASKS) {
       const polls = Atomics.load(this.w, ENG_POLLS)
-      if (polls !== this.pathPolls) { this.pathPolls = polls; return }
+      if (polls !== this.pathPolls) {
+        this.pathPolls = polls
+        return
+      }
     }
     this.round()
     this.o.checkPeers()
@@ -201,7 +214,7 @@ export class Rounds {
    * a loop of tries would take a CPU from the tasks that spin on it (on a CPU shared with such a
    * task, it kept the task from finishing for a whole time slice: 2–4 ms round trips).
    */
-  private retry (): void {
+  private retry(): void {
     const holder = Atomics.load(this.w, ENG_LOCK)
     Atomics.store(this.w, ENG_LOCK_WAITER, 1)
     try {
@@ -217,7 +230,7 @@ export class Rounds {
    * Hands the chunks the event loop read to the frame path, in order, until one does not fit (its
    * peer is paused until room is made). Under the lock. Returns whether all went in.
    */
-  ingestAll (path: NetEngine['path']): boolean {
+  ingestAll(path: NetEngine['path']): boolean {
     const inb = this.inbound
     let k = 0
     for (; k < inb.length; k += 3) {
@@ -243,13 +256,17 @@ export class Rounds {
   }
 
   /** Runs a round again soon (`ms` 0: on the next turn of the event loop). */
-  later (ms = 0): void {
+  later(ms = 0): void {
     if (this.queued) return
     this.queued = true
     const f = (): void => {
       this.queued = false
-      if (this.drainNext) { this.drainNext = false; this.drain = Atomics.load(this.w, ENG_OWNER) === OWNER_AGENT }
-      if (this.running) this.o.onBell(); else if (this.inbound.length > 0) this.round()
+      if (this.drainNext) {
+        this.drainNext = false
+        this.drain = Atomics.load(this.w, ENG_OWNER) === OWNER_AGENT
+      }
+      if (this.running) this.o.onBell()
+      else if (this.inbound.length > 0) this.round()
     }
     if (ms === 0) setImmediate(f)
     else setTimeout(f, ms)

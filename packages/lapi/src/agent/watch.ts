@@ -9,8 +9,21 @@
  * WAIT_CALL with SLEEPING set. One that does neither is running its own code.
  */
 import {
-  TASK_SLEEPING, TASK_STATE, TASK_WAIT_CALL, TASK_WAIT_VAL, TASK_WAIT_WORD, TaskState, WAIT_BARRIER, WAIT_COUNTER, WAIT_FENCE, WATCH_CALL, WATCH_VAL,
-  WATCH_WORD, WaitCall, taskWord, watchWord,
+  TASK_SLEEPING,
+  TASK_STATE,
+  TASK_WAIT_CALL,
+  TASK_WAIT_VAL,
+  TASK_WAIT_WORD,
+  TaskState,
+  WAIT_BARRIER,
+  WAIT_COUNTER,
+  WAIT_FENCE,
+  WATCH_CALL,
+  WATCH_VAL,
+  WATCH_WORD,
+  WaitCall,
+  taskWord,
+  watchWord,
 } from '../layout/control.js'
 
 /** One task as a report sees it (plain data: it crosses processes as a message). */
@@ -35,7 +48,7 @@ export const WATCH_MS = 100
 export const REPORT_TASKS = 32
 
 /** Task `t` now (`segment`: its segment, to read an awaited counter; `code`: its exit code, if its thread has ended). */
-export function readTask (ctl: Int32Array, numTasks: number, t: number, segment: Int32Array | null, code: number | null): TaskWatch {
+export function readTask(ctl: Int32Array, numTasks: number, t: number, segment: Int32Array | null, code: number | null): TaskWatch {
   const state = Atomics.load(ctl, taskWord(t, TASK_STATE))
   const w = watchWord(numTasks, t, WATCH_CALL)
   let call = Atomics.load(ctl, w)
@@ -60,8 +73,13 @@ export function readTask (ctl: Int32Array, numTasks: number, t: number, segment:
  * seen in a blocking call (or not running) once is taken as seen; one never seen in one is running
  * its own code. `codes[t]` is t's exit code once its thread ended.
  */
-export async function watchTasks (ctl: Int32Array, numTasks: number, segments: ReadonlyArray<SharedArrayBuffer | null>,
-  codes: ReadonlyArray<number | undefined>, local: (t: number) => boolean): Promise<TaskWatch[]> {
+export async function watchTasks(
+  ctl: Int32Array,
+  numTasks: number,
+  segments: ReadonlyArray<SharedArrayBuffer | null>,
+  codes: ReadonlyArray<number | undefined>,
+  local: (t: number) => boolean,
+): Promise<TaskWatch[]> {
   const seen = new Array<TaskWatch | undefined>(numTasks).fill(undefined)
   const read = (t: number): TaskWatch => {
     const seg = segments[t]
@@ -85,14 +103,28 @@ export async function watchTasks (ctl: Int32Array, numTasks: number, segments: R
 }
 
 const CALL_NAMES: readonly string[] = [
-  'the event loop', 'LAPI_Waitcntr', 'LAPI_Fence', 'LAPI_Gfence', 'LAPI_Address_init', 'LAPI_Address_init64',
-  'a send', 'Lapi.waitUntil', 'AM_WaitSema', 'AMX_SPMDBarrier', 'AMX_SPMDAllGather', 'an AM-2 request', 'an AM-2 request',
-  'an atomic operation on a task of another process', 'a poll', 'a PGAS barrier or collective', 'a PGAS RPC',
+  'the event loop',
+  'LAPI_Waitcntr',
+  'LAPI_Fence',
+  'LAPI_Gfence',
+  'LAPI_Address_init',
+  'LAPI_Address_init64',
+  'a send',
+  'Lapi.waitUntil',
+  'AM_WaitSema',
+  'AMX_SPMDBarrier',
+  'AMX_SPMDAllGather',
+  'an AM-2 request',
+  'an AM-2 request',
+  'an atomic operation on a task of another process',
+  'a poll',
+  'a PGAS barrier or collective',
+  'a PGAS RPC',
   'a PGAS operation',
 ]
 
 /** The name of a WaitCall, for messages. */
-export function waitCallName (call: number): string {
+export function waitCallName(call: number): string {
   return CALL_NAMES[call] ?? `blocking call ${call}`
 }
 
@@ -102,7 +134,7 @@ const STATE_TEXT = ['had not joined the job (no LAPI_Init yet)', 'running', 'had
  * Task `w` in words. `arrived`: for a task in a barrier, who had arrived, in words (the report
  * counts it over every task it has).
  */
-export function describeWatch (w: TaskWatch, arrived = ''): string {
+export function describeWatch(w: TaskWatch, arrived = ''): string {
   const t = w.task
   if (w.code !== null) return `task ${t} had ended (exit code ${w.code})`
   if (w.state !== TaskState.RUNNING) return `task ${t} ${STATE_TEXT[w.state] ?? `was in state ${w.state}`}`
@@ -110,24 +142,35 @@ export function describeWatch (w: TaskWatch, arrived = ''): string {
   const call = (w.call & 0xffff) - 1
   const kind = w.call >>> 16
   switch (call) {
-    case WaitCall.EVENT_LOOP: return `task ${t} was idle in its event loop (awaiting a promise)`
+    case WaitCall.EVENT_LOOP:
+      return `task ${t} was idle in its event loop (awaiting a promise)`
     case WaitCall.WAITCNTR: {
       if (w.word === 0) return `task ${t} was waiting in LAPI_Waitcntr for a counter to reach ${w.val}`
       const now = w.holds !== null ? ` (it holds ${w.holds})` : ''
       return `task ${t} was waiting in LAPI_Waitcntr for the counter at Addr ${w.word * 4} to reach ${w.val}${now}`
     }
-    case WaitCall.GFENCE: case WaitCall.ADDRESS_INIT: case WaitCall.ADDRESS_INIT64:
+    case WaitCall.GFENCE:
+    case WaitCall.ADDRESS_INIT:
+    case WaitCall.ADDRESS_INIT64:
       if (kind === WAIT_FENCE) return `task ${t} was waiting in ${waitCallName(call)} for its active messages to land`
       if (kind === WAIT_BARRIER) return `task ${t} was waiting in ${waitCallName(call)} for the other tasks${arrived !== '' ? ` (${arrived})` : ''}`
       return `task ${t} was waiting in ${waitCallName(call)}`
-    case WaitCall.FENCE: return `task ${t} was waiting in LAPI_Fence for its active messages to land`
-    case WaitCall.SEND: return `task ${t} was waiting in a send for room in task ${w.val}'s inbox`
-    case WaitCall.AM_REQUEST_CREDIT: return `task ${t} was waiting in an AM-2 request for a free request slot toward its peer`
-    case WaitCall.AM_REQUEST_BUFFER: return `task ${t} was waiting in an AM-2 request for its earlier bulk data to be taken`
-    case WaitCall.POLL: return `task ${t} was polling (LAPI_Probe, LAPI_Msgpoll, AM_Poll or a progress call)`
-    case WaitCall.AMX_SPMD_BARRIER: case WaitCall.AMX_SPMD_ALLGATHER: case WaitCall.PGAS_COLLECTIVE:
+    case WaitCall.FENCE:
+      return `task ${t} was waiting in LAPI_Fence for its active messages to land`
+    case WaitCall.SEND:
+      return `task ${t} was waiting in a send for room in task ${w.val}'s inbox`
+    case WaitCall.AM_REQUEST_CREDIT:
+      return `task ${t} was waiting in an AM-2 request for a free request slot toward its peer`
+    case WaitCall.AM_REQUEST_BUFFER:
+      return `task ${t} was waiting in an AM-2 request for its earlier bulk data to be taken`
+    case WaitCall.POLL:
+      return `task ${t} was polling (LAPI_Probe, LAPI_Msgpoll, AM_Poll or a progress call)`
+    case WaitCall.AMX_SPMD_BARRIER:
+    case WaitCall.AMX_SPMD_ALLGATHER:
+    case WaitCall.PGAS_COLLECTIVE:
       return `task ${t} was waiting in ${waitCallName(call)}${arrived !== '' ? ` (${arrived})` : ''}`
-    default: return `task ${t} was waiting in ${waitCallName(call)}`
+    default:
+      return `task ${t} was waiting in ${waitCallName(call)}`
   }
 }
 
@@ -136,7 +179,7 @@ export function describeWatch (w: TaskWatch, arrived = ''): string {
  * barrier of LAPI_Gfence and LAPI_Address_init), 'amx' (AMX_SPMDBarrier and AllGather), 'pgas'
  * (a PGAS barrier or collective); null for any other state.
  */
-function collectiveOf (w: TaskWatch): string | null {
+function collectiveOf(w: TaskWatch): string | null {
   if (w.code !== null || w.state !== TaskState.RUNNING || w.call === 0) return null
   if (w.call >>> 16 === WAIT_BARRIER) return 'lapi'
   const call = (w.call & 0xffff) - 1
@@ -145,7 +188,7 @@ function collectiveOf (w: TaskWatch): string | null {
 }
 
 /** Tasks in words: "2", "1, 4, 7", "1, 2, 3 … (9 in all)". */
-function taskList (ts: number[]): string {
+function taskList(ts: number[]): string {
   return ts.length <= 8 ? ts.join(', ') : `${ts.slice(0, 8).join(', ')} … (${ts.length} in all)`
 }
 
@@ -154,7 +197,7 @@ function taskList (ts: number[]): string {
  * lines about the rest (`more`: a process that did not answer, each process's network), indented
  * a line each. A barrier's arrivals are counted over every record: who waits in it has arrived.
  */
-export function formatReport (records: readonly TaskWatch[], numTasks: number, more: readonly string[] = []): string {
+export function formatReport(records: readonly TaskWatch[], numTasks: number, more: readonly string[] = []): string {
   const sorted = [...records].sort((a, b) => a.task - b.task)
   const known = sorted.map((w) => w.task)
   const arrived = new Map<string, string>()

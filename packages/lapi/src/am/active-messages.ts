@@ -42,8 +42,7 @@ export class ActiveMessages {
   readonly dispatcher: Dispatcher
   private readonly out: Outgoing
 
-  constructor (s: ContextState, rings: Rings, checks: Checks, table: HandlerTable, counters: Counters, user: UserCode,
-    idler: Idler, remote: RemoteOps) {
+  constructor(s: ContextState, rings: Rings, checks: Checks, table: HandlerTable, counters: Counters, user: UserCode, idler: Idler, remote: RemoteOps) {
     const a = new AmState()
     const chaos = new ChaosTransport(s, rings.outbox)
     const out = new Outgoing(s, a, rings, chaos, idler, counters, user)
@@ -61,7 +60,7 @@ export class ActiveMessages {
   }
 
   /** Waits (taking packets in) until the way to `tgt` has a free slot; returns its body offset. */
-  waitForSlot (tgt: number): number {
+  waitForSlot(tgt: number): number {
     return this.out.waitForSlot(tgt)
   }
 }

@@ -41,7 +41,7 @@ export class Completions {
   /** Messages that completed here (all data in place). */
   recvCompleted = 0
 
-  constructor (s: ContextState, inbox: Array<RingReader | RemoteSource>, counters: Counters, user: UserCode) {
+  constructor(s: ContextState, inbox: Array<RingReader | RemoteSource>, counters: Counters, user: UserCode) {
     this.c = s
     this.ctl = s.ctl
     this.inbox = inbox
@@ -54,8 +54,7 @@ export class Completions {
    * run the completion handler inline (LAPI_SEND_REPLY, when the dispatcher is not nested in a
    * blocked send) or queue it; the counters follow the handler.
    */
-  completeOne (s: SourceState, src: number, id: number, compl: compl_hndlr_t | null, uinfo: unknown, inline: boolean,
-    tgtCntr: number, cmplCntr: number): void {
+  completeOne(s: SourceState, src: number, id: number, compl: compl_hndlr_t | null, uinfo: unknown, inline: boolean, tgtCntr: number, cmplCntr: number): void {
     s.done.add(id)
     this.recvCompleted++
     // The origin's fence may wait for this. A message completing in its own packet's drain counts
@@ -70,10 +69,17 @@ export class Completions {
     // (a source in another process is told by the acknowledgement, which goes with the engine's
     // next frames whatever rings now)
     if (this.inbox[src]!.markLanded(1) && src !== this.draining) ringDoorbell(this.ctl, src)
-    if (compl === null) { this.finish(src, tgtCntr, cmplCntr); return }
+    if (compl === null) {
+      this.finish(src, tgtCntr, cmplCntr)
+      return
+    }
     if (inline && this.c.sendBlocked === 0 && this.depth < MAX_NESTED_COMPLETIONS) {
       this.depth++
-      try { this.user.runComplHandler(compl, uinfo, src, ErrClass.AM_ERR) } finally { this.depth-- }
+      try {
+        this.user.runComplHandler(compl, uinfo, src, ErrClass.AM_ERR)
+      } finally {
+        this.depth--
+      }
       this.finish(src, tgtCntr, cmplCntr)
     } else {
       this.enqueue(compl, uinfo, src, tgtCntr, cmplCntr)
@@ -81,14 +87,14 @@ export class Completions {
   }
 
   /** After the completion handler: the target counter, then the origin's completion counter. */
-  private finish (src: number, tgtCntr: number, cmplCntr: number): void {
+  private finish(src: number, tgtCntr: number, cmplCntr: number): void {
     const k = this.counters
     if (tgtCntr !== 0) k.bumpLocal(tgtCntr)
     if (cmplCntr !== 0) k.bump(src, cmplCntr)
   }
 
   /** Queues a completion handler and the counters to bump after it. */
-  private enqueue (fn: compl_hndlr_t, info: unknown, src: number, tgtCntr: number, cmplCntr: number): void {
+  private enqueue(fn: compl_hndlr_t, info: unknown, src: number, tgtCntr: number, cmplCntr: number): void {
     let cap = this.cq.length
     if (this.cqTail - this.cqHead === cap) {
       // full: grow to twice the size, keeping the order
@@ -98,22 +104,30 @@ export class Completions {
       const cn = new Int32Array(n * 3)
       for (let i = 0; i < cap; i++) {
         const from = (this.cqHead + i) & (cap - 1)
-        cq[i] = this.cq[from]!; ci[i] = this.cqInfo[from]
-        cn[3 * i] = this.cqNum[3 * from]!; cn[3 * i + 1] = this.cqNum[3 * from + 1]!; cn[3 * i + 2] = this.cqNum[3 * from + 2]!
+        cq[i] = this.cq[from]!
+        ci[i] = this.cqInfo[from]
+        cn[3 * i] = this.cqNum[3 * from]!
+        cn[3 * i + 1] = this.cqNum[3 * from + 1]!
+        cn[3 * i + 2] = this.cqNum[3 * from + 2]!
       }
-      this.cq = cq; this.cqInfo = ci; this.cqNum = cn
-      this.cqTail = cap; this.cqHead = 0
+      this.cq = cq
+      this.cqInfo = ci
+      this.cqNum = cn
+      this.cqTail = cap
+      this.cqHead = 0
       cap = n
     }
     const at = this.cqTail & (cap - 1)
     this.cq[at] = fn
     this.cqInfo[at] = info
-    this.cqNum[3 * at] = src; this.cqNum[3 * at + 1] = tgtCntr; this.cqNum[3 * at + 2] = cmplCntr
+    this.cqNum[3 * at] = src
+    this.cqNum[3 * at + 1] = tgtCntr
+    this.cqNum[3 * at + 2] = cmplCntr
     this.cqTail++
   }
 
   /** Runs the queued completion handlers (and those queued meanwhile); returns how many ran. */
-  runCompletions (): number {
+  runCompletions(): number {
     let n = 0
     this.depth++
     try {
@@ -125,7 +139,8 @@ export class Completions {
         const src = this.cqNum[3 * at]!
         const tgt = this.cqNum[3 * at + 1]!
         const cmpl = this.cqNum[3 * at + 2]!
-        this.cq[at] = null; this.cqInfo[at] = null
+        this.cq[at] = null
+        this.cqInfo[at] = null
         this.user.runComplHandler(fn, info, src, ErrClass.AM_ERR)
         this.finish(src, tgt, cmpl)
         n++

@@ -50,8 +50,17 @@ export class Dispatcher implements Progress {
   private readonly shortWord0 = SHORT_WORD0
   private readonly bareWord0 = BARE_WORD0
 
-  constructor (s: ContextState, a: AmState, rings: Rings, rx: Receiver, done: Completions, reassembly: Reassembly,
-    rndv: Rendezvous, chaos: ChaosTransport, remote: RemoteOps) {
+  constructor(
+    s: ContextState,
+    a: AmState,
+    rings: Rings,
+    rx: Receiver,
+    done: Completions,
+    reassembly: Reassembly,
+    rndv: Rendezvous,
+    chaos: ChaosTransport,
+    remote: RemoteOps,
+  ) {
     this.c = s
     this.a = a
     this.rings = rings
@@ -74,7 +83,7 @@ export class Dispatcher implements Progress {
    * Takes in every packet waiting in the inbox: header handlers, data landing, queueing of
    * completions; it may itself send (CTS, PULLED) and bump counters. Returns the packets handled.
    */
-  poll (now = false): number {
+  poll(now = false): number {
     // A completion handler run inline from here may call LAPI, which polls again: the packet being
     // handled is still in its slot, so a nested round must not touch the rings.
     if (this.polling) return 0
@@ -102,7 +111,7 @@ export class Dispatcher implements Progress {
    * ring's worth; `RingReader.available` says what that reads), so one sender cannot starve the
    * others.
    */
-  private drain (): number {
+  private drain(): number {
     const rings = this.rings
     const done = this.done
     if (rings.tailsHeld) rings.publishTails()
@@ -152,7 +161,7 @@ export class Dispatcher implements Progress {
    * round, which reads the network and writes what waits at once; otherwise (the poll a send
    * makes on the side) the network is read at most once per the engine's read gap.
    */
-  progress (now = true): number {
+  progress(now = true): number {
     let n = this.poll(now)
     const c = this.c
     if (c.sendBlocked > 0 || c.inHeaderHandler) return n
@@ -163,7 +172,7 @@ export class Dispatcher implements Progress {
   }
 
   /** True when a packet waits in the inbox. */
-  inboxPending (): boolean {
+  inboxPending(): boolean {
     // (slots the last round gave back without publishing them (`tailsHeld`) go back now: a wait
     // that finds its rings empty would otherwise keep their producers — another task, the agent,
     // or this thread's engine with frames for this task — from refilling them until its next
@@ -184,31 +193,57 @@ export class Dispatcher implements Progress {
   }
 
   /** Work queued or held that needs more dispatcher rounds (a waiting task must not sleep). */
-  get busy (): boolean {
+  get busy(): boolean {
     return this.ctsQueue.length > 0 || this.done.cqHead !== this.done.cqTail || this.held.length > 0
   }
 
   /** True when the test transport still holds packets. */
-  get holding (): boolean { return this.held.length > 0 }
+  get holding(): boolean {
+    return this.held.length > 0
+  }
 
   /** Sends the packets the test transport holds back (`all`: every one, now). */
-  flushChaos (all: boolean): void { this.chaos.flush(all) }
+  flushChaos(all: boolean): void {
+    this.chaos.flush(all)
+  }
 
   /** A packet of the common format, by type; malformed ones are dropped and counted. */
-  private handle (u8: Uint8Array, dv: DataView, off: number): void {
-    if (u8[off + P_VERSION] !== PACKET_VERSION) { this.a.dropped++; return }
+  private handle(u8: Uint8Array, dv: DataView, off: number): void {
+    if (u8[off + P_VERSION] !== PACKET_VERSION) {
+      this.a.dropped++
+      return
+    }
     const len = dv.getUint32(off + P_LEN, true)
     const src = dv.getUint32(off + P_SRC, true)
-    if (len > this.maxPkt || src >= this.c.numTasks) { this.a.dropped++; return }
+    if (len > this.maxPkt || src >= this.c.numTasks) {
+      this.a.dropped++
+      return
+    }
     switch (u8[off + P_TYPE]) {
-      case T_AM_HEAD: this.reassembly.onHead(u8, dv, off, src, len); break
-      case T_AM_DATA: this.reassembly.onData(u8, dv, off, src, len); break
-      case T_AM_CTS: this.rndv.onCts(dv, off, src); break
-      case T_AM_FIN: this.reassembly.onFin(dv, off, src); break
-      case T_AM_PULLED: this.rndv.onPulled(dv, off, src); break
-      case T_NET_DONE: if (src !== this.c.taskId || this.done.draining !== -1 || this.remote.onDone(dv, off) !== 0) this.a.dropped++; break
-      case T_AM_SHORT: case T_AM_BARE: this.a.dropped++; break // flags set, or a big-endian host: not a packet this build writes
-      default: this.a.dropped++
+      case T_AM_HEAD:
+        this.reassembly.onHead(u8, dv, off, src, len)
+        break
+      case T_AM_DATA:
+        this.reassembly.onData(u8, dv, off, src, len)
+        break
+      case T_AM_CTS:
+        this.rndv.onCts(dv, off, src)
+        break
+      case T_AM_FIN:
+        this.reassembly.onFin(dv, off, src)
+        break
+      case T_AM_PULLED:
+        this.rndv.onPulled(dv, off, src)
+        break
+      case T_NET_DONE:
+        if (src !== this.c.taskId || this.done.draining !== -1 || this.remote.onDone(dv, off) !== 0) this.a.dropped++
+        break
+      case T_AM_SHORT:
+      case T_AM_BARE:
+        this.a.dropped++
+        break // flags set, or a big-endian host: not a packet this build writes
+      default:
+        this.a.dropped++
     }
   }
 }

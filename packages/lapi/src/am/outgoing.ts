@@ -9,7 +9,19 @@
 import { ErrClass, VecType } from '../base/constants.js'
 import { copyBuf, copySeg } from '../base/copy.js'
 import { TASK_STATE, TaskState, WAIT_RING, WaitCall, ringDoorbell, taskWord } from '../layout/control.js'
-import { BODY_PACKET, PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION } from '../transport/packet.js'
+import {
+  BODY_PACKET,
+  PACKET_HEADER_BYTES,
+  PACKET_VERSION,
+  P_FLAGS,
+  P_LEN,
+  P_MSG_ID,
+  P_MSG_LEN,
+  P_OFFSET,
+  P_SRC,
+  P_TYPE,
+  P_VERSION,
+} from '../transport/packet.js'
 import type { OutRing } from '../transport/ring.js'
 import type { Rings } from '../core/rings.js'
 import type { ContextState } from '../core/state.js'
@@ -21,9 +33,7 @@ import type { Addr, lapi_vec_t, LocalBuf, scompl_hndlr_t } from '../base/types.j
 import type { ChaosBuf, ChaosTransport } from './chaos.js'
 import type { AmState } from './state.js'
 import { findPiece } from './vectors.js'
-import {
-  D_COUNT, D_INDEX, H_CMPL_CNTR, H_DESC_LEN, H_HANDLER, H_TGT_CNTR, H_UHDR_LEN, H_VEC_NUM, H_VEC_TYPE, T_AM_DATA, T_AM_HEAD,
-} from './wire.js'
+import { D_COUNT, D_INDEX, H_CMPL_CNTR, H_DESC_LEN, H_HANDLER, H_TGT_CNTR, H_UHDR_LEN, H_VEC_NUM, H_VEC_TYPE, T_AM_DATA, T_AM_HEAD } from './wire.js'
 
 export class Outgoing {
   private readonly s: ContextState
@@ -52,7 +62,7 @@ export class Outgoing {
   private wtgt = 0
   private chaosBuf: ChaosBuf | null = null
 
-  constructor (s: ContextState, a: AmState, rings: Rings, chaos: ChaosTransport, idler: Idler, counters: Counters, user: UserCode) {
+  constructor(s: ContextState, a: AmState, rings: Rings, chaos: ChaosTransport, idler: Idler, counters: Counters, user: UserCode) {
     this.s = s
     this.a = a
     this.rings = rings
@@ -72,13 +82,25 @@ export class Outgoing {
   }
 
   /** Gives the way out the dispatcher a send blocked on a full ring runs. */
-  attach (dispatcher: Progress): void {
+  attach(dispatcher: Progress): void {
     this.dispatcher = dispatcher
   }
 
   /** Writes a HEAD packet's header at `off` of the current packet (fields 48/52: vector or pull data). */
-  writeHead (off: number, flags: number, len: number, id: number, msgLen: number, hidx: number, uhdrLen: number,
-    tgtCntr: number, cmplCntr: number, w48: number, w52: number, descLen: number): void {
+  writeHead(
+    off: number,
+    flags: number,
+    len: number,
+    id: number,
+    msgLen: number,
+    hidx: number,
+    uhdrLen: number,
+    tgtCntr: number,
+    cmplCntr: number,
+    w48: number,
+    w52: number,
+    descLen: number,
+  ): void {
     const dv = this.wdv
     this.writeHeader(dv, off, T_AM_HEAD, flags, len, id, 0, msgLen)
     dv.setUint32(off + H_HANDLER, hidx, true)
@@ -94,13 +116,12 @@ export class Outgoing {
    * Sends bytes [pos, total) of a message as DATA packets, numbered from `index`, read from `data`
    * (a local buffer) or gathered from the vector `vec`.
    */
-  sendData (tgt: number, id: number, pos: number, total: number, index: number, data: LocalBuf,
-    vec: lapi_vec_t | null, offsets: number[] | null): void {
+  sendData(tgt: number, id: number, pos: number, total: number, index: number, data: LocalBuf, vec: lapi_vec_t | null, offsets: number[] | null): void {
     if (pos >= total) return
     // (packets: ceil(rest / maxPkt) from exact divisions, whose quotient code V8 has not optimized yet
     // keeps a small integer, where a fraction would be boxed in a heap number, 16 bytes a message)
     const rest = total - pos
-    const count = index + (rest - rest % this.maxPkt) / this.maxPkt + (rest % this.maxPkt === 0 ? 0 : 1)
+    const count = index + (rest - (rest % this.maxPkt)) / this.maxPkt + (rest % this.maxPkt === 0 ? 0 : 1)
     for (; pos < total; index++) {
       const n = total - pos < this.maxPkt ? total - pos : this.maxPkt
       const off = this.beginPacket(tgt)
@@ -115,20 +136,20 @@ export class Outgoing {
   }
 
   /** The origin buffers may be reused: origin counter, send-completion handler. */
-  sendDone (tgt: number, orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): void {
+  sendDone(tgt: number, orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): void {
     this.a.sendCompleted++
     if (orgCntr !== 0) this.counters.bumpLocal(orgCntr)
     if (shdlr !== null) this.user.runSendHandler(shdlr, sinfo, tgt, ErrClass.AM_ERR)
   }
 
   /** Copies `n` bytes of a local buffer (from byte `so` of it) to `dst` at `d`. */
-  copyIn (dst: Uint8Array, d: number, src: LocalBuf, so: number, n: number): void {
+  copyIn(dst: Uint8Array, d: number, src: LocalBuf, so: number, n: number): void {
     if (typeof src === 'number') copySeg(dst, d, this.seg[this.taskId]!, src + so, n)
     else copyBuf(dst, d, src!, so, n, false)
   }
 
   /** Copies stream bytes [pos, pos+n) of an origin vector into dst. */
-  gather (v: lapi_vec_t, offsets: number[], pos: number, dst: Uint8Array, d: number, n: number): void {
+  gather(v: lapi_vec_t, offsets: number[], pos: number, dst: Uint8Array, d: number, n: number): void {
     const own = this.seg[this.taskId]!
     let i = findPiece(offsets, pos)
     while (n > 0) {
@@ -145,7 +166,9 @@ export class Outgoing {
           if (typeof a === 'number') copySeg(dst, d, own, a + inPiece, take)
           else copyBuf(dst, d, a, inPiece, take, false)
         }
-        d += take; pos += take; n -= take
+        d += take
+        pos += take
+        n -= take
       }
       i++
     }
@@ -154,7 +177,7 @@ export class Outgoing {
   // ─────────────────────────────── packets out ───────────────────────────────
 
   /** The common header of a packet at `off`: its first 16 bytes, the stream offset and the message length. */
-  writeHeader (dv: DataView, off: number, type: number, flags: number, len: number, id: number, offset: number, msgLen: number): void {
+  writeHeader(dv: DataView, off: number, type: number, flags: number, len: number, id: number, offset: number, msgLen: number): void {
     this.writeCommon(dv, off, type, flags, len, id)
     dv.setUint32(off + P_OFFSET, offset, true)
     dv.setUint32(off + P_OFFSET + 4, 0, true)
@@ -163,7 +186,7 @@ export class Outgoing {
   }
 
   /** The first 16 bytes of the common header. */
-  private writeCommon (dv: DataView, off: number, type: number, flags: number, len: number, id: number): void {
+  private writeCommon(dv: DataView, off: number, type: number, flags: number, len: number, id: number): void {
     dv.setUint8(off + P_VERSION, PACKET_VERSION)
     dv.setUint8(off + P_TYPE, type)
     dv.setUint16(off + P_FLAGS, flags, true)
@@ -176,7 +199,7 @@ export class Outgoing {
    * Reserves a slot for one packet of the common format to `tgt` and returns the packet's offset
    * in `this.wu8`/`this.wdv` (the body's first word is set to 0: not a SHORT packet).
    */
-  beginPacket (tgt: number): number {
+  beginPacket(tgt: number): number {
     const b = this.beginBody(tgt)
     this.wdv.setUint32(b, 0, true)
     return b + BODY_PACKET
@@ -188,7 +211,7 @@ export class Outgoing {
    * packets in from the own inbox (so two tasks sending to each other both drain) and wait for the
    * target to free a slot.
    */
-  beginBody (tgt: number): number {
+  beginBody(tgt: number): number {
     if (this.chaotic) {
       this.wtgt = tgt
       const b = this.chaos.take()
@@ -208,7 +231,7 @@ export class Outgoing {
   }
 
   /** Publishes the packet begun last (the test transport: holds it back). */
-  endPacket (): void {
+  endPacket(): void {
     const tgt = this.wtgt
     if (this.chaotic) {
       this.chaos.hold(tgt, this.chaosBuf!)
@@ -222,15 +245,17 @@ export class Outgoing {
   }
 
   /** Whether a packet to `tgt` can be written now, without waiting for room (the test transport: always). */
-  hasRoom (tgt: number): boolean { return this.chaotic !== 0 || this.outbox[tgt]!.reserve() >= 0 }
+  hasRoom(tgt: number): boolean {
+    return this.chaotic !== 0 || this.outbox[tgt]!.reserve() >= 0
+  }
 
   /** Tells `tgt` a packet is in its inbox. */
-  private announce (tgt: number): void {
+  private announce(tgt: number): void {
     ringDoorbell(this.ctl, tgt)
   }
 
   /** Waits (taking packets in) until the way to `tgt` has a free slot; returns its body offset. */
-  waitForSlot (tgt: number): number {
+  waitForSlot(tgt: number): number {
     const w = this.outbox[tgt]!
     const s = this.s
     const d = this.dispatcher!

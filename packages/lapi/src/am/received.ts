@@ -34,10 +34,26 @@ export class RecvMsg {
   seen: Uint8Array | null = null
   packets = 0
 
-  reset (): void {
-    this.got = 0; this.headSeen = false; this.rndv = false; this.landing = -2; this.buf = null; this.vec = null
-    this.vecOffsets = null; this.vecCap = 0; this.compl = null; this.uinfo = null; this.tgtCntr = 0; this.cmplCntr = 0
-    this.inline = false; this.pullSrc = -1; this.pullOrg = 0; this.stash = null; this.stashed = null; this.seen = null; this.packets = 0
+  reset(): void {
+    this.got = 0
+    this.headSeen = false
+    this.rndv = false
+    this.landing = -2
+    this.buf = null
+    this.vec = null
+    this.vecOffsets = null
+    this.vecCap = 0
+    this.compl = null
+    this.uinfo = null
+    this.tgtCntr = 0
+    this.cmplCntr = 0
+    this.inline = false
+    this.pullSrc = -1
+    this.pullOrg = 0
+    this.stash = null
+    this.stashed = null
+    this.seen = null
+    this.packets = 0
   }
 }
 

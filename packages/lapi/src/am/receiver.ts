@@ -58,7 +58,7 @@ export class Receiver {
   private readonly shortHeaderBytes = SHORT_HEADER_BYTES
   private readonly bareHeaderBytes = BARE_HEADER_BYTES
 
-  constructor (s: ContextState, a: AmState, inboxU8: Uint8Array, table: HandlerTable, counters: Counters, user: UserCode, done: Completions) {
+  constructor(s: ContextState, a: AmState, inboxU8: Uint8Array, table: HandlerTable, counters: Counters, user: UserCode, done: Completions) {
     this.c = s
     this.a = a
     this.table = table
@@ -80,24 +80,40 @@ export class Receiver {
    * A SHORT packet, a whole small Amsend (its first word checked by drain): read word by word; the
    * header handler runs and the message completes in this call. Malformed ones are dropped and counted.
    */
-  onShort (u8: Uint8Array, i32: Int32Array, off: number, w0: number): void {
+  onShort(u8: Uint8Array, i32: Int32Array, off: number, w0: number): void {
     const c = this.c
     // a BARE packet (w0 is BARE_WORD0) has no counter words: its user header starts 8 bytes sooner
     const bare = w0 !== this.shortWord0
     const p = off >> 2
     const src = i32[p + SW_SRC]!
-    if ((src >>> 0) >= c.numTasks) { this.a.dropped++; return }
+    if (src >>> 0 >= c.numTasks) {
+      this.a.dropped++
+      return
+    }
     const s = this.sources[src]!
     const id = i32[p + SW_MSG_ID]! >>> 0
-    if (s.done.has(id)) { this.a.duplicates++; return }
+    if (s.done.has(id)) {
+      this.a.duplicates++
+      return
+    }
     const lens = i32[p + SW_LENS]!
     const len = lens & 0xffff
     const uhdrLen = lens >>> 16
     const tgtCntr = bare ? 0 : i32[p + SW_TGT_CNTR]!
     const cmplCntr = bare ? 0 : i32[p + SW_CMPL_CNTR]!
     const size = c.segmentSize
-    if ((len >>> 0) > this.shortRoom || (uhdrLen >>> 0) > len || uhdrLen > this.maxUhdr || (tgtCntr & 3) !== 0 || (tgtCntr >>> 0) + 4 > size ||
-      (cmplCntr & 3) !== 0 || (cmplCntr >>> 0) + 4 > size) { this.a.dropped++; return }
+    if (
+      len >>> 0 > this.shortRoom ||
+      uhdrLen >>> 0 > len ||
+      uhdrLen > this.maxUhdr ||
+      (tgtCntr & 3) !== 0 ||
+      (tgtCntr >>> 0) + 4 > size ||
+      (cmplCntr & 3) !== 0 ||
+      (cmplCntr >>> 0) + 4 > size
+    ) {
+      this.a.dropped++
+      return
+    }
     const at = off + (bare ? this.bareHeaderBytes : this.shortHeaderBytes)
     const hidx = i32[p + SW_HANDLER]!
     const raw = this.table.shortHandlerAt(hidx)
@@ -125,8 +141,18 @@ export class Receiver {
    * A SHORT packet for a library's in-place receiver (`short_hndlr_t`): no user-header copy, no
    * return info; it runs as a header handler and the message completes when it returns.
    */
-  private inPlace (s: SourceState, src: number, id: number, fn: short_hndlr_t, i32: Int32Array, at: number, uhdrLen: number,
-    dataLen: number, tgtCntr: number, cmplCntr: number): void {
+  private inPlace(
+    s: SourceState,
+    src: number,
+    id: number,
+    fn: short_hndlr_t,
+    i32: Int32Array,
+    at: number,
+    uhdrLen: number,
+    dataLen: number,
+    tgtCntr: number,
+    cmplCntr: number,
+  ): void {
     const c = this.c
     // (the library may run its users' code from here, as a header handler may: see onePacket)
     this.counters.flushAbsorbed()
@@ -148,11 +174,25 @@ export class Receiver {
    * The fast path: a whole Amsend in one packet, nothing of it seen before. No per-message record:
    * the header handler runs, the data lands, and the message completes in this call.
    */
-  onePacket (s: SourceState, src: number, id: number, fn: hdr_hndlr_t, uhView: Uint8Array, uhdrLen: number,
-    u8: Uint8Array, i32: Int32Array | null, dataOff: number, msgLen: number, tgtCntr: number, cmplCntr: number): void {
+  onePacket(
+    s: SourceState,
+    src: number,
+    id: number,
+    fn: hdr_hndlr_t,
+    uhView: Uint8Array,
+    uhdrLen: number,
+    u8: Uint8Array,
+    i32: Int32Array | null,
+    dataOff: number,
+    msgLen: number,
+    tgtCntr: number,
+    cmplCntr: number,
+  ): void {
     const c = this.c
-    const comp = this.compRef; comp.value = null
-    const inf = this.infoRef; inf.value = null
+    const comp = this.compRef
+    comp.value = null
+    const inf = this.infoRef
+    inf.value = null
     const ri = this.retInfo
     ri.arm(msgLen, src, u8, i32, dataOff)
     let landing: unknown
@@ -196,7 +236,7 @@ export class Receiver {
    * undefined: drop the data), LAND_SEG (an Addr of the own segment that can hold it), LAND_BUF (a
    * Uint8Array that can), or the LAPI code to report (> LAND_BUF).
    */
-  landingKind (landing: unknown, msgLen: number): number {
+  landingKind(landing: unknown, msgLen: number): number {
     if (landing === null || landing === undefined || landing === 0) return LAND_NONE
     if (typeof landing === 'number') {
       return Number.isInteger(landing) && landing > 0 && landing + msgLen <= this.c.segmentSize ? LAND_SEG : S.ERR_TGT_EXTENT
@@ -206,9 +246,12 @@ export class Receiver {
   }
 
   /** A view of the first `len` bytes of `buf`, kept in `cache` by length. */
-  view (cache: Array<Uint8Array | undefined>, buf: Uint8Array, len: number): Uint8Array {
+  view(cache: Array<Uint8Array | undefined>, buf: Uint8Array, len: number): Uint8Array {
     let v = cache[len]
-    if (v === undefined) { v = buf.subarray(0, len); cache[len] = v }
+    if (v === undefined) {
+      v = buf.subarray(0, len)
+      cache[len] = v
+    }
     return v
   }
 }

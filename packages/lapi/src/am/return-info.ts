@@ -9,7 +9,11 @@ import type { lapi_return_info_t } from './types.js'
 /** Views of one-packet data kept per 64-byte line of the inbox (shapes: offset and length). */
 const LINE_VIEWS = 8
 /** A view kept for a line of the inbox, with its offset and length. */
-interface LineView { off: number, n: number, v: Uint8Array }
+interface LineView {
+  off: number
+  n: number
+  v: Uint8Array
+}
 
 /**
  * The `lapi_return_info_t` handed to header handlers: one per context, reused. `udata_one_pkt_ptr`
@@ -39,14 +43,14 @@ export class ReturnInfo implements lapi_return_info_t {
   private readonly lineViews: Array<LineView[] | null>
   private readonly lineWays = LINE_VIEWS
 
-  constructor (maxPkt: number, inboxU8: Uint8Array) {
+  constructor(maxPkt: number, inboxU8: Uint8Array) {
     this.scratch = new Uint8Array(maxPkt)
     this.scratch32 = new Int32Array(this.scratch.buffer)
     this.inboxU8 = inboxU8
     this.lineViews = new Array<LineView[] | null>((inboxU8.length >> 6) + 1).fill(null)
   }
 
-  get udata_one_pkt_ptr (): Uint8Array | null {
+  get udata_one_pkt_ptr(): Uint8Array | null {
     const u8 = this.pktU8
     if (u8 === null) return null
     if (this.copied !== null) return this.copied
@@ -60,7 +64,10 @@ export class ReturnInfo implements lapi_return_info_t {
         // is a call in Node 20, ~11 ns)
         for (let k = 0; k < lv.length; k++) {
           const e = lv[k]!
-          if (e.off === off && e.n === n) { this.copied = e.v; return e.v }
+          if (e.off === off && e.n === n) {
+            this.copied = e.v
+            return e.v
+          }
         }
       } else {
         lv = []
@@ -79,7 +86,7 @@ export class ReturnInfo implements lapi_return_info_t {
   }
 
   /** Copies the one-packet data into scratch memory; returns a view of it. */
-  private copy (u8: Uint8Array, off: number, n: number): Uint8Array {
+  private copy(u8: Uint8Array, off: number, n: number): Uint8Array {
     const w = this.pktI32
     if (w !== null && n <= 32 && ((off | n) & 3) === 0) {
       const d = this.scratch32
@@ -87,15 +94,28 @@ export class ReturnInfo implements lapi_return_info_t {
       for (let k = 0; k < n >> 2; k++) d[k] = w[f + k]!
     } else copyBuf(this.scratch, 0, u8, off, n, false)
     let v = this.views[n]
-    if (v === undefined) { v = this.scratch.subarray(0, n); this.views[n] = v }
+    if (v === undefined) {
+      v = this.scratch.subarray(0, n)
+      this.views[n] = v
+    }
     return v
   }
 
   /** Sets up the record for one header-handler call (`u8` null when the data is not all here). */
-  arm (msgLen: number, src: number, u8: Uint8Array | null, i32: Int32Array | null, off: number): void {
-    this.msg_len = msgLen; this.src = src; this.ret_flags = 0; this.ctl_flags = 0
-    this.pktU8 = u8; this.pktI32 = i32; this.pktOff = off; this.copied = null
+  arm(msgLen: number, src: number, u8: Uint8Array | null, i32: Int32Array | null, off: number): void {
+    this.msg_len = msgLen
+    this.src = src
+    this.ret_flags = 0
+    this.ctl_flags = 0
+    this.pktU8 = u8
+    this.pktI32 = i32
+    this.pktOff = off
+    this.copied = null
   }
 
-  disarm (): void { this.pktU8 = null; this.pktI32 = null; this.copied = null }
+  disarm(): void {
+    this.pktU8 = null
+    this.pktI32 = null
+    this.copied = null
+  }
 }

@@ -13,7 +13,18 @@ import { VecType } from '../base/constants.js'
 import { WORD_COPY, copyBuf } from '../base/copy.js'
 import { ringDoorbell } from '../layout/control.js'
 import { LapiStatus as S } from '../base/status.js'
-import { BARE_HEADER_BYTES, PACKET_HEADER_BYTES, SHORT_HEADER_BYTES, SW_CMPL_CNTR, SW_HANDLER, SW_KIND, SW_LENS, SW_MSG_ID, SW_SRC, SW_TGT_CNTR } from '../transport/packet.js'
+import {
+  BARE_HEADER_BYTES,
+  PACKET_HEADER_BYTES,
+  SHORT_HEADER_BYTES,
+  SW_CMPL_CNTR,
+  SW_HANDLER,
+  SW_KIND,
+  SW_LENS,
+  SW_MSG_ID,
+  SW_SRC,
+  SW_TGT_CNTR,
+} from '../transport/packet.js'
 import type { OutRing } from '../transport/ring.js'
 import type { Checks } from '../core/checks.js'
 import type { HandlerTable } from '../core/handler-table.js'
@@ -27,8 +38,20 @@ import type { Rendezvous } from './rendezvous.js'
 import type { AmState } from './state.js'
 import { pieceOffsets, vecBytes } from './vectors.js'
 import {
-  BARE_WORD0, F_AMV, F_PULL, F_RNDV, LINE_ROOM, LITTLE_ENDIAN, SHORT_WORD0, S_CMPL_CNTR, S_HANDLER, S_LENS, S_MSG_ID, S_SRC,
-  S_TGT_CNTR, shortRoomFor,
+  BARE_WORD0,
+  F_AMV,
+  F_PULL,
+  F_RNDV,
+  LINE_ROOM,
+  LITTLE_ENDIAN,
+  SHORT_WORD0,
+  S_CMPL_CNTR,
+  S_HANDLER,
+  S_LENS,
+  S_MSG_ID,
+  S_SRC,
+  S_TGT_CNTR,
+  shortRoomFor,
 } from './wire.js'
 
 export class Sender {
@@ -71,8 +94,17 @@ export class Sender {
   private readonly bareHeaderBytes = BARE_HEADER_BYTES
   private readonly success = S.SUCCESS
 
-  constructor (s: ContextState, a: AmState, rings: Rings, out: Outgoing, rndv: Rendezvous, checks: Checks, table: HandlerTable,
-    counters: Counters, chaos: number) {
+  constructor(
+    s: ContextState,
+    a: AmState,
+    rings: Rings,
+    out: Outgoing,
+    rndv: Rendezvous,
+    checks: Checks,
+    table: HandlerTable,
+    counters: Counters,
+    chaos: number,
+  ) {
     this.c = s
     this.a = a
     this.rings = rings
@@ -101,8 +133,19 @@ export class Sender {
    * checked and written by `sendShort`; everything else, and every call it has a doubt about, by
    * `amsendAny`.
    */
-  amsend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
-    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  amsend(
+    tgt: number,
+    hdr: number | HandlerFn | null,
+    uhdr: LocalBuf,
+    uhdrLen: number,
+    udata: LocalBuf,
+    udataLen: number,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     if (shdlr === null && typeof hdr === 'number' && this.sendShort(tgt, hdr, uhdr, uhdrLen, udata, udataLen, tgtCntr, orgCntr, cmplCntr) !== 0) {
       return this.success
     }
@@ -120,8 +163,17 @@ export class Sender {
    * a boolean: the caller tests the result of a call it does not inline, and a boolean's test would
    * be a full truthiness check.)
    */
-  private sendShort (tgt: number, hdr: number, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
-    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
+  private sendShort(
+    tgt: number,
+    hdr: number,
+    uhdr: LocalBuf,
+    uhdrLen: number,
+    udata: LocalBuf,
+    udataLen: number,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+  ): number {
     const c = this.c
     if (this.shortSend === 0 || c.inHeaderHandler !== 0) return 0
     // Every number is taken as an int32 once and compared with what was passed (strictly: a
@@ -135,7 +187,7 @@ export class Sender {
     const tc = tgtCntr | 0
     const oc = orgCntr | 0
     const cc = cmplCntr | 0
-    if (t !== tgt || (t >>> 0) >= c.numTasks) return 0
+    if (t !== tgt || t >>> 0 >= c.numTasks) return 0
     const w = this.outbox[t]!
     const off = w.reserve()
     if (off < 0) return 0
@@ -148,9 +200,20 @@ export class Sender {
     i32[p + SW_KIND] = this.shortWord0
     if (h !== hdr || ul !== uhdrLen || dl !== udataLen || tc !== tgtCntr || oc !== orgCntr || cc !== cmplCntr) return 0
     const size = c.segmentSize
-    if ((ul | dl | tc | oc | cc) < 0 || h <= 0 || h >= this.handlerSlots ||
-      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 || ul + dl > this.shortRoom || dl > this.shortData || ul > this.maxUhdr ||
-      tc + 4 > size || oc + 4 > size || cc + 4 > size || c.purged[t] !== 0) return 0
+    if (
+      (ul | dl | tc | oc | cc) < 0 ||
+      h <= 0 ||
+      h >= this.handlerSlots ||
+      ((ul & 7) | ((tc | oc | cc) & 3)) !== 0 ||
+      ul + dl > this.shortRoom ||
+      dl > this.shortData ||
+      ul > this.maxUhdr ||
+      tc + 4 > size ||
+      oc + 4 > size ||
+      cc + 4 > size ||
+      c.purged[t] !== 0
+    )
+      return 0
     const k = this.checks
     if ((ul > 0 && k.checkLocal(uhdr, ul) !== 0) || k.checkLocal(udata, dl) !== 0) return 0
     i32[p + SW_SRC] = c.taskId
@@ -191,13 +254,13 @@ export class Sender {
    * mirror `sendShort`'s on purpose: with both on one shared helper, TurboFan's inlining budget no
    * longer covered LAPI_Amsend's fast path (callgrind: about 240 more instructions per Amsend).
    */
-  prepareShort (tgt: number, hdr: number, uhdrLen: number): number {
+  prepareShort(tgt: number, hdr: number, uhdrLen: number): number {
     const c = this.c
-    this.prepRing = null   // (an earlier preparation not committed is abandoned, also by a refusal)
+    this.prepRing = null // (an earlier preparation not committed is abandoned, also by a refusal)
     if (this.shortSend === 0 || c.inHeaderHandler !== 0) return -1
     // (int32s taken once and compared strictly, as in sendShort)
     const t = tgt | 0
-    if (t !== tgt || (t >>> 0) >= c.numTasks) return -1
+    if (t !== tgt || t >>> 0 >= c.numTasks) return -1
     const w = this.outbox[t]!
     const off = w.reserve()
     if (off < 0) return -1
@@ -208,8 +271,7 @@ export class Sender {
     const h = hdr | 0
     const ul = uhdrLen | 0
     if (h !== hdr || ul !== uhdrLen) return -1
-    if (ul < 0 || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom ||
-      ul > this.maxUhdr || c.purged[t] !== 0) return -1
+    if (ul < 0 || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul > this.shortRoom || ul > this.maxUhdr || c.purged[t] !== 0) return -1
     i32[p + SW_SRC] = c.taskId
     i32[p + SW_LENS] = ul | (ul << 16)
     i32[p + SW_HANDLER] = h
@@ -229,12 +291,12 @@ export class Sender {
    * as it was, for the callers it is compiled into. With prepareShort written as a call of this
    * one, AM-2's Short round trip measured 13 % longer: medians 0.525 against 0.462 µs, 12 runs each.)
    */
-  prepareShortData (tgt: number, hdr: number, uhdrLen: number, dataLen: number): number {
+  prepareShortData(tgt: number, hdr: number, uhdrLen: number, dataLen: number): number {
     const c = this.c
     this.prepRing = null
     if (this.shortSend === 0 || c.inHeaderHandler !== 0) return -1
     const t = tgt | 0
-    if (t !== tgt || (t >>> 0) >= c.numTasks) return -1
+    if (t !== tgt || t >>> 0 >= c.numTasks) return -1
     const w = this.outbox[t]!
     const off = w.reserve()
     if (off < 0) return -1
@@ -245,8 +307,17 @@ export class Sender {
     const ul = uhdrLen | 0
     const dl = dataLen | 0
     if (h !== hdr || ul !== uhdrLen || dl !== dataLen) return -1
-    if ((ul | dl) < 0 || h <= 0 || h >= this.handlerSlots || (ul & 7) !== 0 || ul + dl > this.shortRoom ||
-      dl > this.shortData || ul > this.maxUhdr || c.purged[t] !== 0) return -1
+    if (
+      (ul | dl) < 0 ||
+      h <= 0 ||
+      h >= this.handlerSlots ||
+      (ul & 7) !== 0 ||
+      ul + dl > this.shortRoom ||
+      dl > this.shortData ||
+      ul > this.maxUhdr ||
+      c.purged[t] !== 0
+    )
+      return -1
     i32[p + SW_SRC] = c.taskId
     i32[p + SW_LENS] = (ul + dl) | (ul << 16)
     i32[p + SW_HANDLER] = h
@@ -258,14 +329,14 @@ export class Sender {
   }
 
   /** The words of the packet prepareShort reserved (the target's inbox; valid until commitShort). */
-  get preparedWords (): Int32Array {
+  get preparedWords(): Int32Array {
     const w = this.prepRing
     if (w === null) throw new Error('preparedWords: no packet is prepared (prepareShort returned -1, or it was committed)')
     return w.i32
   }
 
   /** The bytes of the inbox preparedWords views (valid until commitShort). */
-  get preparedBytes (): Uint8Array {
+  get preparedBytes(): Uint8Array {
     const w = this.prepRing
     if (w === null) throw new Error('preparedBytes: no packet is prepared (prepareShort returned -1, or it was committed)')
     return w.u8
@@ -276,7 +347,7 @@ export class Sender {
    * Returns false (nothing sent) when there is none, or when a packet went out on the same ring
    * since it was prepared (that send may have reused the slot): the caller sends it with `amsend`.
    */
-  commitShort (): boolean {
+  commitShort(): boolean {
     const w = this.prepRing
     if (w === null) return false
     this.prepRing = null
@@ -299,8 +370,11 @@ export class Sender {
    * holds fills the store buffer and stalls the sender), by bytes when it is not and n is at most
    * LINE_ROOM, else with one Uint8Array.set (copyIn: ~30 ns, then memcpy speed).
    */
-  private shortCopy (d8: Uint8Array, d32: Int32Array, d: number, src: LocalBuf, n: number): void {
-    if (n > this.wordCopy) { this.out.copyIn(d8, d, src, 0, n); return }
+  private shortCopy(d8: Uint8Array, d32: Int32Array, d: number, src: LocalBuf, n: number): void {
+    if (n > this.wordCopy) {
+      this.out.copyIn(d8, d, src, 0, n)
+      return
+    }
     if (typeof src === 'number') {
       // (the word loop written here, not a call of copyWords: this is inlined into sendShort,
       // whose inlining budget does not cover copyWords, and a call costs ~90 instructions)
@@ -345,10 +419,10 @@ export class Sender {
    * growable buffer: its length may change (and need not be a multiple of 4), so its bytes are
    * copied one by one.
    */
-  private wordsOf (buf: ArrayBufferLike): Int32Array | null {
+  private wordsOf(buf: ArrayBufferLike): Int32Array | null {
     let w = this.srcWords.get(buf)
     if (w === undefined) {
-      const b = buf as ArrayBufferLike & { resizable?: boolean, growable?: boolean }
+      const b = buf as ArrayBufferLike & { resizable?: boolean; growable?: boolean }
       w = b.resizable === true || b.growable === true ? null : new Int32Array(buf, 0, buf.byteLength >> 2)
       this.srcWords.set(buf, w)
     }
@@ -356,8 +430,19 @@ export class Sender {
   }
 
   /** LAPI_Amsend in general (see `amsend`). */
-  amsendAny (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, udata: LocalBuf, udataLen: number,
-    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  amsendAny(
+    tgt: number,
+    hdr: number | HandlerFn | null,
+    uhdr: LocalBuf,
+    uhdrLen: number,
+    udata: LocalBuf,
+    udataLen: number,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     const c = this.c
     const out = this.out
     let rc = this.checkSend(tgt, hdr, uhdr, uhdrLen, tgtCntr, orgCntr, cmplCntr)
@@ -396,15 +481,30 @@ export class Sender {
       if (typeof udata === 'number') pullSrc = udata
       else {
         staged = c.mem.alloc(udataLen)
-        if (staged !== 0) { copyBuf(c.seg.u8[c.taskId]!, staged, udata!, 0, udataLen, false); pullSrc = staged }
+        if (staged !== 0) {
+          copyBuf(c.seg.u8[c.taskId]!, staged, udata!, 0, udataLen, false)
+          pullSrc = staged
+        }
       }
     }
     const pull = pullSrc >= 0
     const room = this.maxPkt - uhdrLen
-    const first = rndv ? 0 : (udataLen < room ? udataLen : room)
+    const first = rndv ? 0 : udataLen < room ? udataLen : room
     const off = out.beginPacket(tgt)
-    out.writeHead(off, rndv ? (pull ? F_RNDV | F_PULL : F_RNDV) : 0, uhdrLen + first, id, udataLen, hidx, uhdrLen,
-      tgtCntr ?? 0, cmplCntr ?? 0, pull ? pullSrc : 0, pull && staged === 0 && shdlr === null ? orgCntr ?? 0 : 0, 0)
+    out.writeHead(
+      off,
+      rndv ? (pull ? F_RNDV | F_PULL : F_RNDV) : 0,
+      uhdrLen + first,
+      id,
+      udataLen,
+      hidx,
+      uhdrLen,
+      tgtCntr ?? 0,
+      cmplCntr ?? 0,
+      pull ? pullSrc : 0,
+      pull && staged === 0 && shdlr === null ? (orgCntr ?? 0) : 0,
+      0,
+    )
     if (uhdrLen > 0) out.copyIn(out.wu8, off + PACKET_HEADER_BYTES, uhdr, 0, uhdrLen)
     if (first > 0) out.copyIn(out.wu8, off + PACKET_HEADER_BYTES + uhdrLen, udata, 0, first)
     // (a rendezvous to another process: its data waits for the target's CTS, so the request goes
@@ -431,8 +531,18 @@ export class Sender {
   }
 
   /** LAPI_Amsendv / the AMV member of LAPI_Xfer: gathers `orgVec` into packets (always eager). */
-  amsendv (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, orgVec: lapi_vec_t | null,
-    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  amsendv(
+    tgt: number,
+    hdr: number | HandlerFn | null,
+    uhdr: LocalBuf,
+    uhdrLen: number,
+    orgVec: lapi_vec_t | null,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     let rc = this.checkSend(tgt, hdr, uhdr, uhdrLen, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0) return rc
     rc = this.checks.checkOneVec(orgVec, true)
@@ -456,7 +566,8 @@ export class Sender {
     if (uhdrLen > 0) out.copyIn(out.wu8, p, uhdr, 0, uhdrLen)
     p += uhdrLen
     if (strided) {
-      dv.setUint32(p, v.num_vecs, true); dv.setUint32(p + 4, v.info[1] as number, true)
+      dv.setUint32(p, v.num_vecs, true)
+      dv.setUint32(p + 4, v.info[1] as number, true)
     } else {
       for (let i = 0; i < v.num_vecs; i++) dv.setUint32(p + 4 * i, v.len![i]!, true)
     }
@@ -472,8 +583,7 @@ export class Sender {
   private sendHandler = 0
 
   /** The checks every active-message send makes; 0 or the LAPI code. Sets `sendHandler`. */
-  private checkSend (tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number,
-    tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
+  private checkSend(tgt: number, hdr: number | HandlerFn | null, uhdr: LocalBuf, uhdrLen: number, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
     const k = this.checks
     if (this.c.inHeaderHandler) return S.ERR_POLLING_NET
     let rc = k.checkTarget(tgt)
@@ -488,20 +598,20 @@ export class Sender {
   }
 
   /** A new message id to `tgt`, counted as outstanding until its data has landed there. */
-  private nextMessage (tgt: number): number {
+  private nextMessage(tgt: number): number {
     const id = this.nextId[tgt]!
     this.nextId[tgt] = id + 1
     this.outbox[tgt]!.markSent()
     return id
   }
 
-  private handlerIndex (hdr: number | HandlerFn | null): number {
+  private handlerIndex(hdr: number | HandlerFn | null): number {
     if (typeof hdr === 'function') return this.table.indexOfHandler(hdr)
     if (typeof hdr === 'number' && Number.isInteger(hdr) && hdr > 0 && hdr < this.table.ranges.size) return hdr
     return -1
   }
 
-  private checkUhdr (uhdr: LocalBuf, uhdrLen: number): number {
+  private checkUhdr(uhdr: LocalBuf, uhdrLen: number): number {
     if (typeof uhdrLen !== 'number' || !Number.isInteger(uhdrLen) || uhdrLen < 0 || uhdrLen > this.c.config.maxUhdrSz) return S.ERR_UHDR_LEN
     if ((uhdrLen & 7) !== 0) return S.ERR_UHDR_LEN
     if (uhdrLen > 0 && (uhdr === null || uhdr === undefined || uhdr === 0)) return S.ERR_UHDR_NULL

@@ -19,8 +19,14 @@ export interface lapi_return_info_t {
 }
 
 /** Header handler of LAPI_Amsend: returns where the data lands (an Addr of the own segment, a Uint8Array, or null). */
-export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg_len: lapi_return_info_t,
-  comp_h: Ref<compl_hndlr_t | null>, user_info: Ref<unknown>) => Addr | Uint8Array | null
+export type hdr_hndlr_t = (
+  hndl: number,
+  uhdr: Uint8Array,
+  uhdr_len: number,
+  msg_len: lapi_return_info_t,
+  comp_h: Ref<compl_hndlr_t | null>,
+  user_info: Ref<unknown>,
+) => Addr | Uint8Array | null
 /**
  * In-place receiver of a layered library's one-packet messages (`Lapi.setLibraryShortHandler`):
  * `words` views the receiving inbox, the user header starts at word `at` (8-aligned) and is
@@ -30,5 +36,11 @@ export type hdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, msg
  */
 export type short_hndlr_t = (words: Int32Array, at: number, uhdrLen: number, dataLen: number, src: number) => void
 /** Header handler of LAPI_Amsendv: gets the origin's piece lengths, returns the target vector. */
-export type vhdr_hndlr_t = (hndl: number, uhdr: Uint8Array, uhdr_len: number, len_vec: number[],
-  comp_h: Ref<compl_hndlr_t | null>, user_info: Ref<unknown>) => lapi_vec_t | null
+export type vhdr_hndlr_t = (
+  hndl: number,
+  uhdr: Uint8Array,
+  uhdr_len: number,
+  len_vec: number[],
+  comp_h: Ref<compl_hndlr_t | null>,
+  user_info: Ref<unknown>,
+) => lapi_vec_t | null

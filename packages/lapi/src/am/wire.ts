@@ -37,7 +37,9 @@ export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 
  */
 export const LINE_ROOM = 64 - SLOT_STAMP_BYTES - SHORT_HEADER_BYTES
 /** Most user-header + data bytes of any SHORT packet: a packet's worth, within the 16-bit length field. */
-export function shortRoomFor (maxPkt: number): number { return maxPkt < 0xfff8 ? maxPkt : 0xfff8 }
+export function shortRoomFor(maxPkt: number): number {
+  return maxPkt < 0xfff8 ? maxPkt : 0xfff8
+}
 // HEAD: handler index, uhdr length, target counter, completion counter (origin), vector type, vector count, description bytes
 export const H_HANDLER = P_EXTRA
 export const H_UHDR_LEN = P_EXTRA + 4

@@ -6,6 +6,6 @@
 import type { Addr } from './types.js'
 
 /** A counter argument that needs no further look: 0, or an aligned word inside a segment of `seg` bytes. */
-export function counterOk (c: Addr, seg: number): boolean {
-  return (c >>> 0) === c && (c & 3) === 0 && c + 4 <= seg
+export function counterOk(c: Addr, seg: number): boolean {
+  return c >>> 0 === c && (c & 3) === 0 && c + 4 <= seg
 }

@@ -67,12 +67,16 @@ export interface ChaosConfig {
 }
 
 /** A valid ChaosConfig.firstId: a message id, an unsigned 32-bit integer. */
-function isFirstId (n: number): boolean { return Number.isInteger(n) && n >= 0 && n < 2 ** 32 }
+function isFirstId(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n < 2 ** 32
+}
 /** A valid ChaosConfig.firstPacket: an integer that is an int32 or a uint32 (taken mod 2^32). */
-function isFirstPacket (n: number): boolean { return Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 32 }
+function isFirstPacket(n: number): boolean {
+  return Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 32
+}
 
 /** Parses AMLAPI_CHAOS ("seed=7,dup=0.1,hold=0.5,firstId=4294967200,firstPacket=-20"); throws RangeError for a bad text. */
-export function parseChaos (text: string): ChaosConfig {
+export function parseChaos(text: string): ChaosConfig {
   const c: ChaosConfig = { seed: 1, dup: 0.1, hold: 0.5 }
   for (const part of text.split(',')) {
     if (part.trim() === '' || part.trim() === '1' || part.trim() === 'on') continue
@@ -110,7 +114,7 @@ export const MAX_SEGMENT_SIZE = 2 ** 31 - 8
  * Parses a byte size: a non-negative integer with an optional K, M or G suffix (powers of 1024),
  * e.g. `65536`, `64K`, `16M`. Returns NaN when the text is not a size.
  */
-export function parseSize (text: string): number {
+export function parseSize(text: string): number {
   const m = /^\s*(\d+)\s*([kKmMgG]?)[iI]?[bB]?\s*$/.exec(text)
   if (m === null) return NaN
   const n = Number(m[1])
@@ -119,7 +123,7 @@ export function parseSize (text: string): number {
   return n * mult
 }
 
-function envNumber (env: NodeJS.ProcessEnv, name: string, parse: (s: string) => number): number | undefined {
+function envNumber(env: NodeJS.ProcessEnv, name: string, parse: (s: string) => number): number | undefined {
   const raw = env[name]
   if (raw === undefined || raw === '') return undefined
   const v = parse(raw)
@@ -132,7 +136,7 @@ function envNumber (env: NodeJS.ProcessEnv, name: string, parse: (s: string) => 
  * AMLAPI_MAX_UHDR_SZ, AMLAPI_RING_SLOTS, AMLAPI_SPIN_US, AMLAPI_SPIN_MAX_US, AMLAPI_RNDV_THRESHOLD,
  * AMLAPI_CHAOS, AMLAPI_JIT), then the defaults. Throws RangeError for a value out of range.
  */
-export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.ProcessEnv = process.env): JobConfig {
+export function resolveConfig(overrides: Partial<JobConfig> = {}, env: NodeJS.ProcessEnv = process.env): JobConfig {
   const cfg: JobConfig = {
     segmentSize: overrides.segmentSize ?? envNumber(env, 'AMLAPI_SEGMENT_SIZE', parseSize) ?? DEFAULT_CONFIG.segmentSize,
     maxPktSz: overrides.maxPktSz ?? envNumber(env, 'AMLAPI_MAX_PKT_SZ', parseSize) ?? DEFAULT_CONFIG.maxPktSz,
@@ -142,16 +146,29 @@ export function resolveConfig (overrides: Partial<JobConfig> = {}, env: NodeJS.P
     spinMaxUs: overrides.spinMaxUs ?? envNumber(env, 'AMLAPI_SPIN_MAX_US', Number) ?? DEFAULT_CONFIG.spinMaxUs,
     locAddrTblSz: overrides.locAddrTblSz ?? DEFAULT_CONFIG.locAddrTblSz,
     rndvThreshold: overrides.rndvThreshold ?? envNumber(env, 'AMLAPI_RNDV_THRESHOLD', parseSize) ?? DEFAULT_CONFIG.rndvThreshold,
-    chaos: overrides.chaos !== undefined ? overrides.chaos : (env['AMLAPI_CHAOS'] !== undefined && env['AMLAPI_CHAOS'] !== '' && env['AMLAPI_CHAOS'] !== '0' ? parseChaos(env['AMLAPI_CHAOS']) : null),
-    jit: overrides.jit ?? ((env['AMLAPI_JIT'] ?? '') === '' ? DEFAULT_CONFIG.jit : env['AMLAPI_JIT'] as JitMode),
+    chaos:
+      overrides.chaos !== undefined
+        ? overrides.chaos
+        : env['AMLAPI_CHAOS'] !== undefined && env['AMLAPI_CHAOS'] !== '' && env['AMLAPI_CHAOS'] !== '0'
+          ? parseChaos(env['AMLAPI_CHAOS'])
+          : null,
+    jit: overrides.jit ?? ((env['AMLAPI_JIT'] ?? '') === '' ? DEFAULT_CONFIG.jit : (env['AMLAPI_JIT'] as JitMode)),
   }
-  const check = (ok: boolean, what: string): void => { if (!ok) throw new RangeError(`invalid ${what}`) }
-  check(Number.isInteger(cfg.segmentSize) && cfg.segmentSize >= MIN_SEGMENT_SIZE && cfg.segmentSize <= MAX_SEGMENT_SIZE,
-    `segment size ${cfg.segmentSize} (between ${MIN_SEGMENT_SIZE} and ${MAX_SEGMENT_SIZE} bytes)`)
-  check(Number.isInteger(cfg.maxPktSz) && cfg.maxPktSz >= 256 && cfg.maxPktSz <= 65536 && cfg.maxPktSz % 8 === 0,
-    `packet size ${cfg.maxPktSz} (256..65536, a multiple of 8)`)
-  check(Number.isInteger(cfg.maxUhdrSz) && cfg.maxUhdrSz >= 8 && cfg.maxUhdrSz % 8 === 0 && cfg.maxUhdrSz <= cfg.maxPktSz,
-    `user header size ${cfg.maxUhdrSz} (a multiple of 8, at most the packet size)`)
+  const check = (ok: boolean, what: string): void => {
+    if (!ok) throw new RangeError(`invalid ${what}`)
+  }
+  check(
+    Number.isInteger(cfg.segmentSize) && cfg.segmentSize >= MIN_SEGMENT_SIZE && cfg.segmentSize <= MAX_SEGMENT_SIZE,
+    `segment size ${cfg.segmentSize} (between ${MIN_SEGMENT_SIZE} and ${MAX_SEGMENT_SIZE} bytes)`,
+  )
+  check(
+    Number.isInteger(cfg.maxPktSz) && cfg.maxPktSz >= 256 && cfg.maxPktSz <= 65536 && cfg.maxPktSz % 8 === 0,
+    `packet size ${cfg.maxPktSz} (256..65536, a multiple of 8)`,
+  )
+  check(
+    Number.isInteger(cfg.maxUhdrSz) && cfg.maxUhdrSz >= 8 && cfg.maxUhdrSz % 8 === 0 && cfg.maxUhdrSz <= cfg.maxPktSz,
+    `user header size ${cfg.maxUhdrSz} (a multiple of 8, at most the packet size)`,
+  )
   check(Number.isInteger(cfg.ringSlots) && cfg.ringSlots >= 2 && cfg.ringSlots <= 4096, `ring slots ${cfg.ringSlots} (2..4096)`)
   check(Number.isFinite(cfg.spinUs) && cfg.spinUs >= 0 && cfg.spinUs <= 1e7, `spin time ${cfg.spinUs} µs (0..10^7)`)
   check(Number.isFinite(cfg.spinMaxUs) && cfg.spinMaxUs >= 0 && cfg.spinMaxUs <= 1e7, `longest spin time ${cfg.spinMaxUs} µs (0..10^7)`)

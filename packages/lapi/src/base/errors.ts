@@ -17,7 +17,7 @@ export class LapiError extends AmlapiError {
   /** The LAPI return code, e.g. 428 (a {@link LapiStatus}). */
   declare readonly status: number
   /** `context` names the call; `detail`, when given, says what was wrong instead of the code's general text. */
-  constructor (rc: number, context?: string, detail?: string) {
+  constructor(rc: number, context?: string, detail?: string) {
     const code = statusName(rc) ?? `LAPI_ERR_${rc}`
     super(code, `${context !== undefined ? context + ': ' : ''}${code} (${rc}): ${detail ?? statusText(rc) ?? 'unknown error code'}`, rc)
     this.name = 'LapiError'
@@ -28,10 +28,12 @@ export class LapiError extends AmlapiError {
    * @deprecated Read `status` (the same number, under the name every amlapi error uses); `rc` goes
    * in the next release.
    */
-  get rc (): number { return this.status }
+  get rc(): number {
+    return this.status
+  }
 
   /** A plain record that survives postMessage (a structured clone of an Error keeps its message, not its class or fields). */
-  toRecord (): { code: string; status: number; rc: number; message: string } {
+  toRecord(): { code: string; status: number; rc: number; message: string } {
     return { code: this.code, status: this.status, rc: this.status, message: this.message }
   }
 }
@@ -45,7 +47,7 @@ export class LapiError extends AmlapiError {
 export class JobAbortedError extends AmlapiError {
   /** The task whose failure ended the job, or -1 when it timed out or was interrupted. */
   readonly task: number
-  constructor (task: number) {
+  constructor(task: number) {
     super('LAPI_JOB_ABORTED', `the job was aborted (${task >= 0 ? `task ${task} failed` : 'it timed out or was interrupted'}); this task stops`)
     this.name = 'JobAbortedError'
     this.task = task
@@ -53,12 +55,12 @@ export class JobAbortedError extends AmlapiError {
 }
 
 /** Throws a LapiError for a non-zero LAPI code. */
-export function check (rc: number, context?: string): void {
+export function check(rc: number, context?: string): void {
   if (rc !== 0) throw new LapiError(rc, context)
 }
 
 /** An error in words for a report: its stack where it has one (which starts with name and message). */
-export function describeError (e: unknown): string {
+export function describeError(e: unknown): string {
   if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`
   return String(e)
 }

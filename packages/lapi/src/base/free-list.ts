@@ -14,10 +14,12 @@ export class FreeList<T> {
   private n = 0
 
   /** Records held. */
-  get size (): number { return this.n }
+  get size(): number {
+    return this.n
+  }
 
   /** A free record, or undefined when there is none. */
-  take (): T | undefined {
+  take(): T | undefined {
     if (this.n === 0) return undefined
     const x = this.items[--this.n]
     this.items[this.n] = undefined
@@ -25,7 +27,7 @@ export class FreeList<T> {
   }
 
   /** Gives `x` back. */
-  give (x: T): void {
+  give(x: T): void {
     this.items[this.n++] = x
   }
 }

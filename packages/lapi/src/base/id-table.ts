@@ -17,41 +17,58 @@ export class IdTable<T extends { id: number }> {
    * The record with id `id` (an integer, ≥ 0; ids that differ by a multiple of the table's size
    * are told apart by the record's own `id`), or undefined.
    */
-  get (id: number): T | undefined {
+  get(id: number): T | undefined {
     const m = this.slots[id & this.mask]!
     return m !== null && m.id === id ? m : undefined
   }
 
   /** Adds `m`, whose `id` is `id` (a record of that id already there is replaced). */
-  set (id: number, m: T): void {
+  set(id: number, m: T): void {
     for (;;) {
       const i = id & this.mask
       const e = this.slots[i]!
-      if (e === null) { this.slots[i] = m; this.size++; return }
-      if (e.id === id) { this.slots[i] = m; return }
+      if (e === null) {
+        this.slots[i] = m
+        this.size++
+        return
+      }
+      if (e.id === id) {
+        this.slots[i] = m
+        return
+      }
       this.grow()
     }
   }
 
   /** Removes the record with id `id`, if there is one. */
-  delete (id: number): void {
+  delete(id: number): void {
     const i = id & this.mask
     const e = this.slots[i]!
-    if (e !== null && e.id === id) { this.slots[i] = null; this.size-- }
+    if (e !== null && e.id === id) {
+      this.slots[i] = null
+      this.size--
+    }
   }
 
   /** Doubles the table (again, until the live records fall in different slots). */
-  private grow (): void {
+  private grow(): void {
     for (let n = this.slots.length * 2; ; n *= 2) {
       const slots = new Array<T | null>(n).fill(null)
       let clash = false
       for (const e of this.slots) {
         if (e === null) continue
         const i = e.id & (n - 1)
-        if (slots[i] !== null) { clash = true; break }
+        if (slots[i] !== null) {
+          clash = true
+          break
+        }
         slots[i] = e
       }
-      if (!clash) { this.slots = slots; this.mask = n - 1; return }
+      if (!clash) {
+        this.slots = slots
+        this.mask = n - 1
+        return
+      }
     }
   }
 }
@@ -81,13 +98,13 @@ export class DoneIds {
   private far: Set<number> | null = null
 
   /** Whether message `id` (an unsigned 32-bit integer) is done. */
-  has (id: number): boolean {
+  has(id: number): boolean {
     const d = (id - this.below) >>> 0
     return d > 0x7fffffff || (this.above !== 0 && d <= this.mask && this.bit(id)) || (this.far !== null && this.far.has(id))
   }
 
   /** Marks message `id` (an unsigned 32-bit integer) done. */
-  add (id: number): void {
+  add(id: number): void {
     const d = (id - this.below) >>> 0
     if (d > 0x7fffffff) return
     if (d === 0) {
@@ -105,7 +122,7 @@ export class DoneIds {
     }
     if (this.far !== null && this.far.has(id)) return
     if (d >= DoneIds.MAX_WINDOW) {
-      (this.far ??= new Set()).add(id)
+      ;(this.far ??= new Set()).add(id)
       return
     }
     while (d > this.mask) this.grow()
@@ -116,16 +133,16 @@ export class DoneIds {
   }
 
   /** The window's bit for `id`, an id at most `mask` after `below` (bits of other ids are clear). */
-  private bit (id: number): boolean {
+  private bit(id: number): boolean {
     return (this.bits[(id & this.mask) >>> 5]! & (1 << (id & 31))) !== 0
   }
 
-  private flip (id: number): void {
+  private flip(id: number): void {
     this.bits[(id & this.mask) >>> 5]! ^= 1 << (id & 31)
   }
 
   /** Doubles the window, moving the set bits to their places in it. */
-  private grow (): void {
+  private grow(): void {
     const old = this.bits
     const oldMask = this.mask
     this.mask = oldMask * 2 + 1

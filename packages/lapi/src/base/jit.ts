@@ -40,9 +40,18 @@ export const JIT_INLINING: Readonly<Record<string, number>> = Object.freeze({
  * The V8 flags `tuneJit` would set, as `--name=value`: those of JIT_INLINING that `execArgv`
  * (node's own command-line options) does not already give (V8 accepts `_` for `-` in flag names).
  */
-export function jitFlags (execArgv: readonly string[] = process.execArgv): string[] {
-  const given = new Set(execArgv.map((a) => a.replace(/^--(no-)?/, '').split('=')[0]!.replace(/_/g, '-')))
-  return Object.entries(JIT_INLINING).filter(([name]) => !given.has(name)).map(([name, v]) => `--${name}=${v}`)
+export function jitFlags(execArgv: readonly string[] = process.execArgv): string[] {
+  const given = new Set(
+    execArgv.map((a) =>
+      a
+        .replace(/^--(no-)?/, '')
+        .split('=')[0]!
+        .replace(/_/g, '-'),
+    ),
+  )
+  return Object.entries(JIT_INLINING)
+    .filter(([name]) => !given.has(name))
+    .map(([name, v]) => `--${name}=${v}`)
 }
 
 let applied: readonly string[] | null = null
@@ -53,7 +62,7 @@ let applied: readonly string[] | null = null
  * Call it before the code it should speed up gets hot: what V8 compiled before keeps its shape until
  * it is compiled again. There is no undoing it (V8 cannot report a flag's earlier value).
  */
-export function tuneJit (mode: JitMode): readonly string[] {
+export function tuneJit(mode: JitMode): readonly string[] {
   if (mode !== 'tuned') return []
   if (applied !== null) return applied
   const flags = jitFlags()
@@ -65,6 +74,6 @@ export function tuneJit (mode: JitMode): readonly string[] {
 }
 
 /** The flags tuneJit set in this process (empty when it never ran with `'tuned'`). */
-export function jitApplied (): readonly string[] {
+export function jitApplied(): readonly string[] {
   return applied ?? []
 }

@@ -8,6 +8,6 @@ import { createRequire } from 'node:module'
 const load = createRequire(import.meta.url)
 
 /** Module `id` (a Node built-in or a dependency of this package), loaded now if not yet. */
-export function lazyLoad<T> (id: string): T {
+export function lazyLoad<T>(id: string): T {
   return load(id) as T
 }

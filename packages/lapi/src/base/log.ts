@@ -21,15 +21,23 @@ const nothing = (): void => {}
 /** What a pino logger at level `silent` does: nothing, and its children likewise. */
 const SILENT = {
   level: 'silent',
-  fatal: nothing, error: nothing, warn: nothing, info: nothing, debug: nothing, trace: nothing, silent: nothing,
+  fatal: nothing,
+  error: nothing,
+  warn: nothing,
+  info: nothing,
+  debug: nothing,
+  trace: nothing,
+  silent: nothing,
   isLevelEnabled: (): boolean => false,
   bindings: (): Record<string, unknown> => ({}),
   flush: nothing,
-  child (): Logger { return SILENT },
+  child(): Logger {
+    return SILENT
+  },
 } as unknown as Logger
 
 /** The root logger of this thread (created on first use). */
-export function rootLogger (): Logger {
+export function rootLogger(): Logger {
   if (root === undefined) {
     const level = process.env['AMLAPI_LOG_LEVEL'] ?? 'silent'
     if (level === 'silent') {
@@ -47,6 +55,6 @@ export function rootLogger (): Logger {
  * A child logger of amlapi's root logger for one component (`lapi`, `am2`, or a library layered
  * on them) with extra bindings, such as `{ task }`.
  */
-export function logger (component: string, bindings: Record<string, unknown> = {}): Logger {
+export function logger(component: string, bindings: Record<string, unknown> = {}): Logger {
   return rootLogger().child({ c: component, ...bindings })
 }

@@ -283,11 +283,11 @@ const NAME_OF = new Map<number, string>()
 for (const [k, v] of Object.entries(LapiStatus)) if (!NAME_OF.has(v)) NAME_OF.set(v, `LAPI_${k}`)
 
 /** The C name of a LAPI return code (`LAPI_ERR_TGT` for 428), or undefined when it is unknown. */
-export function statusName (code: number): string | undefined {
+export function statusName(code: number): string | undefined {
   return NAME_OF.get(code)
 }
 
 /** The text for a LAPI return code, or undefined when the code is unknown (LAPI_Msg_string). */
-export function statusText (code: number): string | undefined {
+export function statusText(code: number): string | undefined {
   return TEXT[code]
 }

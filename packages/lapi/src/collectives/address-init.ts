@@ -19,7 +19,7 @@ export class AddressInit {
   private readonly gatherI64: BigInt64Array
   private gatherGen = 0
 
-  constructor (s: ContextState, table: HandlerTable, barrier: Barrier) {
+  constructor(s: ContextState, table: HandlerTable, barrier: Barrier) {
     this.s = s
     this.table = table
     this.barrier = barrier
@@ -33,7 +33,7 @@ export class AddressInit {
    * LAPI_Address_init: all-gather of one number per task. `out[i]` gets task i's value. A function
    * is registered in the automatic range of the handler table and its index contributed instead.
    */
-  addressInit (mine: number | HandlerFn | null | undefined, out: number[] | null | undefined): number {
+  addressInit(mine: number | HandlerFn | null | undefined, out: number[] | null | undefined): number {
     const s = this.s
     if (out === null || out === undefined || !Array.isArray(out)) return S.ERR_ADDR_TBL_NULL
     if (s.inHeaderHandler) return S.ERR_POLLING_NET
@@ -53,7 +53,7 @@ export class AddressInit {
   }
 
   /** LAPI_Address_init64: the same with 64-bit integers. */
-  addressInit64 (mine: bigint, out: bigint[] | null | undefined): number {
+  addressInit64(mine: bigint, out: bigint[] | null | undefined): number {
     const s = this.s
     if (out === null || out === undefined || !Array.isArray(out)) return S.ERR_ADDR_TBL_NULL
     if (typeof mine !== 'bigint') return S.ERR_ORG_ADDR_NULL

@@ -5,8 +5,18 @@
  * and then releases them. A barrier that a task left before completing fails instead of hanging.
  */
 import {
-  TASK_EXIT_GEN, TASK_STATE, TaskState, CTL_BAR_COUNT, CTL_BAR_GEN, CTL_BAR_LOCAL, WAIT_BARRIER, WAIT_FENCE, WaitCall, ringAgent,
-  ringDoorbell, taskWord,
+  TASK_EXIT_GEN,
+  TASK_STATE,
+  TaskState,
+  CTL_BAR_COUNT,
+  CTL_BAR_GEN,
+  CTL_BAR_LOCAL,
+  WAIT_BARRIER,
+  WAIT_FENCE,
+  WaitCall,
+  ringAgent,
+  ringDoorbell,
+  taskWord,
 } from '../layout/control.js'
 import { LapiStatus as S } from '../base/status.js'
 import type { Rings } from '../core/rings.js'
@@ -22,7 +32,7 @@ export class Barrier {
   private readonly waits: Waits
   private readonly dispatcher: Progress
 
-  constructor (s: ContextState, rings: Rings, idler: Idler, waits: Waits, dispatcher: Progress) {
+  constructor(s: ContextState, rings: Rings, idler: Idler, waits: Waits, dispatcher: Progress) {
     this.s = s
     this.rings = rings
     this.idler = idler
@@ -31,7 +41,7 @@ export class Barrier {
   }
 
   /** LAPI_Gfence: a fence, then a barrier of all tasks. */
-  gfence (): number {
+  gfence(): number {
     const rc = this.waits.fence(WaitCall.GFENCE)
     if (rc !== 0) return rc
     this.barrier(WaitCall.GFENCE)
@@ -39,7 +49,7 @@ export class Barrier {
   }
 
   /** The same as gfence, but waiting asynchronously. */
-  async gfenceAsync (): Promise<number> {
+  async gfenceAsync(): Promise<number> {
     if (this.s.inHeaderHandler) return S.ERR_POLLING_NET
     const d = this.dispatcher
     // the fence, without blocking the event loop
@@ -58,7 +68,7 @@ export class Barrier {
   }
 
   /** A barrier of all tasks, making progress while it waits, for blocking call `call` (a WaitCall). */
-  barrier (call: number): void {
+  barrier(call: number): void {
     this.rings.flushTails()
     const gen = this.arrive()
     let spinStart = 0
@@ -72,7 +82,7 @@ export class Barrier {
   }
 
   /** Arrives at the job barrier; returns the generation to wait out. The last arriver releases all. */
-  private arrive (): number {
+  private arrive(): number {
     const s = this.s
     const ctl = s.ctl
     const gen = Atomics.load(ctl, CTL_BAR_GEN)
@@ -93,7 +103,7 @@ export class Barrier {
   }
 
   /** A barrier can never complete once a peer has left the job: fail instead of hanging. */
-  private checkBarrierPeers (gen: number): void {
+  private checkBarrierPeers(gen: number): void {
     const s = this.s
     this.idler.checkAbort()
     for (let t = 0; t < s.numTasks; t++) {

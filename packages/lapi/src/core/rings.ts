@@ -42,7 +42,7 @@ export class Rings {
    */
   tailsHeld = 0
 
-  constructor (s: ContextState) {
+  constructor(s: ContextState) {
     const spec = s.spec
     this.ctl = s.ctl
     this.net = s.net
@@ -79,28 +79,31 @@ export class Rings {
   }
 
   /** Active messages of this task that have not landed at their targets yet (the fence waits for 0). */
-  outstanding (): number {
+  outstanding(): number {
     let n = 0
     const out = this.outbox
     // (per ring, never below 0: a ring whose count a new writer took over can show more landed than sent)
-    for (let t = 0; t < out.length; t++) { const o = out[t]!.outstanding(); if (o > 0) n += o }
+    for (let t = 0; t < out.length; t++) {
+      const o = out[t]!.outstanding()
+      if (o > 0) n += o
+    }
     return n
   }
 
   /** Publishes the TAILs the dispatcher held back (`tailsHeld`): every LAPI step of the task does. */
-  flushTails (): void {
+  flushTails(): void {
     if (this.tailsHeld) this.publishTails()
   }
 
   /** Publishes every held TAIL and rings the senders' doorbells (see `tailsHeld`). */
-  publishTails (): void {
+  publishTails(): void {
     this.tailsHeld = 0
     const rings = this.polled
     for (let i = 0; i < rings.length; i++) if (rings[i]!.publishTail() !== 0) this.bell(i)
   }
 
   /** Rings the doorbell of the producer of `polled[i]`: its task, or the agent for the network ring. */
-  bell (i: number): void {
+  bell(i: number): void {
     const t = this.polledTask[i]!
     if (t >= 0) ringDoorbell(this.ctl, t)
     else if (this.net !== null) this.net.roomFreed()

@@ -8,7 +8,17 @@ import { availableParallelism } from 'node:os'
 import type { BufferManager } from '@amlapi/bufmgr'
 import type { Logger } from 'pino'
 import type { JobConfig } from '../base/config.js'
-import { TASK_DOORBELL, TASK_SLEEPING, TASK_WAIT_CALL, TASK_WAIT_VAL, TASK_WAIT_WORD, WATCH_CALL, setRemoteBell, taskWord, watchWord } from '../layout/control.js'
+import {
+  TASK_DOORBELL,
+  TASK_SLEEPING,
+  TASK_WAIT_CALL,
+  TASK_WAIT_VAL,
+  TASK_WAIT_WORD,
+  WATCH_CALL,
+  setRemoteBell,
+  taskWord,
+  watchWord,
+} from '../layout/control.js'
 import { processOf, type JobSpec } from '../layout/job-spec.js'
 import { NetEngine } from '../engine/engine.js'
 import { logger } from '../base/log.js'
@@ -63,7 +73,7 @@ export class ContextState {
   /** >0 while an active-message send waits for ring space: the dispatcher only takes packets in. */
   sendBlocked = 0
 
-  constructor (handle: number, spec: JobSpec, mem: BufferManager, interrupt: number) {
+  constructor(handle: number, spec: JobSpec, mem: BufferManager, interrupt: number) {
     this.handle = handle
     this.spec = spec
     // (as int32s: these go into packets and bounds checks of the fast paths, which then need no conversion)
@@ -100,9 +110,10 @@ export class ContextState {
     this.crowded = spec.numTasks > availableParallelism()
     // (a task spins on the network, and reads the connections itself, only where every task of the
     // job can have a CPU: all of them run on this host, lapirun --procs)
-    this.net = spec.net !== null
-      ? new NetEngine(spec, processOf(spec.numTasks, spec.processes, spec.taskId), spec.taskId + 1, null, !this.crowded)
-      : null
-    if (this.net !== null) { const net = this.net; setRemoteBell(() => net.kick()) }
+    this.net = spec.net !== null ? new NetEngine(spec, processOf(spec.numTasks, spec.processes, spec.taskId), spec.taskId + 1, null, !this.crowded) : null
+    if (this.net !== null) {
+      const net = this.net
+      setRemoteBell(() => net.kick())
+    }
   }
 }

@@ -27,7 +27,11 @@ export interface HandlerRanges {
 }
 
 /** Tasks' segments seen from this thread. */
-export interface SegmentViews { u8: Uint8Array[]; i32: Int32Array[]; i64: BigInt64Array[] }
+export interface SegmentViews {
+  u8: Uint8Array[]
+  i32: Int32Array[]
+  i64: BigInt64Array[]
+}
 
 /** What `Context.stats()` / `Lapi.stats()` report. */
 export interface DispatcherStats {
@@ -68,17 +72,17 @@ export interface Progress {
    * completion handlers. Returns the number of things done. `now` (the default): the network is
    * read and what waits written at once; false on the side of a send.
    */
-  progress (now?: boolean): number
+  progress(now?: boolean): number
   /** Takes in the packets waiting in the inbox only (what a send blocked on a full ring runs). */
-  poll (now?: boolean): number
+  poll(now?: boolean): number
   /** True when a packet waits in the inbox. */
-  inboxPending (): boolean
+  inboxPending(): boolean
   /** Work queued or held that needs more dispatcher rounds (a waiting task must not sleep). */
   readonly busy: boolean
   /** True when the test transport still holds packets back. */
   readonly holding: boolean
   /** Sends the packets the test transport holds back (`all`: every one, now). */
-  flushChaos (all: boolean): void
+  flushChaos(all: boolean): void
 }
 
 /** What the one-sided operations on tasks of other processes (net/remote-ops.ts) use of their context. */
@@ -93,9 +97,9 @@ export interface RemoteHost {
   /** This thread's network engine (null in a job of one process). */
   readonly net: NetEngine | null
   /** The active-message layer: a send that finds its ring full waits for room there. */
-  readonly am: { waitForSlot (tgt: number): number }
-  waitUntil (cond: () => boolean, call?: number): number
-  bumpLocal (c: Addr): void
-  runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void
-  runComplHandler (h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void
+  readonly am: { waitForSlot(tgt: number): number }
+  waitUntil(cond: () => boolean, call?: number): number
+  bumpLocal(c: Addr): void
+  runSendHandler(h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void
+  runComplHandler(h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void
 }

@@ -10,7 +10,17 @@ import { NS_DIRTY, netAckedFrom, netLandedFrom } from '../layout/job-spec.js'
 import { OWNER_TASKS, ENG_OWNER, ENG_TXPEND } from '../layout/engine.js'
 import { BACKPRESSURE, FRAME_HEADER_BYTES, FRAME_PACKET } from '../transport/contract.js'
 import {
-  BODY_PACKET, NET_PUT_DIRECT_MAX, N_COUNT, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, PACKET_HEADER_BYTES, T_NET_ACK, T_NET_PUT, packetBodyBytes, writePacketHeader,
+  BODY_PACKET,
+  NET_PUT_DIRECT_MAX,
+  N_COUNT,
+  N_ORG_CNTR,
+  N_TGT_ADDR,
+  N_TGT_CNTR,
+  PACKET_HEADER_BYTES,
+  T_NET_ACK,
+  T_NET_PUT,
+  packetBodyBytes,
+  writePacketHeader,
 } from '../transport/packet.js'
 import { clearTxpend, tryLock, unlock } from './lock.js'
 import { ANSWER_BYTES, ST_ACKS, ST_PACKETS_OUT, TM_CLOCK, TM_WRITE, type EngineState, type LocalTask } from './state.js'
@@ -34,7 +44,7 @@ const RING_HOLD_MAX = 16
 export const READ_GAP_MS = 0.05
 
 /** Lets the lock go after sending what others left while it was held (TXPEND), as often as that happens. */
-export function release (s: EngineState): void {
+export function release(s: EngineState): void {
   while (unlock(s)) {
     Atomics.store(s.w, ENG_TXPEND, 0)
     sendOut(s)
@@ -43,8 +53,11 @@ export function release (s: EngineState): void {
 }
 
 /** After a packet went into a ring toward the network: send it now if nobody else is at it. */
-export function kick (s: EngineState): void {
-  if (s.holds !== 0) { s.kickOwed = true; return }
+export function kick(s: EngineState): void {
+  if (s.holds !== 0) {
+    s.kickOwed = true
+    return
+  }
   // (while the agent reads, nobody may poll soon: what is sent goes at once)
   const now = s.w[ENG_OWNER] !== OWNER_TASKS
   if (!now && holdInRing(s)) return
@@ -52,7 +65,7 @@ export function kick (s: EngineState): void {
 }
 
 /** Ends a `holdSends`: the last one sends what the held kicks left, at once. */
-export function releaseSends (s: EngineState): void {
+export function releaseSends(s: EngineState): void {
   if (--s.holds !== 0 || !s.kickOwed) return
   s.kickOwed = false
   send(s, true)
@@ -66,7 +79,7 @@ export function releaseSends (s: EngineState): void {
  * the lock and frames once per write, not once per packet. At most RING_HOLD_MAX packets wait
  * so (of the ring's 128 slots or more): a bound on what a burst of large packets leaves unframed.
  */
-function holdInRing (s: EngineState): boolean {
+function holdInRing(s: EngineState): boolean {
   if (s.framesIn !== s.framesAtWrite || s.ringHeld >= RING_HOLD_MAX) return false
   const t = performance.now()
   s.times[TM_CLOCK] = t
@@ -79,7 +92,7 @@ function holdInRing (s: EngineState): boolean {
  * Frames what waits in the rings toward the network and writes it (`now`: whatever this thread
  * held back too, see `flushOut`); when another thread holds the lock it does that instead (TXPEND).
  */
-export function send (s: EngineState, now: boolean): void {
+export function send(s: EngineState, now: boolean): void {
   // (TXPEND is set only when the lock is taken, and the lock tried again after it: a holder that
   // let go before it looked at TXPEND is not there any more)
   if (!tryLock(s)) {
@@ -100,7 +113,7 @@ export function send (s: EngineState, now: boolean): void {
  * goes in few writes, not one system call per message); a wait, an explicit poll, a sleep, the
  * agent, or the next send after COALESCE_MS writes it (docs/transports.md, "Coalescing").
  */
-export function flushOut (s: EngineState, now: boolean): void {
+export function flushOut(s: EngineState, now: boolean): void {
   const q = s.path.queued()
   if (q === 0) return
   if (!now && s.framesIn === s.framesAtWrite && q < COALESCE_BYTES) {
@@ -118,7 +131,7 @@ export function flushOut (s: EngineState, now: boolean): void {
 }
 
 /** The clock as the last send's coalescing test read it (once), else now (see EngineState.times). */
-export function sendClock (s: EngineState): number {
+export function sendClock(s: EngineState): number {
   const c = s.times[TM_CLOCK]!
   if (c < 0) return performance.now()
   s.times[TM_CLOCK] = -1
@@ -133,8 +146,20 @@ export function sendClock (s: EngineState): number {
  * their order. False when that cannot be now (the lock is taken, or bytes still wait for the
  * connection): the caller sends the chunk as ring packets instead.
  */
-export function putDirect (s: EngineState, src: number, tgt: number, flags: number, tgtAddr: number, offset: number, msgLen: number,
-  tgtCntr: number, cmplCntr: number, data: Uint8Array, off: number, len: number): boolean {
+export function putDirect(
+  s: EngineState,
+  src: number,
+  tgt: number,
+  flags: number,
+  tgtAddr: number,
+  offset: number,
+  msgLen: number,
+  tgtCntr: number,
+  cmplCntr: number,
+  data: Uint8Array,
+  off: number,
+  len: number,
+): boolean {
   if (!tryLock(s)) return false
   Atomics.store(s.w, ENG_TXPEND, 0)
   sendOut(s)
@@ -157,7 +182,7 @@ export function putDirect (s: EngineState, src: number, tgt: number, flags: numb
 }
 
 /** The payload bytes of a direct chunk toward task `tgt` (`putDirect`): what fills the path's units best, up to NET_PUT_DIRECT_MAX. */
-export function putChunk (s: EngineState, tgt: number): number {
+export function putChunk(s: EngineState, tgt: number): number {
   return s.path.directChunk(s.procOf[tgt]!, FRAME_HEADER_BYTES + BODY_PACKET + PACKET_HEADER_BYTES, NET_PUT_DIRECT_MAX)
 }
 
@@ -166,24 +191,24 @@ export function putChunk (s: EngineState, tgt: number): number {
  * wait): nothing of this process waits to be written, and the send queue toward it has room
  * (a datagram path's queue holds what is not acknowledged yet). A plain look, without the lock.
  */
-export function putDirectReady (s: EngineState, tgt: number, len: number): boolean {
+export function putDirectReady(s: EngineState, tgt: number, len: number): boolean {
   return !pendingOut(s) && s.path.room(s.procOf[tgt]!, ANSWER_BYTES + len, false)
 }
 
 /** Whether packets wait in a ring toward the network (under the lock). */
-export function ringsPending (s: EngineState): boolean {
+export function ringsPending(s: EngineState): boolean {
   for (const t of s.tasks) if (t.out.available() > 0) return true
   return false
 }
 
 /** Whether anything waits for the network: packets in a ring toward it, or bytes not written. */
-export function pendingOut (s: EngineState): boolean {
+export function pendingOut(s: EngineState): boolean {
   for (const t of s.tasks) if (t.out.nonEmpty) return true
   return s.path.queued() > 0
 }
 
 /** Frames every packet the tasks put toward the network (until a peer's queue is full); returns how many. */
-export function sendOut (s: EngineState): number {
+export function sendOut(s: EngineState): number {
   s.ringHeld = 0
   let sent = 0
   for (const t of s.tasks) {
@@ -196,7 +221,7 @@ export function sendOut (s: EngineState): number {
     for (; k < n; k++) {
       const off = r.front()
       const dst = dv.getInt32(off + s.tag, true)
-      if ((dst >>> 0) >= s.n || s.procOf[dst] === s.rank) {
+      if (dst >>> 0 >= s.n || s.procOf[dst] === s.rank) {
         s.path.dropped()
       } else {
         const len = packetBodyBytes(dv, off)
@@ -224,20 +249,20 @@ export function sendOut (s: EngineState): number {
  * only makes them wait a round more), so that a Put performed in a wait's round leaves its
  * acknowledgement to the answer that follows, not to a write of its own.
  */
-export function ackRound (s: EngineState): boolean {
+export function ackRound(s: EngineState): boolean {
   for (const t of s.tasks) if (t.state[NS_DIRTY] !== 0) return ++s.ackRounds >= ACK_ROUNDS
   s.ackRounds = 0
   return false
 }
 
 /** Whether acknowledgements wait to be sent (a task's landed messages not yet acknowledged). */
-export function acksOwed (s: EngineState): boolean {
+export function acksOwed(s: EngineState): boolean {
   for (const t of s.tasks) if (Atomics.load(t.state, NS_DIRTY) !== 0) return true
   return false
 }
 
 /** Sends the acknowledgements that wait, when `now`. */
-export function acks (s: EngineState, now: boolean): void {
+export function acks(s: EngineState, now: boolean): void {
   if (!now) return
   s.ackRounds = 0
   s.acksDue = false
@@ -245,7 +270,7 @@ export function acks (s: EngineState, now: boolean): void {
 }
 
 /** Acknowledges the messages of remote tasks that landed at `t` since the last acknowledgement. */
-function sendAcks (s: EngineState, t: LocalTask): void {
+function sendAcks(s: EngineState, t: LocalTask): void {
   Atomics.store(t.state, NS_DIRTY, 0)
   for (let src = 0; src < s.n; src++) {
     if (s.procOf[src] === s.rank) continue
@@ -254,14 +279,17 @@ function sendAcks (s: EngineState, t: LocalTask): void {
     const d = (now - t.state[was]!) | 0
     if (d === 0) continue
     // (no room toward its process now: this one waits for a later round)
-    if (!s.path.room(s.procOf[src]!, ANSWER_BYTES, false)) { Atomics.store(t.state, NS_DIRTY, 1); continue }
+    if (!s.path.room(s.procOf[src]!, ANSWER_BYTES, false)) {
+      Atomics.store(t.state, NS_DIRTY, 1)
+      continue
+    }
     t.state[was] = now
     ack(s, t.id, src, d, 0)
   }
 }
 
 /** Tells task `to` (remote) that `count` of its messages landed at `from`, and bumps its counter `cntr`. */
-export function ack (s: EngineState, from: number, to: number, count: number, cntr: number): void {
+export function ack(s: EngineState, from: number, to: number, count: number, cntr: number): void {
   const off = begin(s, T_NET_ACK, 0, from, 0, 0, 0, 0)
   s.sdv.setUint32(off + N_COUNT, count, true)
   s.sdv.setUint32(off + N_ORG_CNTR, cntr, true)
@@ -272,13 +300,13 @@ export function ack (s: EngineState, from: number, to: number, count: number, cn
 // ───────────────────────────── the scratch packet ─────────────────────────────
 
 /** Writes a common header into the scratch packet; returns the packet's offset in it. */
-export function begin (s: EngineState, type: number, flags: number, src: number, len: number, id: number, offset: number, msgLen: number): number {
+export function begin(s: EngineState, type: number, flags: number, src: number, len: number, id: number, offset: number, msgLen: number): number {
   s.sdv.setUint32(0, 0, true)
   writePacketHeader(s.sdv, BODY_PACKET, type, flags, src, len, id, offset, msgLen)
   return BODY_PACKET
 }
 
 /** Sends the scratch packet (with `len` payload bytes) to remote task `to`: its caller made sure the queue has room (`FramePath.room`). */
-export function sendScratch (s: EngineState, to: number, off: number, len: number): void {
+export function sendScratch(s: EngineState, to: number, off: number, len: number): void {
   if (s.path.queue(s.procOf[to]!, FRAME_PACKET, to, s.scratch, 0, off + PACKET_HEADER_BYTES + len, s.sdv) === BACKPRESSURE) s.path.dropped()
 }

@@ -25,9 +25,22 @@
 import { performance } from 'node:perf_hooks'
 import { NS_DIRTY, type JobSpec } from '../layout/job-spec.js'
 import { OWNER_TASKS, ENG_BLOCKED, ENG_LOCK, ENG_LOCK_WAITER, ENG_OWNER, ENG_PARKED, ENG_TXPEND } from '../layout/engine.js'
-import { type FramePath } from '../transport/contract.js'
+import type { FramePath } from '../transport/contract.js'
 import {
-  READ_GAP_MS, ackRound, acks, acksOwed, flushOut, kick, pendingOut, putChunk, putDirect, putDirectReady, release, releaseSends, sendClock, sendOut,
+  READ_GAP_MS,
+  ackRound,
+  acks,
+  acksOwed,
+  flushOut,
+  kick,
+  pendingOut,
+  putChunk,
+  putDirect,
+  putDirectReady,
+  release,
+  releaseSends,
+  sendClock,
+  sendOut,
 } from './egress.js'
 import { controlQueued, onFrame, takeControl } from './ingress.js'
 import { askForConnections, clearTxpend, countPoll, roomFreed, tryLock } from './lock.js'
@@ -47,7 +60,7 @@ export class NetEngine {
    * control messages, null in a task; `asks`: whether a task asks for the connections when it polls
    * (EngineState.asks).
    */
-  constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, body: Uint8Array) => void) | null, asks = true) {
+  constructor(spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, body: Uint8Array) => void) | null, asks = true) {
     const s = new EngineState(spec, rank, holder, onControl, asks)
     this.s = s
     this.path = s.path
@@ -55,7 +68,7 @@ export class NetEngine {
   }
 
   /** Engine statistics (packets out and in, acknowledgements sent). */
-  stats (): { packetsOut: number, packetsIn: number, acksSent: number } {
+  stats(): { packetsOut: number; packetsIn: number; acksSent: number } {
     const st = this.s.st
     return { packetsOut: st[ST_PACKETS_OUT]!, packetsIn: st[ST_PACKETS_IN]!, acksSent: st[ST_ACKS]! }
   }
@@ -68,7 +81,7 @@ export class NetEngine {
    * agent its CPU for a moment to hand them over (on a machine whose CPUs the spinning tasks fill,
    * the agent would otherwise wait for a time slice). Returns the frames handed in.
    */
-  poll (waiting = false): number {
+  poll(waiting = false): number {
     // (OWNER, TXPEND and LOCK_WAITER are read plainly here: each is a hint that the lock's
     // compare-and-swap, or the next poll, makes good; Atomics.load is a call into a builtin in
     // Node 20, several times the cost of a plain read, and a poll is made per request)
@@ -96,32 +109,53 @@ export class NetEngine {
   }
 
   /** After a packet went into a ring toward the network: send it now if nobody else is at it (egress.ts). */
-  kick (): void { kick(this.s) }
+  kick(): void {
+    kick(this.s)
+  }
 
   /** Kicks wait until `releaseSends` (a batch of handlers' answers goes in one write); nested. */
-  holdSends (): void { this.s.holds++ }
+  holdSends(): void {
+    this.s.holds++
+  }
 
   /** Ends a `holdSends`: the last one sends what the held kicks left, at once. */
-  releaseSends (): void { releaseSends(this.s) }
+  releaseSends(): void {
+    releaseSends(this.s)
+  }
 
   /**
    * A chunk of a large Put of task `src`, written straight from `data` (egress.ts, `putDirect`);
    * false when that cannot be now: the caller sends the chunk as ring packets instead.
    */
-  putDirect (src: number, tgt: number, flags: number, tgtAddr: number, offset: number, msgLen: number,
-    tgtCntr: number, cmplCntr: number, data: Uint8Array, off: number, len: number): boolean {
+  putDirect(
+    src: number,
+    tgt: number,
+    flags: number,
+    tgtAddr: number,
+    offset: number,
+    msgLen: number,
+    tgtCntr: number,
+    cmplCntr: number,
+    data: Uint8Array,
+    off: number,
+    len: number,
+  ): boolean {
     return putDirect(this.s, src, tgt, flags, tgtAddr, offset, msgLen, tgtCntr, cmplCntr, data, off, len)
   }
 
   /** The payload bytes of a direct chunk toward task `tgt` (`putDirect`): what fills the path's units best, up to NET_PUT_DIRECT_MAX. */
-  putChunk (tgt: number): number { return putChunk(this.s, tgt) }
+  putChunk(tgt: number): number {
+    return putChunk(this.s, tgt)
+  }
 
   /**
    * Whether a direct chunk of `len` payload bytes toward task `tgt` could go now (`putDirect`'s
    * wait): nothing of this process waits to be written, and the send queue toward it has room.
    * A plain look, without the lock.
    */
-  putDirectReady (tgt: number, len: number): boolean { return putDirectReady(this.s, tgt, len) }
+  putDirectReady(tgt: number, len: number): boolean {
+    return putDirectReady(this.s, tgt, len)
+  }
 
   /**
    * The agent's round: `first` (what its event loop read, its control messages), then the engine's
@@ -129,9 +163,12 @@ export class NetEngine {
    * bulk stream is drained faster by a read straight into the receive buffer); false when the
    * lock was taken (what waits to be sent is then sent by the holder: TXPEND).
    */
-  agentRound (first: () => boolean): boolean {
+  agentRound(first: () => boolean): boolean {
     const s = this.s
-    if (!tryLock(s)) { Atomics.store(s.w, ENG_TXPEND, 1); return false }
+    if (!tryLock(s)) {
+      Atomics.store(s.w, ENG_TXPEND, 1)
+      return false
+    }
     Atomics.store(s.w, ENG_TXPEND, 0)
     s.owing = true
     const freed = s.path.freed
@@ -142,38 +179,58 @@ export class NetEngine {
       // a counter wait does not)
       if (s.path.freed !== freed) for (const t of s.tasks) bell(s, t, BELL_ACK)
     } finally {
-      try { release(s) } finally { payBells(s) }
+      try {
+        release(s)
+      } finally {
+        payBells(s)
+      }
     }
     return true
   }
 
   /** A task that may have read the connections is about to sleep: the agent reads them meanwhile (sleep.ts). */
-  beforeSleep (): void { beforeSleep(this.s) }
+  beforeSleep(): void {
+    beforeSleep(this.s)
+  }
 
   /**
    * A waiting task is about to sleep: whether it may sleep in the kernel on the connections
    * (`sleep`, then `sleepEnd`) rather than on its doorbell (sleep.ts, `sleepBegin`). The caller
    * re-checks its condition after a true answer.
    */
-  sleepBegin (): boolean { return sleepBegin(this.s) }
+  sleepBegin(): boolean {
+    return sleepBegin(this.s)
+  }
 
   /** After `sleepBegin` and the caller's re-check of its condition: whether the sleep may still go ahead. */
-  sleepStill (): boolean { return sleepStill(this.s) }
+  sleepStill(): boolean {
+    return sleepStill(this.s)
+  }
 
   /** Sleeps in the kernel until a peer sends or `ms` pass (after `sleepBegin`): SLEEP_READY, SLEEP_TIMEOUT or SLEEP_FAILED (FramePath.sleep). */
-  sleep (ms: number): number { return this.path.sleep(ms) }
+  sleep(ms: number): number {
+    return this.path.sleep(ms)
+  }
 
   /** The sleep that `sleepBegin` allowed is over. */
-  sleepEnd (): void { sleepEnd(this.s) }
+  sleepEnd(): void {
+    sleepEnd(this.s)
+  }
 
   /** A task took packets from its network ring: frames that waited for the room may go on (the agent's, when it reads). */
-  roomFreed (): void { roomFreed(this.s) }
+  roomFreed(): void {
+    roomFreed(this.s)
+  }
 
   /** Runs `f` under the lock (the agent, for what must not overlap a poll); false when it was taken. */
-  locked (f: () => void): boolean {
+  locked(f: () => void): boolean {
     const s = this.s
     if (!tryLock(s)) return false
-    try { f() } finally { release(s) }
+    try {
+      f()
+    } finally {
+      release(s)
+    }
     return true
   }
 
@@ -184,7 +241,7 @@ export class NetEngine {
    * task leaves them a moment to ride on that task's answer (sent at once, each would wake the
    * other process's agent too).
    */
-  private work (reading: boolean, urgent: boolean): number {
+  private work(reading: boolean, urgent: boolean): number {
     const s = this.s
     sendOut(s)
     if (s.w[ENG_PARKED] !== 0) answerParked(s)
@@ -208,25 +265,33 @@ export class NetEngine {
    * Grows whenever this thread's engine work moved something (bytes written or read, frames
    * handed in): a wait whose spin budget ran out while it did is not idle, and keeps spinning.
    */
-  get moved (): number { return this.s.framesIn + this.path.moved }
+  get moved(): number {
+    return this.s.framesIn + this.path.moved
+  }
 
   /**
    * The agent's round sends the acknowledgements that wait, whatever else it has to send (set by
    * the agent ACK_DELAY_MS after a round left some, and by a Put whose target nobody woke: no
    * answer is coming to carry them).
    */
-  get acksDue (): boolean { return this.s.acksDue }
-  set acksDue (v: boolean) { this.s.acksDue = v }
+  get acksDue(): boolean {
+    return this.s.acksDue
+  }
+  set acksDue(v: boolean) {
+    this.s.acksDue = v
+  }
 
   /** Whether acknowledgements wait to be sent (a task's landed messages not yet acknowledged). */
-  get acksOwed (): boolean { return acksOwed(this.s) }
+  get acksOwed(): boolean {
+    return acksOwed(this.s)
+  }
 
   /**
    * Whether every task of the process has taken in what its network ring held (under the lock:
    * the rings' positions are then this thread's), so that no message of another process waits to
    * be counted landed and acknowledged.
    */
-  get ringsTaken (): boolean {
+  get ringsTaken(): boolean {
     for (const t of this.s.tasks) if (t.netIn.pending() !== 0) return false
     return true
   }
@@ -236,28 +301,41 @@ export class NetEngine {
    * failed: per task the packets in its ring toward the network and in its network ring, and
    * whether acknowledgements are owed; then this engine's counts. Under the lock when it is free.
    */
-  ringState (): string {
+  ringState(): string {
     const s = this.s
     let rings = ''
     const look = (): void => {
-      rings = s.tasks.map((t) => `task ${t.id}: ${t.out.available()} packets toward the network, ${t.netIn.pending()} in its network ring` +
-        `${Atomics.load(t.state, NS_DIRTY) !== 0 ? ', acknowledgements owed' : ''}`).join('; ')
+      rings = s.tasks
+        .map(
+          (t) =>
+            `task ${t.id}: ${t.out.available()} packets toward the network, ${t.netIn.pending()} in its network ring` +
+            `${Atomics.load(t.state, NS_DIRTY) !== 0 ? ', acknowledgements owed' : ''}`,
+        )
+        .join('; ')
     }
     // (asked from within this thread's own round, it holds the lock already)
     let ok = true
     if (Atomics.load(s.w, ENG_LOCK) === s.me) look()
     else ok = this.locked(look)
     const st = s.st
-    return `${ok ? rings : 'the rings not read (the lock is taken)'}; ${Atomics.load(s.w, ENG_TXPEND) !== 0 ? 'TXPEND set; ' : ''}` +
+    return (
+      `${ok ? rings : 'the rings not read (the lock is taken)'}; ${Atomics.load(s.w, ENG_TXPEND) !== 0 ? 'TXPEND set; ' : ''}` +
       `packets out ${st[ST_PACKETS_OUT]!}, in ${st[ST_PACKETS_IN]!}, acknowledgements sent ${st[ST_ACKS]!}`
+    )
   }
 
   /** Whether anything waits for the network: packets in a ring toward it, or bytes not written. */
-  get pendingOut (): boolean { return pendingOut(this.s) }
+  get pendingOut(): boolean {
+    return pendingOut(this.s)
+  }
 
   /** Whether control messages tasks queued wait for the agent (under the lock). */
-  get controlQueued (): boolean { return controlQueued(this.s) }
+  get controlQueued(): boolean {
+    return controlQueued(this.s)
+  }
 
   /** The agent takes the control messages tasks queued (under the lock), oldest first. */
-  takeControl (f: (peer: number, body: Uint8Array) => void): void { takeControl(this.s, f) }
+  takeControl(f: (peer: number, body: Uint8Array) => void): void {
+    takeControl(this.s, f)
+  }
 }

@@ -12,9 +12,36 @@ import { CQ_END, CQ_HEADER, CQ_RECORD, CQ_START, CQR_LEN, CQR_PEER, ENG_BLOCKED,
 import { NS_LANDED_AT } from '../layout/job-spec.js'
 import { FRAME_CONTROL } from '../transport/contract.js'
 import {
-  BODY_PACKET, F_LAST, F_NOTIFY, N_COUNT, N_COUNTER, N_ORG_ADDR, N_ORG_CNTR, N_VAL0,
-  PACKET_HEADER_BYTES, PACKET_VERSION, P_FLAGS, P_LEN, P_MSG_ID, P_MSG_LEN, P_OFFSET, P_SRC, P_TYPE, P_VERSION,
-  T_AM_BARE, T_AM_SHORT, T_NET_ACK, T_NET_BUMP, T_NET_DONE, T_NET_GET, T_NET_GETR, T_NET_PUT, T_NET_RMW, T_NET_RMWR, packetBodyBytes, writePacketHeader,
+  BODY_PACKET,
+  F_LAST,
+  F_NOTIFY,
+  N_COUNT,
+  N_COUNTER,
+  N_ORG_ADDR,
+  N_ORG_CNTR,
+  N_VAL0,
+  PACKET_HEADER_BYTES,
+  PACKET_VERSION,
+  P_FLAGS,
+  P_LEN,
+  P_MSG_ID,
+  P_MSG_LEN,
+  P_OFFSET,
+  P_SRC,
+  P_TYPE,
+  P_VERSION,
+  T_AM_BARE,
+  T_AM_SHORT,
+  T_NET_ACK,
+  T_NET_BUMP,
+  T_NET_DONE,
+  T_NET_GET,
+  T_NET_GETR,
+  T_NET_PUT,
+  T_NET_RMW,
+  T_NET_RMWR,
+  packetBodyBytes,
+  writePacketHeader,
 } from '../transport/packet.js'
 import { ST_PACKETS_IN, type EngineState, type LocalTask } from './state.js'
 import { inSeg, onGet, onPut, onRmw } from './target.js'
@@ -24,7 +51,7 @@ const SHORT_WORD0 = PACKET_VERSION | (T_AM_SHORT << 8)
 const BARE_WORD0 = PACKET_VERSION | (T_AM_BARE << 8)
 
 /** A frame from process `peer`, handed over by the frame path. */
-export function onFrame (s: EngineState, peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): boolean {
+export function onFrame(s: EngineState, peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number): boolean {
   if (kind === FRAME_CONTROL) {
     const h = s.onControl
     if (h === null) {
@@ -38,7 +65,10 @@ export function onFrame (s: EngineState, peer: number, kind: number, dst: number
     return true
   }
   const t = s.tasks[dst - s.lo]
-  if (t === undefined) { s.path.dropped(); return true }
+  if (t === undefined) {
+    s.path.dropped()
+    return true
+  }
   if (len < 8 || len > s.frameRoom) return drop(s, t)
   const dv = dvOf(s, u8)
   const w0 = dv.getUint32(off, true)
@@ -58,12 +88,19 @@ export function onFrame (s: EngineState, peer: number, kind: number, dst: number
   // (those that answer count themselves once performed: they may wait for room first)
   if (type !== T_NET_PUT && type !== T_NET_GET && type !== T_NET_RMW) s.st[ST_PACKETS_IN]!++
   switch (type) {
-    case T_NET_PUT: return onPut(s, t, dv, p, src, plen, u8, peer)
-    case T_NET_GET: return onGet(s, t, dv, p, src, peer)
-    case T_NET_GETR: return onGetReply(s, t, dv, p, src, plen, u8)
-    case T_NET_RMW: return onRmw(s, t, dv, p, src, peer)
-    case T_NET_RMWR: return done(s, t, dv.getUint32(p + P_MSG_ID, true), dv, p + N_VAL0)
-    case T_NET_BUMP: bumpCounter(s, t, dv.getUint32(p + N_COUNTER, true)); return true
+    case T_NET_PUT:
+      return onPut(s, t, dv, p, src, plen, u8, peer)
+    case T_NET_GET:
+      return onGet(s, t, dv, p, src, peer)
+    case T_NET_GETR:
+      return onGetReply(s, t, dv, p, src, plen, u8)
+    case T_NET_RMW:
+      return onRmw(s, t, dv, p, src, peer)
+    case T_NET_RMWR:
+      return done(s, t, dv.getUint32(p + P_MSG_ID, true), dv, p + N_VAL0)
+    case T_NET_BUMP:
+      bumpCounter(s, t, dv.getUint32(p + N_COUNTER, true))
+      return true
     case T_NET_ACK: {
       Atomics.add(t.state, NS_LANDED_AT + src, dv.getUint32(p + N_COUNT, true))
       const c = dv.getUint32(p + N_ORG_CNTR, true)
@@ -71,21 +108,26 @@ export function onFrame (s: EngineState, peer: number, kind: number, dst: number
       else bell(s, t, BELL_ACK)
       return true
     }
-    case T_NET_DONE: return drop(s, t)
-    default: return deliver(s, t, u8, off, len)
+    case T_NET_DONE:
+      return drop(s, t)
+    default:
+      return deliver(s, t, u8, off, len)
   }
 }
 
 /** Whether `src` is a task of process `peer` (a peer speaks only for its own tasks). */
-function fromPeer (s: EngineState, peer: number, src: number): boolean {
+function fromPeer(s: EngineState, peer: number, src: number): boolean {
   return src < s.n && s.procOf[src] === peer
 }
 
 /** Puts a packet into `t`'s network ring; false when the ring is full (the frame is offered again later). */
-function deliver (s: EngineState, t: LocalTask, u8: Uint8Array, off: number, len: number): boolean {
+function deliver(s: EngineState, t: LocalTask, u8: Uint8Array, off: number, len: number): boolean {
   const w = t.netIn
   const at = w.reserve()
-  if (at < 0) { Atomics.store(s.w, ENG_BLOCKED, 1); return false }
+  if (at < 0) {
+    Atomics.store(s.w, ENG_BLOCKED, 1)
+    return false
+  }
   // (small packets word by word through the DataViews of the whole ring and receive buffer: a
   // view of the packet itself would be made, and allocated, per packet)
   if (len <= WORD_COPY) copySmall(w.dv, w.u8, at, dvOf(s, u8), u8, off, len)
@@ -96,11 +138,14 @@ function deliver (s: EngineState, t: LocalTask, u8: Uint8Array, off: number, len
 }
 
 /** The answer to a Get of task `t` (the payload at `u8`, after the header at `p`). */
-function onGetReply (s: EngineState, t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array): boolean {
+function onGetReply(s: EngineState, t: LocalTask, dv: DataView, p: number, src: number, plen: number, u8: Uint8Array): boolean {
   const orgAddr = dv.getUint32(p + N_ORG_ADDR, true)
   const at = orgAddr + dv.getUint32(p + P_OFFSET, true)
   const total = dv.getUint32(p + P_MSG_LEN, true)
-  if (!inSeg(s, orgAddr, total) || at + plen > orgAddr + total) { drop(s, t); return true }
+  if (!inSeg(s, orgAddr, total) || at + plen > orgAddr + total) {
+    drop(s, t)
+    return true
+  }
   if (plen > 0) copySeg(t.u8, at, u8, p + PACKET_HEADER_BYTES, plen)
   const flags = dv.getUint16(p + P_FLAGS, true)
   if ((flags & F_LAST) === 0) return true
@@ -116,7 +161,7 @@ function onGetReply (s: EngineState, t: LocalTask, dv: DataView, p: number, src:
  * Hands task `t` the completion of its operation `id` (T_NET_DONE in its network ring), with the 8
  * bytes of an Rmw's old value from `vdv` at `vat` (none: null); false when the ring is full.
  */
-function done (s: EngineState, t: LocalTask, id: number, vdv: DataView | null, vat: number): boolean {
+function done(s: EngineState, t: LocalTask, id: number, vdv: DataView | null, vat: number): boolean {
   const w = t.netIn
   const at = w.reserve()
   if (at < 0) return false
@@ -137,10 +182,13 @@ function done (s: EngineState, t: LocalTask, id: number, vdv: DataView | null, v
  * A DataView of a receive buffer (one per buffer, kept: frame bodies are read at their offsets in
  * it), by the buffer's view (`u8.buffer` is a call into the runtime); the last one at hand.
  */
-function dvOf (s: EngineState, u8: Uint8Array): DataView {
+function dvOf(s: EngineState, u8: Uint8Array): DataView {
   if (u8 === s.lastU8) return s.lastDv!
   let v = s.views.get(u8)
-  if (v === undefined) { v = new DataView(u8.buffer, u8.byteOffset, u8.byteLength); s.views.set(u8, v) }
+  if (v === undefined) {
+    v = new DataView(u8.buffer, u8.byteOffset, u8.byteLength)
+    s.views.set(u8, v)
+  }
   s.lastU8 = u8
   s.lastDv = v
   return v
@@ -149,13 +197,20 @@ function dvOf (s: EngineState, u8: Uint8Array): DataView {
 // ───────────────────────────── the control queue ─────────────────────────────
 
 /** Queues a control message for the agent; false when the queue has no room. */
-function toAgent (s: EngineState, peer: number, u8: Uint8Array, off: number, len: number): boolean {
+function toAgent(s: EngineState, peer: number, u8: Uint8Array, off: number, len: number): boolean {
   const q = s.cq
   const w = s.cqw
-  let start = w[CQ_START]!; let end = w[CQ_END]!
+  let start = w[CQ_START]!
+  let end = w[CQ_END]!
   const need = CQ_RECORD + len
   if (end + need > q.length) {
-    if (start > CQ_HEADER) { q.copyWithin(CQ_HEADER, start, end); end -= start - CQ_HEADER; start = CQ_HEADER; w[CQ_START] = start; w[CQ_END] = end }
+    if (start > CQ_HEADER) {
+      q.copyWithin(CQ_HEADER, start, end)
+      end -= start - CQ_HEADER
+      start = CQ_HEADER
+      w[CQ_START] = start
+      w[CQ_END] = end
+    }
     if (end + need > q.length) return false
   }
   s.cqv.setUint32(end + CQR_PEER, peer, true)
@@ -166,10 +221,12 @@ function toAgent (s: EngineState, peer: number, u8: Uint8Array, off: number, len
 }
 
 /** Whether control messages tasks queued wait for the agent (under the lock). */
-export function controlQueued (s: EngineState): boolean { return s.cqw[CQ_END] !== s.cqw[CQ_START] }
+export function controlQueued(s: EngineState): boolean {
+  return s.cqw[CQ_END] !== s.cqw[CQ_START]
+}
 
 /** The agent takes the control messages tasks queued (under the lock), oldest first. */
-export function takeControl (s: EngineState, f: (peer: number, body: Uint8Array) => void): void {
+export function takeControl(s: EngineState, f: (peer: number, body: Uint8Array) => void): void {
   const q = s.cq
   const w = s.cqw
   let at = w[CQ_START]!
@@ -180,5 +237,6 @@ export function takeControl (s: EngineState, f: (peer: number, body: Uint8Array)
     f(peer, q.slice(at + CQ_RECORD, at + CQ_RECORD + len))
     at += CQ_RECORD + len
   }
-  w[CQ_START] = CQ_HEADER; w[CQ_END] = CQ_HEADER
+  w[CQ_START] = CQ_HEADER
+  w[CQ_END] = CQ_HEADER
 }

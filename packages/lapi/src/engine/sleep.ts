@@ -11,7 +11,7 @@ import { HANDOVER_WAIT_MS, askForConnections, clearTxpend, giveBack, tryLock } f
 import type { EngineState } from './state.js'
 
 /** A task that may have read the connections is about to sleep: the agent reads them meanwhile. */
-export function beforeSleep (s: EngineState): void {
+export function beforeSleep(s: EngineState): void {
   // what this thread left to go with later sends goes now
   if (pendingOut(s)) send(s, true)
   giveBack(s)
@@ -27,7 +27,7 @@ export function beforeSleep (s: EngineState): void {
  * message that comes wakes this task, and nothing else has to.
  * The caller re-checks its condition after a true answer.
  */
-export function sleepBegin (s: EngineState): boolean {
+export function sleepBegin(s: EngineState): boolean {
   if (!s.fdSleeps || !s.path.canSleep()) return false
   const w = s.w
   if (Atomics.load(w, ENG_OWNER) !== OWNER_TASKS) {
@@ -57,10 +57,12 @@ export function sleepBegin (s: EngineState): boolean {
  * (a wait looks at its inbox, and so at the network): whether the sleep may still go ahead —
  * nothing was handed to the agent meanwhile, whose rings could not reach it.
  */
-export function sleepStill (s: EngineState): boolean {
+export function sleepStill(s: EngineState): boolean {
   const w = s.w
   return Atomics.load(w, ENG_CTRL) === 0 && Atomics.load(w, ENG_BLOCKED) === 0 && Atomics.load(w, ENG_PARKED) === 0 && agentQuiet(s.ctl)
 }
 
 /** The sleep that `sleepBegin` allowed is over. */
-export function sleepEnd (s: EngineState): void { Atomics.store(s.w, ENG_FDSLEEP, 0) }
+export function sleepEnd(s: EngineState): void {
+  Atomics.store(s.w, ENG_FDSLEEP, 0)
+}

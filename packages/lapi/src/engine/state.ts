@@ -8,7 +8,7 @@
 import { netTagOffset, placement, type JobSpec } from '../layout/job-spec.js'
 import { CQ_END, CQ_HEADER, CQ_START } from '../layout/engine.js'
 import { netRingAt } from '../layout/ring.js'
-import { type FramePath } from '../transport/contract.js'
+import type { FramePath } from '../transport/contract.js'
 import { BODY_PACKET, NET_PUT_DIRECT_MAX, PACKET_HEADER_BYTES } from '../transport/packet.js'
 import { RingReader, RingWriter } from '../transport/ring.js'
 import { transportKind } from '../transport/registry.js'
@@ -112,7 +112,7 @@ export class EngineState {
   lastU8: Uint8Array | null
   lastDv: DataView | null
 
-  constructor (spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, body: Uint8Array) => void) | null, asks: boolean) {
+  constructor(spec: Omit<JobSpec, 'taskId'>, rank: number, holder: number, onControl: ((peer: number, body: Uint8Array) => void) | null, asks: boolean) {
     this.tasks = []
     this.views = new Map()
     this.asks = asks && onControl === null
@@ -158,7 +158,10 @@ export class EngineState {
     this.cq = new Uint8Array(net.control)
     this.cqw = new Int32Array(net.control, 0, 2)
     this.cqv = new DataView(net.control)
-    if (this.cqw[CQ_END] === 0) { this.cqw[CQ_START] = CQ_HEADER; this.cqw[CQ_END] = CQ_HEADER }
+    if (this.cqw[CQ_END] === 0) {
+      this.cqw[CQ_START] = CQ_HEADER
+      this.cqw[CQ_END] = CQ_HEADER
+    }
     this.times = new Float64Array([-1, -1, -1])
     this.framesIn = 0
     this.framesAtWrite = 0

@@ -9,7 +9,7 @@ import { parseKey } from '../transport/auth.js'
 import { describeError } from '../base/errors.js'
 import { runMember } from './member.js'
 
-function env (name: string): string {
+function env(name: string): string {
   const v = process.env[name]
   if (v === undefined || v === '') throw new Error(`${name} is not set`)
   return v

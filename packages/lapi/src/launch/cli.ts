@@ -62,16 +62,34 @@ Logs: AMLAPI_LOG_LEVEL=debug (or info, warn, error) writes JSON lines to stderr.
 
 /** The options lapirun takes: name → whether it takes a value. Short forms map to these. */
 const OPTIONS: Readonly<Record<string, boolean>> = {
-  tasks: true, np: true, procs: true, transport: true, bind: true, faults: true, mac: false, join: false, 'tasks-per-proc': true, 'segment-size': true, 'spin-us': true,
-  'spin-max-us': true, jit: true, timeout: true, label: false, help: false, version: false,
+  tasks: true,
+  np: true,
+  procs: true,
+  transport: true,
+  bind: true,
+  faults: true,
+  mac: false,
+  join: false,
+  'tasks-per-proc': true,
+  'segment-size': true,
+  'spin-us': true,
+  'spin-max-us': true,
+  jit: true,
+  timeout: true,
+  label: false,
+  help: false,
+  version: false,
 }
 const SHORT: Readonly<Record<string, string>> = { n: 'tasks', h: 'help', V: 'version' }
-
 
 /** A usage error: lapirun prints its message and exits 2. */
 class UsageError extends Error {}
 
-interface Parsed { values: Map<string, string | true>; program: string | undefined; args: string[] }
+interface Parsed {
+  values: Map<string, string | true>
+  program: string | undefined
+  args: string[]
+}
 
 /**
  * Splits the command line at the program: lapirun's own options come before it (`--name value`,
@@ -79,12 +97,15 @@ interface Parsed { values: Map<string, string | true>; program: string | undefin
  * like an option; `--` ends lapirun's options. A value may begin with `-` (`-n -1` is a bad count,
  * not an unknown option).
  */
-function parse (argv: string[]): Parsed {
+function parse(argv: string[]): Parsed {
   const values = new Map<string, string | true>()
   let i = 0
   while (i < argv.length) {
     const a = argv[i]!
-    if (a === '--') { i++; break }
+    if (a === '--') {
+      i++
+      break
+    }
     if (!a.startsWith('-') || a === '-') break
     let name: string
     let inline: string | undefined
@@ -114,7 +135,8 @@ function parse (argv: string[]): Parsed {
       if (isOption(inline)) throw new UsageError(`${shown} needs a value, but the next argument is the option ${inline}`)
       i += 2
       // (the last argument, a program's name, taken as an option's value: no program is left)
-      if (i >= argv.length && /\.[cm]?[jt]s$/.test(inline)) throw new UsageError(`${shown} needs a value: '${inline}' was taken as its value, and no program is left`)
+      if (i >= argv.length && /\.[cm]?[jt]s$/.test(inline))
+        throw new UsageError(`${shown} needs a value: '${inline}' was taken as its value, and no program is left`)
     } else i++
     values.set(name, inline)
   }
@@ -122,18 +144,21 @@ function parse (argv: string[]): Parsed {
 }
 
 /** Whether `a` is one of lapirun's options as written on a command line (`--procs`, `--procs=2`, `-n4`, `-V`). */
-function isOption (a: string): boolean {
-  if (a.startsWith('--')) { const eq = a.indexOf('='); return OPTIONS[eq < 0 ? a.slice(2) : a.slice(2, eq)] !== undefined }
+function isOption(a: string): boolean {
+  if (a.startsWith('--')) {
+    const eq = a.indexOf('=')
+    return OPTIONS[eq < 0 ? a.slice(2) : a.slice(2, eq)] !== undefined
+  }
   return a.length >= 2 && a[0] === '-' && SHORT[a[1]!] !== undefined
 }
 
-function wholeNumber (text: string, min: number, max: number, what: string): number {
+function wholeNumber(text: string, min: number, max: number, what: string): number {
   const v = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
   if (!Number.isSafeInteger(v) || v < min || v > max) throw new UsageError(`${what} must be a whole number from ${min} to ${max}, not '${text}'`)
   return v
 }
 
-function microseconds (text: string, what: string): number {
+function microseconds(text: string, what: string): number {
   const v = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN
   if (!(v >= 0 && v <= 1e7)) throw new UsageError(`${what} must be a number of microseconds from 0 to 10000000, not '${text}'`)
   return v
@@ -143,7 +168,7 @@ function microseconds (text: string, what: string): number {
 const SHM = 'shm'
 
 /** Runs lapirun with the given arguments; resolves with the exit code. */
-export async function main (argv: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   const log = logger('lapirun')
   let p: Parsed
   let n: number
@@ -151,18 +176,25 @@ export async function main (argv: string[]): Promise<number> {
   let timeoutMs: number | undefined
   let procs = 1
   let bind: string | undefined
-  const net: { transport?: string, faults?: string, mac?: boolean } = {}
+  const net: { transport?: string; faults?: string; mac?: boolean } = {}
   /** With --join: the tasks per process (0: not joining). */
   let join = 0
   try {
     p = parse(argv)
     const v = p.values
-    if (v.has('help')) { process.stdout.write(USAGE); return 0 }
-    if (v.has('version')) { process.stdout.write(`lapirun ${version()} (@amlapi/lapi, Node ${process.version})\n`); return 0 }
+    if (v.has('help')) {
+      process.stdout.write(USAGE)
+      return 0
+    }
+    if (v.has('version')) {
+      process.stdout.write(`lapirun ${version()} (@amlapi/lapi, Node ${process.version})\n`)
+      return 0
+    }
     if (p.program === undefined) throw new UsageError('no program given')
     const str = (k: string): string | undefined => v.get(k) as string | undefined
     if (v.has('join')) {
-      if (v.has('tasks') || v.has('np') || v.has('procs')) throw new UsageError('--join takes no -n or --procs: the job has P·K tasks, P from the launcher, K from --tasks-per-proc')
+      if (v.has('tasks') || v.has('np') || v.has('procs'))
+        throw new UsageError('--join takes no -n or --procs: the job has P·K tasks, P from the launcher, K from --tasks-per-proc')
       if (str('transport') === SHM) throw new UsageError(`--join needs a network transport: ${transportList()}`)
       join = wholeNumber(str('tasks-per-proc') ?? '1', 1, MAX_TASKS, '--tasks-per-proc')
       n = join
@@ -174,12 +206,17 @@ export async function main (argv: string[]): Promise<number> {
     procs = procsText === undefined ? 1 : wholeNumber(procsText, 1, n, `--procs (processes, at most the ${n} task${n === 1 ? '' : 's'} of -n)`)
     const envTransport = (process.env['AMLAPI_TRANSPORT'] ?? '').trim()
     const transport = str('transport') ?? (procs > 1 || join > 0 ? (envTransport !== '' ? envTransport : DEFAULT_TRANSPORT) : SHM)
-    if (transport !== SHM && !isTransport(transport)) throw new UsageError(`--transport must be ${transportList([SHM, ...transportNames()])}, not '${transport}'`)
+    if (transport !== SHM && !isTransport(transport))
+      throw new UsageError(`--transport must be ${transportList([SHM, ...transportNames()])}, not '${transport}'`)
     if (transport === SHM && procs > 1) throw new UsageError(`--transport shm joins the tasks of one process only; --procs ${procs} needs ${transportList()}`)
     if (transport !== SHM) net.transport = transport
     const faults = str('faults')
     if (faults !== undefined) {
-      try { parseFaults(faults) } catch (e) { throw new UsageError(`--faults: ${(e as Error).message}`) }
+      try {
+        parseFaults(faults)
+      } catch (e) {
+        throw new UsageError(`--faults: ${(e as Error).message}`)
+      }
       net.faults = faults
     }
     if (v.has('mac')) net.mac = true
@@ -218,21 +255,29 @@ export async function main (argv: string[]): Promise<number> {
   if (join === 0) delete process.env['AMLAPI_JOB_KEY']
   // (a program that cannot run — no such file, TypeScript where Node does not strip types — is said
   // before anything starts, in every placement)
-  try { checkProgram(p.program!) } catch (e) {
+  try {
+    checkProgram(p.program!)
+  } catch (e) {
     process.stderr.write(`lapirun: ${(e as Error).message}\n`)
     return 2
   }
   const ac = new AbortController()
   // (the signal that stopped the job: lapirun then exits 128 + its number, 130 or 143, as a shell reports it)
   let interrupted: NodeJS.Signals | null = null
-  const signalCode = (): number => interrupted === 'SIGTERM' ? 143 : 130
+  const signalCode = (): number => (interrupted === 'SIGTERM' ? 143 : 130)
   // (under --join, once this process's tasks have ended: what is left is its leave, which waits
   // for its peers a few seconds at most; a signal then ends it at once)
   let leaving = false
   const onSig = (sig: NodeJS.Signals): void => {
-    if (interrupted !== null) { log.debug({ signal: sig }, 'second signal: exiting without waiting for the tasks'); process.exit(signalCode()) }
+    if (interrupted !== null) {
+      log.debug({ signal: sig }, 'second signal: exiting without waiting for the tasks')
+      process.exit(signalCode())
+    }
     interrupted = sig
-    if (leaving) { log.debug({ signal: sig }, 'signal while leaving the job: exiting without waiting for the peers'); process.exit(signalCode()) }
+    if (leaving) {
+      log.debug({ signal: sig }, 'signal while leaving the job: exiting without waiting for the peers')
+      process.exit(signalCode())
+    }
     log.debug({ signal: sig }, 'signal: stopping the job')
     ac.abort()
   }
@@ -240,7 +285,10 @@ export async function main (argv: string[]): Promise<number> {
   const reports: JobReports = { ask: null }
   const onReport = (): void => {
     const ask = reports.ask
-    if (ask !== null) void ask().then((r) => { if (r !== '') process.stderr.write(`lapirun: what each task was doing (the job goes on):\n${r}\n`) })
+    if (ask !== null)
+      void ask().then((r) => {
+        if (r !== '') process.stderr.write(`lapirun: what each task was doing (the job goes on):\n${r}\n`)
+      })
   }
   process.on('SIGINT', onSig)
   process.on('SIGTERM', onSig)
@@ -248,8 +296,20 @@ export async function main (argv: string[]): Promise<number> {
   if (join > 0) {
     try {
       const code = await joinJob({
-        program: p.program!, args: p.args, tasksPerProc: join, config, label: p.values.has('label'), env: process.env, onLeave: () => { leaving = true }, signal: ac.signal, reports,
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...net,
+        program: p.program!,
+        args: p.args,
+        tasksPerProc: join,
+        config,
+        label: p.values.has('label'),
+        env: process.env,
+        onLeave: () => {
+          leaving = true
+        },
+        signal: ac.signal,
+        reports,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(bind !== undefined ? { bind } : {}),
+        ...net,
       })
       return interrupted !== null ? signalCode() : code
     } catch (e) {
@@ -259,8 +319,18 @@ export async function main (argv: string[]): Promise<number> {
   }
   try {
     const r = await runJob({
-      program: p.program!, numTasks: n, args: p.args, config, label: p.values.has('label'), signal: ac.signal, procs, reports, stderr: process.stderr,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(bind !== undefined ? { bind } : {}), ...(procs > 1 ? net : {}),
+      program: p.program!,
+      numTasks: n,
+      args: p.args,
+      config,
+      label: p.values.has('label'),
+      signal: ac.signal,
+      procs,
+      reports,
+      stderr: process.stderr,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(bind !== undefined ? { bind } : {}),
+      ...(procs > 1 ? net : {}),
     })
     return interrupted !== null ? signalCode() : r.exitCode
   } catch (e) {
@@ -274,15 +344,19 @@ export async function main (argv: string[]): Promise<number> {
 }
 
 /** The version of @amlapi/lapi (its package.json, two folders up from this file in dist/ and lib/). */
-function version (): string {
-  try { return String((createRequire(import.meta.url)('../../package.json') as { version?: unknown }).version) } catch { return 'unknown' }
+function version(): string {
+  try {
+    return String((createRequire(import.meta.url)('../../package.json') as { version?: unknown }).version)
+  } catch {
+    return 'unknown'
+  }
 }
 
 /**
  * What the options given do nothing for in this placement, a sentence each: no network in a job of
  * one process; over a network, what the transport's kind says it does not use (`unusedOptions`).
  */
-function idleOptions (transport: string, network: boolean, faults: string | undefined, mac: boolean): string[] {
+function idleOptions(transport: string, network: boolean, faults: string | undefined, mac: boolean): string[] {
   const out: string[] = []
   if (!network) {
     if (transport !== SHM) out.push(`--transport ${transport} does nothing in a job of one process (its tasks share memory): add --procs 2 or more`)

@@ -14,7 +14,7 @@ import { WASM_PAGE, trySharedMemory, type WasmMemory } from '../layout/memory.js
 import { createInbox, netRingAt, netRingGeometry, ringGeometry, startRingsAt, type RingGeometry } from '../layout/ring.js'
 import { streamBufferBytes } from '../transport/stream-path.js'
 import { DEFAULT_TRANSPORT, transportKind } from '../transport/registry.js'
-import { type FaultSpec } from '../transport/faults.js'
+import type { FaultSpec } from '../transport/faults.js'
 import type { StreamShared } from '../layout/stream.js'
 import { PACKET_HEADER_BYTES } from '../transport/packet.js'
 
@@ -35,12 +35,12 @@ export interface ProcessPart {
  * place (it also starts on a page boundary); null where `bytes` is not a whole number of its pages
  * or the engine refuses the memory (an address-space limit): the segment is then a plain buffer.
  */
-function segmentMemory (bytes: number): WasmMemory | null {
+function segmentMemory(bytes: number): WasmMemory | null {
   return bytes % WASM_PAGE === 0 ? trySharedMemory(bytes / WASM_PAGE) : null
 }
 
 /** Creates the shared memory of a job of `numTasks` tasks for the tasks of this process. */
-export function createJob (numTasks: number, config: JobConfig, part: ProcessPart = { procs: 1, rank: 0 }): Omit<JobSpec, 'taskId'> {
+export function createJob(numTasks: number, config: JobConfig, part: ProcessPart = { procs: 1, rank: 0 }): Omit<JobSpec, 'taskId'> {
   if (!Number.isInteger(numTasks) || numTasks < 1 || numTasks > MAX_TASKS) throw new RangeError(`invalid number of tasks ${numTasks}`)
   const { first, count } = placement(numTasks, part.procs, part.rank)
   const segments: Array<SharedArrayBuffer | null> = new Array<SharedArrayBuffer | null>(numTasks).fill(null)
@@ -80,7 +80,16 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
     netOut,
     netState,
     netRing,
-    net: part.procs > 1 ? { transport: part.transport ?? DEFAULT_TRANSPORT, stream: netShared(numTasks, part), stats: new SharedArrayBuffer(64), control: createControlQueue(controlQueueBytes(streamBufferBytes(numTasks))), gets: createParkedGets() } : null,
+    net:
+      part.procs > 1
+        ? {
+            transport: part.transport ?? DEFAULT_TRANSPORT,
+            stream: netShared(numTasks, part),
+            stats: new SharedArrayBuffer(64),
+            control: createControlQueue(controlQueueBytes(streamBufferBytes(numTasks))),
+            gets: createParkedGets(),
+          }
+        : null,
   }
 }
 
@@ -89,13 +98,15 @@ export function createJob (numTasks: number, config: JobConfig, part: ProcessPar
  * answers goes out in one write only as far as the ring holds it), each NET_TAG_BYTES longer for
  * the destination tag (`netTagOffset`).
  */
-function netOutGeometry (ring: RingGeometry): RingGeometry { return netRingGeometry(ring, NET_TAG_BYTES) }
+function netOutGeometry(ring: RingGeometry): RingGeometry {
+  return netRingGeometry(ring, NET_TAG_BYTES)
+}
 
 /** Bytes a slot of a ring toward the network has beyond an inbox slot (the destination tag's room). */
 const NET_TAG_BYTES = 64
 
 /** The frame path's shared memory, as the transport's kind makes it. */
-function netShared (numTasks: number, part: ProcessPart): StreamShared {
+function netShared(numTasks: number, part: ProcessPart): StreamShared {
   return transportKind(part.transport ?? DEFAULT_TRANSPORT).createShared(part.procs, streamBufferBytes(numTasks), part.rank, {
     faults: part.faults ?? null,
     ...(part.geometry !== undefined ? { geometry: part.geometry } : {}),
@@ -108,7 +119,13 @@ export const WORKER_BYTES = 16 * 1024 * 1024
 export const PER_PEER_BYTES = 512
 
 /** What one process holding `localTasks` tasks of a job of `numTasks` over `procs` processes (over `transport`) needs, in bytes, and its parts per task. */
-export function processMemory (numTasks: number, config: JobConfig, localTasks: number, procs: number, transport = DEFAULT_TRANSPORT): { bytes: number, segment: number, rings: number, thread: number, frames: number } {
+export function processMemory(
+  numTasks: number,
+  config: JobConfig,
+  localTasks: number,
+  procs: number,
+  transport = DEFAULT_TRANSPORT,
+): { bytes: number; segment: number; rings: number; thread: number; frames: number } {
   const page = 65536
   const ring = ringGeometry(localTasks, config.ringSlots, PACKET_HEADER_BYTES + config.maxPktSz)
   const inbox = Math.ceil((netRingAt(ring) + (procs > 1 ? netRingGeometry(ring).ringBytes : 0)) / page) * page
@@ -122,13 +139,15 @@ export function processMemory (numTasks: number, config: JobConfig, localTasks: 
 }
 
 /** Memory this host lets the job have: its RAM, or less where a cgroup limit says so. */
-export function memoryLimit (): number {
+export function memoryLimit(): number {
   let limit = totalmem()
   for (const f of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
     try {
       const v = Number(readFileSync(f, 'utf8').trim())
       if (Number.isFinite(v) && v > 0 && v < limit) limit = v
-    } catch { /* no such limit here */ }
+    } catch {
+      /* no such limit here */
+    }
   }
   return limit
 }
@@ -142,7 +161,7 @@ const MiB = (b: number): string => `${(b / 2 ** 20).toFixed(b < 2 ** 20 ? 2 : 0)
  * all of which a job may touch in full, and the frame path of the transport named `transport`.
  * Called before anything is started.
  */
-export function checkJobFits (numTasks: number, config: JobConfig, procs: number, ranks: number[], limit = memoryLimit(), transport = DEFAULT_TRANSPORT): void {
+export function checkJobFits(numTasks: number, config: JobConfig, procs: number, ranks: number[], limit = memoryLimit(), transport = DEFAULT_TRANSPORT): void {
   let need = 0
   let per = processMemory(numTasks, config, 1, procs, transport)
   for (const r of ranks) {
@@ -152,10 +171,12 @@ export function checkJobFits (numTasks: number, config: JobConfig, procs: number
   }
   if (need <= limit) return
   const tasks = ranks.reduce((a, r) => a + placement(numTasks, procs, r).count, 0)
-  throw new Error(`a job of ${numTasks} tasks needs ${GiB(need)} of memory here (${tasks} task${tasks === 1 ? '' : 's'} in ${ranks.length} process${ranks.length === 1 ? '' : 'es'}; ` +
-    `per task: a ${MiB(per.segment)} segment, ${MiB(per.rings)} of inbox rings, about ${MiB(per.thread)} for its thread` +
-    `${per.frames > 0 ? `; per process: ${MiB(per.frames)} of network buffers` : ''}), and this host allows ${GiB(limit)}: ` +
-    'give the tasks smaller segments (--segment-size), fewer tasks per process, or more hosts')
+  throw new Error(
+    `a job of ${numTasks} tasks needs ${GiB(need)} of memory here (${tasks} task${tasks === 1 ? '' : 's'} in ${ranks.length} process${ranks.length === 1 ? '' : 'es'}; ` +
+      `per task: a ${MiB(per.segment)} segment, ${MiB(per.rings)} of inbox rings, about ${MiB(per.thread)} for its thread` +
+      `${per.frames > 0 ? `; per process: ${MiB(per.frames)} of network buffers` : ''}), and this host allows ${GiB(limit)}: ` +
+      'give the tasks smaller segments (--segment-size), fewer tasks per process, or more hosts',
+  )
 }
 
 let standalone: JobSpec | undefined
@@ -164,7 +185,7 @@ let standalone: JobSpec | undefined
  * The spec of the job this thread belongs to: the one its agent passed in `workerData`, or, for a
  * program not started by an agent, a job of one task made on first use.
  */
-export function currentJobSpec (): JobSpec {
+export function currentJobSpec(): JobSpec {
   const spec = specFromAgent()
   if (spec !== undefined) return spec
   if (standalone === undefined) standalone = { ...createJob(1, resolveConfig()), taskId: 0 }

@@ -24,16 +24,17 @@ export interface NetSettings {
 }
 
 /** The whole number in variable `name` of `env` (undefined: not set); throws RangeError naming it when out of [lo, hi]. */
-export function wholeEnv (env: NodeJS.ProcessEnv, name: string, lo: number, hi = Number.MAX_SAFE_INTEGER): number | undefined {
+export function wholeEnv(env: NodeJS.ProcessEnv, name: string, lo: number, hi = Number.MAX_SAFE_INTEGER): number | undefined {
   const t = env[name]
   if (t === undefined || t.trim() === '') return undefined
   const n = Number(t)
-  if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`${name}=${t} is not a whole number from ${lo}${hi < Number.MAX_SAFE_INTEGER ? ` to ${hi}` : ''}`)
+  if (!Number.isInteger(n) || n < lo || n > hi)
+    throw new RangeError(`${name}=${t} is not a whole number from ${lo}${hi < Number.MAX_SAFE_INTEGER ? ` to ${hi}` : ''}`)
   return n
 }
 
 /** The settings in `env`; throws RangeError naming the variable that is wrong. */
-export function netSettings (env: NodeJS.ProcessEnv): NetSettings {
+export function netSettings(env: NodeJS.ProcessEnv): NetSettings {
   const t = envTransport(env)
   const mac = (env['AMLAPI_UDP_MAC'] ?? '').trim()
   if (mac !== '' && mac !== '0' && mac !== '1') throw new RangeError(`AMLAPI_UDP_MAC=${mac}: 0 or 1`)
@@ -50,7 +51,7 @@ export function netSettings (env: NodeJS.ProcessEnv): NetSettings {
 }
 
 /** The transport AMLAPI_TRANSPORT of `env` names (DEFAULT_TRANSPORT when unset); throws RangeError listing the known ones otherwise. */
-export function envTransport (env: NodeJS.ProcessEnv): NetTransport {
+export function envTransport(env: NodeJS.ProcessEnv): NetTransport {
   const t = (env['AMLAPI_TRANSPORT'] ?? '').trim() || DEFAULT_TRANSPORT
   if (!isTransport(t)) throw new RangeError(`AMLAPI_TRANSPORT=${t}: ${transportList()}`)
   return t

@@ -112,18 +112,28 @@ const watched = new WeakSet<Writable>()
  * Makes an error of `dst` harmless: a reader that went away (`lapirun … | head -1`: EPIPE) leaves
  * the job running, and what the tasks write after it is dropped, as it is when nobody reads.
  */
-export function keepGoing (dst: Writable): Writable {
-  if (!watched.has(dst)) { watched.add(dst); dst.on('error', () => {}) }
+export function keepGoing(dst: Writable): Writable {
+  if (!watched.has(dst)) {
+    watched.add(dst)
+    dst.on('error', () => {})
+  }
   return dst
 }
 
 /** Splits a stream into lines and writes each with a prefix (nothing once `dst` is gone). */
-export function forward (src: Readable, dst: Writable, prefix: string, wholeLines = false): Promise<void> {
+export function forward(src: Readable, dst: Writable, prefix: string, wholeLines = false): Promise<void> {
   keepGoing(dst)
-  const write = (data: string | Buffer): void => { if (!dst.destroyed) dst.write(data) }
-  const done = new Promise<void>((resolve) => { src.once('end', resolve); src.once('close', resolve) })
+  const write = (data: string | Buffer): void => {
+    if (!dst.destroyed) dst.write(data)
+  }
+  const done = new Promise<void>((resolve) => {
+    src.once('end', resolve)
+    src.once('close', resolve)
+  })
   if (prefix === '' && !wholeLines) {
-    src.on('data', (chunk: Buffer) => { write(chunk) })
+    src.on('data', (chunk: Buffer) => {
+      write(chunk)
+    })
     return done
   }
   let rest = ''
@@ -134,14 +144,16 @@ export function forward (src: Readable, dst: Writable, prefix: string, wholeLine
     rest = lines.pop() ?? ''
     if (lines.length > 0) write(lines.map((l) => prefix + l + '\n').join(''))
   })
-  return done.then(() => { if (rest !== '') write(prefix + rest + '\n') })
+  return done.then(() => {
+    if (rest !== '') write(prefix + rest + '\n')
+  })
 }
 
 /** Default of RunJobOptions.graceMs. */
 export const ABORT_GRACE_MS = 2000
 
 /** The program's file URL, once it is known to be a readable file; throws an Error saying what is wrong. */
-export function checkProgram (program: string | URL): URL {
+export function checkProgram(program: string | URL): URL {
   const url = typeof program === 'string' ? pathToFileURL(resolve(program)) : program
   if (url.protocol !== 'file:') return url
   const path = fileURLToPath(url)
@@ -158,22 +170,24 @@ export function checkProgram (program: string | URL): URL {
     throw new Error(`cannot run ${String(program)}: not readable`)
   }
   if (/\.[cm]?ts$/.test(path) && !stripsTypes()) {
-    throw new Error(`cannot run ${String(program)}: Node ${process.versions.node} does not run TypeScript; use Node 22.18 or later, or compile it with tsc and run the .js`)
+    throw new Error(
+      `cannot run ${String(program)}: Node ${process.versions.node} does not run TypeScript; use Node 22.18 or later, or compile it with tsc and run the .js`,
+    )
   }
   return url
 }
 
 /** Whether this Node runs a `.ts` program by stripping its types (22.18 and later; earlier 22 lines with --experimental-strip-types). */
-export function stripsTypes (): boolean {
+export function stripsTypes(): boolean {
   const ts = (process.features as { typescript?: string | false }).typescript
   return ts === 'strip' || ts === 'transform'
 }
 
 /** The line lapirun ends a failed job with. */
-export function failureLine (f: { task: number, reason: string }): string {
+export function failureLine(f: { task: number; reason: string }): string {
   return `lapirun: ${f.task >= 0 ? `task ${f.task} failed: ` : ''}${f.reason}\n`
 }
 
-export function seconds (ms: number): string {
+export function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`
 }

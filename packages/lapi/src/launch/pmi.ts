@@ -22,10 +22,14 @@ import { Socket } from 'node:net'
 /** A PMI command failed, or the launcher's socket closed or said something else. */
 export class PmiError extends Error {}
 
-interface Call { expect: string, resolve: (w: Map<string, string>) => void, reject: (e: Error) => void }
+interface Call {
+  expect: string
+  resolve: (w: Map<string, string>) => void
+  reject: (e: Error) => void
+}
 
 /** Parses one line of `key=value` words (a word without `=` is ignored). */
-export function parsePmiLine (line: string): Map<string, string> {
+export function parsePmiLine(line: string): Map<string, string> {
   const m = new Map<string, string>()
   for (const w of line.trim().split(/ +/)) {
     const eq = w.indexOf('=')
@@ -45,7 +49,7 @@ export class Pmi1 {
   valueMax = 1024
 
   /** The client over descriptor `fd` (the launcher's PMI_FD). */
-  constructor (fd: number) {
+  constructor(fd: number) {
     this.sock = new Socket({ fd, readable: true, writable: true })
     this.sock.setEncoding('utf8')
     this.sock.on('data', (chunk: string) => this.onData(chunk))
@@ -59,7 +63,7 @@ export class Pmi1 {
   }
 
   /** The client of this process's launcher, when its environment has a PMI_FD; null otherwise. */
-  static fromEnv (env: NodeJS.ProcessEnv): Pmi1 | null {
+  static fromEnv(env: NodeJS.ProcessEnv): Pmi1 | null {
     const v = (env['PMI_FD'] ?? '').trim()
     if (v === '') return null
     const fd = Number(v)
@@ -68,7 +72,7 @@ export class Pmi1 {
   }
 
   /** Says hello, learns the value limit and the key-value space. */
-  async init (): Promise<void> {
+  async init(): Promise<void> {
     await this.call('cmd=init pmi_version=1 pmi_subversion=1', 'response_to_init')
     const maxes = await this.call('cmd=get_maxes', 'maxes')
     const vm = Number(maxes.get('vallen_max'))
@@ -78,15 +82,17 @@ export class Pmi1 {
     if (this.kvsname === '') throw new PmiError('the launcher named no key-value space (get_my_kvsname)')
   }
 
-  async put (key: string, value: string): Promise<void> {
+  async put(key: string, value: string): Promise<void> {
     if (/\s/.test(key + value) || value.length > this.valueMax) throw new PmiError(`PMI value for ${key} has spaces or is longer than ${this.valueMax} bytes`)
     await this.call(`cmd=put kvsname=${this.kvsname} key=${key} value=${value}`, 'put_result')
   }
 
   /** Every process of the job has come here (what each put before is visible to all after). */
-  async barrier (): Promise<void> { await this.call('cmd=barrier_in', 'barrier_out') }
+  async barrier(): Promise<void> {
+    await this.call('cmd=barrier_in', 'barrier_out')
+  }
 
-  async get (key: string): Promise<string> {
+  async get(key: string): Promise<string> {
     const r = await this.call(`cmd=get kvsname=${this.kvsname} key=${key}`, 'get_result')
     const v = r.get('value')
     if (v === undefined) throw new PmiError(`PMI get ${key}: no value`)
@@ -94,17 +100,21 @@ export class Pmi1 {
   }
 
   /** Says goodbye and closes the socket (the launcher then expects this process to exit). */
-  async finalize (): Promise<void> {
-    try { await this.call('cmd=finalize', 'finalize_ack') } finally { this.close() }
+  async finalize(): Promise<void> {
+    try {
+      await this.call('cmd=finalize', 'finalize_ack')
+    } finally {
+      this.close()
+    }
   }
 
   /** Closes the socket without a goodbye. */
-  close (): void {
+  close(): void {
     this.closed ??= new PmiError('PMI closed')
     this.sock.destroy()
   }
 
-  private call (line: string, expect: string): Promise<Map<string, string>> {
+  private call(line: string, expect: string): Promise<Map<string, string>> {
     if (this.closed !== null) return Promise.reject(this.closed)
     return new Promise((resolve, reject) => {
       this.calls.push({ expect, resolve, reject })
@@ -112,7 +122,7 @@ export class Pmi1 {
     })
   }
 
-  private onData (chunk: string): void {
+  private onData(chunk: string): void {
     this.buf += chunk
     for (let nl = this.buf.indexOf('\n'); nl >= 0; nl = this.buf.indexOf('\n')) {
       const line = this.buf.slice(0, nl)
@@ -128,7 +138,7 @@ export class Pmi1 {
     }
   }
 
-  private fail (e: Error): void {
+  private fail(e: Error): void {
     if (this.closed === null) this.closed = e
     for (const c of this.calls.splice(0)) c.reject(e)
   }

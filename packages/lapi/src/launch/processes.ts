@@ -29,12 +29,12 @@ export const PROCESS_GRACE_MS = 3000
 const START_TIMEOUT_MS = 30_000
 
 /** Tasks of process `r`, in words. */
-export function tasksOf (numTasks: number, procs: number, r: number): string {
+export function tasksOf(numTasks: number, procs: number, r: number): string {
   const { first, count } = placement(numTasks, procs, r)
   return count === 1 ? `task ${first}` : `tasks ${first}-${first + count - 1}`
 }
 
-export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
+export async function runProcesses(opts: RunJobOptions): Promise<JobResult> {
   const t0 = performance.now()
   const url = checkProgram(opts.program)
   const n = opts.numTasks
@@ -42,7 +42,14 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   const config = resolveConfig(opts.config ?? {}, opts.env ?? process.env)
   const graceMs = opts.graceMs ?? ABORT_GRACE_MS
   // every process runs on this host
-  checkJobFits(n, config, P, Array.from({ length: P }, (_, r) => r), undefined, opts.transport ?? envTransport(opts.env ?? process.env))
+  checkJobFits(
+    n,
+    config,
+    P,
+    Array.from({ length: P }, (_, r) => r),
+    undefined,
+    opts.transport ?? envTransport(opts.env ?? process.env),
+  )
   const key = makeKey()
   const log = logger('lapi:job', { procs: P })
   const out = keepGoing(opts.stdout ?? process.stdout)
@@ -50,7 +57,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   const bind = opts.bind ?? '127.0.0.1'
 
   const codes: Array<number | undefined> = new Array<number | undefined>(n).fill(undefined)
-  let failure: { task: number, reason: string } | undefined
+  let failure: { task: number; reason: string } | undefined
   const done: boolean[] = new Array<boolean>(P).fill(false)
   const children: ChildProcess[] = []
   let killTimer: NodeJS.Timeout | undefined
@@ -67,12 +74,16 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   }
 
   rv = await serveRendezvous({
-    key, procs: P, host: bind, port: 0, log,
+    key,
+    procs: P,
+    host: bind,
+    port: 0,
+    log,
     job: { numTasks: n, config, label: opts.label === true, graceMs, data: opts.data, ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) },
     onFail: fail,
     onDone: (rank, c) => {
       const { first, count } = placement(n, P, rank)
-      if (Array.isArray(c)) for (let i = 0; i < count; i++) codes[first + i] = typeof c[i] === 'number' ? c[i] as number : undefined
+      if (Array.isArray(c)) for (let i = 0; i < count; i++) codes[first + i] = typeof c[i] === 'number' ? (c[i] as number) : undefined
       done[rank] = true
     },
   })
@@ -84,7 +95,9 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   }, START_TIMEOUT_MS)
 
   // none is left behind, even when this process ends before the job does (a second Ctrl-C)
-  const killAll = (): void => { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL') }
+  const killAll = (): void => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  }
   process.once('exit', killAll)
   // (launch/child.js beside this file as tsc builds it, or beside the chunk that holds it in the bundle)
   const childScript = fileURLToPath(new URL('../launch/child.js', import.meta.url))
@@ -110,22 +123,30 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
     })
     children.push(c)
     streams.push(forward(c.stdout!, out, '', true), forward(c.stderr!, errOut, '', true))
-    exits.push(new Promise<void>((resolve) => {
-      c.once('error', (e) => { fail(-1, `could not start process ${r}: ${e.message}`); resolve() })
-      c.once('exit', (code, signal) => {
-        log.debug({ process: r, code, signal }, 'process exited')
-        if (!done[r]) {
-          const { first, count } = placement(n, P, r)
-          for (let t = first; t < first + count; t++) codes[t] ??= code ?? 1
-          fail(first, `process ${r} (${tasksOf(n, P, r)}) ${signal !== null ? `was killed by ${signal}` : `exited with code ${String(code)}`} before its tasks ended`)
-        }
-        resolve()
-      })
-    }))
+    exits.push(
+      new Promise<void>((resolve) => {
+        c.once('error', (e) => {
+          fail(-1, `could not start process ${r}: ${e.message}`)
+          resolve()
+        })
+        c.once('exit', (code, signal) => {
+          log.debug({ process: r, code, signal }, 'process exited')
+          if (!done[r]) {
+            const { first, count } = placement(n, P, r)
+            for (let t = first; t < first + count; t++) codes[t] ??= code ?? 1
+            fail(
+              first,
+              `process ${r} (${tasksOf(n, P, r)}) ${signal !== null ? `was killed by ${signal}` : `exited with code ${String(code)}`} before its tasks ended`,
+            )
+          }
+          resolve()
+        })
+      }),
+    )
   }
 
   // (what each task is doing, asked of every process: for a time-out, Ctrl-C and lapirun's SIGUSR1)
-  const report = async (): Promise<string> => rv !== null && rv.complete ? await rv.report() : `  the job had not started: ${rv?.waitingFor() ?? ''}`
+  const report = async (): Promise<string> => (rv !== null && rv.complete ? await rv.report() : `  the job had not started: ${rv?.waitingFor() ?? ''}`)
   let printed = false
   const failWithReport = (what: string): void => {
     if (failure !== undefined) return
@@ -133,9 +154,15 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
     const now = (reason: string): void => {
       if (failure !== undefined) return
       fail(-1, reason)
-      if (opts.stderr !== undefined) { errOut.write(failureLine({ task: -1, reason })); printed = true }
+      if (opts.stderr !== undefined) {
+        errOut.write(failureLine({ task: -1, reason }))
+        printed = true
+      }
     }
-    void report().then((r) => now(`${what}:\n${r}`), () => now(what))
+    void report().then(
+      (r) => now(`${what}:\n${r}`),
+      () => now(what),
+    )
   }
   let timer: NodeJS.Timeout | undefined
   if (opts.timeoutMs !== undefined) {
@@ -158,7 +185,7 @@ export async function runProcesses (opts: RunJobOptions): Promise<JobResult> {
   rv.close()
 
   let exitCode = 0
-  const f = failure as { task: number, reason: string } | undefined
+  const f = failure as { task: number; reason: string } | undefined
   if (f !== undefined) {
     if (opts.stderr !== undefined && !printed) errOut.write(failureLine(f))
     const c = f.task >= 0 ? codes[f.task] : undefined

@@ -79,14 +79,14 @@ export interface Rendezvous {
 const REFUSED = encodeMessage({ t: 'refused' })
 
 /** Listens; resolves once it does (rejects when it cannot: a port in use, an address not here). */
-export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous> {
+export async function serveRendezvous(o: RendezvousOptions): Promise<Rendezvous> {
   const P = o.procs
   const socks: Array<Socket | null> = new Array<Socket | null>(P).fill(null)
   const addrs: Array<PeerAddress | null> = new Array<PeerAddress | null>(P).fill(null)
   let complete = false
   const gate = new StrangerGate('rendezvous', o.log, REFUSED)
   // (reports asked for and not yet complete, by id: what each process answered)
-  const reports = new Map<number, { got: Array<{ tasks: TaskWatch[] | null, net: string } | undefined>, done: () => void }>()
+  const reports = new Map<number, { got: Array<{ tasks: TaskWatch[] | null; net: string } | undefined>; done: () => void }>()
   let reportId = 0
   const send = (r: number, m: unknown): void => {
     const s = socks[r]
@@ -96,78 +96,114 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
     const challenge = makeNonce()
     let rank = -1
     if (!gate.admit(sock)) return
-    sock.on('error', () => { /* its process's end says what happened */ })
+    sock.on('error', () => {
+      /* its process's end says what happened */
+    })
     sock.write(encodeMessage({ t: 'challenge', n: challenge }))
-    const reader = readMessages(sock, (m) => {
-      const t = field(m, 't')
-      if (rank < 0) {
-        if (!gate.waiting(sock)) return
-        // (the proof first, for every hello alike; then what it claims)
-        const r = field(m, 'rank'); const nc = field(m, 'n')
-        const proved = t === 'hello' && (typeof r === 'number' || typeof r === 'string') && nc instanceof Uint8Array &&
-          sameProof(field(m, 'p'), proof(o.key, 'join', challenge, nc, r))
-        const why = !proved ? 'it did not prove the job key'
-          : typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P ? `rank ${String(r)} is not in the job (0-${P - 1})`
-            : socks[r] !== null ? `rank ${r} is in the job already` : ''
-        // (nothing more is read from a refused connection: what it sent after costs nothing)
-        if (why !== '') { reader.stop(); gate.refuse(sock, why); return }
-        rank = r as number
-        gate.proven(sock)
-        reader.setLimit(MAX_MESSAGE_BYTES)
-        socks[rank] = sock
-        sock.write(encodeMessage({ t: 'welcome', p: proof(o.key, 'rendezvous', challenge, nc as Uint8Array, rank) }))
-        return
-      }
-      switch (t) {
-        case 'addr': {
-          const host = field(m, 'host'); const port = field(m, 'port')
-          if (typeof host !== 'string' || typeof port !== 'number' || host.length > 255 || !Number.isInteger(port) || port < 1 || port > 65535) { sock.destroy(); return }
-          addrs[rank] = { host, port }
-          if (!complete && addrs.every((a) => a !== null)) {
-            complete = true
-            // (nobody else may come now: the listener stops, strangers' connections close)
-            server.close()
-            gate.closeStrangers()
-            for (let r = 0; r < P; r++) send(r, { t: 'job', table: addrs, ...o.job })
-            o.onComplete?.()
+    const reader = readMessages(
+      sock,
+      (m) => {
+        const t = field(m, 't')
+        if (rank < 0) {
+          if (!gate.waiting(sock)) return
+          // (the proof first, for every hello alike; then what it claims)
+          const r = field(m, 'rank')
+          const nc = field(m, 'n')
+          const proved =
+            t === 'hello' &&
+            (typeof r === 'number' || typeof r === 'string') &&
+            nc instanceof Uint8Array &&
+            sameProof(field(m, 'p'), proof(o.key, 'join', challenge, nc, r))
+          const why = !proved
+            ? 'it did not prove the job key'
+            : typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= P
+              ? `rank ${String(r)} is not in the job (0-${P - 1})`
+              : socks[r] !== null
+                ? `rank ${r} is in the job already`
+                : ''
+          // (nothing more is read from a refused connection: what it sent after costs nothing)
+          if (why !== '') {
+            reader.stop()
+            gate.refuse(sock, why)
+            return
           }
-          break
+          rank = r as number
+          gate.proven(sock)
+          reader.setLimit(MAX_MESSAGE_BYTES)
+          socks[rank] = sock
+          sock.write(encodeMessage({ t: 'welcome', p: proof(o.key, 'rendezvous', challenge, nc as Uint8Array, rank) }))
+          return
         }
-        case 'fail': {
-          const task = field(m, 'task'); const reason = field(m, 'reason')
-          o.onFail(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'failed')
-          break
+        switch (t) {
+          case 'addr': {
+            const host = field(m, 'host')
+            const port = field(m, 'port')
+            if (typeof host !== 'string' || typeof port !== 'number' || host.length > 255 || !Number.isInteger(port) || port < 1 || port > 65535) {
+              sock.destroy()
+              return
+            }
+            addrs[rank] = { host, port }
+            if (!complete && addrs.every((a) => a !== null)) {
+              complete = true
+              // (nobody else may come now: the listener stops, strangers' connections close)
+              server.close()
+              gate.closeStrangers()
+              for (let r = 0; r < P; r++) send(r, { t: 'job', table: addrs, ...o.job })
+              o.onComplete?.()
+            }
+            break
+          }
+          case 'fail': {
+            const task = field(m, 'task')
+            const reason = field(m, 'reason')
+            o.onFail(typeof task === 'number' ? task : -1, typeof reason === 'string' ? reason : 'failed')
+            break
+          }
+          case 'done':
+            o.onDone(rank, field(m, 'codes'))
+            break
+          case 'report': {
+            const id = field(m, 'id')
+            const pending = reports.get(id as number)
+            if (pending === undefined) break
+            pending.got[rank] = {
+              tasks: taskWatches(field(m, 'tasks'), o.job.numTasks),
+              net: typeof field(m, 'net') === 'string' ? (field(m, 'net') as string).slice(0, 4096) : '',
+            }
+            if (pending.got.every((g, r) => g !== undefined || socks[r] === null || socks[r]!.destroyed)) pending.done()
+            break
+          }
+          case 'ask':
+            o.onAsk?.(field(m, 'why') === 'interrupt' ? 'interrupt' : 'report')
+            break
+          default:
+            break
         }
-        case 'done':
-          o.onDone(rank, field(m, 'codes'))
-          break
-        case 'report': {
-          const id = field(m, 'id')
-          const pending = reports.get(id as number)
-          if (pending === undefined) break
-          pending.got[rank] = { tasks: taskWatches(field(m, 'tasks'), o.job.numTasks), net: typeof field(m, 'net') === 'string' ? (field(m, 'net') as string).slice(0, 4096) : '' }
-          if (pending.got.every((g, r) => g !== undefined || socks[r] === null || socks[r]!.destroyed)) pending.done()
-          break
-        }
-        case 'ask':
-          o.onAsk?.(field(m, 'why') === 'interrupt' ? 'interrupt' : 'report')
-          break
-        default: break
-      }
-    }, (why) => { if (gate.waiting(sock)) gate.refuse(sock, why); else sock.destroy() })
+      },
+      (why) => {
+        if (gate.waiting(sock)) gate.refuse(sock, why)
+        else sock.destroy()
+      },
+    )
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(o.port, o.host, () => { server.off('error', reject); resolve() })
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   const a = server.address()
   const port = typeof a === 'object' && a !== null ? a.port : 0
   return {
     port,
-    get complete () { return complete },
+    get complete() {
+      return complete
+    },
     waitingFor: () => {
       if (complete) return ''
-      const absent: number[] = []; const silent: number[] = []
+      const absent: number[] = []
+      const silent: number[] = []
       for (let r = 0; r < P; r++) {
         if (socks[r] === null) absent.push(r)
         else if (addrs[r] === null) silent.push(r)
@@ -175,13 +211,18 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
       const parts: string[] = []
       if (absent.length > 0) parts.push(`process${absent.length > 1 ? 'es' : ''} ${list(absent)} never joined`)
       if (silent.length > 0) parts.push(`process${silent.length > 1 ? 'es' : ''} ${list(silent)} joined but sent no address`)
-      if (gate.refused > 0) parts.push(`${gate.refused} connection${gate.refused > 1 ? 's were' : ' was'} refused (a wrong AMLAPI_JOB_KEY, a rank out of range or taken: this process's log says which)`)
+      if (gate.refused > 0)
+        parts.push(
+          `${gate.refused} connection${gate.refused > 1 ? 's were' : ' was'} refused (a wrong AMLAPI_JOB_KEY, a rank out of range or taken: this process's log says which)`,
+        )
       return parts.join('; ')
     },
-    abort: (task, reason, reasonOf) => { for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason: reasonOf?.(r) ?? reason }) },
+    abort: (task, reason, reasonOf) => {
+      for (let r = 0; r < P; r++) send(r, { t: 'abort', task, reason: reasonOf?.(r) ?? reason })
+    },
     report: async (ms = REPORT_MS) => {
       const id = ++reportId
-      const got = new Array<{ tasks: TaskWatch[] | null, net: string } | undefined>(P).fill(undefined)
+      const got = new Array<{ tasks: TaskWatch[] | null; net: string } | undefined>(P).fill(undefined)
       let timer: NodeJS.Timeout | undefined
       await new Promise<void>((resolve) => {
         reports.set(id, { got, done: resolve })
@@ -198,11 +239,15 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
         const g = got[r]
         const { first, count } = placement(n, P, r)
         const tasks = count === 1 ? `task ${first}` : `tasks ${first}-${first + count - 1}`
-        if (g === undefined) more.push(`process ${r} (${tasks}) did not answer within ${ms / 1000} s${socks[r] === null || socks[r]!.destroyed ? ' (it had left the job)' : ''}`)
+        if (g === undefined)
+          more.push(`process ${r} (${tasks}) did not answer within ${ms / 1000} s${socks[r] === null || socks[r]!.destroyed ? ' (it had left the job)' : ''}`)
         else if (g.tasks === null) more.push(`process ${r} (${tasks}) had not started its tasks`)
         else records.push(...g.tasks.filter((w) => w.task >= first && w.task < first + count))
       }
-      for (let r = 0; r < P; r++) { const net = got[r]?.net; if (net !== undefined && net !== '') more.push(net) }
+      for (let r = 0; r < P; r++) {
+        const net = got[r]?.net
+        if (net !== undefined && net !== '') more.push(net)
+      }
       return formatReport(records, n, more)
     },
     close: () => {
@@ -214,7 +259,7 @@ export async function serveRendezvous (o: RendezvousOptions): Promise<Rendezvous
 }
 
 /** Ranks in words: "1", "1, 4, 7", "1, 2, 3 … (9 in all)". */
-function list (ranks: number[]): string {
+function list(ranks: number[]): string {
   return ranks.length <= 8 ? ranks.join(', ') : `${ranks.slice(0, 8).join(', ')} … (${ranks.length} in all)`
 }
 
@@ -222,14 +267,18 @@ function list (ranks: number[]): string {
 export const REPORT_MS = 1000
 
 /** A process's task records as its message carries them, checked field by field (null: not a list of records). */
-function taskWatches (v: unknown, numTasks: number): TaskWatch[] | null {
+function taskWatches(v: unknown, numTasks: number): TaskWatch[] | null {
   if (!Array.isArray(v) || v.length > numTasks) return null
   const out: TaskWatch[] = []
   for (const x of v) {
     if (typeof x !== 'object' || x === null) return null
     const w = x as Record<string, unknown>
-    const int = (k: string): number | null => typeof w[k] === 'number' && Number.isInteger(w[k]) ? w[k] as number : null
-    const task = int('task'); const state = int('state'); const call = int('call'); const word = int('word'); const val = int('val')
+    const int = (k: string): number | null => (typeof w[k] === 'number' && Number.isInteger(w[k]) ? (w[k] as number) : null)
+    const task = int('task')
+    const state = int('state')
+    const call = int('call')
+    const word = int('word')
+    const val = int('val')
     if (task === null || state === null || call === null || word === null || val === null || task < 0 || task >= numTasks) return null
     out.push({ task, state, call, word, val, code: int('code'), holds: int('holds') })
   }

@@ -30,9 +30,10 @@ export { ABORT_GRACE_MS, checkProgram, failureLine, forward, seconds, type JobRe
  * Runs `program` as `numTasks` tasks and resolves when the job is over. Never rejects for a task's
  * failure: the result says what happened. Rejects only for bad options.
  */
-export async function runJob (opts: RunJobOptions): Promise<JobResult> {
+export async function runJob(opts: RunJobOptions): Promise<JobResult> {
   const procs = opts.procs ?? 1
-  if (!Number.isInteger(procs) || procs < 1 || procs > opts.numTasks) throw new RangeError(`procs must be an integer from 1 to the number of tasks (${opts.numTasks}), not ${procs}`)
+  if (!Number.isInteger(procs) || procs < 1 || procs > opts.numTasks)
+    throw new RangeError(`procs must be an integer from 1 to the number of tasks (${opts.numTasks}), not ${procs}`)
   if (opts.transport !== undefined && !isTransport(opts.transport)) throw new RangeError(`unknown transport ${String(opts.transport)}: ${transportList()}`)
   if (opts.faults !== undefined) parseFaults(opts.faults)
   if (procs > 1) {
@@ -48,7 +49,7 @@ export async function runJob (opts: RunJobOptions): Promise<JobResult> {
  * Runs the tasks of `job` (all of a job of one process, or this process's part of a larger one,
  * with `hooks`) as worker threads of this process.
  */
-export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'>, hooks: ProcessHooks | null): Promise<JobResult> {
+export async function runTasks(opts: RunJobOptions, job: Omit<JobSpec, 'taskId'>, hooks: ProcessHooks | null): Promise<JobResult> {
   const t0 = performance.now()
   const url = checkProgram(opts.program)
   const config = job.config
@@ -57,7 +58,16 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   const nLocal = job.localTasks
   const graceMs = opts.graceMs ?? ABORT_GRACE_MS
   const log = logger('lapi:job', { job: job.jobId })
-  log.debug({ program: fileURLToPath(url), args: opts.args ?? [], numTasks: n, placement: `process ${process.pid}: tasks ${lo}-${lo + nLocal - 1} of ${n} as worker threads`, config }, 'job starting')
+  log.debug(
+    {
+      program: fileURLToPath(url),
+      args: opts.args ?? [],
+      numTasks: n,
+      placement: `process ${process.pid}: tasks ${lo}-${lo + nLocal - 1} of ${n} as worker threads`,
+      config,
+    },
+    'job starting',
+  )
   // before any task's code compiles (config.jit: V8's inlining budgets, for the whole process)
   const jit = tuneJit(config.jit)
   if (jit.length > 0) log.debug({ flags: jit }, 'V8 inlining budgets raised')
@@ -82,7 +92,7 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
     abortJob(ctl, n, task)
     hooks?.onFail(task, reason)
     graceTimer = setTimeout(() => {
-      const left = codes.flatMap((c, t) => c === undefined && workers[t] !== undefined ? [t] : [])
+      const left = codes.flatMap((c, t) => (c === undefined && workers[t] !== undefined ? [t] : []))
       if (left.length > 0) log.debug({ tasks: left }, 'grace period over: terminating the tasks still running')
       for (const t of left) void workers[t]!.terminate()
     }, graceMs)
@@ -111,8 +121,12 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
     streams.push(forward(w.stdout, out, prefix), forward(w.stderr, errOut, prefix))
     let threw: string | undefined
     let ended: string | undefined
-    w.on('error', (e) => { threw = describeError(e) })
-    w.on('message', (m) => { ended ??= failureOf(m) })
+    w.on('error', (e) => {
+      threw = describeError(e)
+    })
+    w.on('message', (m) => {
+      ended ??= failureOf(m)
+    })
     exits[t] = new Promise<number>((resolve) => w.once('exit', resolve)).then((code) => {
       codes[t] = code
       const failed = threw !== undefined || code !== 0
@@ -132,7 +146,10 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
   const failNow = (reason: string): void => {
     if (failure !== undefined) return
     fail(-1, reason)
-    if (hooks === null && opts.stderr !== undefined) { errOut.write(failureLine({ task: -1, reason })); printed = true }
+    if (hooks === null && opts.stderr !== undefined) {
+      errOut.write(failureLine({ task: -1, reason }))
+      printed = true
+    }
   }
   let timer: NodeJS.Timeout | undefined
   if (opts.timeoutMs !== undefined) {
@@ -144,7 +161,11 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
     }, ms)
   }
   // (the debug log of a job that waits: once a second, what each task in a blocking call waits for)
-  const tick = log.isLevelEnabled('debug') ? setInterval(() => { void logWaits(log, watch, n) }, WAIT_LOG_MS) : undefined
+  const tick = log.isLevelEnabled('debug')
+    ? setInterval(() => {
+        void logWaits(log, watch, n)
+      }, WAIT_LOG_MS)
+    : undefined
   tick?.unref()
   // (a job of one process reports here; a process of a larger one, through the rendezvous)
   const report = async (): Promise<string> => formatReport(await watch(), n)
@@ -182,7 +203,15 @@ export async function runTasks (opts: RunJobOptions, job: Omit<JobSpec, 'taskId'
 const WAIT_LOG_MS = 1000
 
 /** Logs (debug) what this process's tasks are doing, when one of them is in a blocking call. */
-async function logWaits (log: Logger, watch: () => Promise<TaskWatch[]>, n: number): Promise<void> {
+async function logWaits(log: Logger, watch: () => Promise<TaskWatch[]>, n: number): Promise<void> {
   const recs = await watch()
-  if (recs.some((w) => w.call !== 0 && w.code === null)) log.debug({ tasks: formatReport(recs, n).split('\n').map((l) => l.trim()) }, 'what the tasks wait for')
+  if (recs.some((w) => w.call !== 0 && w.code === null))
+    log.debug(
+      {
+        tasks: formatReport(recs, n)
+          .split('\n')
+          .map((l) => l.trim()),
+      },
+      'what the tasks wait for',
+    )
 }

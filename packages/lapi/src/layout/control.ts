@@ -109,7 +109,7 @@ export interface ControlLayout {
   byteLength: number
 }
 
-export function controlLayout (numTasks: number): ControlLayout {
+export function controlLayout(numTasks: number): ControlLayout {
   const words = TASK_BASE + (TASK_WORDS + WATCH_WORDS) * numTasks
   const gatherF64 = words * 4
   const gatherI64 = gatherF64 + 16 * numTasks
@@ -117,12 +117,12 @@ export function controlLayout (numTasks: number): ControlLayout {
 }
 
 /** Word index of field `f` of task `t`. */
-export function taskWord (t: number, f: number): number {
+export function taskWord(t: number, f: number): number {
   return TASK_BASE + TASK_WORDS * t + f
 }
 
 /** Word index of field `f` of task `t`'s watch line, in a control block for `numTasks` tasks. */
-export function watchWord (numTasks: number, t: number, f: number): number {
+export function watchWord(numTasks: number, t: number, f: number): number {
   return TASK_BASE + TASK_WORDS * numTasks + WATCH_WORDS * t + f
 }
 
@@ -130,7 +130,7 @@ export function watchWord (numTasks: number, t: number, f: number): number {
  * Creates a zeroed control block for `numTasks` tasks, page-aligned (`pageAlignedShared`) so that
  * each task's 16 words are the one cache line the layout above says.
  */
-export function createControl (numTasks: number, first = 0, count = numTasks): SharedArrayBuffer {
+export function createControl(numTasks: number, first = 0, count = numTasks): SharedArrayBuffer {
   const sab = pageAlignedShared(controlLayout(numTasks).byteLength)
   const ctl = new Int32Array(sab)
   ctl[CTL_ABORT_TASK] = -1
@@ -145,15 +145,17 @@ export function createControl (numTasks: number, first = 0, count = numTasks): S
 let remoteBell: (() => void) | null = null
 
 /** Sets what ringing a remote task's doorbell does in this thread (null: ring the agent). */
-export function setRemoteBell (f: (() => void) | null): void { remoteBell = f }
+export function setRemoteBell(f: (() => void) | null): void {
+  remoteBell = f
+}
 
-function ringRemote (ctl: Int32Array): void {
+function ringRemote(ctl: Int32Array): void {
   if (remoteBell !== null) remoteBell()
   else ringAgent(ctl)
 }
 
 /** Rings the agent's doorbell (see AGENT_BELL): it has network work to do. */
-export function ringAgent (ctl: Int32Array): void {
+export function ringAgent(ctl: Int32Array): void {
   if (Atomics.load(ctl, CTL_AGENT_SLEEPING) !== 0) {
     Atomics.add(ctl, CTL_AGENT_BELL, 1)
     Atomics.notify(ctl, CTL_AGENT_BELL)
@@ -166,7 +168,7 @@ export function ringAgent (ctl: Int32Array): void {
  * but for an abort, so a task that sleeps where the agent's ring cannot reach it (in the kernel, on
  * the connections) misses nothing it waits for.
  */
-export function agentQuiet (ctl: Int32Array): boolean {
+export function agentQuiet(ctl: Int32Array): boolean {
   return Atomics.load(ctl, CTL_AGENT_QUIET) === 1 && Atomics.load(ctl, CTL_AGENT_QUIET_BELL) === Atomics.load(ctl, CTL_AGENT_BELL)
 }
 
@@ -181,11 +183,14 @@ export function agentQuiet (ctl: Int32Array): boolean {
  * either the waiter has not reached `wait` (DOORBELL ≠ seen, so wait returns at once) or it is
  * woken. A spinning waiter therefore costs the notifier one load, no read-modify-write.
  */
-export function ringDoorbell (ctl: Int32Array, t: number): void {
+export function ringDoorbell(ctl: Int32Array, t: number): void {
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl !== 0) {
-    if (sl === REMOTE) { ringRemote(ctl); return }
+    if (sl === REMOTE) {
+      ringRemote(ctl)
+      return
+    }
     Atomics.add(ctl, base + TASK_DOORBELL, 1)
     Atomics.notify(ctl, base + TASK_DOORBELL)
   }
@@ -198,24 +203,27 @@ export function ringDoorbell (ctl: Int32Array, t: number): void {
  * (Its WAIT_WORD/WAIT_VAL are stored before its SLEEPING, so a notifier that sees it sleeping sees
  * what it waits for; any pending async waiter, SLEEPING ≥ 2, is always woken.)
  */
-export function ringCounter (ctl: Int32Array, t: number, word: number, value: number): void {
+export function ringCounter(ctl: Int32Array, t: number, word: number, value: number): void {
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl === 0) return
-  if (sl === REMOTE) { ringRemote(ctl); return }
+  if (sl === REMOTE) {
+    ringRemote(ctl)
+    return
+  }
   if (sl === 1 && !waitEnds(ctl, base, word, value)) return
   Atomics.add(ctl, base + TASK_DOORBELL, 1)
   Atomics.notify(ctl, base + TASK_DOORBELL)
 }
 
 /** Whether a blocking wait of the task at `base` ends when counter `word` reaches `value` (any wait but a counter wait on another word or for more). */
-function waitEnds (ctl: Int32Array, base: number, word: number, value: number): boolean {
+function waitEnds(ctl: Int32Array, base: number, word: number, value: number): boolean {
   const w = Atomics.load(ctl, base + TASK_WAIT_WORD)
   return w === 0 || (w === word && value >= Atomics.load(ctl, base + TASK_WAIT_VAL))
 }
 
 /** Whether ringCounter(ctl, t, word, value) would wake task `t` of this process now. */
-export function counterWakes (ctl: Int32Array, t: number, word: number, value: number): boolean {
+export function counterWakes(ctl: Int32Array, t: number, word: number, value: number): boolean {
   const base = TASK_BASE + TASK_WORDS * t
   const sl = Atomics.load(ctl, base + TASK_SLEEPING)
   if (sl === 0 || sl === REMOTE) return false
@@ -223,7 +231,7 @@ export function counterWakes (ctl: Int32Array, t: number, word: number, value: n
 }
 
 /** Marks the job aborted because of task `t` and wakes every sleeper. Idempotent. */
-export function abortJob (ctl: Int32Array, numTasks: number, t: number): void {
+export function abortJob(ctl: Int32Array, numTasks: number, t: number): void {
   if (Atomics.compareExchange(ctl, CTL_ABORT, 0, 1) === 0) Atomics.store(ctl, CTL_ABORT_TASK, t)
   for (let i = 0; i < numTasks; i++) {
     Atomics.add(ctl, taskWord(i, TASK_DOORBELL), 1)
@@ -277,4 +285,3 @@ export const WaitCall = {
   /** Another PGAS operation waiting for its completion (a message sent, a global allocation). */
   PGAS_OP: 17,
 } as const
-

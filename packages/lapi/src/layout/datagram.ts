@@ -137,15 +137,39 @@ export interface DatagramStats {
 
 /** The counters of `udpStats` in word order (D_SENT …). */
 export const STAT_NAMES: ReadonlyArray<keyof DatagramStats> = [
-  'datagramsSent', 'datagramsReceived', 'retransmits', 'fastRetransmits', 'duplicates', 'outOfOrder', 'acksSent', 'keepalives',
-  'badLength', 'badVersion', 'badType', 'unknownSender', 'badSession', 'badChecksum', 'badMac', 'outsideWindow', 'sendErrors',
-  'faultDrops', 'faultDups', 'faultReorders', 'faultCorrupts', 'faultDelays', 'stale',
+  'datagramsSent',
+  'datagramsReceived',
+  'retransmits',
+  'fastRetransmits',
+  'duplicates',
+  'outOfOrder',
+  'acksSent',
+  'keepalives',
+  'badLength',
+  'badVersion',
+  'badType',
+  'unknownSender',
+  'badSession',
+  'badChecksum',
+  'badMac',
+  'outsideWindow',
+  'sendErrors',
+  'faultDrops',
+  'faultDups',
+  'faultReorders',
+  'faultCorrupts',
+  'faultDelays',
+  'stale',
 ]
 
 /** Word `f` (U_*) of peer `p` in `udp`. */
-export function uWord (p: number, f: number): number { return G_WORDS + UW * p + f }
+export function uWord(p: number, f: number): number {
+  return G_WORDS + UW * p + f
+}
 /** Time `f` (T_*) of peer `p` in `times`. */
-export function tWord (p: number, f: number): number { return UT_GLOBAL + TW * p + f }
+export function tWord(p: number, f: number): number {
+  return UT_GLOBAL + TW * p + f
+}
 
 /** `n` rounded up to a multiple of 8 (each datagram's place in the memory). */
 export const up8 = (n: number): number => (n + 7) & ~7

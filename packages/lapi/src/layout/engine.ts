@@ -107,7 +107,7 @@ export const GQ_WORDS = 11
 export const GQ_SLOTS = 64
 
 /** A list of Get answers set aside, empty. */
-export function createParkedGets (): SharedArrayBuffer {
+export function createParkedGets(): SharedArrayBuffer {
   return new SharedArrayBuffer(4 * (GQ_HEADER + GQ_SLOTS * GQ_WORDS))
 }
 
@@ -139,14 +139,15 @@ export const CQ_RECORD = 8
 const CQ_BUFFERS = 2
 
 /** Bytes of a control queue for a frame path whose receive buffers are `recvBytes` each. */
-export function controlQueueBytes (recvBytes: number): number {
+export function controlQueueBytes(recvBytes: number): number {
   return CQ_BUFFERS * recvBytes
 }
 
 /** A control queue of `bytes` bytes, empty. */
-export function createControlQueue (bytes: number): SharedArrayBuffer {
+export function createControlQueue(bytes: number): SharedArrayBuffer {
   const b = new SharedArrayBuffer(bytes)
   const w = new Int32Array(b, 0, 2)
-  w[CQ_START] = CQ_HEADER; w[CQ_END] = CQ_HEADER
+  w[CQ_START] = CQ_HEADER
+  w[CQ_END] = CQ_HEADER
   return b
 }

@@ -17,7 +17,7 @@ export const SPEC_VERSION = 4
 export const DATA_KEY = '__amlapi_data'
 
 /** What the agent put under `key` in this thread's `workerData` (undefined in a thread it did not start). */
-function fromAgent (key: string): unknown {
+function fromAgent(key: string): unknown {
   const wd = workerData as Record<string, unknown> | null | undefined
   return wd !== null && typeof wd === 'object' ? wd[key] : undefined
 }
@@ -40,7 +40,7 @@ export interface NetShared {
 }
 
 /** The `data` the agent passed to `runJob` (undefined in a job not started by runJob or without it). */
-export function jobData (): unknown {
+export function jobData(): unknown {
   return fromAgent(DATA_KEY)
 }
 
@@ -104,22 +104,30 @@ export const NS_DROPPED = 1
 export const NS_LANDED_AT = 16
 // </layout net-state>
 /** Word index of LANDED_FROM[src] (messages from src that completed here; the network engine sends the news). */
-export function netLandedFrom (numTasks: number, src: number): number { return NS_LANDED_AT + numTasks + src }
+export function netLandedFrom(numTasks: number, src: number): number {
+  return NS_LANDED_AT + numTasks + src
+}
 /** Word index of ACKED_FROM[src] (LANDED_FROM as last acknowledged; written under the network lock). */
-export function netAckedFrom (numTasks: number, src: number): number { return NS_LANDED_AT + 2 * numTasks + src }
-export function netStateBytes (numTasks: number): number { return 4 * (NS_LANDED_AT + 3 * numTasks) }
+export function netAckedFrom(numTasks: number, src: number): number {
+  return NS_LANDED_AT + 2 * numTasks + src
+}
+export function netStateBytes(numTasks: number): number {
+  return 4 * (NS_LANDED_AT + 3 * numTasks)
+}
 
 /** Bytes of slot body between the packet and the destination tag, for rings toward the network: where the tag is, from the body's offset. */
-export function netTagOffset (ring: RingGeometry): number { return ring.slotBytes - 4 }
+export function netTagOffset(ring: RingGeometry): number {
+  return ring.slotBytes - 4
+}
 
 /** Which tasks process `rank` of `procs` holds, for a job of `numTasks` (API.md: ⌊p·N/P⌋ …). */
-export function placement (numTasks: number, procs: number, rank: number): { first: number, count: number } {
-  const first = Math.floor(rank * numTasks / procs)
-  return { first, count: Math.floor((rank + 1) * numTasks / procs) - first }
+export function placement(numTasks: number, procs: number, rank: number): { first: number; count: number } {
+  const first = Math.floor((rank * numTasks) / procs)
+  return { first, count: Math.floor(((rank + 1) * numTasks) / procs) - first }
 }
 
 /** The process that holds task `t` in a job of `numTasks` tasks over `procs` processes. */
-export function processOf (numTasks: number, procs: number, t: number): number {
+export function processOf(numTasks: number, procs: number, t: number): number {
   // the inverse of placement: the largest p with ⌊p·N/P⌋ ≤ t
   let p = Math.floor(((t + 1) * procs - 1) / numTasks)
   while (p > 0 && placement(numTasks, procs, p).first > t) p--
@@ -131,12 +139,12 @@ export function processOf (numTasks: number, procs: number, t: number): number {
 export const MAX_TASKS = 65536
 
 /** Whether this thread is a task started by an agent (lapirun, runJob), not a plain `node` program. */
-export function underAgent (): boolean {
+export function underAgent(): boolean {
   return fromAgent(SPEC_KEY) !== undefined
 }
 
 /** The spec this thread's agent passed in `workerData`, checked for its version (undefined in a thread no agent started). */
-export function specFromAgent (): JobSpec | undefined {
+export function specFromAgent(): JobSpec | undefined {
   const spec = fromAgent(SPEC_KEY) as JobSpec | undefined
   if (spec !== undefined && spec.version !== SPEC_VERSION) throw new Error(`job spec version ${spec.version} is not ${SPEC_VERSION}`)
   return spec

@@ -6,10 +6,12 @@
  */
 
 /** A WebAssembly.Memory, as used here. */
-export interface WasmMemory { readonly buffer: SharedArrayBuffer }
+export interface WasmMemory {
+  readonly buffer: SharedArrayBuffer
+}
 
 interface WasmApi {
-  Memory: new (d: { initial: number, maximum: number, shared: boolean }) => WasmMemory
+  Memory: new (d: { initial: number; maximum: number; shared: boolean }) => WasmMemory
   Module: new (bytes: Uint8Array) => object
   Instance: new (module: object, imports: object) => object
 }
@@ -24,7 +26,7 @@ export const WASM_PAGE = 65536
  * A shared WebAssembly memory of `pages` pages, which cannot grow (its buffer stays the same).
  * Throws where the engine has none or refuses one (an address-space limit such as `ulimit -v`).
  */
-export function sharedMemory (pages: number): WasmMemory {
+export function sharedMemory(pages: number): WasmMemory {
   if (Wasm === undefined) throw new Error('no WebAssembly')
   return new Wasm.Memory({ initial: pages, maximum: pages, shared: true })
 }
@@ -34,8 +36,12 @@ export function sharedMemory (pages: number): WasmMemory {
  * such as `ulimit -v`: V8 reserves guard regions around each memory); its users then take a plain
  * SharedArrayBuffer.
  */
-export function trySharedMemory (pages: number): WasmMemory | null {
-  try { return sharedMemory(pages) } catch { return null }
+export function trySharedMemory(pages: number): WasmMemory | null {
+  try {
+    return sharedMemory(pages)
+  } catch {
+    return null
+  }
 }
 
 /**
@@ -43,13 +49,15 @@ export function trySharedMemory (pages: number): WasmMemory | null {
  * calls can move its bytes), or where that is refused a plain SharedArrayBuffer as large (the fs
  * calls then).
  */
-export function sharedOrPlain (pages: number): { mem: WasmMemory, wasm: boolean } {
+export function sharedOrPlain(pages: number): { mem: WasmMemory; wasm: boolean } {
   const m = trySharedMemory(pages)
   return m !== null ? { mem: m, wasm: true } : { mem: { buffer: new SharedArrayBuffer(pages * WASM_PAGE) }, wasm: false }
 }
 
 /** A page-aligned shared buffer of `pages` pages: the buffer of a shared WebAssembly.Memory. */
-function sharedBuffer (pages: number): SharedArrayBuffer { return sharedMemory(pages).buffer }
+function sharedBuffer(pages: number): SharedArrayBuffer {
+  return sharedMemory(pages).buffer
+}
 /**
  * A SharedArrayBuffer of at least `bytes` bytes that starts on a page boundary: the buffer of a
  * shared WebAssembly.Memory, `bytes` rounded up to its 64 KiB pages. A plain SharedArrayBuffer's
@@ -60,7 +68,7 @@ function sharedBuffer (pages: number): SharedArrayBuffer { return sharedMemory(p
  * SharedArrayBuffer of `bytes` where the engine has no shared WebAssembly memory or refuses one
  * (an address-space limit, say). `memory` is for tests.
  */
-export function pageAlignedShared (bytes: number, memory: (pages: number) => SharedArrayBuffer = sharedBuffer): SharedArrayBuffer {
+export function pageAlignedShared(bytes: number, memory: (pages: number) => SharedArrayBuffer = sharedBuffer): SharedArrayBuffer {
   let b: SharedArrayBuffer
   try {
     b = memory(Math.max(1, Math.ceil(bytes / WASM_PAGE)))
@@ -75,6 +83,6 @@ export function pageAlignedShared (bytes: number, memory: (pages: number) => Sha
 const pageAligned = new WeakSet<SharedArrayBuffer>()
 
 /** Whether `b` came from pageAlignedShared page-aligned (false for its fallback and any other buffer). */
-export function isPageAligned (b: SharedArrayBuffer): boolean {
+export function isPageAligned(b: SharedArrayBuffer): boolean {
   return pageAligned.has(b)
 }

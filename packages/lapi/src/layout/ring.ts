@@ -86,20 +86,22 @@ export const NET_RING_SLOTS = 128
  * The geometry of a task's network ring, whose packets are `g`'s; with `extra` bytes more per slot
  * for its ring toward the network (the destination tag), which has as many slots.
  */
-export function netRingGeometry (g: RingGeometry, extra = 0): RingGeometry {
+export function netRingGeometry(g: RingGeometry, extra = 0): RingGeometry {
   const slots = Math.max(g.slots, NET_RING_SLOTS)
   const slotBytes = g.slotBytes + extra
   return { slots, slotBytes, ringBytes: RING_HEADER_BYTES + slots * slotBytes, rings: 1 }
 }
 
 /** Where an inbox's network ring starts: after the rings of the process's tasks. */
-export function netRingAt (g: RingGeometry): number { return g.rings * g.ringBytes }
+export function netRingAt(g: RingGeometry): number {
+  return g.rings * g.ringBytes
+}
 
 /**
  * The geometry for `localTasks` senders (the tasks of one process), `slots` slots (rounded up to a
  * power of two) that hold packets of up to `packetBytes` at SLOT_PACKET.
  */
-export function ringGeometry (localTasks: number, slots: number, packetBytes: number): RingGeometry {
+export function ringGeometry(localTasks: number, slots: number, packetBytes: number): RingGeometry {
   let s = 1
   while (s < slots) s <<= 1
   const slotBytes = Math.ceil((packetBytes + SLOT_PACKET) / 64) * 64
@@ -107,7 +109,7 @@ export function ringGeometry (localTasks: number, slots: number, packetBytes: nu
 }
 
 /** Creates one inbox (all its rings, and the network ring `net` after them if given, empty), page-aligned (`pageAlignedShared`). */
-export function createInbox (g: RingGeometry, net: RingGeometry | null = null): SharedArrayBuffer {
+export function createInbox(g: RingGeometry, net: RingGeometry | null = null): SharedArrayBuffer {
   return pageAlignedShared(netRingAt(g) + (net === null ? 0 : net.ringBytes))
 }
 
@@ -117,7 +119,7 @@ export function createInbox (g: RingGeometry, net: RingGeometry | null = null): 
  * of the first lap waits for (packet j waits for j + 1); zeros would be taken for the publication
  * of packet -1.
  */
-export function startRingsAt (inbox: SharedArrayBuffer, g: RingGeometry, k: number, net: RingGeometry | null = null): void {
+export function startRingsAt(inbox: SharedArrayBuffer, g: RingGeometry, k: number, net: RingGeometry | null = null): void {
   const i32 = new Int32Array(inbox)
   const start = (at: number, r: RingGeometry): void => {
     const base = at >> 2

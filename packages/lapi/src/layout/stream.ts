@@ -83,5 +83,5 @@ export interface StreamShared {
   txCap: number
   procs: number
   /** Fault injection (`--faults corrupt=P`): the probability that a frame goes out corrupt, and the generator's state (Int32). */
-  corrupt: { p: number, rng: SharedArrayBuffer } | null
+  corrupt: { p: number; rng: SharedArrayBuffer } | null
 }

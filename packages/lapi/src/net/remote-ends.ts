@@ -6,8 +6,8 @@
  * state, for the agent to acknowledge). Both speak the interface of the ring ends they replace, so
  * the active-message code does not know which carries a packet.
  */
-import { RingWriter, type OutRing } from '../transport/ring.js'
-import { type RingGeometry } from '../layout/ring.js'
+import type { RingWriter, OutRing } from '../transport/ring.js'
+import type { RingGeometry } from '../layout/ring.js'
 import { TASK_STATE, TaskState, taskWord } from '../layout/control.js'
 import { NS_DIRTY, NS_LANDED_AT, netLandedFrom, netTagOffset } from '../layout/job-spec.js'
 
@@ -30,7 +30,7 @@ export class RemoteWriter implements OutRing {
   /** Packets reserved toward dst since it left the job. */
   private toGone = 0
 
-  constructor (out: RingWriter, ring: RingGeometry, dst: number, state: Int32Array, ctl: Int32Array) {
+  constructor(out: RingWriter, ring: RingGeometry, dst: number, state: Int32Array, ctl: Int32Array) {
     this.ctl = ctl
     this.stateWord = taskWord(dst, TASK_STATE)
     this.slots = out.slots
@@ -49,7 +49,7 @@ export class RemoteWriter implements OutRing {
    * full). A task that has left the job reads nothing any more: as its inbox ring would, the way to
    * it fills after a ring's worth of packets (and the sender's wait for room then fails, naming it).
    */
-  reserve (): number {
+  reserve(): number {
     const st = this.ctl[this.stateWord]!
     if (st === TaskState.EXITED || st === TaskState.FAILED) {
       if (this.toGone >= this.slots) return -1
@@ -60,11 +60,21 @@ export class RemoteWriter implements OutRing {
     return off
   }
 
-  publish (): void { this.out.publish() }
-  get published (): number { return this.out.published }
-  pending (): number { return this.out.pending() }
-  markSent (): void { this.sent = (this.sent + 1) | 0 }
-  outstanding (): number { return (this.sent - Atomics.load(this.state, this.landedWord)) | 0 }
+  publish(): void {
+    this.out.publish()
+  }
+  get published(): number {
+    return this.out.published
+  }
+  pending(): number {
+    return this.out.pending()
+  }
+  markSent(): void {
+    this.sent = (this.sent + 1) | 0
+  }
+  outstanding(): number {
+    return (this.sent - Atomics.load(this.state, this.landedWord)) | 0
+  }
 }
 
 /** `inbox[s]` for task s of another process: counts s's messages that landed here, for the agent to acknowledge. */
@@ -72,7 +82,7 @@ export class RemoteSource {
   private readonly state: Int32Array
   private readonly word: number
 
-  constructor (numTasks: number, src: number, state: Int32Array) {
+  constructor(numTasks: number, src: number, state: Int32Array) {
     this.state = state
     this.word = netLandedFrom(numTasks, src)
   }
@@ -81,7 +91,7 @@ export class RemoteSource {
    * Counts `n` messages of the source landed, for the engine to acknowledge; false: no doorbell to
    * ring (the news goes with the acknowledgement, which a doorbell would not send sooner).
    */
-  markLanded (n: number): boolean {
+  markLanded(n: number): boolean {
     Atomics.add(this.state, this.word, n)
     // (a store only when it is clear: the acknowledger clears it before it reads the counts, so a
     // look that still sees it set is followed by a read that sees this message)

@@ -21,8 +21,25 @@ import { WaitCall, ringDoorbell } from '../layout/control.js'
 import { NS_LANDED_AT } from '../layout/job-spec.js'
 import { LapiStatus as S } from '../base/status.js'
 import {
-  BODY_PACKET, F_ACK, F_LAST, F_NOTIFY, N_OP, N_ORG_ADDR, N_ORG_CNTR, N_TGT_ADDR, N_TGT_CNTR, N_VAL0, N_VAL1, N_COUNTER,
-  PACKET_HEADER_BYTES, P_MSG_ID, T_NET_BUMP, T_NET_GET, T_NET_PUT, T_NET_RMW, writePacketHeader,
+  BODY_PACKET,
+  F_ACK,
+  F_LAST,
+  F_NOTIFY,
+  N_OP,
+  N_ORG_ADDR,
+  N_ORG_CNTR,
+  N_TGT_ADDR,
+  N_TGT_CNTR,
+  N_VAL0,
+  N_VAL1,
+  N_COUNTER,
+  PACKET_HEADER_BYTES,
+  P_MSG_ID,
+  T_NET_BUMP,
+  T_NET_GET,
+  T_NET_PUT,
+  T_NET_RMW,
+  writePacketHeader,
 } from '../transport/packet.js'
 import type { Addr, compl_hndlr_t, lapi_vec_t, LocalBuf, Ref, scompl_hndlr_t } from '../base/types.js'
 
@@ -56,13 +73,15 @@ export class RemoteOps {
   private readonly pool = new FreeList<PendingOp>()
   private nextOp = 1
 
-  constructor (c: Context) {
+  constructor(c: Context) {
     this.c = c
     this.maxPkt = c.config.maxPktSz
   }
 
   /** Operations waiting for an answer (a waiting task keeps making progress for them). */
-  get waiting (): number { return this.pending.size }
+  get waiting(): number {
+    return this.pending.size
+  }
 
   /** The id of the last Get or Rmw that waits for an answer here. */
   lastId = 0
@@ -77,7 +96,7 @@ export class RemoteOps {
   private readonly answered = (): boolean => !this.pending.has(this.awaited)
 
   /** Waits, making progress, until operation `id` has its answer (0, or the wait's LAPI code). */
-  waitAnswer (id: number): number {
+  waitAnswer(id: number): number {
     if (!this.pending.has(id)) return S.SUCCESS
     const outer = this.awaited
     this.awaited = id
@@ -91,7 +110,7 @@ export class RemoteOps {
   // ───────────────────────────── packets out ─────────────────────────────
 
   /** Reserves a packet toward `tgt` (waiting, and dispatching, while the way is full); returns its offset. */
-  private begin (tgt: number, type: number, flags: number, len: number, id: number, offset: number, msgLen: number): number {
+  private begin(tgt: number, type: number, flags: number, len: number, id: number, offset: number, msgLen: number): number {
     const w = this.c.outbox[tgt]!
     let b = w.reserve()
     if (b < 0) b = this.c.am.waitForSlot(tgt)
@@ -102,7 +121,7 @@ export class RemoteOps {
     return off
   }
 
-  private end (tgt: number): void {
+  private end(tgt: number): void {
     this.c.outbox[tgt]!.publish()
     ringDoorbell(this.c.ctl, tgt)
   }
@@ -112,10 +131,13 @@ export class RemoteOps {
    * of `tgt`'s segment; the last packet carries `flags` and the counters. A large Put goes in
    * chunks written straight from `src` (NetEngine.putDirect), a small one as ring packets.
    */
-  private putPackets (tgt: number, tgtAddr: Addr, src: LocalBuf, so: number, len: number, tgtCntr: Addr, cmplCntr: Addr, flags: number): void {
+  private putPackets(tgt: number, tgtAddr: Addr, src: LocalBuf, so: number, len: number, tgtCntr: Addr, cmplCntr: Addr, flags: number): void {
     const c = this.c
     const net = c.net
-    if (len < DIRECT_MIN || net === null || src === null) { this.putRing(tgt, tgtAddr, src, so, 0, len, len, tgtCntr, cmplCntr, flags); return }
+    if (len < DIRECT_MIN || net === null || src === null) {
+      this.putRing(tgt, tgtAddr, src, so, 0, len, len, tgtCntr, cmplCntr, flags)
+      return
+    }
     const data = typeof src === 'number' ? c.seg.u8[c.taskId]! : src
     const base = typeof src === 'number' ? src + so : so
     const chunk = net.putChunk(tgt)
@@ -126,16 +148,30 @@ export class RemoteOps {
       // while the connection is busy: wait (making progress) until what waits for it is written,
       // then try again; a send that may not wait (in a header handler) takes the ring instead
       while (!net.putDirect(c.taskId, tgt, last ? flags | F_LAST : 0, tgtAddr, pos, len, last ? tgtCntr : 0, last ? cmplCntr : 0, data, base + pos, n)) {
-        this.directTgt = tgt; this.directLen = n
-        if (c.waitUntil(this.netDrained, WaitCall.SEND) !== S.SUCCESS) { this.putRing(tgt, tgtAddr, src, so, pos, pos + n, len, tgtCntr, cmplCntr, flags); break }
+        this.directTgt = tgt
+        this.directLen = n
+        if (c.waitUntil(this.netDrained, WaitCall.SEND) !== S.SUCCESS) {
+          this.putRing(tgt, tgtAddr, src, so, pos, pos + n, len, tgtCntr, cmplCntr, flags)
+          break
+        }
       }
       pos += n
     } while (pos < len)
   }
 
   /** Bytes [from, to) of a Put of `len` bytes as ring packets (the one that ends at `len` the last). */
-  private putRing (tgt: number, tgtAddr: Addr, src: LocalBuf, so: number, from: number, to: number, len: number,
-    tgtCntr: Addr, cmplCntr: Addr, flags: number): void {
+  private putRing(
+    tgt: number,
+    tgtAddr: Addr,
+    src: LocalBuf,
+    so: number,
+    from: number,
+    to: number,
+    len: number,
+    tgtCntr: Addr,
+    cmplCntr: Addr,
+    flags: number,
+  ): void {
     const c = this.c
     const own = c.seg.u8[c.taskId]!
     let pos = from
@@ -156,7 +192,10 @@ export class RemoteOps {
       }
       // (the packets of one message go to the network together: a kick writes what waits, so
       // one per KICK_PACKETS packets and one for the last of the range make a write per batch)
-      if (pos + n >= to || ++k === KICK_PACKETS) { k = 0; this.end(tgt) } else this.c.outbox[tgt]!.publish()
+      if (pos + n >= to || ++k === KICK_PACKETS) {
+        k = 0
+        this.end(tgt)
+      } else this.c.outbox[tgt]!.publish()
       pos += n
     } while (pos < to)
   }
@@ -164,8 +203,17 @@ export class RemoteOps {
   // ───────────────────────────── operations ─────────────────────────────
 
   /** LAPI_Put to a remote task (arguments checked). */
-  put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
-    shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  put(
+    tgt: number,
+    len: number,
+    tgtAddr: Addr,
+    org: LocalBuf,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     const c = this.c
     c.outbox[tgt]!.markSent()
     this.putPackets(tgt, tgtAddr, org, 0, len, tgtCntr, cmplCntr, F_ACK)
@@ -175,20 +223,19 @@ export class RemoteOps {
   }
 
   /** The data of a rendezvous the target asked for with CTS: straight into its segment (no counters: FIN follows). */
-  putData (tgt: number, landing: Addr, data: LocalBuf, len: number): void {
+  putData(tgt: number, landing: Addr, data: LocalBuf, len: number): void {
     this.putPackets(tgt, landing, data, 0, len, 0, 0, 0)
   }
 
   /** A counter of a remote task moves by one (an active message's completion counter at its origin). */
-  bump (tgt: number, cntr: Addr): void {
+  bump(tgt: number, cntr: Addr): void {
     const off = this.begin(tgt, T_NET_BUMP, 0, 0, 0, 0, 0)
     this.c.outbox[tgt]!.dv.setUint32(off + N_COUNTER, cntr, true)
     this.end(tgt)
   }
 
   /** LAPI_Get from a remote task (arguments checked). */
-  get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
-    chndlr: compl_hndlr_t | null, cinfo: unknown): number {
+  get(tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, chndlr: compl_hndlr_t | null, cinfo: unknown): number {
     const c = this.c
     if (typeof org === 'number' && chndlr === null) {
       // the agent writes the data and bumps the origin counter: nothing for this thread to do
@@ -213,7 +260,7 @@ export class RemoteOps {
     return S.SUCCESS
   }
 
-  private getPacket (tgt: number, tgtAddr: Addr, len: number, tgtCntr: Addr, orgAddr: Addr, orgCntr: Addr, flags: number, id: number): void {
+  private getPacket(tgt: number, tgtAddr: Addr, len: number, tgtCntr: Addr, orgAddr: Addr, orgCntr: Addr, flags: number, id: number): void {
     const off = this.begin(tgt, T_NET_GET, flags, 0, id, 0, len)
     const dv = this.c.outbox[tgt]!.dv
     dv.setUint32(off + N_TGT_ADDR, tgtAddr, true)
@@ -224,18 +271,38 @@ export class RemoteOps {
   }
 
   /** LAPI_Rmw on a remote task (arguments checked; int32 operands, sent as int64 without a bigint). */
-  rmw32 (op: number, tgt: number, tgtVar: Addr, v0: number, v1: number, prev: Ref<number> | null,
-    orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  rmw32(
+    op: number,
+    tgt: number,
+    tgtVar: Addr,
+    v0: number,
+    v1: number,
+    prev: Ref<number> | null,
+    orgCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     const dv = this.rmwPacket(op, tgt, tgtVar, 32, prev, orgCntr)
     const off = this.rmwAt
-    dv.setInt32(off + N_VAL0, v0, true); dv.setInt32(off + N_VAL0 + 4, v0 >> 31, true)
-    dv.setInt32(off + N_VAL1, v1, true); dv.setInt32(off + N_VAL1 + 4, v1 >> 31, true)
+    dv.setInt32(off + N_VAL0, v0, true)
+    dv.setInt32(off + N_VAL0 + 4, v0 >> 31, true)
+    dv.setInt32(off + N_VAL1, v1, true)
+    dv.setInt32(off + N_VAL1 + 4, v1 >> 31, true)
     return this.rmwSent(tgt, shdlr, sinfo)
   }
 
   /** LAPI_Rmw64 on a remote task (arguments checked). */
-  rmw64 (op: number, tgt: number, tgtVar: Addr, v0: bigint, v1: bigint, prev: Ref<bigint> | null,
-    orgCntr: Addr, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  rmw64(
+    op: number,
+    tgt: number,
+    tgtVar: Addr,
+    v0: bigint,
+    v1: bigint,
+    prev: Ref<bigint> | null,
+    orgCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     const dv = this.rmwPacket(op, tgt, tgtVar, 64, prev, orgCntr)
     dv.setBigInt64(this.rmwAt + N_VAL0, v0, true)
     dv.setBigInt64(this.rmwAt + N_VAL1, v1, true)
@@ -246,7 +313,7 @@ export class RemoteOps {
   private rmwAt = 0
 
   /** Records an Rmw and begins its packet (operands to be written at rmwAt + N_VAL0 / N_VAL1). */
-  private rmwPacket (op: number, tgt: number, tgtVar: Addr, width: number, prev: Ref<number> | Ref<bigint> | null, orgCntr: Addr): DataView {
+  private rmwPacket(op: number, tgt: number, tgtVar: Addr, width: number, prev: Ref<number> | Ref<bigint> | null, orgCntr: Addr): DataView {
     const c = this.c
     const p = this.record(tgt)
     p.width = width
@@ -261,7 +328,7 @@ export class RemoteOps {
     return dv
   }
 
-  private rmwSent (tgt: number, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  private rmwSent(tgt: number, shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
     this.end(tgt)
     if (shdlr !== null) this.c.runSendHandler(shdlr, sinfo, tgt, ErrClass.RMW_ERR)
     return S.SUCCESS
@@ -272,8 +339,16 @@ export class RemoteOps {
    * the own segment (the target pieces cut the stream differently), then one Put per target piece;
    * the last carries the counters and the acknowledgement.
    */
-  putv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
-    shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  putv(
+    tgt: number,
+    tgtVec: lapi_vec_t,
+    orgVec: lapi_vec_t,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     const c = this.c
     const total = vecBytes(orgVec)
     let staged = 0
@@ -283,7 +358,8 @@ export class RemoteOps {
       const own = c.seg.u8[c.taskId]!
       let at = staged
       for (let i = 0; i < orgVec.num_vecs; i++) {
-        const a = pieceStart(orgVec, i); const n = pieceLen(orgVec, i)
+        const a = pieceStart(orgVec, i)
+        const n = pieceLen(orgVec, i)
         if (typeof a === 'number') copySeg(own, at, own, a, n)
         else copyBuf(own, at, a, 0, n, false)
         at += n
@@ -308,8 +384,7 @@ export class RemoteOps {
   }
 
   /** LAPI_Getv from a remote task (vectors checked): the target pieces into a staging copy, scattered when the last is in. */
-  getv (tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, tgtCntr: Addr, orgCntr: Addr,
-    chndlr: compl_hndlr_t | null, cinfo: unknown): number {
+  getv(tgt: number, tgtVec: lapi_vec_t, orgVec: lapi_vec_t, tgtCntr: Addr, orgCntr: Addr, chndlr: compl_hndlr_t | null, cinfo: unknown): number {
     const c = this.c
     const total = vecBytes(tgtVec)
     let staged = 0
@@ -340,7 +415,7 @@ export class RemoteOps {
 
   // ───────────────────────────── answers ─────────────────────────────
 
-  private record (tgt: number): PendingOp {
+  private record(tgt: number): PendingOp {
     const p = this.pool.take() ?? new PendingOp()
     p.tgt = tgt
     let id = this.nextOp
@@ -356,7 +431,7 @@ export class RemoteOps {
    * T_NET_DONE from this task's agent: the remote Get or Rmw `P_MSG_ID` is complete. Returns 0, or 1
    * for a packet that names no pending operation (dropped and counted by the caller).
    */
-  onDone (dv: DataView, off: number): number {
+  onDone(dv: DataView, off: number): number {
     const id = dv.getUint32(off + P_MSG_ID, true)
     const p = this.pending.get(id)
     if (p === undefined) return 1
@@ -374,7 +449,8 @@ export class RemoteOps {
         const v = p.vec
         let at = p.staged
         for (let i = 0; i < v.num_vecs; i++) {
-          const a = pieceStart(v, i); const n = pieceLen(v, i)
+          const a = pieceStart(v, i)
+          const n = pieceLen(v, i)
           if (typeof a === 'number') copySeg(own, a, own, at, n)
           else copySeg(a, 0, own, at, n)
           at += n
@@ -383,8 +459,16 @@ export class RemoteOps {
       c.mem.free(p.staged)
     }
     const tgt = p.tgt
-    const chndlr = p.chndlr; const cinfo = p.cinfo; const orgCntr = p.orgCntr
-    p.buf = null; p.vec = null; p.chndlr = null; p.cinfo = null; p.prev = null; p.staged = 0; p.width = 0
+    const chndlr = p.chndlr
+    const cinfo = p.cinfo
+    const orgCntr = p.orgCntr
+    p.buf = null
+    p.vec = null
+    p.chndlr = null
+    p.cinfo = null
+    p.prev = null
+    p.staged = 0
+    p.width = 0
     this.pool.give(p)
     // complete for the fence now that this thread has finished it (the agent counted nothing)
     Atomics.add(c.netState!, NS_LANDED_AT + tgt, 1)
@@ -395,17 +479,17 @@ export class RemoteOps {
 }
 
 /** Where piece `i` of a (checked) vector starts: an Addr, or an origin's buffer. */
-function pieceStart (v: lapi_vec_t, i: number): Addr | Uint8Array {
+function pieceStart(v: lapi_vec_t, i: number): Addr | Uint8Array {
   return v.vec_type === VecType.LAPI_GEN_STRIDED_XFER ? (v.info[0] as number) + i * (v.info[2] as number) : v.info[i]!
 }
 
 /** Bytes of piece `i` of a (checked) vector. */
-function pieceLen (v: lapi_vec_t, i: number): number {
-  return v.vec_type === VecType.LAPI_GEN_STRIDED_XFER ? v.info[1] as number : v.len![i]!
+function pieceLen(v: lapi_vec_t, i: number): number {
+  return v.vec_type === VecType.LAPI_GEN_STRIDED_XFER ? (v.info[1] as number) : v.len![i]!
 }
 
 /** Index of the last piece with data, or -1 when none has any. */
-function lastPiece (v: lapi_vec_t): number {
+function lastPiece(v: lapi_vec_t): number {
   for (let i = v.num_vecs - 1; i >= 0; i--) if (pieceLen(v, i) > 0) return i
   return -1
 }

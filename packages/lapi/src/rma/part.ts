@@ -18,7 +18,7 @@ export abstract class RmaPart {
   protected readonly user: UserCode
   protected readonly remote: RemoteOps
 
-  constructor (s: ContextState, rings: Rings, checks: Checks, counters: Counters, user: UserCode, remote: RemoteOps) {
+  constructor(s: ContextState, rings: Rings, checks: Checks, counters: Counters, user: UserCode, remote: RemoteOps) {
     this.s = s
     this.rings = rings
     this.checks = checks

@@ -34,7 +34,7 @@ export class PutGet extends RmaPart {
   private readonly purged: Uint8Array
   private readonly local: Uint8Array
 
-  constructor (s: ContextState, rings: Rings, checks: Checks, counters: Counters, user: UserCode, remote: RemoteOps) {
+  constructor(s: ContextState, rings: Rings, checks: Checks, counters: Counters, user: UserCode, remote: RemoteOps) {
     super(s, rings, checks, counters, user, remote)
     this.taskId = s.taskId
     this.numTasks = s.numTasks
@@ -51,12 +51,28 @@ export class PutGet extends RmaPart {
    * small enough to be inlined into the caller: a few aligned words from the own segment to
    * another task's, with a target counter at most. Everything else goes to `putAny`.
    */
-  put (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
+  put(tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr): number {
     const size = this.segmentSize
-    if (typeof org === 'number' && ((tgtAddr | org | len) & 3) === 0 && len <= WORD_COPY && (tgt >>> 0) === tgt &&
-      tgt < this.numTasks && tgt !== this.taskId && this.purged[tgt] === 0 && this.local[tgt] === 1 && (tgtAddr >>> 0) === tgtAddr && (org >>> 0) === org &&
-      (len >>> 0) === len && tgtAddr + len <= size && org + len <= size && tgtAddr !== 0 && org !== 0 &&
-      (orgCntr | cmplCntr) === 0 && counterOk(tgtCntr, size) && !this.s.inHeaderHandler) {
+    if (
+      typeof org === 'number' &&
+      ((tgtAddr | org | len) & 3) === 0 &&
+      len <= WORD_COPY &&
+      tgt >>> 0 === tgt &&
+      tgt < this.numTasks &&
+      tgt !== this.taskId &&
+      this.purged[tgt] === 0 &&
+      this.local[tgt] === 1 &&
+      tgtAddr >>> 0 === tgtAddr &&
+      org >>> 0 === org &&
+      len >>> 0 === len &&
+      tgtAddr + len <= size &&
+      org + len <= size &&
+      tgtAddr !== 0 &&
+      org !== 0 &&
+      (orgCntr | cmplCntr) === 0 &&
+      counterOk(tgtCntr, size) &&
+      !this.s.inHeaderHandler
+    ) {
       const d32 = this.seg.i32[tgt]!
       copyWords(d32, tgtAddr, this.mySeg32, org, len)
       if (tgtCntr !== 0) {
@@ -71,8 +87,17 @@ export class PutGet extends RmaPart {
   }
 
   /** LAPI_Put in general (and the PUT member of LAPI_Xfer, with its send-completion handler). */
-  putAny (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
-    shdlr: scompl_hndlr_t | null, sinfo: unknown): number {
+  putAny(
+    tgt: number,
+    len: number,
+    tgtAddr: Addr,
+    org: LocalBuf,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null,
+    sinfo: unknown,
+  ): number {
     this.rings.flushTails()
     const rc = this.checks.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, cmplCntr)
     if (rc !== 0 || this.s.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET
@@ -91,8 +116,16 @@ export class PutGet extends RmaPart {
   }
 
   /** LAPI_Get (and the GET member of LAPI_Xfer when `chndlr` is given). */
-  get (tgt: number, len: number, tgtAddr: Addr, org: LocalBuf, tgtCntr: Addr, orgCntr: Addr,
-    chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
+  get(
+    tgt: number,
+    len: number,
+    tgtAddr: Addr,
+    org: LocalBuf,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    chndlr: compl_hndlr_t | null = null,
+    cinfo: unknown = null,
+  ): number {
     this.rings.flushTails()
     const rc = this.checks.checkContig(tgt, len, tgtAddr, org, tgtCntr, orgCntr, 0)
     if (rc !== 0 || this.s.inHeaderHandler) return rc !== 0 ? rc : S.ERR_POLLING_NET

@@ -15,8 +15,16 @@ export class ReadModifyWrite extends RmaPart {
    * LAPI_Rmw on a 32-bit word: `inVal[0]` is the operand (COMPARE_AND_SWAP: `inVal[0]` compare,
    * `inVal[1]` new value). `prev` gets the old value, or TRUE/FALSE for COMPARE_AND_SWAP.
    */
-  rmw (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<number> | null | undefined, prev: Ref<number> | null | undefined,
-    orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+  rmw(
+    op: number,
+    tgt: number,
+    tgtVar: Addr,
+    inVal: ArrayLike<number> | null | undefined,
+    prev: Ref<number> | null | undefined,
+    orgCntr: Addr,
+    shdlr: scompl_hndlr_t | null = null,
+    sinfo: unknown = null,
+  ): number {
     const s = this.s
     if (s.inHeaderHandler) return S.ERR_POLLING_NET
     this.rings.flushTails()
@@ -46,7 +54,7 @@ export class ReadModifyWrite extends RmaPart {
    * way to learn when `prev` is valid, so the call waits for the answer (as the same call on a
    * co-located task, which completes inside it). With an origin counter it returns at once.
    */
-  private rmwAnswer (orgCntr: Addr, prev: Ref<number> | Ref<bigint> | null | undefined): number {
+  private rmwAnswer(orgCntr: Addr, prev: Ref<number> | Ref<bigint> | null | undefined): number {
     if (orgCntr !== 0 || prev === null || prev === undefined) return S.SUCCESS
     return this.remote.waitAnswer(this.remote.lastId)
   }
@@ -56,15 +64,23 @@ export class ReadModifyWrite extends RmaPart {
    * which for a task of another process means its answer is back (an Rmw on a task of this
    * process completed inside the call). 0, or the wait's LAPI code.
    */
-  awaitAnswer (tgt: number): number {
+  awaitAnswer(tgt: number): number {
     if (this.s.local[tgt] !== 0) return S.SUCCESS
     const r = this.remote
     return r.waitAnswer(r.lastId)
   }
 
   /** LAPI_Rmw64 on a 64-bit word (`tgtVar` 8-byte aligned); operands are bigints. */
-  rmw64 (op: number, tgt: number, tgtVar: Addr, inVal: ArrayLike<bigint> | null | undefined, prev: Ref<bigint> | null | undefined,
-    orgCntr: Addr, shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+  rmw64(
+    op: number,
+    tgt: number,
+    tgtVar: Addr,
+    inVal: ArrayLike<bigint> | null | undefined,
+    prev: Ref<bigint> | null | undefined,
+    orgCntr: Addr,
+    shdlr: scompl_hndlr_t | null = null,
+    sinfo: unknown = null,
+  ): number {
     const s = this.s
     if (s.inHeaderHandler) return S.ERR_POLLING_NET
     this.rings.flushTails()
@@ -76,7 +92,17 @@ export class ReadModifyWrite extends RmaPart {
     for (let i = 0; i < need; i++) if (typeof inVal[i] !== 'bigint') return S.ERR_IN_VAL_NULL
     if (!this.checks.isCounterOpt(orgCntr)) return S.ERR_CNTR_NULL
     if (s.local[tgt] === 0) {
-      const r = this.remote.rmw64(op, tgt, tgtVar, BigInt.asIntN(64, inVal[0]!), need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n, prev ?? null, orgCntr, shdlr, sinfo)
+      const r = this.remote.rmw64(
+        op,
+        tgt,
+        tgtVar,
+        BigInt.asIntN(64, inVal[0]!),
+        need === 2 ? BigInt.asIntN(64, inVal[1]!) : 0n,
+        prev ?? null,
+        orgCntr,
+        shdlr,
+        sinfo,
+      )
       return r === 0 ? this.rmwAnswer(orgCntr, prev) : r
     }
     const a = s.seg.i64[tgt]!

@@ -12,7 +12,7 @@ import type { Addr, compl_hndlr_t, lapi_vec_t, scompl_hndlr_t } from '../base/ty
 
 export class VectorTransfers extends RmaPart {
   /** What Putv and Getv check first (a step in LAPI): 0, or the code to return. */
-  private begin (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null): number {
+  private begin(tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null): number {
     if (this.s.inHeaderHandler) return S.ERR_POLLING_NET
     this.rings.flushTails()
     const rc = this.checks.checkTarget(tgt)
@@ -20,8 +20,16 @@ export class VectorTransfers extends RmaPart {
   }
 
   /** LAPI_Putv: gathers the origin vector and scatters into the target vector (addresses in `tgt`). */
-  putv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr, cmplCntr: Addr,
-    shdlr: scompl_hndlr_t | null = null, sinfo: unknown = null): number {
+  putv(
+    tgt: number,
+    tgtVec: lapi_vec_t | null,
+    orgVec: lapi_vec_t | null,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    cmplCntr: Addr,
+    shdlr: scompl_hndlr_t | null = null,
+    sinfo: unknown = null,
+  ): number {
     const s = this.s
     const k = this.checks
     const rc = this.begin(tgt, tgtVec, orgVec)
@@ -37,8 +45,15 @@ export class VectorTransfers extends RmaPart {
   }
 
   /** LAPI_Getv: gathers the target vector (addresses in `tgt`) into the origin vector. */
-  getv (tgt: number, tgtVec: lapi_vec_t | null, orgVec: lapi_vec_t | null, tgtCntr: Addr, orgCntr: Addr,
-    chndlr: compl_hndlr_t | null = null, cinfo: unknown = null): number {
+  getv(
+    tgt: number,
+    tgtVec: lapi_vec_t | null,
+    orgVec: lapi_vec_t | null,
+    tgtCntr: Addr,
+    orgCntr: Addr,
+    chndlr: compl_hndlr_t | null = null,
+    cinfo: unknown = null,
+  ): number {
     const s = this.s
     const k = this.checks
     const rc = this.begin(tgt, tgtVec, orgVec)
@@ -57,7 +72,7 @@ export class VectorTransfers extends RmaPart {
    * `dt`). The vectors were checked. GENERIC flows piece by piece and stops when either side is
    * exhausted (the LAPI_Amsendv rule: excess origin bytes are dropped).
    */
-  private moveVec (src: lapi_vec_t, st: number, dst: lapi_vec_t, dt: number): void {
+  private moveVec(src: lapi_vec_t, st: number, dst: lapi_vec_t, dt: number): void {
     const su8 = this.s.seg.u8[st]!
     const du8 = this.s.seg.u8[dt]!
     if (src.vec_type === VecType.LAPI_GEN_STRIDED_XFER) {
@@ -76,21 +91,33 @@ export class VectorTransfers extends RmaPart {
       }
       return
     }
-    let si = 0; let so = 0; let di = 0; let dOff = 0
+    let si = 0
+    let so = 0
+    let di = 0
+    let dOff = 0
     while (si < src.num_vecs && di < dst.num_vecs) {
       const sl = src.len![si]! - so
       const dl = dst.len![di]! - dOff
-      if (sl === 0) { si++; so = 0; continue }
-      if (dl === 0) { di++; dOff = 0; continue }
+      if (sl === 0) {
+        si++
+        so = 0
+        continue
+      }
+      if (dl === 0) {
+        di++
+        dOff = 0
+        continue
+      }
       const n = sl < dl ? sl : dl
       copyPiece(du8, dst.info[di]!, dOff, su8, src.info[si]!, so, n)
-      so += n; dOff += n
+      so += n
+      dOff += n
     }
   }
 }
 
 /** Copies `n` bytes between a piece (an Addr in a segment view, or a Uint8Array) and another. */
-function copyPiece (du8: Uint8Array, d: Addr | Uint8Array, dOff: number, su8: Uint8Array, s: Addr | Uint8Array, sOff: number, n: number): void {
+function copyPiece(du8: Uint8Array, d: Addr | Uint8Array, dOff: number, su8: Uint8Array, s: Addr | Uint8Array, sOff: number, n: number): void {
   if (typeof d === 'number') {
     if (typeof s === 'number') copy(du8, d + dOff, su8, s + sOff, n)
     else copy(du8, d + dOff, s, sOff, n)

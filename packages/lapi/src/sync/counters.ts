@@ -50,7 +50,7 @@ export class Counters {
   /** Completion, send-completion and error handlers running (nested); bumps go to memory meanwhile. */
   userCode = 0
 
-  constructor (s: ContextState, rings: Rings, checks: Checks, idler: Idler, remote: RemoteOps) {
+  constructor(s: ContextState, rings: Rings, checks: Checks, idler: Idler, remote: RemoteOps) {
     this.s = s
     this.rings = rings
     this.checks = checks
@@ -65,12 +65,12 @@ export class Counters {
   }
 
   /** Gives the counters the dispatcher their waits run. */
-  attach (dispatcher: Progress): void {
+  attach(dispatcher: Progress): void {
     this.dispatcher = dispatcher
   }
 
   /** LAPI_Setcntr. */
-  setcntr (cntr: Addr, val: number): number {
+  setcntr(cntr: Addr, val: number): number {
     if (!this.checks.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (!Number.isInteger(val)) return S.ERR_CNTR_VAL
     Atomics.store(this.seg[this.taskId]!, cntr >>> 2, val)
@@ -78,7 +78,7 @@ export class Counters {
   }
 
   /** LAPI_Getcntr (runs the dispatcher once first, as LAPI calls do in polling mode). */
-  getcntr (cntr: Addr, val: Ref<number> | null | undefined): number {
+  getcntr(cntr: Addr, val: Ref<number> | null | undefined): number {
     if (!this.checks.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (val === null || val === undefined || typeof val !== 'object') return S.ERR_RET_PTR_NULL
     if (!this.s.inHeaderHandler) this.dispatcher!.progress()
@@ -90,7 +90,7 @@ export class Counters {
    * LAPI_Waitcntr: blocks until the counter is ≥ `val`, then subtracts `val` and reports the value
    * left. Spins (running the dispatcher) for `spinUs`, then sleeps on the task's doorbell.
    */
-  waitcntr (cntr: Addr, val: number, cur: Ref<number> | null | undefined): number {
+  waitcntr(cntr: Addr, val: number, cur: Ref<number> | null | undefined): number {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) return rc
     const s = this.s
@@ -121,7 +121,7 @@ export class Counters {
    * thread's hop took longer), as a loop of plain loads of a line another core writes keeps the
    * core busier; the call of an atomic read paces the loop. Returns the bumps it took (`absorbed`).
    */
-  private waitSlow (i32: Int32Array, idx: number, val: number): number {
+  private waitSlow(i32: Int32Array, idx: number, val: number): number {
     let spinStart = 0
     const d = this.dispatcher!
     // (a wait nested in a handler runs while the outer's bumps are in memory: see enterUser)
@@ -159,19 +159,19 @@ export class Counters {
    * their stamps. (Other tasks' counter updates add; only a Put or Rmw that another task aims at
    * the counter word itself, racing with the wait, could make that case differ.)
    */
-  private reached (i32: Int32Array, idx: number, val: number): boolean {
+  private reached(i32: Int32Array, idx: number, val: number): boolean {
     const a = this.absorbed
     return i32[idx]! + a >= val && (a >= val || Atomics.load(i32, idx) + a >= val)
   }
 
   /** Puts the held-back bumps into memory and counts a handler that may call LAPI as running (`userCode`). */
-  enterUser (): void {
+  enterUser(): void {
     this.flushAbsorbed()
     this.userCode++
   }
 
   /** Puts the bumps the running wait took into memory. */
-  flushAbsorbed (): void {
+  flushAbsorbed(): void {
     if (this.absorbed !== 0) {
       Atomics.add(this.mySeg32, this.absorbWord, this.absorbed)
       this.absorbed = 0
@@ -184,7 +184,7 @@ export class Counters {
    * counter is ≥ `val`, subtracts `val` and resolves with the value left. Validates like waitcntr;
    * rejects with a LapiError instead of waiting when the arguments are bad.
    */
-  async waitcntrAsync (cntr: Addr, val: number): Promise<number> {
+  async waitcntrAsync(cntr: Addr, val: number): Promise<number> {
     const rc = this.checkWait(cntr, val)
     if (rc !== 0) throw new LapiError(rc, 'Waitcntr')
     const i32 = this.mySeg32
@@ -202,32 +202,38 @@ export class Counters {
    * every correct call passes comes first; the rest is its own function (`classifyWait`), so that
    * the counter wait the callers inline stays within TurboFan's inlining budget.
    */
-  private checkWait (cntr: Addr, val: number): number {
-    if ((cntr >>> 0) === cntr && cntr !== 0 && (cntr & 3) === 0 && cntr + 4 <= this.segmentSize && (val | 0) === val) return 0
+  private checkWait(cntr: Addr, val: number): number {
+    if (cntr >>> 0 === cntr && cntr !== 0 && (cntr & 3) === 0 && cntr + 4 <= this.segmentSize && (val | 0) === val) return 0
     return this.classifyWait(cntr, val)
   }
 
   /** The code for counter-wait arguments that failed checkWait's first test (0 if they are fine after all). */
-  private classifyWait (cntr: Addr, val: number): number {
+  private classifyWait(cntr: Addr, val: number): number {
     if (!this.checks.isCounter(cntr)) return S.ERR_CNTR_NULL
     if (typeof val !== 'number' || !Number.isInteger(val)) return S.ERR_CNTR_VAL
     return 0
   }
 
   /** Bumps counter `c` of task `t` and wakes t if it sleeps waiting for exactly this (no-op for c = 0). */
-  bump (t: number, c: Addr): void {
+  bump(t: number, c: Addr): void {
     if (!c) return
-    if (this.local[t] === 0) { this.remote.bump(t, c); return }
+    if (this.local[t] === 0) {
+      this.remote.bump(t, c)
+      return
+    }
     const w = c >>> 2
     const v = Atomics.add(this.seg[t]!, w, 1) + 1
     ringCounter(this.ctl, t, w, v)
   }
 
   /** Bumps counter `c` of this task (no-op for c = 0), or hands the bump to the wait on it (`absorbWord`). */
-  bumpLocal (c: Addr): void {
+  bumpLocal(c: Addr): void {
     if (!c) return
     const w = c >>> 2
-    if (w === this.absorbWord && this.userCode === 0) { this.absorbed++; return }
+    if (w === this.absorbWord && this.userCode === 0) {
+      this.absorbed++
+      return
+    }
     Atomics.add(this.mySeg32, w, 1)
     // Only this thread bumps its own counters, so it cannot be asleep in Atomics.wait now: only
     // its promise waits (waitAsync) need the doorbell, and it knows itself whether any is pending.

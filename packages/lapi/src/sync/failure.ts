@@ -12,14 +12,14 @@ import { underAgent } from '../layout/job-spec.js'
 export const FAILURE_KEY = '__amlapi_failure'
 
 /** Ends task `task` (this thread's) with exit code `code` (default 1) after reporting `reason`. */
-export function endTask (task: number, reason: string, code = 1): never {
+export function endTask(task: number, reason: string, code = 1): never {
   if (underAgent() && parentPort !== null) parentPort.postMessage({ [FAILURE_KEY]: reason })
   else process.stderr.write(`lapi: task ${task} failed: ${reason}\n`)
   process.exit(code)
 }
 
 /** The reason a task posted with `endTask`, from a message its Worker emitted; undefined for any other message. */
-export function failureOf (msg: unknown): string | undefined {
+export function failureOf(msg: unknown): string | undefined {
   if (msg === null || typeof msg !== 'object') return undefined
   const r = (msg as Record<string, unknown>)[FAILURE_KEY]
   return typeof r === 'string' ? r : undefined

@@ -7,9 +7,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { NetEngine } from '../engine/engine.js'
-import {
-  CTL_ABORT, CTL_ABORT_TASK, CTL_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall,
-} from '../layout/control.js'
+import { CTL_ABORT, CTL_ABORT_TASK, CTL_BAR_GEN, WAIT_BARRIER, WAIT_COND, WAIT_COUNTER, WAIT_RING, WaitCall } from '../layout/control.js'
 import { JobAbortedError } from '../base/errors.js'
 import { SLEEP_FAILED, SLEEP_READY } from '../transport/contract.js'
 import type { Rings } from '../core/rings.js'
@@ -72,7 +70,7 @@ export class Idler {
   waitCond: (() => boolean) | null = null
   private abortSeen = false
 
-  constructor (s: ContextState, rings: Rings) {
+  constructor(s: ContextState, rings: Rings) {
     this.s = s
     this.rings = rings
     this.ctl = s.ctl
@@ -97,12 +95,12 @@ export class Idler {
   }
 
   /** Gives the waits the dispatcher whose work keeps them awake. */
-  attach (dispatcher: Progress): void {
+  attach(dispatcher: Progress): void {
     this.dispatcher = dispatcher
   }
 
   /** Throws JobAbortedError once the job is being torn down because another task failed. */
-  checkAbort (): void {
+  checkAbort(): void {
     if (Atomics.load(this.ctl, CTL_ABORT) !== 0) {
       const cause = Atomics.load(this.ctl, CTL_ABORT_TASK)
       if (!this.abortSeen) {
@@ -126,18 +124,24 @@ export class Idler {
    * names the blocking call the wait belongs to, recorded for the agent's report when it sleeps.
    * Returns the new start of the spin period.
    */
-  idle (spinStart: number, kind: number, call: number, i32: Int32Array | null, idx: number, val: number): number {
+  idle(spinStart: number, kind: number, call: number, i32: Int32Array | null, idx: number, val: number): number {
     this.checkAbort()
     this.watch(kind, call, i32, idx, val)
     const now = performance.now()
     const net = this.net
-    if (spinStart === 0) { if (net !== null) this.netMoved = net.moved; return now }
+    if (spinStart === 0) {
+      if (net !== null) this.netMoved = net.moved
+      return now
+    }
     if (now - spinStart < this.spinMs) return spinStart
     // (a wait whose network moved meanwhile — frames in, bytes out — is not idle: it spins on,
     // and keeps reading itself rather than leaving a stream to the agent's event loop)
     if (net !== null && this.spinBaseMs > 0) {
       const m = net.moved
-      if (m !== this.netMoved) { this.netMoved = m; return now }
+      if (m !== this.netMoved) {
+        this.netMoved = m
+        return now
+      }
     }
     const d = this.dispatcher!
     if (d.holding) d.flushChaos(true)
@@ -164,7 +168,7 @@ export class Idler {
    * one named when it ends. The line is this task's alone and read only by reports (lapirun
    * --timeout, SIGUSR1): these stores move no other thread's cache line.
    */
-  private watch (kind: number, call: number, i32: Int32Array | null, idx: number, val: number): void {
+  private watch(kind: number, call: number, i32: Int32Array | null, idx: number, val: number): void {
     const ctl = this.ctl
     const w = this.myWatch
     ctl[w + 1] = kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0
@@ -176,12 +180,16 @@ export class Idler {
    * A poll (LAPI_Probe, LAPI_Msgpoll, a program's or a layer's progress call) begins: the watch
    * line names it until `pollEnd`, so that a task polling in a loop is reported as polling.
    */
-  pollBegin (): void { this.ctl[this.myWatch] = POLL_WATCH }
+  pollBegin(): void {
+    this.ctl[this.myWatch] = POLL_WATCH
+  }
 
-  pollEnd (): void { this.ctl[this.myWatch] = 0 }
+  pollEnd(): void {
+    this.ctl[this.myWatch] = 0
+  }
 
   /** A blocking wait that went through `idle` (`spinStart` ≠ 0) is over: its watch line says so. */
-  waitDone (spinStart: number): void {
+  waitDone(spinStart: number): void {
     if (spinStart !== 0) Atomics.store(this.ctl, this.myWatch, 0)
   }
 
@@ -191,7 +199,7 @@ export class Idler {
    * something, so it sleeps for at most `ms` (`sleep`) — any packet or counter update for this
    * task ends the nap at once.
    */
-  nap (ms: number): void {
+  nap(ms: number): void {
     this.checkAbort()
     const ctl = this.ctl
     this.recordWait(WAIT_COND, WaitCall.POLL, null, 0, 0)
@@ -208,7 +216,7 @@ export class Idler {
    * not the agent first), re-checking the condition once that sleep is set up; else on the
    * doorbell, the connections left to the agent. Returns as Atomics.wait does.
    */
-  private sleep (seen: number, ms: number, kind: number, i32: Int32Array | null, idx: number, val: number): string {
+  private sleep(seen: number, ms: number, kind: number, i32: Int32Array | null, idx: number, val: number): string {
     const net = this.net
     if (net === null) return Atomics.wait(this.ctl, this.myDoorbell, seen, ms)
     if (net.sleepBegin()) {
@@ -235,7 +243,7 @@ export class Idler {
    * Records in the control block what the wait about to sleep waits for (WAIT_WORD and WAIT_VAL,
    * which also tell a counter's notifier whether to wake it) and in which blocking call (WAIT_CALL).
    */
-  private recordWait (kind: number, call: number, i32: Int32Array | null, idx: number, val: number): void {
+  private recordWait(kind: number, call: number, i32: Int32Array | null, idx: number, val: number): void {
     const ctl = this.ctl
     Atomics.store(ctl, this.myWaitWord, kind === WAIT_COUNTER && i32 === this.mySeg32 ? idx : 0)
     Atomics.store(ctl, this.myWaitVal, val)
@@ -256,7 +264,7 @@ export class Idler {
    * `spinUs`, as it does after a sleep longer than that bound or a whole sleep slice without a
    * doorbell (nobody was about to answer).
    */
-  private adaptSpin (sleptMs: number): void {
+  private adaptSpin(sleptMs: number): void {
     const base = this.spinBaseMs
     if (this.spinMs === base) {
       const want = base + 2 * sleptMs
@@ -281,7 +289,7 @@ export class Idler {
    * The asynchronous twin of `idle` (promise waits, the event loop stays free): no spinning, an
    * `Atomics.waitAsync` on the doorbell. Async sleepers count 2 in SLEEPING and are always woken.
    */
-  async idleAsync (kind: number, call: number, i32: Int32Array | null, idx: number, val: number): Promise<void> {
+  async idleAsync(kind: number, call: number, i32: Int32Array | null, idx: number, val: number): Promise<void> {
     this.checkAbort()
     const d = this.dispatcher!
     if (d.holding) d.flushChaos(true)
@@ -305,37 +313,49 @@ export class Idler {
    * Sleeps without blocking the thread until the doorbell moves from `seen` (or a slice passes).
    * A pending Atomics.waitAsync does not keep Node's event loop alive, so a timer does.
    */
-  private async sleepAsync (seen: number): Promise<void> {
+  private async sleepAsync(seen: number): Promise<void> {
     const w = Atomics.waitAsync(this.ctl, this.myDoorbell, seen, SLEEP_SLICE_MS)
     if (!w.async) return
     const keepAlive = setTimeout(noop, SLEEP_SLICE_MS + 50)
-    try { await w.value } finally { clearTimeout(keepAlive) }
+    try {
+      await w.value
+    } finally {
+      clearTimeout(keepAlive)
+    }
   }
 
   /** A promise wait of this thread announces itself: 2 in SLEEPING (always woken), and the local count. */
-  enterAsyncSleep (): void {
+  enterAsyncSleep(): void {
     this.s.asyncSleepers++
     Atomics.add(this.ctl, this.mySleeping, 2)
   }
 
-  leaveAsyncSleep (): void {
+  leaveAsyncSleep(): void {
     Atomics.sub(this.ctl, this.mySleeping, 2)
     this.s.asyncSleepers--
   }
 
   /** Whether a waiter may sleep (called after it announced itself in SLEEPING): see `idle`. */
-  private mustSleep (kind: number, i32: Int32Array | null, idx: number, val: number): boolean {
+  private mustSleep(kind: number, i32: Int32Array | null, idx: number, val: number): boolean {
     const d = this.dispatcher!
     if (d.inboxPending() || d.busy) return false
     switch (kind) {
-      case NAP: return true
-      case WAIT_COUNTER: return Atomics.load(i32!, idx) < val
-      case WAIT_BARRIER: return Atomics.load(this.ctl, CTL_BAR_GEN) === val
-      case WAIT_RING: { const o = this.rings.outbox[val]!; return o.pending() >= o.slots }
-      case WAIT_COND: return !this.waitCond!()
-      default: return this.rings.outstanding() > 0
+      case NAP:
+        return true
+      case WAIT_COUNTER:
+        return Atomics.load(i32!, idx) < val
+      case WAIT_BARRIER:
+        return Atomics.load(this.ctl, CTL_BAR_GEN) === val
+      case WAIT_RING: {
+        const o = this.rings.outbox[val]!
+        return o.pending() >= o.slots
+      }
+      case WAIT_COND:
+        return !this.waitCond!()
+      default:
+        return this.rings.outstanding() > 0
     }
   }
 }
 
-function noop (): void {}
+function noop(): void {}

@@ -20,7 +20,7 @@ export class Interrupts {
   /** 1 once LAPI_Term ran: the loop ends. */
   private ended = 0
 
-  constructor (s: ContextState, rings: Rings, idler: Idler, dispatcher: Progress) {
+  constructor(s: ContextState, rings: Rings, idler: Idler, dispatcher: Progress) {
     this.s = s
     this.rings = rings
     this.idler = idler
@@ -28,18 +28,18 @@ export class Interrupts {
   }
 
   /** Ends the loop for good (LAPI_Term). */
-  stop (): void {
+  stop(): void {
     this.ended = 1
   }
 
   /** Starts the loop unless it runs already. */
-  start (): void {
+  start(): void {
     if (this.armed) return
     this.armed = true
     void this.loop()
   }
 
-  private async loop (): Promise<void> {
+  private async loop(): Promise<void> {
     const s = this.s
     const ctl = s.ctl
     try {

@@ -19,7 +19,7 @@ export class UserCode {
   private readonly handle: number
   private readonly errHndlr: LAPI_err_hndlr | null
 
-  constructor (s: ContextState, counters: Counters, errHndlr: LAPI_err_hndlr | null) {
+  constructor(s: ContextState, counters: Counters, errHndlr: LAPI_err_hndlr | null) {
     this.s = s
     this.counters = counters
     this.handle = s.handle
@@ -32,13 +32,17 @@ export class UserCode {
    * err_hndlr, LAPI's default: the error is reported and the task ends with a non-zero exit,
    * which ends the job.
    */
-  reportError (code: number, cls: number, src: number, cause?: unknown, what = 'a handler'): void {
+  reportError(code: number, cls: number, src: number, cause?: unknown, what = 'a handler'): void {
     const s = this.s
     s.log.error({ code, cls: errClassName(cls), src, err: cause }, `asynchronous error: ${what}`)
     if (this.errHndlr === null) {
-      const how = cause !== undefined ? `threw: ${describeError(cause)}` : `failed: ${statusName(code) ?? code} (${code}): ${statusText(code) ?? 'unknown error'}`
-      endTask(s.taskId, `${what} (${errClassName(cls)}, peer task ${src}) ${how}\n` +
-        '(no error handler was given to LAPI_Init, so LAPI\'s default error handling ends the task, and with it the job)')
+      const how =
+        cause !== undefined ? `threw: ${describeError(cause)}` : `failed: ${statusName(code) ?? code} (${code}): ${statusText(code) ?? 'unknown error'}`
+      endTask(
+        s.taskId,
+        `${what} (${errClassName(cls)}, peer task ${src}) ${how}\n` +
+          "(no error handler was given to LAPI_Init, so LAPI's default error handling ends the task, and with it the job)",
+      )
     }
     this.counters.enterUser()
     try {
@@ -56,7 +60,7 @@ export class UserCode {
    * task) before the blocking call that saw it throws. Without one, nothing more is said here: the
    * job's end names the cause.
    */
-  reportAbort (cause: number): void {
+  reportAbort(cause: number): void {
     if (this.errHndlr === null || cause === this.s.taskId) return
     this.counters.enterUser()
     try {
@@ -69,7 +73,7 @@ export class UserCode {
   }
 
   /** Runs a send-completion handler (the origin buffers of an operation with `tgt` may be reused). */
-  runSendHandler (h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void {
+  runSendHandler(h: scompl_hndlr_t, sinfo: unknown, tgt: number, cls: number): void {
     this.counters.enterUser()
     try {
       h(this.handle, sinfo, { src: tgt, reason: S.SUCCESS })
@@ -81,7 +85,7 @@ export class UserCode {
   }
 
   /** Runs a completion handler (a message from, or a Get of, task `tgt` is complete). */
-  runComplHandler (h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void {
+  runComplHandler(h: compl_hndlr_t, info: unknown, tgt: number, cls: number): void {
     this.counters.enterUser()
     try {
       h(this.handle, info)
@@ -95,6 +99,6 @@ export class UserCode {
 
 const ERR_CLASS_NAMES = ['GET_ERR', 'PUT_ERR', 'RMW_ERR', 'AM_ERR', 'INT_ERR', 'TMR_ERR']
 
-function errClassName (cls: number): string {
+function errClassName(cls: number): string {
   return ERR_CLASS_NAMES[cls] ?? `error class ${cls}`
 }

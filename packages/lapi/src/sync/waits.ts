@@ -16,7 +16,7 @@ export class Waits {
   private readonly idler: Idler
   private readonly dispatcher: Progress
 
-  constructor (s: ContextState, rings: Rings, idler: Idler, dispatcher: Progress) {
+  constructor(s: ContextState, rings: Rings, idler: Idler, dispatcher: Progress) {
     this.s = s
     this.rings = rings
     this.idler = idler
@@ -30,7 +30,7 @@ export class Waits {
    * long-lived function to wait without allocating. Returns 0, or LAPI_ERR_POLLING_NET inside a
    * header handler.
    */
-  waitUntil (cond: () => boolean, call: number = WaitCall.WAIT_UNTIL): number {
+  waitUntil(cond: () => boolean, call: number = WaitCall.WAIT_UNTIL): number {
     if (this.s.inHeaderHandler) return S.ERR_POLLING_NET
     this.rings.flushTails()
     let spinStart = 0
@@ -55,7 +55,7 @@ export class Waits {
   }
 
   /** Like waitUntil, but the event loop keeps running (no spinning; an asynchronous doorbell wait). */
-  async waitUntilAsync (cond: () => boolean, call: number = WaitCall.WAIT_UNTIL): Promise<number> {
+  async waitUntilAsync(cond: () => boolean, call: number = WaitCall.WAIT_UNTIL): Promise<number> {
     if (this.s.inHeaderHandler) return S.ERR_POLLING_NET
     const idler = this.idler
     for (;;) {
@@ -63,7 +63,11 @@ export class Waits {
       if (cond()) return S.SUCCESS
       const outer = idler.waitCond
       idler.waitCond = cond
-      try { await idler.idleAsync(WAIT_COND, call, null, 0, 0) } finally { idler.waitCond = outer }
+      try {
+        await idler.idleAsync(WAIT_COND, call, null, 0, 0)
+      } finally {
+        idler.waitCond = outer
+      }
     }
   }
 
@@ -73,7 +77,7 @@ export class Waits {
    * complete inside the call; active messages are outstanding until their data has landed at the
    * target (a data fence: completion handlers may still run).
    */
-  fence (call: number): number {
+  fence(call: number): number {
     if (this.s.inHeaderHandler) return S.ERR_POLLING_NET
     this.rings.flushTails()
     let spinStart = 0

@@ -12,25 +12,26 @@ export const MIN_KEY_BYTES = 16
 /** Bytes of a challenge or nonce. */
 export const NONCE_BYTES = 16
 
-export function makeKey (): Buffer {
+export function makeKey(): Buffer {
   return randomBytes(KEY_BYTES)
 }
 
-export function makeNonce (): Buffer {
+export function makeNonce(): Buffer {
   return randomBytes(NONCE_BYTES)
 }
 
 /** A key from its hex text (AMLAPI_JOB_KEY); throws an Error that says what is wrong. */
-export function parseKey (hex: string): Buffer {
+export function parseKey(hex: string): Buffer {
   const t = hex.trim()
   if (!/^([0-9a-fA-F]{2})+$/.test(t)) throw new Error('AMLAPI_JOB_KEY must be hex digits (an even number of them)')
   const k = Buffer.from(t, 'hex')
-  if (k.length < MIN_KEY_BYTES) throw new Error(`AMLAPI_JOB_KEY must have at least ${MIN_KEY_BYTES * 8} bits (${MIN_KEY_BYTES * 2} hex digits); it has ${k.length * 8}`)
+  if (k.length < MIN_KEY_BYTES)
+    throw new Error(`AMLAPI_JOB_KEY must have at least ${MIN_KEY_BYTES * 8} bits (${MIN_KEY_BYTES * 2} hex digits); it has ${k.length * 8}`)
   return k
 }
 
 /** The proof for `role` (what the prover claims to be) over the given parts. */
-export function proof (key: Uint8Array, role: string, ...parts: Array<Uint8Array | string | number>): Buffer {
+export function proof(key: Uint8Array, role: string, ...parts: Array<Uint8Array | string | number>): Buffer {
   const h = createHmac('sha256', key)
   h.update(role)
   for (const p of parts) {
@@ -41,6 +42,6 @@ export function proof (key: Uint8Array, role: string, ...parts: Array<Uint8Array
 }
 
 /** Whether `got` is the proof `want` (in constant time). */
-export function sameProof (got: unknown, want: Buffer): boolean {
+export function sameProof(got: unknown, want: Buffer): boolean {
   return got instanceof Uint8Array && got.length === want.length && timingSafeEqual(got, want)
 }

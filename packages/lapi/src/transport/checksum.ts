@@ -25,7 +25,7 @@ export class DatagramSum {
   /** The state's first word (index into m32). */
   private readonly S: number
 
-  constructor (mem: WasmMemory, sum4: Sum4 | null, stateAt: number) {
+  constructor(mem: WasmMemory, sum4: Sum4 | null, stateAt: number) {
     if ((stateAt & 15) !== 0) throw new RangeError('the checksum state must be 16-byte aligned')
     this.m32 = new Int32Array(mem.buffer)
     this.mu8 = new Uint8Array(mem.buffer)
@@ -36,13 +36,17 @@ export class DatagramSum {
   }
 
   /** Whether the blocks are summed by WebAssembly's SIMD code (unaligned bytes cost it nothing). */
-  get simd (): boolean { return this.sum4 !== null }
+  get simd(): boolean {
+    return this.sum4 !== null
+  }
 
   /** Starts a datagram's sum. */
-  reset (): void { this.m32.fill(0, this.S, this.S + 8) }
+  reset(): void {
+    this.m32.fill(0, this.S, this.S + 8)
+  }
 
   /** Adds `len` bytes of the memory at `at` to the checksum, as one piece. */
-  add (at: number, len: number): void {
+  add(at: number, len: number): void {
     const full = len & ~15
     if (full > 0) {
       if (this.sum4 !== null) this.sum4(at, full, this.stateAt)
@@ -52,31 +56,54 @@ export class DatagramSum {
   }
 
   /** `Sum4` in plain code (where the engine has no WebAssembly): the 16-byte blocks of [at, at + n). */
-  private blocks (at: number, n: number): void {
+  private blocks(at: number, n: number): void {
     const m = this.m32
     const S = this.S
-    let a0 = m[S]!; let a1 = m[S + 1]!; let a2 = m[S + 2]!; let a3 = m[S + 3]!
-    let b0 = m[S + 4]!; let b1 = m[S + 5]!; let b2 = m[S + 6]!; let b3 = m[S + 7]!
+    let a0 = m[S]!
+    let a1 = m[S + 1]!
+    let a2 = m[S + 2]!
+    let a3 = m[S + 3]!
+    let b0 = m[S + 4]!
+    let b1 = m[S + 5]!
+    let b2 = m[S + 6]!
+    let b3 = m[S + 7]!
     if ((at & 3) === 0 && LITTLE_ENDIAN) {
       // (aligned: the words straight from an Int32Array, much faster than a DataView's reads)
       for (let i = at >> 2, e = (at + n) >> 2; i < e; i += 4) {
-        a0 = (a0 + m[i]!) | 0; a1 = (a1 + m[i + 1]!) | 0; a2 = (a2 + m[i + 2]!) | 0; a3 = (a3 + m[i + 3]!) | 0
-        b0 = (b0 + a0) | 0; b1 = (b1 + a1) | 0; b2 = (b2 + a2) | 0; b3 = (b3 + a3) | 0
+        a0 = (a0 + m[i]!) | 0
+        a1 = (a1 + m[i + 1]!) | 0
+        a2 = (a2 + m[i + 2]!) | 0
+        a3 = (a3 + m[i + 3]!) | 0
+        b0 = (b0 + a0) | 0
+        b1 = (b1 + a1) | 0
+        b2 = (b2 + a2) | 0
+        b3 = (b3 + a3) | 0
       }
     } else {
       const d = this.mdv
       for (let k = at, e = at + n; k < e; k += 16) {
-        a0 = (a0 + d.getInt32(k, true)) | 0; a1 = (a1 + d.getInt32(k + 4, true)) | 0
-        a2 = (a2 + d.getInt32(k + 8, true)) | 0; a3 = (a3 + d.getInt32(k + 12, true)) | 0
-        b0 = (b0 + a0) | 0; b1 = (b1 + a1) | 0; b2 = (b2 + a2) | 0; b3 = (b3 + a3) | 0
+        a0 = (a0 + d.getInt32(k, true)) | 0
+        a1 = (a1 + d.getInt32(k + 4, true)) | 0
+        a2 = (a2 + d.getInt32(k + 8, true)) | 0
+        a3 = (a3 + d.getInt32(k + 12, true)) | 0
+        b0 = (b0 + a0) | 0
+        b1 = (b1 + a1) | 0
+        b2 = (b2 + a2) | 0
+        b3 = (b3 + a3) | 0
       }
     }
-    m[S] = a0; m[S + 1] = a1; m[S + 2] = a2; m[S + 3] = a3
-    m[S + 4] = b0; m[S + 5] = b1; m[S + 6] = b2; m[S + 7] = b3
+    m[S] = a0
+    m[S + 1] = a1
+    m[S + 2] = a2
+    m[S + 3] = a3
+    m[S + 4] = b0
+    m[S + 5] = b1
+    m[S + 6] = b2
+    m[S + 7] = b3
   }
 
   /** The last `r` (1–15) bytes of a piece, at `at`: one more block, padded with zeros. */
-  private tail (at: number, r: number): void {
+  private tail(at: number, r: number): void {
     const m = this.m32
     const S = this.S
     for (let l = 0; l < 4; l++) {
@@ -89,7 +116,7 @@ export class DatagramSum {
   }
 
   /** The checksum's value: the lanes folded (each times a different odd number), the b sums turned by 16 bits. */
-  value (): number {
+  value(): number {
     const m = this.m32
     const S = this.S
     const a = (m[S]! + Math.imul(m[S + 1]!, 3) + Math.imul(m[S + 2]!, 5) + Math.imul(m[S + 3]!, 7)) | 0

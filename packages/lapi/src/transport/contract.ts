@@ -85,34 +85,34 @@ export interface TransportEvents {
    * sender itself. `chunk` may be the transport's own read buffer: valid during the call only
    * (what must wait is copied).
    */
-  onBytes (peer: number, chunk: Uint8Array, len: number): void
+  onBytes(peer: number, chunk: Uint8Array, len: number): void
   /** Peer `peer` is gone (once per peer): `reason` in words; `normal` after its goodbye. */
-  onPeerLost (peer: number, reason: string, normal: boolean): void
+  onPeerLost(peer: number, reason: string, normal: boolean): void
 }
 
 /** The agent's face of a transport: connections. */
 export interface Transport {
   readonly name: string
   /** Starts listening; resolves with the address the other processes connect to. */
-  listen (): Promise<PeerAddress>
+  listen(): Promise<PeerAddress>
   /** Connects this process with every other (the address table, index = rank); resolves when all are up. */
-  connect (table: PeerAddress[], events: TransportEvents): Promise<void>
+  connect(table: PeerAddress[], events: TransportEvents): Promise<void>
   /** Whether the agent's event loop reads the connections (true) or the threads that poll do (false). */
-  agentReads (on: boolean): void
+  agentReads(on: boolean): void
   /** Stops reading from `peer` in the agent's event loop until `resumePeer` (its frames wait for room). */
-  pausePeer (peer: number): void
-  resumePeer (peer: number): void
+  pausePeer(peer: number): void
+  resumePeer(peer: number): void
   /** Closes every connection (after the goodbye the frame path queued); resolves when they are closed. */
-  close (): Promise<void>
+  close(): Promise<void>
   /** Notes why peer `peer` is gone, as the frame path found it (end of stream, an error, a malformed stream); the transport reports it once. */
-  lost (peer: number, reason: string, normal: boolean): void
-  stats (): TransportStats
+  lost(peer: number, reason: string, normal: boolean): void
+  stats(): TransportStats
   /** Why peer `peer` was lost as the transport's data path saw it (silence, a closed port), or null. */
-  lossReason? (peer: number): string | null
+  lossReason?(peer: number): string | null
   /** What its kind's `createShared` needs of this transport once it listens (a datagram path's geometry), if anything. */
-  geometry? (): unknown
+  geometry?(): unknown
   /** Takes the frame path's shared memory its kind made for this process (`createShared`), before `connect`. */
-  useShared? (shared: StreamShared): void
+  useShared?(shared: StreamShared): void
 }
 
 /** `FramePath.sleep`: something came (bytes, or a peer's end); the time passed; this path cannot sleep so. */
@@ -128,59 +128,59 @@ export interface FramePath {
   /** Grows whenever room came in a peer's send queue (bytes written, or acknowledged), by any thread. */
   readonly freed: number
   /** Whether `peer`'s queue has room now for a frame of `len` body bytes (after writing what it can, if `write`). */
-  room (peer: number, len: number, write: boolean): boolean
+  room(peer: number, len: number, write: boolean): boolean
   /**
    * Appends a frame for `peer` (copied); 0, or BACKPRESSURE when its queue is full (nothing
    * queued). `dv`, when given, views the same bytes as `u8` at the same offsets (a faster copy).
    */
-  queue (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv?: DataView | null): number
+  queue(peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv?: DataView | null): number
   /**
    * Sends a frame whose body is `headLen` bytes of `head` then `len` bytes of `data` from `off`,
    * writing `data` straight from where it is as far as the connection takes it (the rest is
    * queued, copied). Only when nothing is queued for `peer` and the frame fits the queue: false
    * otherwise, and nothing is sent.
    */
-  sendDirect (peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean
+  sendDirect(peer: number, kind: number, dst: number, head: Uint8Array, headLen: number, data: Uint8Array, off: number, len: number): boolean
   /**
    * The payload bytes (1 … `max`) a frame sent with `sendDirect` to `peer` should carry when a
    * large transfer is cut into such frames, `overhead` bytes of frame before its payload: the size
    * that fills the path's units (a datagram path's datagrams) without a small one left over.
    */
-  directChunk (peer: number, overhead: number, max: number): number
+  directChunk(peer: number, overhead: number, max: number): number
   /** Writes what is queued, as much as the network takes now; returns the bytes still queued (not yet written once). */
-  flush (): number
+  flush(): number
   /** Bytes queued and not yet written. */
-  queued (): number
+  queued(): number
   /**
    * Reads (when `reading`) and hands every whole frame received to `onFrame`, until it refuses one
    * (false: offered again at the next poll). Returns the frames handed over.
    */
-  poll (reading: boolean, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number
+  poll(reading: boolean, onFrame: (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean): number
   /** Bytes (or a datagram) the agent's event loop read from `peer` while it reads: kept for `poll`; false when there is no room now. */
-  ingest (peer: number, chunk: Uint8Array, len: number): boolean
+  ingest(peer: number, chunk: Uint8Array, len: number): boolean
   /** Bytes received from `peer` and not yet handed over as frames (a lost peer is judged once they are). */
-  unparsed (peer: number): number
+  unparsed(peer: number): number
   /** Queues a goodbye for every peer (before a normal close); false while a queue has no room for one (call again). */
-  bye (): boolean
+  bye(): boolean
   /** Counts a frame dropped above the path. */
-  dropped (): void
+  dropped(): void
   /**
    * Sleeps in the kernel until a peer has sent something (or `ms` pass): SLEEP_READY, SLEEP_TIMEOUT,
    * or SLEEP_FAILED where this path cannot (the caller sleeps on its doorbell instead). Called
    * outside the lock, by a process's only task, while it alone reads the connections.
    */
-  sleep (ms: number): number
+  sleep(ms: number): number
   /** Whether `sleep` could wait on the connections now (it watches one socket: one peer's, or the receiving one). */
-  canSleep (): boolean
+  canSleep(): boolean
   /** Runs the path's timers (retransmissions, delayed acknowledgements, keepalives, the peer timeout). */
-  tick (): void
+  tick(): void
   /** Milliseconds until `tick` is due (0: now), or -1 when nothing is timed. */
-  due (): number
+  due(): number
   /**
    * Before a normal close, after the goodbye was queued: sends what is owed to the peers now; true
    * once nothing sent waits to be acknowledged and every peer said goodbye or is gone.
    */
-  settle (): boolean
+  settle(): boolean
 }
 
 /** What the agent's face of a transport is made with (`TransportKind.createTransport`). */
@@ -215,15 +215,15 @@ export interface TransportKind {
   /** Its name (`--transport`, AMLAPI_TRANSPORT, `JobSpec.net.transport`). */
   readonly name: string
   /** The agent's face, for one process of a job. */
-  createTransport (o: TransportOptions): Transport
+  createTransport(o: TransportOptions): Transport
   /** The frame path's shared memory of process `rank` of `procs` (receive and send buffers of `bufBytes` each per peer). */
-  createShared (procs: number, bufBytes: number, rank: number, o: SharedOptions): StreamShared
+  createShared(procs: number, bufBytes: number, rank: number, o: SharedOptions): StreamShared
   /** Bytes a process's frame path may hold at most (what `createShared` makes and what it fills), for sizing a job. */
-  memoryBytes (procs: number, bufBytes: number): number
+  memoryBytes(procs: number, bufBytes: number): number
   /** The frame path over `shared`, in any thread of process `rank`. */
-  createPath (shared: StreamShared, rank: number): FramePath
+  createPath(shared: StreamShared, rank: number): FramePath
   /** The state of peer `peer` in `shared`, as PEER_* flags (layout/stream.ts). */
-  peerFlags (shared: StreamShared, peer: number): number
+  peerFlags(shared: StreamShared, peer: number): number
   /** Sentences saying which of the options given do nothing over this transport (lapirun warns of each). */
-  unusedOptions? (o: { faults: FaultSpec | null, mac: boolean }): string[]
+  unusedOptions?(o: { faults: FaultSpec | null; mac: boolean }): string[]
 }

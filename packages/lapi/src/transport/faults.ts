@@ -21,7 +21,7 @@ export interface FaultSpec {
 const PROBABILITIES = ['drop', 'dup', 'reorder', 'corrupt'] as const
 
 /** Parses a fault SPEC; throws RangeError naming the part that is wrong. An empty text is null (no faults). */
-export function parseFaults (text: string): FaultSpec | null {
+export function parseFaults(text: string): FaultSpec | null {
   if (text.trim() === '') return null
   const f: FaultSpec = { drop: 0, dup: 0, reorder: 0, corrupt: 0, delay: 0, seed: 1 }
   for (const raw of text.split(',')) {
@@ -49,16 +49,18 @@ export function parseFaults (text: string): FaultSpec | null {
 }
 
 /** The first state of a process's generator: the seed mixed with its rank (never 0). */
-export function faultState (seed: number, rank: number): number {
+export function faultState(seed: number, rank: number): number {
   let x = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(rank + 1, 0x85ebca6b)) | 0
   x ^= x >>> 16
   return x === 0 ? 0x6d2b79f5 : x
 }
 
 /** The next value of the xorshift generator whose state is word `at` of `w` (under the network lock): a number in [0, 1). */
-export function nextRandom (w: Int32Array, at: number): number {
+export function nextRandom(w: Int32Array, at: number): number {
   let x = w[at]!
-  x ^= x << 13; x ^= x >>> 17; x ^= x << 5
+  x ^= x << 13
+  x ^= x >>> 17
+  x ^= x << 5
   w[at] = x
   return (x >>> 0) / 4294967296
 }

@@ -27,13 +27,22 @@ const COUNT = 16
 /** Bytes of the I/O page before which its users (the I/O vectors, the count) lie: a caller's scratch may follow. */
 export const IO_RESERVED = 64
 
-function leb (n: number): number[] {
+function leb(n: number): number[] {
   const b: number[] = []
-  do { let x = n & 0x7f; n >>>= 7; if (n !== 0) x |= 0x80; b.push(x) } while (n !== 0)
+  do {
+    let x = n & 0x7f
+    n >>>= 7
+    if (n !== 0) x |= 0x80
+    b.push(x)
+  } while (n !== 0)
   return b
 }
-function name (s: string): number[] { return [s.length, ...Array.from(s, (c) => c.charCodeAt(0))] }
-function section (id: number, body: number[]): number[] { return [id, ...leb(body.length), ...body] }
+function name(s: string): number[] {
+  return [s.length, ...Array.from(s, (c) => c.charCodeAt(0))]
+}
+function section(id: number, body: number[]): number[] {
+  return [id, ...leb(body.length), ...body]
+}
 
 /**
  * The module each instance is: it imports a shared memory of `pages` pages ("env" "memory"),
@@ -68,42 +77,191 @@ function section (id: number, body: number[]): number[] { return [id, ...leb(bod
  *         (br 0)))
  *       (v128.store (local.get $st) (local.get $a)) (v128.store offset=16 (local.get $st) (local.get $b))))
  */
-function moduleBytes (pages: number): Uint8Array {
+function moduleBytes(pages: number): Uint8Array {
   const imports = [1, ...name('env'), ...name('memory'), 0x02, 0x03, ...leb(pages), ...leb(pages)]
   const exports = [3, ...name('memory'), 0x02, 0, ...name('_initialize'), 0x00, 0, ...name('sum4'), 0x00, 1]
   const V = 0xfd
   const ADD = [V, 0xae, 0x01] // i32x4.add
   const load = (off: number): number[] => [0x20, 0, V, 0x00, 0, ...leb(off)] // v128.load offset=off ($at)
   const sum4 = [
-    3, 2, 0x7b, 1, 0x7f, 4, 0x7b, // locals: 2 v128 ($a $b: 3, 4), 1 i32 ($end: 5), 4 v128 ($p1..$p4: 6..9)
-    0x20, 2, V, 0x00, 0, 0, 0x21, 3, // $a = v128.load($st)
-    0x20, 2, V, 0x00, 0, 16, 0x21, 4, // $b = v128.load offset=16 ($st)
-    0x20, 0, 0x20, 1, 0x41, 0x40, 0x71, 0x6a, 0x21, 5, // $end = $at + ($n & -64)
-    0x02, 0x40, 0x03, 0x40, // block, loop: four blocks a round
-    0x20, 0, 0x20, 5, 0x4f, 0x0d, 1, // br_if 1 ($at >= $end)
-    ...load(0), 0x21, 6, // $p1 = load($at)
-    0x20, 6, ...load(16), ...ADD, 0x21, 7, // $p2 = $p1 + load($at + 16)
-    0x20, 7, ...load(32), ...ADD, 0x21, 8, // $p3 = $p2 + load($at + 32)
-    0x20, 8, ...load(48), ...ADD, 0x21, 9, // $p4 = $p3 + load($at + 48)
-    0x20, 4, 0x20, 3, 0x41, 2, V, 0xab, 0x01, // $b, $a << 2
-    0x20, 6, 0x20, 7, ...ADD, 0x20, 8, 0x20, 9, ...ADD, ...ADD, // ($p1 + $p2) + ($p3 + $p4)
-    ...ADD, ...ADD, 0x21, 4, // $b = $b + (($a << 2) + that)
-    0x20, 3, 0x20, 9, ...ADD, 0x21, 3, // $a = $a + $p4
-    0x20, 0, 0x41, 0xc0, 0x00, 0x6a, 0x21, 0, // $at += 64
-    0x0c, 0, 0x0b, 0x0b, // br 0, end loop, end block
-    0x20, 5, 0x20, 1, 0x41, 0x30, 0x71, 0x6a, 0x21, 5, // $end += $n & 48
-    0x02, 0x40, 0x03, 0x40, // block, loop: the last blocks one at a time
-    0x20, 0, 0x20, 5, 0x4f, 0x0d, 1, // br_if 1 ($at >= $end)
-    0x20, 3, ...load(0), ...ADD, 0x22, 3, // $a = $a + load($at) (tee)
-    0x20, 4, ...ADD, 0x21, 4, // $b = $a + $b
-    0x20, 0, 0x41, 16, 0x6a, 0x21, 0, // $at += 16
-    0x0c, 0, 0x0b, 0x0b, // br 0, end loop, end block
-    0x20, 2, 0x20, 3, V, 0x0b, 0, 0, // v128.store($st, $a)
-    0x20, 2, 0x20, 4, V, 0x0b, 0, 16, // v128.store offset=16 ($st, $b)
+    3,
+    2,
+    0x7b,
+    1,
+    0x7f,
+    4,
+    0x7b, // locals: 2 v128 ($a $b: 3, 4), 1 i32 ($end: 5), 4 v128 ($p1..$p4: 6..9)
+    0x20,
+    2,
+    V,
+    0x00,
+    0,
+    0,
+    0x21,
+    3, // $a = v128.load($st)
+    0x20,
+    2,
+    V,
+    0x00,
+    0,
+    16,
+    0x21,
+    4, // $b = v128.load offset=16 ($st)
+    0x20,
+    0,
+    0x20,
+    1,
+    0x41,
+    0x40,
+    0x71,
+    0x6a,
+    0x21,
+    5, // $end = $at + ($n & -64)
+    0x02,
+    0x40,
+    0x03,
+    0x40, // block, loop: four blocks a round
+    0x20,
+    0,
+    0x20,
+    5,
+    0x4f,
+    0x0d,
+    1, // br_if 1 ($at >= $end)
+    ...load(0),
+    0x21,
+    6, // $p1 = load($at)
+    0x20,
+    6,
+    ...load(16),
+    ...ADD,
+    0x21,
+    7, // $p2 = $p1 + load($at + 16)
+    0x20,
+    7,
+    ...load(32),
+    ...ADD,
+    0x21,
+    8, // $p3 = $p2 + load($at + 32)
+    0x20,
+    8,
+    ...load(48),
+    ...ADD,
+    0x21,
+    9, // $p4 = $p3 + load($at + 48)
+    0x20,
+    4,
+    0x20,
+    3,
+    0x41,
+    2,
+    V,
+    0xab,
+    0x01, // $b, $a << 2
+    0x20,
+    6,
+    0x20,
+    7,
+    ...ADD,
+    0x20,
+    8,
+    0x20,
+    9,
+    ...ADD,
+    ...ADD, // ($p1 + $p2) + ($p3 + $p4)
+    ...ADD,
+    ...ADD,
+    0x21,
+    4, // $b = $b + (($a << 2) + that)
+    0x20,
+    3,
+    0x20,
+    9,
+    ...ADD,
+    0x21,
+    3, // $a = $a + $p4
+    0x20,
+    0,
+    0x41,
+    0xc0,
+    0x00,
+    0x6a,
+    0x21,
+    0, // $at += 64
+    0x0c,
+    0,
+    0x0b,
+    0x0b, // br 0, end loop, end block
+    0x20,
+    5,
+    0x20,
+    1,
+    0x41,
+    0x30,
+    0x71,
+    0x6a,
+    0x21,
+    5, // $end += $n & 48
+    0x02,
+    0x40,
+    0x03,
+    0x40, // block, loop: the last blocks one at a time
+    0x20,
+    0,
+    0x20,
+    5,
+    0x4f,
+    0x0d,
+    1, // br_if 1 ($at >= $end)
+    0x20,
+    3,
+    ...load(0),
+    ...ADD,
+    0x22,
+    3, // $a = $a + load($at) (tee)
+    0x20,
+    4,
+    ...ADD,
+    0x21,
+    4, // $b = $a + $b
+    0x20,
+    0,
+    0x41,
+    16,
+    0x6a,
+    0x21,
+    0, // $at += 16
+    0x0c,
+    0,
+    0x0b,
+    0x0b, // br 0, end loop, end block
+    0x20,
+    2,
+    0x20,
+    3,
+    V,
+    0x0b,
+    0,
+    0, // v128.store($st, $a)
+    0x20,
+    2,
+    0x20,
+    4,
+    V,
+    0x0b,
+    0,
+    16, // v128.store offset=16 ($st, $b)
     0x0b,
   ]
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    1,
+    0,
+    0,
+    0,
     ...section(1, [2, 0x60, 0, 0, 0x60, 3, 0x7f, 0x7f, 0x7f, 0]), // type 0: [] -> [], type 1: [i32 i32 i32] -> []
     ...section(2, imports),
     ...section(3, [2, 0, 1]), // function 0 has type 0, function 1 type 1
@@ -118,7 +276,7 @@ function moduleBytes (pages: number): Uint8Array {
  * what it warns of does not concern the two calls made here on descriptors of our own.
  */
 let wasiClass: typeof WASI | null = null
-function wasiOf (): typeof WASI {
+function wasiOf(): typeof WASI {
   if (wasiClass !== null) return wasiClass
   const emit = process.emitWarning
   process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]): void {
@@ -137,7 +295,7 @@ function wasiOf (): typeof WASI {
 type WasiCall = (fd: number, iovs: number, iovsLen: number, result: number) => number
 
 /** The WASI calls of an instance over memory `mem` whose WASI descriptors 0, 1 and 2 are the given ones. */
-function wasiCalls (mem: WasmMemory, mod: object, stdin: number, stdout: number, stderr: number): Record<string, unknown> {
+function wasiCalls(mem: WasmMemory, mod: object, stdin: number, stdout: number, stderr: number): Record<string, unknown> {
   const wasi = new (wasiOf())({ version: 'preview1', stdin, stdout, stderr })
   wasi.initialize(new Wasm!.Instance(mod, { env: { memory: mem } }))
   return wasi.wasiImport
@@ -150,7 +308,7 @@ export class FdEnd {
   private readonly fdRead: WasiCall
   private readonly fdWrite: WasiCall
 
-  constructor (fd: number, mem: WasmMemory, mod: object) {
+  constructor(fd: number, mem: WasmMemory, mod: object) {
     this.fd = fd
     this.dv = new DataView(mem.buffer, 0, IO_SCRATCH_BYTES)
     const calls = wasiCalls(mem, mod, fd, fd, 2) as Record<string, WasiCall>
@@ -159,18 +317,26 @@ export class FdEnd {
   }
 
   /** Reads at most `len` bytes into the memory at `off`: the bytes read (0: end of stream), IO_AGAIN, or -(2 + WASI errno). */
-  read (off: number, len: number): number { return this.call(this.fdRead, 0, off, len) }
+  read(off: number, len: number): number {
+    return this.call(this.fdRead, 0, off, len)
+  }
 
   /** Writes `len` bytes of the memory from `off`: the bytes written, IO_AGAIN, or -(2 + WASI errno). */
-  write (off: number, len: number): number { return this.call(this.fdWrite, 1, off, len) }
+  write(off: number, len: number): number {
+    return this.call(this.fdWrite, 1, off, len)
+  }
 
   /** Writes `len1` bytes of the memory from `off1` then `len2` from `off2` in one call (one datagram): as `write`. */
-  write2 (off1: number, len1: number, off2: number, len2: number): number { return this.call2(this.fdWrite, 1, off1, len1, off2, len2) }
+  write2(off1: number, len1: number, off2: number, len2: number): number {
+    return this.call2(this.fdWrite, 1, off1, len1, off2, len2)
+  }
 
   /** Reads one datagram (or bytes) into `len1` bytes at `off1`, the rest into `len2` at `off2`: as `read`. */
-  read2 (off1: number, len1: number, off2: number, len2: number): number { return this.call2(this.fdRead, 0, off1, len1, off2, len2) }
+  read2(off1: number, len1: number, off2: number, len2: number): number {
+    return this.call2(this.fdRead, 0, off1, len1, off2, len2)
+  }
 
-  private call2 (f: WasiCall, wfd: number, off1: number, len1: number, off2: number, len2: number): number {
+  private call2(f: WasiCall, wfd: number, off1: number, len1: number, off2: number, len2: number): number {
     const dv = this.dv
     dv.setUint32(IOV, off1, true)
     dv.setUint32(IOV + 4, len1, true)
@@ -181,7 +347,7 @@ export class FdEnd {
     return rc === WASI_AGAIN || rc === WASI_INTR ? IO_AGAIN : -2 - rc
   }
 
-  private call (f: WasiCall, wfd: number, off: number, len: number): number {
+  private call(f: WasiCall, wfd: number, off: number, len: number): number {
     const dv = this.dv
     dv.setUint32(IOV, off, true)
     dv.setUint32(IOV + 4, len, true)
@@ -215,7 +381,7 @@ export class FdPoll {
   private readonly dv: DataView
   private readonly poll: PollCall
 
-  constructor (fd: number, mem: WasmMemory, mod: object) {
+  constructor(fd: number, mem: WasmMemory, mod: object) {
     this.fd = fd
     this.dv = new DataView(mem.buffer, 0, IO_SCRATCH_BYTES)
     this.poll = (wasiCalls(mem, mod, fd, fd, 2) as Record<string, PollCall>).poll_oneoff!
@@ -229,7 +395,7 @@ export class FdPoll {
   }
 
   /** Sleeps until the descriptor has something to read or `ms` pass: SLEEP_READY, SLEEP_TIMEOUT or SLEEP_FAILED. */
-  wait (ms: number): number {
+  wait(ms: number): number {
     const dv = this.dv
     const clock = POLL_SUBS + SUB_BYTES
     const ns = Math.max(0, Math.floor(ms * 1e6))
@@ -253,18 +419,22 @@ export class FdIo {
   private readonly mem: WasmMemory
   private readonly mod: object
 
-  constructor (mem: WasmMemory, pages: number) {
+  constructor(mem: WasmMemory, pages: number) {
     this.mem = mem
     this.mod = new Wasm!.Module(moduleBytes(pages))
   }
 
-  end (fd: number): FdEnd { return new FdEnd(fd, this.mem, this.mod) }
+  end(fd: number): FdEnd {
+    return new FdEnd(fd, this.mem, this.mod)
+  }
 
   /** An FdPoll on `fd` (throws where WASI cannot be had). */
-  poller (fd: number): FdPoll { return new FdPoll(fd, this.mem, this.mod) }
+  poller(fd: number): FdPoll {
+    return new FdPoll(fd, this.mem, this.mod)
+  }
 
   /** The module's `sum4` over the memory (throws where the engine refuses its SIMD code). */
-  sum4 (): Sum4 {
+  sum4(): Sum4 {
     const inst = new Wasm!.Instance(this.mod, { env: { memory: this.mem } })
     return (inst as { exports: { sum4: Sum4 } }).exports.sum4
   }

@@ -8,14 +8,30 @@
  */
 import { WORD_COPY, copyBuf, copySmall } from '../base/copy.js'
 import { IO_SCRATCH_BYTES } from './fd-io.js'
-import { SP_FLAGS, PEER_BASE, PEER_BYE, PEER_MALFORMED, PEER_WORDS, SP_RX_END, SP_RX_START, S_FRAMES_DROPPED, S_FRAMES_RECEIVED, S_FRAMES_SENT, SP_TX_END, SP_TX_START, type StreamShared } from '../layout/stream.js'
+import {
+  SP_FLAGS,
+  PEER_BASE,
+  PEER_BYE,
+  PEER_MALFORMED,
+  PEER_WORDS,
+  SP_RX_END,
+  SP_RX_START,
+  S_FRAMES_DROPPED,
+  S_FRAMES_RECEIVED,
+  S_FRAMES_SENT,
+  SP_TX_END,
+  SP_TX_START,
+  type StreamShared,
+} from '../layout/stream.js'
 import { FRAME_BYE, FRAME_CONTROL, FRAME_HEADER_BYTES, FRAME_PACKET, FRAME_VERSION, type FramePath } from './contract.js'
 
 /** The body of a goodbye, and what a writev array holds between writes (no view of a frame kept). */
 export const NO_BYTES = new Uint8Array(0)
 
 /** Where peer `p`'s receive buffer starts in the memory (its send buffer follows it). */
-export function rxAt (s: StreamShared, p: number): number { return IO_SCRATCH_BYTES + p * (s.cap + s.txCap) }
+export function rxAt(s: StreamShared, p: number): number {
+  return IO_SCRATCH_BYTES + p * (s.cap + s.txCap)
+}
 
 /** What a frame path hands a whole frame to (`FramePath.poll`). */
 export type OnFrame = (peer: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number) => boolean
@@ -38,7 +54,7 @@ export class FrameBuffers {
   /** Peers this thread queued a goodbye for. */
   private readonly byeQueued: Uint8Array
 
-  constructor (s: StreamShared, self: number) {
+  constructor(s: StreamShared, self: number) {
     this.w = new Int32Array(s.words)
     this.st = new Float64Array(s.stats)
     const buf = s.mem.buffer
@@ -48,7 +64,10 @@ export class FrameBuffers {
     this.self = self
     this.rxAt = new Int32Array(s.procs)
     this.txAt = new Int32Array(s.procs)
-    this.rx = []; this.tx = []; this.rxv = []; this.txv = []
+    this.rx = []
+    this.tx = []
+    this.rxv = []
+    this.txv = []
     for (let p = 0; p < s.procs; p++) {
       this.rxAt[p] = rxAt(s, p)
       this.txAt[p] = rxAt(s, p) + s.cap
@@ -61,15 +80,24 @@ export class FrameBuffers {
   }
 
   /** Word `f` (SP_FD, SP_FLAGS, …) of peer `p`. */
-  word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
+  word(p: number, f: number): number {
+    return PEER_BASE + PEER_WORDS * p + f
+  }
 
   // ─────────────────────────────── out ───────────────────────────────
 
   /** Moves peer `p`'s queued bytes to the front of its send buffer; returns where they end. */
-  compactTx (p: number): number {
-    const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
-    const start = this.w[ws]!; let end = this.w[we]!
-    if (start > 0) { this.tx[p]!.copyWithin(0, start, end); end -= start; this.w[ws] = 0; this.w[we] = end }
+  compactTx(p: number): number {
+    const ws = this.word(p, SP_TX_START)
+    const we = this.word(p, SP_TX_END)
+    const start = this.w[ws]!
+    let end = this.w[we]!
+    if (start > 0) {
+      this.tx[p]!.copyWithin(0, start, end)
+      end -= start
+      this.w[ws] = 0
+      this.w[we] = end
+    }
     return end
   }
 
@@ -77,11 +105,20 @@ export class FrameBuffers {
    * Writes a frame (copied: `len` body bytes of `u8` from `off`; `dv`, when given, views them) at
    * `end` of `peer`'s send buffer, where its queue ends and it has room, and queues it.
    */
-  put (peer: number, end: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null): void {
+  put(peer: number, end: number, kind: number, dst: number, u8: Uint8Array, off: number, len: number, dv: DataView | null): void {
     const b = this.tx[peer]!
-    b[end] = len & 0xff; b[end + 1] = (len >>> 8) & 0xff; b[end + 2] = (len >>> 16) & 0xff; b[end + 3] = len >>> 24
-    b[end + 4] = FRAME_VERSION; b[end + 5] = kind; b[end + 6] = 0; b[end + 7] = 0
-    b[end + 8] = dst & 0xff; b[end + 9] = (dst >>> 8) & 0xff; b[end + 10] = (dst >>> 16) & 0xff; b[end + 11] = dst >>> 24
+    b[end] = len & 0xff
+    b[end + 1] = (len >>> 8) & 0xff
+    b[end + 2] = (len >>> 16) & 0xff
+    b[end + 3] = len >>> 24
+    b[end + 4] = FRAME_VERSION
+    b[end + 5] = kind
+    b[end + 6] = 0
+    b[end + 7] = 0
+    b[end + 8] = dst & 0xff
+    b[end + 9] = (dst >>> 8) & 0xff
+    b[end + 10] = (dst >>> 16) & 0xff
+    b[end + 11] = dst >>> 24
     const d = end + FRAME_HEADER_BYTES
     if (len <= WORD_COPY) copySmall(this.txv[peer]!, b, d, dv, u8, off, len)
     else copyBuf(b, d, u8, off, len, false)
@@ -90,14 +127,23 @@ export class FrameBuffers {
   }
 
   /** Writes the header of a frame of `len` body bytes at `at` of `b` (`put` writes its own, the same). */
-  frameHeader (b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
-    b[at] = len & 0xff; b[at + 1] = (len >>> 8) & 0xff; b[at + 2] = (len >>> 16) & 0xff; b[at + 3] = len >>> 24
-    b[at + 4] = FRAME_VERSION; b[at + 5] = kind; b[at + 6] = 0; b[at + 7] = 0
-    b[at + 8] = dst & 0xff; b[at + 9] = (dst >>> 8) & 0xff; b[at + 10] = (dst >>> 16) & 0xff; b[at + 11] = dst >>> 24
+  frameHeader(b: Uint8Array, at: number, len: number, kind: number, dst: number): void {
+    b[at] = len & 0xff
+    b[at + 1] = (len >>> 8) & 0xff
+    b[at + 2] = (len >>> 16) & 0xff
+    b[at + 3] = len >>> 24
+    b[at + 4] = FRAME_VERSION
+    b[at + 5] = kind
+    b[at + 6] = 0
+    b[at + 7] = 0
+    b[at + 8] = dst & 0xff
+    b[at + 9] = (dst >>> 8) & 0xff
+    b[at + 10] = (dst >>> 16) & 0xff
+    b[at + 11] = dst >>> 24
   }
 
   /** Queues a goodbye with `path` for every open peer not sent one yet; false while a queue has no room for it. */
-  bye (path: FramePath): boolean {
+  bye(path: FramePath): boolean {
     let all = true
     for (let p = 0; p < this.peers; p++) {
       if (p === this.self || this.byeQueued[p] === 1) continue
@@ -113,15 +159,22 @@ export class FrameBuffers {
    * Where in peer `p`'s receive buffer `len` more bytes go (moving what waits to its start if that
    * makes the room), or -1 when it has no room for them.
    */
-  rxRoom (p: number, len: number): number {
-    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
-    const start = this.w[rs]!; let end = this.w[re]!
-    if (end + len > this.cap && start > 0) { this.rx[p]!.copyWithin(0, start, end); end -= start; this.w[rs] = 0; this.w[re] = end }
+  rxRoom(p: number, len: number): number {
+    const rs = this.word(p, SP_RX_START)
+    const re = this.word(p, SP_RX_END)
+    const start = this.w[rs]!
+    let end = this.w[re]!
+    if (end + len > this.cap && start > 0) {
+      this.rx[p]!.copyWithin(0, start, end)
+      end -= start
+      this.w[rs] = 0
+      this.w[re] = end
+    }
     return end + len > this.cap ? -1 : end
   }
 
   /** Bytes received from peer `p` and not yet handed over as frames. */
-  unparsed (p: number): number {
+  unparsed(p: number): number {
     return this.w[this.word(p, SP_RX_END)]! - this.w[this.word(p, SP_RX_START)]!
   }
 
@@ -130,8 +183,9 @@ export class FrameBuffers {
    * it stays for the next call); a goodbye sets `byeFlags` in the peer's SP_FLAGS. Returns the frames
    * handed over.
    */
-  parse (p: number, onFrame: OnFrame, byeFlags: number): number {
-    const rs = this.word(p, SP_RX_START); const re = this.word(p, SP_RX_END)
+  parse(p: number, onFrame: OnFrame, byeFlags: number): number {
+    const rs = this.word(p, SP_RX_START)
+    const re = this.word(p, SP_RX_END)
     const b = this.rx[p]!
     const dv = this.rxv[p]!
     let at = this.w[rs]!
@@ -165,10 +219,15 @@ export class FrameBuffers {
       at += FRAME_HEADER_BYTES + len
     }
     this.w[rs] = at
-    if (at === end) { this.w[rs] = 0; this.w[re] = 0 }
+    if (at === end) {
+      this.w[rs] = 0
+      this.w[re] = 0
+    }
     return n
   }
 
   /** Counts a frame dropped above the path (a packet the engine refused as malformed). */
-  dropped (): void { this.st[S_FRAMES_DROPPED]!++ }
+  dropped(): void {
+    this.st[S_FRAMES_DROPPED]!++
+  }
 }

@@ -4,7 +4,17 @@
  * rings every packet is delivered through and the packet header layout. Not for applications.
  */
 export { RingReader, RingWriter, type OutRing } from './ring.js'
-export { createInbox, netRingAt, netRingGeometry, ringGeometry, NET_RING_SLOTS, RING_HEADER_BYTES, SLOT_PACKET, SLOT_STAMP_BYTES, type RingGeometry } from '../layout/ring.js'
+export {
+  createInbox,
+  netRingAt,
+  netRingGeometry,
+  ringGeometry,
+  NET_RING_SLOTS,
+  RING_HEADER_BYTES,
+  SLOT_PACKET,
+  SLOT_STAMP_BYTES,
+  type RingGeometry,
+} from '../layout/ring.js'
 export { isPageAligned, pageAlignedShared } from '../layout/memory.js'
 export * from './packet.js'
 export * from './contract.js'

@@ -13,7 +13,7 @@ const packr = new Packr({ useRecords: false, moreTypes: false, structuredClone: 
 /** Longest control message accepted (a larger length prefix is a broken or hostile stream). */
 export const MAX_MESSAGE_BYTES = 16 << 20
 
-export function encodeMessage (msg: unknown): Buffer {
+export function encodeMessage(msg: unknown): Buffer {
   const body = packr.pack(msg)
   const out = Buffer.allocUnsafe(4 + body.length)
   out.writeUInt32LE(body.length, 0)
@@ -22,11 +22,11 @@ export function encodeMessage (msg: unknown): Buffer {
 }
 
 /** A message's msgpack body, without the length prefix (a datagram carries its own length). */
-export function encodeBody (msg: unknown): Buffer {
+export function encodeBody(msg: unknown): Buffer {
   return packr.pack(msg)
 }
 
-export function decodeBody (body: Uint8Array): unknown {
+export function decodeBody(body: Uint8Array): unknown {
   return packr.unpack(body)
 }
 
@@ -40,12 +40,22 @@ const FLAT_ENTRIES = 16
  * maps, floats, extensions: what a general decoder may spend milliseconds on) throws. Linear in the
  * body, which must be read whole.
  */
-export function decodeFlat (body: Uint8Array): Record<string, unknown> {
+export function decodeFlat(body: Uint8Array): Record<string, unknown> {
   const dv = new DataView(body.buffer, body.byteOffset, body.byteLength)
   let at = 0
-  const need = (n: number): void => { if (at + n > body.length) throw new Error('a truncated message') }
-  const byte = (): number => { need(1); return body[at++]! }
-  const bytes = (n: number): Uint8Array => { need(n); const b = body.subarray(at, at + n); at += n; return b }
+  const need = (n: number): void => {
+    if (at + n > body.length) throw new Error('a truncated message')
+  }
+  const byte = (): number => {
+    need(1)
+    return body[at++]!
+  }
+  const bytes = (n: number): Uint8Array => {
+    need(n)
+    const b = body.subarray(at, at + n)
+    at += n
+    return b
+  }
   const text = (n: number): string => Buffer.from(bytes(n)).toString('utf8')
   const value = (): unknown => {
     const b = byte()
@@ -53,24 +63,50 @@ export function decodeFlat (body: Uint8Array): Record<string, unknown> {
     if (b >= 0xe0) return b - 0x100
     if (b >= 0xa0 && b <= 0xbf) return text(b & 0x1f)
     switch (b) {
-      case 0xc0: return null
-      case 0xc2: return false
-      case 0xc3: return true
-      case 0xc4: return Buffer.from(bytes(byte()))
-      case 0xd9: return text(byte())
-      case 0xcc: return byte()
-      case 0xcd: need(2); at += 2; return dv.getUint16(at - 2)
-      case 0xce: need(4); at += 4; return dv.getUint32(at - 4)
-      case 0xd0: need(1); at += 1; return dv.getInt8(at - 1)
-      case 0xd1: need(2); at += 2; return dv.getInt16(at - 2)
-      case 0xd2: need(4); at += 4; return dv.getInt32(at - 4)
-      default: throw new Error(`a value of msgpack type 0x${b.toString(16)} (not taken before the key is proved)`)
+      case 0xc0:
+        return null
+      case 0xc2:
+        return false
+      case 0xc3:
+        return true
+      case 0xc4:
+        return Buffer.from(bytes(byte()))
+      case 0xd9:
+        return text(byte())
+      case 0xcc:
+        return byte()
+      case 0xcd:
+        need(2)
+        at += 2
+        return dv.getUint16(at - 2)
+      case 0xce:
+        need(4)
+        at += 4
+        return dv.getUint32(at - 4)
+      case 0xd0:
+        need(1)
+        at += 1
+        return dv.getInt8(at - 1)
+      case 0xd1:
+        need(2)
+        at += 2
+        return dv.getInt16(at - 2)
+      case 0xd2:
+        need(4)
+        at += 4
+        return dv.getInt32(at - 4)
+      default:
+        throw new Error(`a value of msgpack type 0x${b.toString(16)} (not taken before the key is proved)`)
     }
   }
   const head = byte()
   let n: number
   if (head >= 0x80 && head <= 0x8f) n = head & 0x0f
-  else if (head === 0xde) { need(2); n = dv.getUint16(at); at += 2 } else throw new Error('not a map')
+  else if (head === 0xde) {
+    need(2)
+    n = dv.getUint16(at)
+    at += 2
+  } else throw new Error('not a map')
   if (n > FLAT_ENTRIES) throw new Error(`a map of ${n} entries`)
   const m: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (let i = 0; i < n; i++) {
@@ -102,7 +138,7 @@ export interface MessageReader {
  * messages are small flat maps, `decodeFlat`, until it proves the key and `setLimit` raises it) or
  * a body that does not decode is `onError`'s, and reading stops. Buffering is linear: a message's chunks are joined once, when all of it is there.
  */
-export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onError: (why: string) => void, maxBytes = PRE_AUTH_MAX_BYTES): MessageReader {
+export function readMessages(sock: Socket, onMessage: (m: unknown) => void, onError: (why: string) => void, maxBytes = PRE_AUTH_MAX_BYTES): MessageReader {
   let limit = maxBytes
   // (a stranger's messages are flat maps: `decodeFlat`, until the peer is known)
   let decode: (b: Uint8Array) => unknown = maxBytes <= PRE_AUTH_MAX_BYTES ? decodeFlat : decodeBody
@@ -111,7 +147,11 @@ export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onE
   let stopped = false
   /** All buffered bytes as one buffer (joined once; kept as the only chunk). */
   const joined = (): Buffer => {
-    if (chunks.length > 1) { const b = Buffer.concat(chunks, have); chunks.length = 0; chunks.push(b) }
+    if (chunks.length > 1) {
+      const b = Buffer.concat(chunks, have)
+      chunks.length = 0
+      chunks.push(b)
+    }
     return chunks[0] ?? Buffer.alloc(0)
   }
   /** The 4-byte length prefix, read across chunks. */
@@ -123,7 +163,8 @@ export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onE
   const fail = (why: string): void => {
     stopped = true
     sock.off('data', onData)
-    chunks.length = 0; have = 0
+    chunks.length = 0
+    have = 0
     onError(why)
   }
   const onData = (chunk: Buffer): void => {
@@ -132,7 +173,10 @@ export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onE
     have += chunk.length
     while (!stopped && have >= 4) {
       const n = prefix()
-      if (n > limit) { fail(`a control message of ${n} bytes (at most ${limit} here)`); return }
+      if (n > limit) {
+        fail(`a control message of ${n} bytes (at most ${limit} here)`)
+        return
+      }
       if (have < 4 + n) break
       const buf = joined()
       const body = buf.subarray(4, 4 + n)
@@ -157,11 +201,14 @@ export function readMessages (sock: Socket, onMessage: (m: unknown) => void, onE
       sock.off('data', onData)
       return joined()
     },
-    setLimit: (bytes: number) => { limit = bytes; if (bytes > PRE_AUTH_MAX_BYTES) decode = decodeBody },
+    setLimit: (bytes: number) => {
+      limit = bytes
+      if (bytes > PRE_AUTH_MAX_BYTES) decode = decodeBody
+    },
   }
 }
 
 /** A field of a decoded message, when the message is an object. */
-export function field (m: unknown, k: string): unknown {
+export function field(m: unknown, k: string): unknown {
   return m !== null && typeof m === 'object' ? (m as Record<string, unknown>)[k] : undefined
 }

@@ -91,7 +91,7 @@ export const BODY_PACKET = SLOT_PACKET - SLOT_STAMP_BYTES
  * Bytes of the slot body at `off` that carry its packet (either format), as its sender wrote them:
  * what travels when the packet crosses the network. More than the slot holds means a bad packet.
  */
-export function packetBodyBytes (dv: DataView, off: number): number {
+export function packetBodyBytes(dv: DataView, off: number): number {
   const w0 = dv.getUint32(off, true)
   if (w0 === (PACKET_VERSION | (T_AM_SHORT << 8))) return SHORT_HEADER_BYTES + (dv.getUint32(off + 8, true) & 0xffff)
   if (w0 === (PACKET_VERSION | (T_AM_BARE << 8))) return BARE_HEADER_BYTES + (dv.getUint32(off + 8, true) & 0xffff)
@@ -103,7 +103,17 @@ export function packetBodyBytes (dv: DataView, off: number): number {
  * fields zeroed, for the caller to fill): what the network paths write (the active-message paths
  * write their own, field by field, on their hot paths).
  */
-export function writePacketHeader (dv: DataView, off: number, type: number, flags: number, src: number, len: number, id: number, offset: number, msgLen: number): void {
+export function writePacketHeader(
+  dv: DataView,
+  off: number,
+  type: number,
+  flags: number,
+  src: number,
+  len: number,
+  id: number,
+  offset: number,
+  msgLen: number,
+): void {
   dv.setUint8(off + P_VERSION, PACKET_VERSION)
   dv.setUint8(off + P_TYPE, type)
   dv.setUint16(off + P_FLAGS, flags, true)

@@ -16,22 +16,22 @@ const TRANSPORTS: Readonly<Record<string, TransportKind>> = {
 export const DEFAULT_TRANSPORT = tcp.name
 
 /** The names of the transports, in the registry's order. */
-export function transportNames (): string[] {
+export function transportNames(): string[] {
   return Object.keys(TRANSPORTS)
 }
 
 /** Whether `name` names a transport. */
-export function isTransport (name: string): boolean {
+export function isTransport(name: string): boolean {
   return Object.hasOwn(TRANSPORTS, name)
 }
 
 /** The names as a sentence's list: "a, b or c". */
-export function transportList (names: string[] = transportNames()): string {
+export function transportList(names: string[] = transportNames()): string {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]!}`
 }
 
 /** The transport named `name`; throws RangeError naming the known ones otherwise. */
-export function transportKind (name: string): TransportKind {
+export function transportKind(name: string): TransportKind {
   if (!isTransport(name)) throw new RangeError(`unknown transport ${name}: ${transportList()}`)
   return TRANSPORTS[name]!
 }

@@ -5,7 +5,7 @@
 import { RING_HEAD, RING_HEADER_BYTES, RING_LANDED, RING_TAIL, SLOT_STAMP_BYTES, type RingGeometry } from '../layout/ring.js'
 
 /** One set of views per inbox, shared by all ends of its rings (so a packet's memory is one array). */
-const inboxViews = new WeakMap<SharedArrayBuffer, { u8: Uint8Array, dv: DataView, i32: Int32Array }>()
+const inboxViews = new WeakMap<SharedArrayBuffer, { u8: Uint8Array; dv: DataView; i32: Int32Array }>()
 
 /** What both ends of a ring know: its views and where its words and slots are. */
 abstract class RingEnd {
@@ -34,7 +34,7 @@ abstract class RingEnd {
   protected readonly slotWords: number
 
   /** Ring `ring` of `inbox`, or the ring of geometry `g` at byte `at` (an inbox's network ring: `netRingAt`). */
-  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
+  constructor(inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
     const base = at
     let v = inboxViews.get(inbox)
     if (v === undefined) {
@@ -64,14 +64,14 @@ export interface OutRing {
   readonly u8: Uint8Array
   readonly dv: DataView
   readonly i32: Int32Array
-  reserve (): number
-  publish (): void
+  reserve(): number
+  publish(): void
   readonly published: number
-  pending (): number
+  pending(): number
   /** Slots of the ring (it is full when `pending()` reaches them). */
   readonly slots: number
-  markSent (): void
-  outstanding (): number
+  markSent(): void
+  outstanding(): number
 }
 
 /** The sending end of one ring. */
@@ -83,7 +83,7 @@ export class RingWriter extends RingEnd implements OutRing {
   /** Messages sent on this ring (for the fence; counted by the sender, see `markSent`). */
   private sent = 0
 
-  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
+  constructor(inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
     super(inbox, g, ring, at)
     this.slots = g.slots
     this.next = Atomics.load(this.i32, this.head)
@@ -95,7 +95,7 @@ export class RingWriter extends RingEnd implements OutRing {
    * Byte offset (in the inbox) of the body of the next free slot (its STAMP word is just before:
    * the body has slotBytes - SLOT_STAMP_BYTES bytes), or -1 when the ring is full.
    */
-  reserve (): number {
+  reserve(): number {
     if (((this.next - this.seenTail) | 0) >= this.slots) {
       this.seenTail = Atomics.load(this.i32, this.tail)
       if (((this.next - this.seenTail) | 0) >= this.slots) return -1
@@ -104,19 +104,21 @@ export class RingWriter extends RingEnd implements OutRing {
   }
 
   /** Packets published on this ring so far (free-running; this end's own count, no memory read). */
-  get published (): number { return this.next }
+  get published(): number {
+    return this.next
+  }
 
   /**
    * Takes the ring's positions from memory: for a ring several threads write in turn, one at a
    * time (the network rings, under the process's network lock), after another one wrote.
    */
-  resync (): void {
+  resync(): void {
     this.next = Atomics.load(this.i32, this.head)
     this.seenTail = Atomics.load(this.i32, this.tail)
   }
 
   /** Publishes the slot `reserve()` returned (stores its STAMP): the consumer may now see it. */
-  publish (): void {
+  publish(): void {
     const k = this.next
     const n = (k + 1) | 0
     this.next = n
@@ -125,19 +127,21 @@ export class RingWriter extends RingEnd implements OutRing {
   }
 
   /** Packets published and not yet consumed. */
-  pending (): number {
+  pending(): number {
     this.seenTail = Atomics.load(this.i32, this.tail)
     return (this.next - this.seenTail) | 0
   }
 
   /** A message went out on this ring (it is outstanding until the consumer counts it landed). */
-  markSent (): void { this.sent = (this.sent + 1) | 0 }
+  markSent(): void {
+    this.sent = (this.sent + 1) | 0
+  }
 
   /**
    * Messages sent on this ring that have not landed yet. TAIL is read first: the consumer writes
    * LANDED before its store of TAIL (see `RingReader.publishTail`), so that read orders the next.
    */
-  outstanding (): number {
+  outstanding(): number {
     Atomics.load(this.i32, this.tail)
     return (this.sent - Atomics.load(this.i32, this.landed)) | 0
   }
@@ -154,20 +158,22 @@ export class RingReader extends RingEnd {
   /** Packets known to be published (a look that found them spares the next look its atomic read). */
   private seen: number
 
-  constructor (inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
+  constructor(inbox: SharedArrayBuffer, g: RingGeometry, ring: number, at = ring * g.ringBytes) {
     super(inbox, g, ring, at)
     this.next = Atomics.load(this.i32, this.tail)
     this.seen = this.next
   }
 
   /** Declares that `w`, in this thread, is the only writer of this ring. */
-  sameThreadWriter (w: RingWriter): void { this.partner = w }
+  sameThreadWriter(w: RingWriter): void {
+    this.partner = w
+  }
 
   /**
    * Takes the ring's position from memory: for a ring several threads read in turn, one at a time
    * (the rings toward the network, under the process's network lock), after another one read.
    */
-  resync (): void {
+  resync(): void {
     this.next = Atomics.load(this.i32, this.tail)
     this.seen = this.next
     this.held = 0
@@ -175,12 +181,12 @@ export class RingReader extends RingEnd {
   }
 
   /** True when packet `k` is published: its slot's STAMP reads k + 1 (one atomic read). */
-  private stamped (k: number): boolean {
+  private stamped(k: number): boolean {
     return Atomics.load(this.i32, this.firstWord + (k & this.mask) * this.slotWords) === ((k + 1) | 0)
   }
 
   /** Byte offset (in the inbox) of the oldest unconsumed packet's body, or -1 when the ring is empty. */
-  peek (): number {
+  peek(): number {
     return this.nonEmpty ? this.front() : -1
   }
 
@@ -189,7 +195,7 @@ export class RingReader extends RingEnd {
    * slot not published yet costs no atomic call), confirmed by an atomic read, which orders the
    * reads of the packet after it. A plain read that comes late only leaves the packet to the next look.
    */
-  private stampedAhead (k: number): boolean {
+  private stampedAhead(k: number): boolean {
     const w = this.firstWord + (k & this.mask) * this.slotWords
     const want = (k + 1) | 0
     return this.i32[w] === want && Atomics.load(this.i32, w) === want
@@ -200,7 +206,7 @@ export class RingReader extends RingEnd {
    * read again that a look already found, an atomic read of the first STAMP otherwise, and the
    * slots after the known ones looked at with `stampedAhead` (none at all for a same-thread ring).
    */
-  available (): number {
+  available(): number {
     const p = this.partner
     if (p !== null) {
       const known = (this.seen - this.next) | 0
@@ -220,7 +226,7 @@ export class RingReader extends RingEnd {
   }
 
   /** Byte offset of the oldest untaken packet's body; only valid while `available()` counted it. */
-  front (): number {
+  front(): number {
     return this.firstBody + (this.next & this.mask) * this.slotBytes
   }
 
@@ -232,7 +238,9 @@ export class RingReader extends RingEnd {
   private heldLanded = 0
 
   /** Whether this ring's writer is in this thread (`sameThreadWriter`). */
-  get sameThread (): boolean { return this.partner !== null }
+  get sameThread(): boolean {
+    return this.partner !== null
+  }
 
   /**
    * Gives the front slot back to the producer and counts `landed` more of the sender's messages
@@ -241,7 +249,7 @@ export class RingReader extends RingEnd {
    * of it only at the next `publishTail`: the caller publishes later, off the path of the message
    * it just handled.
    */
-  release (landed = 0, hold = 0): void {
+  release(landed = 0, hold = 0): void {
     this.next = (this.next + 1) | 0
     if (landed !== 0) this.heldLanded = (this.heldLanded + landed) | 0
     this.held = 1
@@ -254,7 +262,7 @@ export class RingReader extends RingEnd {
    * both: one atomic operation, not two. Returns 1 when there was anything to publish, else 0 (a
    * number, not a boolean: see `held`).
    */
-  publishTail (): number {
+  publishTail(): number {
     if (this.held === 0) return 0
     this.held = 0
     const l = this.heldLanded
@@ -267,7 +275,7 @@ export class RingReader extends RingEnd {
   }
 
   /** True when a packet is waiting (a cheap check for wait loops: at most one atomic read). */
-  get nonEmpty (): boolean {
+  get nonEmpty(): boolean {
     if (((this.seen - this.next) | 0) > 0) return true
     const p = this.partner
     if (p !== null) {
@@ -283,5 +291,8 @@ export class RingReader extends RingEnd {
    * A message of this ring's sender is complete here (the sender's fence waits for these); true:
    * its doorbell is to be rung.
    */
-  markLanded (n: number): boolean { Atomics.add(this.i32, this.landed, n); return true }
+  markLanded(n: number): boolean {
+    Atomics.add(this.i32, this.landed, n)
+    return true
+  }
 }

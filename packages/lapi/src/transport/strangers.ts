@@ -26,7 +26,11 @@ export const SAFE_MS = 50
 const LOG_FIRST = 10
 const LOG_EVERY = 1000
 
-interface Pending { source: string, timer: NodeJS.Timeout, since: number }
+interface Pending {
+  source: string
+  timer: NodeJS.Timeout
+  since: number
+}
 
 export class StrangerGate {
   private readonly pending = new Map<Socket, Pending>()
@@ -42,18 +46,23 @@ export class StrangerGate {
    * @param what the listener, for the log ("rendezvous", "tcp")
    * @param answer what a refused connection is told before it is closed (the same whatever the reason), if anything
    */
-  constructor (what: string, log: Logger, answer: Buffer | null = null) {
-    this.what = what; this.log = log; this.answer = answer
+  constructor(what: string, log: Logger, answer: Buffer | null = null) {
+    this.what = what
+    this.log = log
+    this.answer = answer
   }
 
   /** Takes a new connection in: it has HANDSHAKE_MS to be `proven`. False when it was closed at once (no room). */
-  admit (sock: Socket): boolean {
+  admit(sock: Socket): boolean {
     const source = sock.remoteAddress ?? '?'
     this.all.add(sock)
     sock.once('close', () => {
       this.all.delete(sock)
       const p = this.pending.get(sock)
-      if (p !== undefined) { clearTimeout(p.timer); this.pending.delete(sock) }
+      if (p !== undefined) {
+        clearTimeout(p.timer)
+        this.pending.delete(sock)
+      }
     })
     if (this.pending.size >= MAX_STRANGERS && !this.evictOne()) {
       this.refused++
@@ -67,7 +76,7 @@ export class StrangerGate {
   }
 
   /** The connection proved the key: no deadline, no longer a stranger. */
-  proven (sock: Socket): void {
+  proven(sock: Socket): void {
     const p = this.pending.get(sock)
     if (p === undefined) return
     clearTimeout(p.timer)
@@ -75,36 +84,50 @@ export class StrangerGate {
   }
 
   /** Whether the connection is still waiting to prove the key. */
-  waiting (sock: Socket): boolean { return this.pending.has(sock) }
+  waiting(sock: Socket): boolean {
+    return this.pending.has(sock)
+  }
 
   /**
    * Refuses a connection and closes it: with the listener's answer (the same whatever the reason,
    * which is only logged) when `answer`, else without a word — a connection that ran out of time
    * or was pushed out may be a real peer's, which then tries again.
    */
-  refuse (sock: Socket, why: string, answer = true): void {
+  refuse(sock: Socket, why: string, answer = true): void {
     const p = this.pending.get(sock)
-    if (p !== undefined) { clearTimeout(p.timer); this.pending.delete(sock) }
+    if (p !== undefined) {
+      clearTimeout(p.timer)
+      this.pending.delete(sock)
+    }
     this.refused++
     if (this.refused <= LOG_FIRST || this.refused % LOG_EVERY === 0) {
       this.log.warn({ from: `${sock.remoteAddress ?? '?'}:${sock.remotePort ?? '?'}`, why, refused: this.refused }, `${this.what}: connection refused`)
     }
-    if (!answer || this.answer === null || sock.destroyed) { sock.destroy(); return }
+    if (!answer || this.answer === null || sock.destroyed) {
+      sock.destroy()
+      return
+    }
     // (the answer is written, then the connection closed: at once once it is flushed, 1 s at most)
     const t = setTimeout(() => sock.destroy(), 1000)
     t.unref()
-    sock.once('finish', () => { clearTimeout(t); sock.destroy() })
+    sock.once('finish', () => {
+      clearTimeout(t)
+      sock.destroy()
+    })
     sock.end(this.answer)
   }
 
   /** Closes every connection that has not proved the key. */
-  closeStrangers (): void {
-    for (const [s, p] of this.pending) { clearTimeout(p.timer); s.destroy() }
+  closeStrangers(): void {
+    for (const [s, p] of this.pending) {
+      clearTimeout(p.timer)
+      s.destroy()
+    }
     this.pending.clear()
   }
 
   /** Closes every connection, proven or not. */
-  closeAll (): void {
+  closeAll(): void {
     for (const s of this.all) s.destroy()
     for (const p of this.pending.values()) clearTimeout(p.timer)
     this.pending.clear()
@@ -114,15 +137,19 @@ export class StrangerGate {
    * Pushes out the oldest connection older than SAFE_MS of the source that holds the most such (on
    * one host: the oldest); false when every waiting connection is younger.
    */
-  private evictOne (): boolean {
+  private evictOne(): boolean {
     const old = performance.now() - SAFE_MS
     const count = new Map<string, number>()
-    let top = ''; let most = 0
+    let top = ''
+    let most = 0
     for (const p of this.pending.values()) {
       if (p.since > old) continue
       const c = (count.get(p.source) ?? 0) + 1
       count.set(p.source, c)
-      if (c > most) { most = c; top = p.source }
+      if (c > most) {
+        most = c
+        top = p.source
+      }
     }
     if (most === 0) return false
     for (const [s, p] of this.pending) {

@@ -16,12 +16,13 @@ export const tcp: TransportKind = {
   memoryBytes: streamMemoryBytes,
   createPath: (shared, rank) => new StreamPath(shared, rank),
   peerFlags,
-  unusedOptions (o) {
+  unusedOptions(o) {
     const out: string[] = []
     const f = o.faults
     const idle = f === null ? [] : (['drop', 'dup', 'reorder', 'delay'] as const).filter((k) => f[k] > 0)
-    if (idle.length > 0) out.push(`--faults ${idle.join(', ')} ${idle.length === 1 ? 'does' : 'do'} nothing over tcp (a byte stream; only corrupt applies): use --transport udp`)
-    if (o.mac) out.push('--mac does nothing over tcp (it is udp\'s per-datagram MAC; tcp proves the key at connect): use --transport udp')
+    if (idle.length > 0)
+      out.push(`--faults ${idle.join(', ')} ${idle.length === 1 ? 'does' : 'do'} nothing over tcp (a byte stream; only corrupt applies): use --transport udp`)
+    if (o.mac) out.push("--mac does nothing over tcp (it is udp's per-datagram MAC; tcp proves the key at connect): use --transport udp")
     return out
   },
 }

@@ -6,9 +6,7 @@
  * under the process's network lock; the time (ms) is what the path put in `clock[0]`.
  */
 import { nextRandom, type FaultSpec } from '../faults.js'
-import {
-  D_FAULT_CORRUPTS, D_FAULT_DELAYS, D_FAULT_DROPS, D_FAULT_DUPS, D_FAULT_REORDERS, DELAY_SLOTS, G_RNG, UT_DUE, up8,
-} from '../../layout/datagram.js'
+import { D_FAULT_CORRUPTS, D_FAULT_DELAYS, D_FAULT_DROPS, D_FAULT_DUPS, D_FAULT_REORDERS, DELAY_SLOTS, G_RNG, UT_DUE, up8 } from '../../layout/datagram.js'
 import type { DatagramShared } from './shared.js'
 
 /** How long a datagram the `reorder` fault holds back waits, ms (later ones overtake it). */
@@ -20,9 +18,9 @@ export interface DatagramWriter {
    * Writes `hl` bytes of the memory from `h`, then `len` bytes from `at`, as one datagram to peer
    * `p`: 1 (written, or lost on the way), 0 (the socket is full: not written) or -1 (the peer is lost).
    */
-  write (p: number, h: number, hl: number, at: number, len: number): number
+  write(p: number, h: number, hl: number, at: number, len: number): number
   /** Whether peer `p` is still sent datagrams. */
-  live (p: number): boolean
+  live(p: number): boolean
 }
 
 export class FaultInjector {
@@ -40,7 +38,7 @@ export class FaultInjector {
   /** Bytes of a slot of the delay line. */
   private readonly md: number
 
-  constructor (s: DatagramShared, f: FaultSpec, clock: Float64Array, out: DatagramWriter) {
+  constructor(s: DatagramShared, f: FaultSpec, clock: Float64Array, out: DatagramWriter) {
     this.f = f
     this.u = new Int32Array(s.udp)
     this.t = new Float64Array(s.times)
@@ -55,13 +53,18 @@ export class FaultInjector {
     this.md = up8(s.opts.maxDatagram)
   }
 
-  private random (): number { return nextRandom(this.u, G_RNG) }
+  private random(): number {
+    return nextRandom(this.u, G_RNG)
+  }
 
   /** Sends a datagram (header `hl` bytes at `h`, payload `len` at `at`) to peer `p` through the faults; as DatagramWriter.write. */
-  send (p: number, h: number, hl: number, at: number, len: number): number {
+  send(p: number, h: number, hl: number, at: number, len: number): number {
     const now = this.clock[0]!
     const f = this.f
-    if (f.drop > 0 && this.random() < f.drop) { this.ds[D_FAULT_DROPS]!++; return 1 }
+    if (f.drop > 0 && this.random() < f.drop) {
+      this.ds[D_FAULT_DROPS]!++
+      return 1
+    }
     const n = hl + len
     const x = this.scratchAt
     this.mu8.copyWithin(x, h, h + hl)
@@ -76,8 +79,14 @@ export class FaultInjector {
     let r = 1
     for (let c = 0; c < copies; c++) {
       let hold = 0
-      if (f.reorder > 0 && this.random() < f.reorder) { hold = REORDER_HOLD_MS; this.ds[D_FAULT_REORDERS]!++ }
-      if (f.delay > 0) { hold += this.random() * f.delay / 1000; this.ds[D_FAULT_DELAYS]!++ }
+      if (f.reorder > 0 && this.random() < f.reorder) {
+        hold = REORDER_HOLD_MS
+        this.ds[D_FAULT_REORDERS]!++
+      }
+      if (f.delay > 0) {
+        hold += (this.random() * f.delay) / 1000
+        this.ds[D_FAULT_DELAYS]!++
+      }
       if (hold > 0 && this.hold(p, x, n, now + hold)) continue
       r = this.out.write(p, x, n, 0, 0)
     }
@@ -85,7 +94,7 @@ export class FaultInjector {
   }
 
   /** Puts a datagram into the delay line until `until` (ms), and the timers due by then; false when the line is full. */
-  private hold (p: number, x: number, n: number, until: number): boolean {
+  private hold(p: number, x: number, n: number, until: number): boolean {
     for (let i = 0; i < DELAY_SLOTS; i++) {
       if (this.dI[2 * i + 1] !== 0) continue
       this.mu8.copyWithin(this.delayAt + i * this.md, x, x + n)
@@ -99,7 +108,7 @@ export class FaultInjector {
   }
 
   /** Sends what the delay line holds that is due by now (a lost peer's is dropped); returns the earliest release still held (Infinity: none). */
-  release (): number {
+  release(): number {
     const now = this.clock[0]!
     let next = Infinity
     for (let i = 0; i < DELAY_SLOTS; i++) {

@@ -70,13 +70,15 @@ export const HF_PN = 12
 export const HF_COUNT = 13
 
 /** Bytes of the header, with the MAC when there is one. */
-export function headerBytes (mac: boolean): number { return DG_HEADER_BYTES + (mac ? DG_MAC_BYTES : 0) }
+export function headerBytes(mac: boolean): number {
+  return DG_HEADER_BYTES + (mac ? DG_MAC_BYTES : 0)
+}
 
 /**
  * Writes the header of record `f` at `h` of `d` (version UDP_VERSION, the reserved fields and the
  * checksum zero; the MAC, if any, is not touched).
  */
-export function encodeHeader (d: DataView, h: number, f: Float64Array): void {
+export function encodeHeader(d: DataView, h: number, f: Float64Array): void {
   d.setUint32(h, UDP_VERSION | (f[HF_TYPE]! << 8) | (f[HF_FLAGS]! << 16), true)
   d.setUint32(h + H_SRC, f[HF_SRC]! | (f[HF_LEN]! << 16), true)
   d.setInt32(h + H_SESSION, f[HF_SESSION_LO]!, true)
@@ -93,7 +95,7 @@ export function encodeHeader (d: DataView, h: number, f: Float64Array): void {
 }
 
 /** Reads the header at `at` of `d` (at least DG_HEADER_BYTES there) into record `f`. */
-export function decodeHeader (d: DataView, at: number, f: Float64Array): void {
+export function decodeHeader(d: DataView, at: number, f: Float64Array): void {
   const w0 = d.getUint32(at, true)
   f[HF_VERSION] = w0 & 0xff
   f[HF_TYPE] = (w0 >>> 8) & 0xff

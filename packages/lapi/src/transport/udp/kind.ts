@@ -11,19 +11,27 @@ import { UdpTransport } from './transport.js'
 
 export const udp: TransportKind = {
   name: 'udp',
-  createTransport: (o) => new UdpTransport({
-    rank: o.rank, size: o.size, key: o.key, bind: o.bind, log: o.log, mac: o.mac, faults: o.faults, peerTimeoutMs: o.peerTimeoutMs ?? PEER_TIMEOUT_MS,
-    ...(o.maxDatagram !== undefined ? { maxDatagram: o.maxDatagram } : {}),
-  }),
-  createShared (procs, bufBytes, rank, o) {
+  createTransport: (o) =>
+    new UdpTransport({
+      rank: o.rank,
+      size: o.size,
+      key: o.key,
+      bind: o.bind,
+      log: o.log,
+      mac: o.mac,
+      faults: o.faults,
+      peerTimeoutMs: o.peerTimeoutMs ?? PEER_TIMEOUT_MS,
+      ...(o.maxDatagram !== undefined ? { maxDatagram: o.maxDatagram } : {}),
+    }),
+  createShared(procs, bufBytes, rank, o) {
     // (the geometry is the transport's, known once it listens: UdpTransport.geometry)
-    if (o.geometry === undefined) throw new Error('udp: shared memory made without the transport\'s geometry')
+    if (o.geometry === undefined) throw new Error("udp: shared memory made without the transport's geometry")
     return createDatagramShared(procs, bufBytes, rank, o.geometry as DatagramOptions)
   },
   // (the stream path's buffers, and at most a window of the largest datagrams per peer and two datagram buffers)
   memoryBytes: (procs, bufBytes) => streamMemoryBytes(procs, bufBytes) + (procs * MAX_WINDOW + 2) * 65536,
-  createPath (shared, rank) {
-    if (!isDatagramShared(shared)) throw new Error('udp: a frame path over memory that is not a datagram path\'s')
+  createPath(shared, rank) {
+    if (!isDatagramShared(shared)) throw new Error("udp: a frame path over memory that is not a datagram path's")
     return new DatagramPath(shared, rank)
   },
   peerFlags,

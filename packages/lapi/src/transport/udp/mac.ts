@@ -17,14 +17,14 @@ export class DatagramMac {
   /** Per peer, its key (copied from the shared memory when first used). */
   private readonly macKeys: Array<Buffer | null>
 
-  constructor (s: DatagramShared) {
+  constructor(s: DatagramShared) {
     this.keys = s.keys
     this.mu8 = new Uint8Array(s.mem.buffer)
     this.macKeys = new Array<Buffer | null>(s.procs).fill(null)
   }
 
   /** The HMAC of a datagram to or from peer `p`: `hl` header bytes of the memory at `h`, then `len` payload bytes at `at`. */
-  of (p: number, h: number, hl: number, at: number, len: number): Buffer {
+  of(p: number, h: number, hl: number, at: number, len: number): Buffer {
     let key = this.macKeys[p]!
     if (key === null) key = this.macKeys[p] = Buffer.from(new Uint8Array(this.keys, 32 * p, 32))
     // (node:crypto loaded with the first MAC, not in every thread of a job)
@@ -35,7 +35,7 @@ export class DatagramMac {
   }
 
   /** Writes the MAC of the datagram to peer `p` (header at `h`, its MAC field zero; payload at `at`) into its header. */
-  sign (p: number, h: number, hl: number, at: number, len: number): void {
+  sign(p: number, h: number, hl: number, at: number, len: number): void {
     const m = this.of(p, h, hl, at, len)
     for (let k = 0; k < DG_MAC_BYTES; k++) this.mu8[h + H_MAC + k] = m[k]!
   }

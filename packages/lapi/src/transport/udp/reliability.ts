@@ -26,9 +26,46 @@
  */
 import { SP_FLAGS, PEER_BASE, PEER_BYE, PEER_ERROR, PEER_WORDS, SP_RX_END, SP_TX_END, SP_TX_START } from '../../layout/stream.js'
 import {
-  D_ACKS, D_DUPLICATES, D_FAST_RETRANSMITS, D_FREED, D_KEEPALIVES, D_OUTSIDE_WINDOW, D_OUT_OF_ORDER, D_RECEIVED, D_RETRANSMITS, D_SENT, D_STALE, FI_WORDS, FL_DOUBLES, LOST_SILENT,
-  UT_ACK_OWED, UT_DUE, UT_GLOBAL, UT_HEARD, UT_PN_IN, UT_PN_OUT, UT_RTO, UT_RTTVAR, UT_SENT, UT_SRTT, UT_TXBASE, TW, G_WORDS, UW,
-  U_ACK_NOW, U_ACK_OWED, U_HELD, U_LOST, U_PEER_MAX, U_PEER_WIN, U_RCV_NXT, U_READY, U_RMASK, U_SENT, U_SND_NXT, U_SND_UNA,
+  D_ACKS,
+  D_DUPLICATES,
+  D_FAST_RETRANSMITS,
+  D_FREED,
+  D_KEEPALIVES,
+  D_OUTSIDE_WINDOW,
+  D_OUT_OF_ORDER,
+  D_RECEIVED,
+  D_RETRANSMITS,
+  D_SENT,
+  D_STALE,
+  FI_WORDS,
+  FL_DOUBLES,
+  LOST_SILENT,
+  UT_ACK_OWED,
+  UT_DUE,
+  UT_GLOBAL,
+  UT_HEARD,
+  UT_PN_IN,
+  UT_PN_OUT,
+  UT_RTO,
+  UT_RTTVAR,
+  UT_SENT,
+  UT_SRTT,
+  UT_TXBASE,
+  TW,
+  G_WORDS,
+  UW,
+  U_ACK_NOW,
+  U_ACK_OWED,
+  U_HELD,
+  U_LOST,
+  U_PEER_MAX,
+  U_PEER_WIN,
+  U_RCV_NXT,
+  U_READY,
+  U_RMASK,
+  U_SENT,
+  U_SND_NXT,
+  U_SND_UNA,
 } from '../../layout/datagram.js'
 import type { FrameBuffers } from '../frame-buffers.js'
 import { DG_ACK, DG_DATA, DG_HELD, HF_ACK, HF_COUNT, HF_FLAGS, HF_PN, HF_SACK, HF_SEQ, HF_SRC, HF_TYPE, HF_WIN, headerBytes } from './header.js'
@@ -43,9 +80,9 @@ export interface DatagramLink {
    * the memory from `at`. Returns 1 (sent, or lost on the way: the timers see to it), 0 (the
    * socket is full: not sent) or -1 (the peer is lost).
    */
-  transmit (p: number, at: number, len: number): number
+  transmit(p: number, at: number, len: number): number
   /** Sends what the link held back that is due by the time in the clock; returns when the next is due (Infinity: none). */
-  release (): number
+  release(): number
 }
 
 /** One thread's handle on the reliability of a datagram path. Every method runs under the process's network lock. */
@@ -80,7 +117,7 @@ export class Reliability {
   private settledAt = -1
 
   /** `clock`: where the caller puts the time (ms) before each call; `fb`: the path's buffers (over the memory of `s`). */
-  constructor (s: DatagramShared, fb: FrameBuffers, clock: Float64Array, link: DatagramLink) {
+  constructor(s: DatagramShared, fb: FrameBuffers, clock: Float64Array, link: DatagramLink) {
     this.fb = fb
     this.w = fb.w
     this.u = new Int32Array(s.udp)
@@ -103,14 +140,22 @@ export class Reliability {
   }
 
   /** Grows whenever an acknowledgement freed room in a send buffer, by any thread. */
-  get freed (): number { return this.ds[D_FREED]! }
+  get freed(): number {
+    return this.ds[D_FREED]!
+  }
 
-  private uw (p: number, f: number): number { return G_WORDS + UW * p + f }
-  private tw (p: number, f: number): number { return UT_GLOBAL + TW * p + f }
-  private word (p: number, f: number): number { return PEER_BASE + PEER_WORDS * p + f }
+  private uw(p: number, f: number): number {
+    return G_WORDS + UW * p + f
+  }
+  private tw(p: number, f: number): number {
+    return UT_GLOBAL + TW * p + f
+  }
+  private word(p: number, f: number): number {
+    return PEER_BASE + PEER_WORDS * p + f
+  }
 
   /** Whether peer `p` is connected and not lost (its datagrams are taken and it is sent acknowledgements). */
-  live (p: number): boolean {
+  live(p: number): boolean {
     return p !== this.self && this.u[this.uw(p, U_READY)] === 1 && (this.w[this.word(p, SP_FLAGS)]! & PEER_ERROR) === 0
   }
 
@@ -119,24 +164,28 @@ export class Reliability {
    * datagrams call for — no data, no resend, no keepalive — so that its port, once its process has
    * gone and whoever may have taken the port, hears nothing of the pair.
    */
-  gone (p: number): boolean {
+  gone(p: number): boolean {
     return (this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) !== 0
   }
 
   /** Marks peer `p` lost for `why` (LOST_*): as `markLost` (shared.ts), with this thread's views. */
-  lose (p: number, why: number): void {
+  lose(p: number, why: number): void {
     Atomics.compareExchange(this.u, this.uw(p, U_LOST), 0, why)
     Atomics.or(this.w, this.word(p, SP_FLAGS), PEER_ERROR)
   }
 
   /** When the timers are next due (ms; Infinity: nothing is timed). */
-  dueAt (): number { return this.t[UT_DUE]! }
+  dueAt(): number {
+    return this.t[UT_DUE]!
+  }
 
   /** Whether the timers are due by the time in the clock. */
-  timersDue (): boolean { return this.clock[0]! >= this.t[UT_DUE]! }
+  timersDue(): boolean {
+    return this.clock[0]! >= this.t[UT_DUE]!
+  }
 
   /** The next tick is due by `at` (ms) at the latest. */
-  dueBy (at: number): void {
+  dueBy(at: number): void {
     if (at < this.t[UT_DUE]!) this.t[UT_DUE] = at
   }
 
@@ -146,14 +195,16 @@ export class Reliability {
    * The payload bytes of a full datagram to peer `p`: a multiple of 8, so that full datagrams after
    * an aligned one stay aligned (for the plain checksum's fast path).
    */
-  payloadMax (p: number): number { return (this.u[this.uw(p, U_PEER_MAX)]! - this.hl) & ~7 }
+  payloadMax(p: number): number {
+    return (this.u[this.uw(p, U_PEER_MAX)]! - this.hl) & ~7
+  }
 
   /**
    * Bytes queued and not yet sent once (what is sent and not yet acknowledged is not counted: the
    * timers resend it); a lost peer's are never sent, and not counted either (a leaving process
    * does not wait for them).
    */
-  queued (): number {
+  queued(): number {
     let n = 0
     for (let p = 0; p < this.peers; p++) {
       if (p !== this.self && (this.w[this.word(p, SP_FLAGS)]! & PEER_ERROR) === 0) n += this.w[this.word(p, SP_TX_END)]! - this.u[this.uw(p, U_SENT)]!
@@ -162,13 +213,13 @@ export class Reliability {
   }
 
   /** Whether `writeOut(p)` would send a datagram: bytes not sent yet, and room in the peer's window (the caller sets the clock first). */
-  sendable (p: number): boolean {
+  sendable(p: number): boolean {
     if (!this.live(p) || this.gone(p) || this.u[this.uw(p, U_SENT)]! >= this.w[this.word(p, SP_TX_END)]!) return false
     return ((this.u[this.uw(p, U_SND_NXT)]! - this.u[this.uw(p, U_SND_UNA)]!) | 0) < this.u[this.uw(p, U_PEER_WIN)]!
   }
 
   /** Sends peer `p` what its window allows of the bytes not sent yet; returns the bytes in its send buffer (sent or not) that are not acknowledged. */
-  writeOut (p: number): number {
+  writeOut(p: number): number {
     if (!this.live(p) || this.gone(p)) return 0
     const sent = this.u[this.uw(p, U_SENT)]!
     const end = this.w[this.word(p, SP_TX_END)]!
@@ -177,7 +228,7 @@ export class Reliability {
   }
 
   /** Moves peer `p`'s send buffer to its start (FrameBuffers.compactTx), what was sent and where the buffer starts in the stream with it. */
-  compactTx (p: number): number {
+  compactTx(p: number): number {
     const start = this.w[this.word(p, SP_TX_START)]!
     if (start > 0) {
       this.u[this.uw(p, U_SENT)]! -= start
@@ -187,7 +238,7 @@ export class Reliability {
   }
 
   /** Sends the bytes [sent, end) of peer `p`'s send buffer as new datagrams, as far as its window allows. */
-  private sendNew (p: number, sent: number, end: number): void {
+  private sendNew(p: number, sent: number, end: number): void {
     const W = this.W
     const win = this.u[this.uw(p, U_PEER_WIN)]!
     const max = this.payloadMax(p)
@@ -223,7 +274,7 @@ export class Reliability {
    * acknowledgements owed to `p`, then `len` payload bytes of the memory from `at`. Returns the
    * link's answer (DatagramLink.transmit).
    */
-  private emit (p: number, type: number, seq: number, at: number, len: number): number {
+  private emit(p: number, type: number, seq: number, at: number, len: number): number {
     const u = this.u
     const o = this.out
     // (while the next datagram in order waits for room in the receive buffer, the ones after it
@@ -248,7 +299,7 @@ export class Reliability {
   }
 
   /** Sends peer `p` an acknowledgement of its own. */
-  private ack (p: number): void {
+  private ack(p: number): void {
     this.emit(p, DG_ACK, 0, 0, 0)
     this.ds[D_ACKS]!++
   }
@@ -261,7 +312,7 @@ export class Reliability {
    * memory at `at` (where the path read it: at the end of the sender's receive buffer, it is not
    * copied).
    */
-  receive (f: Float64Array, at: number, len: number): void {
+  receive(f: Float64Array, at: number, len: number): void {
     const now = this.clock[0]!
     const src = f[HF_SRC]! | 0
     this.ds[D_RECEIVED]!++
@@ -282,7 +333,7 @@ export class Reliability {
    * The acknowledgements of a datagram from peer `p`: the next number it expects (`ack`), the
    * bitmap after it, and whether number `ack` arrived and waits there for room (`held`).
    */
-  private onAck (p: number, ack: number, sack: number, held: boolean): void {
+  private onAck(p: number, ack: number, sack: number, held: boolean): void {
     const now = this.clock[0]!
     const W = this.W
     const u = this.u
@@ -308,14 +359,17 @@ export class Reliability {
       }
       const endPos = this.fl[e * FL_DOUBLES]! + this.fl[e * FL_DOUBLES + 1]!
       const base = this.t[this.tw(p, UT_TXBASE)]!
-      const ws = this.word(p, SP_TX_START); const we = this.word(p, SP_TX_END)
+      const ws = this.word(p, SP_TX_START)
+      const we = this.word(p, SP_TX_END)
       this.w[ws] = endPos - base
       u[this.uw(p, U_SND_UNA)] = ack
       this.ds[D_FREED]!++
       if (this.w[ws] === this.w[we] && u[this.uw(p, U_SENT)] === this.w[we]) {
         // everything acknowledged: the buffer starts over
         this.t[this.tw(p, UT_TXBASE)] = base + this.w[we]!
-        this.w[ws] = 0; this.w[we] = 0; u[this.uw(p, U_SENT)] = 0
+        this.w[ws] = 0
+        this.w[we] = 0
+        u[this.uw(p, U_SENT)] = 0
       }
       if (sample >= 0) this.measured(p, sample)
     }
@@ -343,12 +397,18 @@ export class Reliability {
   }
 
   /** A round trip of `r` ms measured to peer `p` (RFC 6298). */
-  private measured (p: number, r: number): void {
+  private measured(p: number, r: number): void {
     const t = this.t
     const srtt = t[this.tw(p, UT_SRTT)]!
     let var_ = t[this.tw(p, UT_RTTVAR)]!
     let s: number
-    if (srtt === 0) { s = r; var_ = r / 2 } else { var_ = 0.75 * var_ + 0.25 * Math.abs(srtt - r); s = 0.875 * srtt + 0.125 * r }
+    if (srtt === 0) {
+      s = r
+      var_ = r / 2
+    } else {
+      var_ = 0.75 * var_ + 0.25 * Math.abs(srtt - r)
+      s = 0.875 * srtt + 0.125 * r
+    }
     t[this.tw(p, UT_SRTT)] = s
     t[this.tw(p, UT_RTTVAR)] = var_
     const rto = s + 4 * var_
@@ -356,7 +416,7 @@ export class Reliability {
   }
 
   /** Sends datagram `s` to peer `p` again (`e`: its in-flight entry); `emit`'s result. */
-  private resend (p: number, s: number, e: number): number {
+  private resend(p: number, s: number, e: number): number {
     const now = this.clock[0]!
     const at = this.fl[e * FL_DOUBLES]! - this.t[this.tw(p, UT_TXBASE)]!
     const r = this.emit(p, DG_DATA, s, this.fb.txAt[p]! + at, this.fl[e * FL_DOUBLES + 1]!)
@@ -368,16 +428,28 @@ export class Reliability {
   }
 
   /** A data datagram `seq` from peer `p`, its payload `len` bytes at `at`. */
-  private onData (p: number, seq: number, at: number, len: number): void {
+  private onData(p: number, seq: number, at: number, len: number): void {
     const now = this.clock[0]!
     const u = this.u
     const d = (seq - u[this.uw(p, U_RCV_NXT)]!) | 0
-    if (d < 0) { this.ds[D_DUPLICATES]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
-    if (d >= this.W) { this.ds[D_OUTSIDE_WINDOW]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
+    if (d < 0) {
+      this.ds[D_DUPLICATES]!++
+      u[this.uw(p, U_ACK_NOW)] = 1
+      return
+    }
+    if (d >= this.W) {
+      this.ds[D_OUTSIDE_WINDOW]!++
+      u[this.uw(p, U_ACK_NOW)] = 1
+      return
+    }
     const bit = 1 << d
     const mask = u[this.uw(p, U_RMASK)]!
     // (a duplicate of one held: answered at once, it may be the sender's probe, `runTimers`)
-    if ((mask & bit) !== 0) { this.ds[D_DUPLICATES]!++; u[this.uw(p, U_ACK_NOW)] = 1; return }
+    if ((mask & bit) !== 0) {
+      this.ds[D_DUPLICATES]!++
+      u[this.uw(p, U_ACK_NOW)] = 1
+      return
+    }
     if (d === 0 && this.append(p, at, len)) {
       u[this.uw(p, U_RCV_NXT)] = (seq + 1) | 0
       u[this.uw(p, U_RMASK)] = mask >>> 1
@@ -389,16 +461,22 @@ export class Reliability {
       u[this.uw(p, U_RMASK)] = mask | bit
       // (a gap, acknowledged at once; not when the one expected is held for room: then this one
       // most likely came in order behind it, and an acknowledgement would carry no news)
-      if (d > 0 && (mask & 1) === 0) { this.ds[D_OUT_OF_ORDER]!++; u[this.uw(p, U_ACK_NOW)] = 1 }
+      if (d > 0 && (mask & 1) === 0) {
+        this.ds[D_OUT_OF_ORDER]!++
+        u[this.uw(p, U_ACK_NOW)] = 1
+      }
     }
     if (u[this.uw(p, U_ACK_OWED)]!++ === 0) this.t[this.tw(p, UT_ACK_OWED)] = now
   }
 
   /** Appends `len` bytes of the memory at `at` to peer `p`'s receive buffer (read there already: the path's `rxTail`); false when it has no room. */
-  private append (p: number, at: number, len: number): boolean {
+  private append(p: number, at: number, len: number): boolean {
     const re = this.word(p, SP_RX_END)
     const end = this.w[re]!
-    if (at === this.fb.rxAt[p]! + end) { this.w[re] = end + len; return true }
+    if (at === this.fb.rxAt[p]! + end) {
+      this.w[re] = end + len
+      return true
+    }
     const to = this.fb.rxRoom(p, len)
     if (to < 0) return false
     this.mu8.copyWithin(this.fb.rxAt[p]! + to, at, at + len)
@@ -407,11 +485,11 @@ export class Reliability {
   }
 
   /** Passes peer `p`'s datagrams that waited in the window on to its receive buffer, in order, as far as it has room (the frames parsed there made room). */
-  deliver (p: number): void {
+  deliver(p: number): void {
     if ((this.u[this.uw(p, U_RMASK)]! & 1) !== 0) this.drain(p)
   }
 
-  private drain (p: number): void {
+  private drain(p: number): void {
     const u = this.u
     let mask = u[this.uw(p, U_RMASK)]!
     let nxt = u[this.uw(p, U_RCV_NXT)]!
@@ -432,7 +510,7 @@ export class Reliability {
   }
 
   /** Sends the acknowledgements that cannot wait: after a hole, a duplicate or a moved window, or half a window of datagrams. */
-  acksOut (): void {
+  acksOut(): void {
     for (let p = 0; p < this.peers; p++) {
       if (p === this.self) continue
       const u = this.u
@@ -454,14 +532,17 @@ export class Reliability {
    * the peer timeout is lost, and the link releases what it held that is due. Sets when they are
    * next due.
    */
-  runTimers (): void {
+  runTimers(): void {
     const now = this.clock[0]!
     let next = Infinity
     const W = this.W
     for (let p = 0; p < this.peers; p++) {
       if (!this.live(p)) continue
       const heard = this.t[this.tw(p, UT_HEARD)]!
-      if (now - heard > this.peerTimeout) { this.lose(p, LOST_SILENT); continue }
+      if (now - heard > this.peerTimeout) {
+        this.lose(p, LOST_SILENT)
+        continue
+      }
       if (heard + this.peerTimeout < next) next = heard + this.peerTimeout
       // (a peer that said goodbye is sent only the acknowledgements its own datagrams call for)
       const gone = this.gone(p)
@@ -490,7 +571,8 @@ export class Reliability {
       if (!this.live(p)) continue
       if (this.u[this.uw(p, U_ACK_OWED)] !== 0) {
         const at = this.t[this.tw(p, UT_ACK_OWED)]! + ACK_DELAY_MS
-        if (at <= now) this.ack(p); else if (at < next) next = at
+        if (at <= now) this.ack(p)
+        else if (at < next) next = at
       }
       if (gone) continue
       const ka = this.t[this.tw(p, UT_SENT)]! + KEEPALIVE_MS
@@ -510,7 +592,7 @@ export class Reliability {
    * everything this process sent was acknowledged and every peer said goodbye (or is lost), or
    * LINGER_MS after everything was acknowledged.
    */
-  settle (): boolean {
+  settle(): boolean {
     const now = this.clock[0]!
     let acked = true
     let byes = true
@@ -521,7 +603,10 @@ export class Reliability {
       if ((this.w[this.word(p, SP_FLAGS)]! & PEER_BYE) === 0) byes = false
     }
     if (now >= this.t[UT_DUE]!) this.runTimers()
-    if (!acked) { this.settledAt = -1; return false }
+    if (!acked) {
+      this.settledAt = -1
+      return false
+    }
     // (a peer still at work may resend what our acknowledgement of it missed: answered a while longer)
     if (byes) return true
     if (this.settledAt < 0) this.settledAt = now

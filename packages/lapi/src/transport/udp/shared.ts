@@ -9,8 +9,31 @@ import { faultState, type FaultSpec } from '../faults.js'
 import { WASM_PAGE, sharedOrPlain } from '../../layout/memory.js'
 import { SP_FD, SP_FLAGS, PEER_BASE, PEER_ERROR, PEER_WORDS, type StreamShared } from '../../layout/stream.js'
 import {
-  D_COUNT, DELAY_SLOTS, FI_WORDS, FL_DOUBLES, G_RECV_FD, G_RNG, G_WORDS, LOST_REFUSED, LOST_SILENT, STAT_NAMES, UT_DUE, UT_GLOBAL, UT_HEARD, UT_RTO, UT_SENT, TW, UW,
-  U_LOST, U_PEER_MAX, U_PEER_WIN, U_READY, U_SESSION_HI, U_SESSION_LO, up8, type DatagramStats,
+  D_COUNT,
+  DELAY_SLOTS,
+  FI_WORDS,
+  FL_DOUBLES,
+  G_RECV_FD,
+  G_RNG,
+  G_WORDS,
+  LOST_REFUSED,
+  LOST_SILENT,
+  STAT_NAMES,
+  UT_DUE,
+  UT_GLOBAL,
+  UT_HEARD,
+  UT_RTO,
+  UT_SENT,
+  TW,
+  UW,
+  U_LOST,
+  U_PEER_MAX,
+  U_PEER_WIN,
+  U_READY,
+  U_SESSION_HI,
+  U_SESSION_LO,
+  up8,
+  type DatagramStats,
 } from '../../layout/datagram.js'
 import { DG_HEADER_BYTES } from './header.js'
 import { KEEPALIVE_MS, MAX_WINDOW, RTO_INITIAL_MS } from './constants.js'
@@ -55,7 +78,7 @@ export interface DatagramShared extends StreamShared {
 }
 
 /** The shared memory of a datagram path for `procs` processes (receive and send buffers of `bufBytes` each). */
-export function createDatagramShared (procs: number, bufBytes: number, rank: number, opts: DatagramOptions): DatagramShared {
+export function createDatagramShared(procs: number, bufBytes: number, rank: number, opts: DatagramOptions): DatagramShared {
   const W = opts.window
   if (W < 1 || W > MAX_WINDOW || (W & (W - 1)) !== 0) throw new RangeError(`udp window must be a power of 2 up to ${MAX_WINDOW}, not ${W}`)
   const md = up8(opts.maxDatagram)
@@ -84,8 +107,20 @@ export function createDatagramShared (procs: number, bufBytes: number, rank: num
   const slotLens = new SharedArrayBuffer(4 * procs * W)
   new Int32Array(slotLens).fill(-1)
   return {
-    words, stats: new SharedArrayBuffer(8 * 8), mem, wasm, pages, cap: bufBytes, txCap, procs, corrupt: null,
-    kind: 'datagram', rank, opts, udp, times,
+    words,
+    stats: new SharedArrayBuffer(8 * 8),
+    mem,
+    wasm,
+    pages,
+    cap: bufBytes,
+    txCap,
+    procs,
+    corrupt: null,
+    kind: 'datagram',
+    rank,
+    opts,
+    udp,
+    times,
     flight: new SharedArrayBuffer(8 * procs * W * FL_DOUBLES),
     flightI: new SharedArrayBuffer(4 * procs * W * FI_WORDS),
     slotLens,
@@ -93,17 +128,22 @@ export function createDatagramShared (procs: number, bufBytes: number, rank: num
     udpStats: new SharedArrayBuffer(8 * D_COUNT),
     delayT: new SharedArrayBuffer(8 * DELAY_SLOTS),
     delayI: new SharedArrayBuffer(4 * 2 * DELAY_SLOTS),
-    stagingAt, scratchAt, alignAt, delayAt, slotsAt, slotBytes,
+    stagingAt,
+    scratchAt,
+    alignAt,
+    delayAt,
+    slotsAt,
+    slotBytes,
   }
 }
 
 /** Whether `s` is a datagram path's shared memory. */
-export function isDatagramShared (s: StreamShared): s is DatagramShared {
+export function isDatagramShared(s: StreamShared): s is DatagramShared {
   return (s as Partial<DatagramShared>).kind === 'datagram'
 }
 
 /** Sets the receiving socket's descriptor (the agent, before any peer is ready). */
-export function setReceiveFd (s: DatagramShared, fd: number): void {
+export function setReceiveFd(s: DatagramShared, fd: number): void {
   Atomics.store(new Int32Array(s.udp), G_RECV_FD, fd)
 }
 
@@ -113,7 +153,16 @@ export function setReceiveFd (s: DatagramShared, fd: number): void {
  * datagrams are taken and it is sent to; it counts as heard and sent to at `now` (ms, the clock of
  * the path: performance.now).
  */
-export function setDatagramPeer (s: DatagramShared, p: number, fd: number, session: Uint8Array, macKey: Uint8Array, peerMax: number, peerWindow: number, now = performance.now()): void {
+export function setDatagramPeer(
+  s: DatagramShared,
+  p: number,
+  fd: number,
+  session: Uint8Array,
+  macKey: Uint8Array,
+  peerMax: number,
+  peerWindow: number,
+  now = performance.now(),
+): void {
   const u = new Int32Array(s.udp)
   const b = G_WORDS + UW * p
   const dv = new DataView(session.buffer, session.byteOffset, 8)
@@ -134,13 +183,13 @@ export function setDatagramPeer (s: DatagramShared, p: number, fd: number, sessi
 }
 
 /** Marks peer `p` lost for `why` (LOST_*), from any thread (the agent, when the kernel refused a datagram to it). */
-export function markLost (s: DatagramShared, p: number, why: number): void {
+export function markLost(s: DatagramShared, p: number, why: number): void {
   Atomics.compareExchange(new Int32Array(s.udp), G_WORDS + UW * p + U_LOST, 0, why)
   Atomics.or(new Int32Array(s.words), PEER_BASE + PEER_WORDS * p + SP_FLAGS, PEER_ERROR)
 }
 
 /** Why peer `p` was lost, in words (null: it was not, as far as the datagram path knows). */
-export function datagramLoss (s: DatagramShared, p: number): string | null {
+export function datagramLoss(s: DatagramShared, p: number): string | null {
   const why = Atomics.load(new Int32Array(s.udp), G_WORDS + UW * p + U_LOST)
   if (why === LOST_SILENT) return `no datagram from it for ${s.opts.peerTimeoutMs / 1000} s (the peer timeout)`
   if (why === LOST_REFUSED) return 'its port is closed (the network refused a datagram to it)'
@@ -148,9 +197,11 @@ export function datagramLoss (s: DatagramShared, p: number): string | null {
 }
 
 /** The datagram counters of a path, from any thread. */
-export function datagramStats (s: DatagramShared): DatagramStats {
+export function datagramStats(s: DatagramShared): DatagramStats {
   const f = new Float64Array(s.udpStats)
   const r = {} as DatagramStats
-  STAT_NAMES.forEach((k, i) => { r[k] = f[i]! })
+  STAT_NAMES.forEach((k, i) => {
+    r[k] = f[i]!
+  })
   return r
 }

@@ -74,10 +74,14 @@ export interface UdpOptions {
   maxDatagram?: number
 }
 
-interface UdpHandle { fd: number, recvStart (): number, recvStop (): number }
+interface UdpHandle {
+  fd: number
+  recvStart(): number
+  recvStop(): number
+}
 
 /** The libuv handle under a dgram socket (no public API gives its descriptor or stops its reads). */
-function handleOf (s: Socket): UdpHandle | null {
+function handleOf(s: Socket): UdpHandle | null {
   const sym = Object.getOwnPropertySymbols(s).find((x) => x.description === 'state symbol')
   const h = sym === undefined ? undefined : (s as unknown as Record<symbol, { handle?: UdpHandle | null }>)[sym]?.handle
   return h !== undefined && h !== null && typeof h.fd === 'number' ? h : null
@@ -88,13 +92,17 @@ function handleOf (s: Socket): UdpHandle | null {
  * less the IP and UDP headers (loopback: 65536 → 65507), or 1472 (an Ethernet MTU) when it cannot
  * be told.
  */
-export function defaultDatagram (bind: string): number {
+export function defaultDatagram(bind: string): number {
   const v6 = isIPv6(bind)
   const headers = v6 ? 48 : 28
   let mtu = 1500
   for (const [name, addrs] of Object.entries(networkInterfaces())) {
     if (addrs === undefined || !addrs.some((a) => a.address === bind || (bind === '0.0.0.0' && !a.internal && a.family === 'IPv4'))) continue
-    try { mtu = Number(readFileSync(`/sys/class/net/${name}/mtu`, 'utf8').trim()) || mtu } catch { /* not Linux: the default */ }
+    try {
+      mtu = Number(readFileSync(`/sys/class/net/${name}/mtu`, 'utf8').trim()) || mtu
+    } catch {
+      /* not Linux: the default */
+    }
     break
   }
   return Math.max(MIN_DATAGRAM, Math.min(mtu - headers, v6 ? MAX_UDP6 : MAX_UDP4))
@@ -137,31 +145,44 @@ export class UdpTransport implements Transport {
   /** What this process makes its handshake answers' nonces with (never leaves the process). */
   private readonly secret = randomBytes(32)
 
-  constructor (o: UdpOptions) {
+  constructor(o: UdpOptions) {
     this.o = o
     for (let r = 0; r < o.size; r++) this.shakes.push(new Shake())
     this.lostPeers = new Array<boolean>(o.size).fill(false)
   }
 
-  private get bind (): string { return this.o.bind ?? '127.0.0.1' }
-  private get family (): 'udp4' | 'udp6' { return isIPv6(this.bind) ? 'udp6' : 'udp4' }
+  private get bind(): string {
+    return this.o.bind ?? '127.0.0.1'
+  }
+  private get family(): 'udp4' | 'udp6' {
+    return isIPv6(this.bind) ? 'udp6' : 'udp4'
+  }
 
-  private socket (recvBuffer: number): Promise<Socket> {
+  private socket(recvBuffer: number): Promise<Socket> {
     return new Promise((resolve, reject) => {
       const s = createSocket({ type: this.family })
       s.once('error', reject)
       s.bind(0, this.bind, () => {
         s.off('error', reject)
         s.on('error', (e) => this.o.log.debug({ err: e.message }, 'udp: socket error'))
-        try { s.setSendBufferSize(SEND_BUFFER) } catch { /* the kernel's limit */ }
-        if (recvBuffer > 0) try { s.setRecvBufferSize(recvBuffer) } catch { /* the kernel's limit */ }
+        try {
+          s.setSendBufferSize(SEND_BUFFER)
+        } catch {
+          /* the kernel's limit */
+        }
+        if (recvBuffer > 0)
+          try {
+            s.setRecvBufferSize(recvBuffer)
+          } catch {
+            /* the kernel's limit */
+          }
         resolve(s)
       })
     })
   }
 
   /** Makes the handshake and receiving sockets; resolves with the handshake socket's address. */
-  async listen (): Promise<PeerAddress> {
+  async listen(): Promise<PeerAddress> {
     this.hs = await this.socket(0)
     this.rx = await this.socket(RECV_BUFFER)
     this.rxPort = this.rx.address().port
@@ -173,45 +194,59 @@ export class UdpTransport implements Transport {
     let max = this.o.maxDatagram ?? Math.min(defaultDatagram(this.bind), Math.floor(share / TARGET_WINDOW))
     max = Math.max(Math.min(max, isIPv6(this.bind) ? MAX_UDP6 : MAX_UDP4), hl + 64)
     let win = 4
-    while (win < MAX_WINDOW && (win * 2) * max <= share) win *= 2
+    while (win < MAX_WINDOW && win * 2 * max <= share) win *= 2
     this.geom = { maxDatagram: max, window: win, mac: this.o.mac, faults: this.o.faults, peerTimeoutMs: this.o.peerTimeoutMs }
     this.hs.on('message', (m, from) => this.onHandshake(m, `${from.address}:${from.port}`))
-    this.rx.on('message', (m) => { if (!this.closed) this.events?.onBytes(-1, m, m.length) })
+    this.rx.on('message', (m) => {
+      if (!this.closed) this.events?.onBytes(-1, m, m.length)
+    })
     const a = this.hs.address()
-    this.o.log.debug({ address: this.hs.address().address, handshakePort: this.hs.address().port, dataPort: this.rxPort, max, win, recvBuffer: buf }, 'udp: sockets bound')
+    this.o.log.debug(
+      { address: this.hs.address().address, handshakePort: this.hs.address().port, dataPort: this.rxPort, max, win, recvBuffer: buf },
+      'udp: sockets bound',
+    )
     return { host: this.bind, port: a.port }
   }
 
   /** What the datagram path is made with (after `listen`). */
-  geometry (): DatagramOptions {
+  geometry(): DatagramOptions {
     if (this.geom === null) throw new Error('udp: geometry before listen')
     return this.geom
   }
 
   /** Where the descriptors go: the datagram path's shared memory (before `connect`). */
-  useShared (s: DatagramShared): void {
+  useShared(s: DatagramShared): void {
     this.shared = s
     setReceiveFd(s, handleOf(this.rx!)!.fd)
     if (!this.reading) handleOf(this.rx!)?.recvStop()
   }
 
-  connect (table: PeerAddress[], events: TransportEvents): Promise<void> {
+  connect(table: PeerAddress[], events: TransportEvents): Promise<void> {
     this.events = events
     this.table = table
     const { rank, size } = this.o
     return new Promise<void>((resolve, reject) => {
-      const timer = this.connectTimer = setTimeout(() => {
-        const missing = this.shakes.flatMap((s, r) => r !== rank && !s.ready ? [r] : [])
+      const timer = (this.connectTimer = setTimeout(() => {
+        const missing = this.shakes.flatMap((s, r) => (r !== rank && !s.ready ? [r] : []))
         for (const s of this.shakes) if (s.timer !== null) clearTimeout(s.timer)
         reject(new Error(`udp: no handshake with process${missing.length === 1 ? '' : 'es'} ${missing.join(', ')} within ${CONNECT_TIMEOUT_MS / 1000} s`))
-      }, CONNECT_TIMEOUT_MS)
-      this.onReady = () => { if (this.readyCount === size - 1) { clearTimeout(timer); resolve() } }
-      if (size === 1) { clearTimeout(timer); resolve(); return }
+      }, CONNECT_TIMEOUT_MS))
+      this.onReady = () => {
+        if (this.readyCount === size - 1) {
+          clearTimeout(timer)
+          resolve()
+        }
+      }
+      if (size === 1) {
+        clearTimeout(timer)
+        resolve()
+        return
+      }
       for (let r = 0; r < rank; r++) this.hello(r)
     })
   }
 
-  private sendHs (r: number, m: Record<string, unknown>): void {
+  private sendHs(r: number, m: Record<string, unknown>): void {
     const body = encodeBody(m)
     const b = Buffer.allocUnsafe(4 + body.length)
     b.writeUInt32LE(MAGIC, 0)
@@ -221,12 +256,15 @@ export class UdpTransport implements Transport {
   }
 
   /** Resends `f` until the peer's shake is ready (or a later step replaces it). */
-  private resend (r: number, f: () => void): void {
+  private resend(r: number, f: () => void): void {
     const s = this.shakes[r]!
     if (s.timer !== null) clearTimeout(s.timer)
     f()
     const again = (): void => {
-      if (s.ready || this.closed) { s.timer = null; return }
+      if (s.ready || this.closed) {
+        s.timer = null
+        return
+      }
       f()
       s.retry = Math.min(2 * s.retry, HS_RETRY_MAX_MS)
       s.timer = setTimeout(again, s.retry)
@@ -234,166 +272,306 @@ export class UdpTransport implements Transport {
     s.timer = setTimeout(again, s.retry)
   }
 
-  private hello (r: number): void {
+  private hello(r: number): void {
     const s = this.shakes[r]!
     this.resend(r, () => this.sendHs(r, { t: 'hello', from: this.o.rank, to: r, nj: s.mine }))
   }
 
-  private refuse (from: string, why: string): void {
+  private refuse(from: string, why: string): void {
     this.refused++
     if (this.refused <= LOG_FIRST || this.refused % LOG_EVERY === 0) this.o.log.warn({ from, why, refused: this.refused }, 'udp: handshake datagram refused')
   }
 
-  private onHandshake (b: Buffer, from: string): void {
+  private onHandshake(b: Buffer, from: string): void {
     // (before the address table is known, a peer's hello goes unanswered: it is sent again)
     if (this.closed || this.events === null) return
-    if (b.length < 5 || b.readUInt32LE(0) !== MAGIC) { this.refuse(from, 'not a handshake datagram'); return }
-    if (b.length > PRE_AUTH_MAX_BYTES) { this.refuse(from, `a handshake datagram of ${b.length} bytes`); return }
+    if (b.length < 5 || b.readUInt32LE(0) !== MAGIC) {
+      this.refuse(from, 'not a handshake datagram')
+      return
+    }
+    if (b.length > PRE_AUTH_MAX_BYTES) {
+      this.refuse(from, `a handshake datagram of ${b.length} bytes`)
+      return
+    }
     let m: Record<string, unknown>
     try {
       const v = decodeFlat(b.subarray(4))
       if (v === null || typeof v !== 'object') throw new Error('not a map')
       m = v as Record<string, unknown>
-    } catch { this.refuse(from, 'a body that does not decode'); return }
+    } catch {
+      this.refuse(from, 'a body that does not decode')
+      return
+    }
     const { rank, size, key } = this.o
     const r = m['from']
-    if (m['to'] !== rank || typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= size || r === rank) { this.refuse(from, 'an unknown sender or receiver'); return }
-    const nj = m['nj']; const ni = m['ni']
+    if (m['to'] !== rank || typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r >= size || r === rank) {
+      this.refuse(from, 'an unknown sender or receiver')
+      return
+    }
+    const nj = m['nj']
+    const ni = m['ni']
     const s = this.shakes[r]!
-    const num = (k: string): number => { const x = m[k]; return typeof x === 'number' && Number.isInteger(x) ? x : -1 }
+    const num = (k: string): number => {
+      const x = m[k]
+      return typeof x === 'number' && Number.isInteger(x) ? x : -1
+    }
     // (a peer already met sends nothing here but a response again, when our welcome was lost: the
     // rest is a stranger's, dropped before any HMAC is spent on it)
-    if (s.ready && m['t'] !== 'response') { if (m['t'] !== 'welcome') this.refuse(from, 'a handshake step from a peer already met'); return }
+    if (s.ready && m['t'] !== 'response') {
+      if (m['t'] !== 'welcome') this.refuse(from, 'a handshake step from a peer already met')
+      return
+    }
     switch (m['t']) {
       case 'hello': {
-        if (r < rank || !(nj instanceof Uint8Array) || nj.length !== NONCE_BYTES) { this.refuse(from, 'a malformed hello'); return }
+        if (r < rank || !(nj instanceof Uint8Array) || nj.length !== NONCE_BYTES) {
+          this.refuse(from, 'a malformed hello')
+          return
+        }
         // (stateless: the answer's nonce is made from the hello and this process's secret, so no
         // table holds it and no flood of hellos can push the real one's out)
         const mine = this.acceptorNonce(nj, r)
         const g = this.geom!
-        this.sendHs(r, { t: 'challenge', from: rank, to: r, nj, ni: mine, port: this.rxPort, max: g.maxDatagram, win: g.window, p: proof(key, 'udp-accept', nj, mine, rank, r, this.rxPort, g.maxDatagram, g.window) })
+        this.sendHs(r, {
+          t: 'challenge',
+          from: rank,
+          to: r,
+          nj,
+          ni: mine,
+          port: this.rxPort,
+          max: g.maxDatagram,
+          win: g.window,
+          p: proof(key, 'udp-accept', nj, mine, rank, r, this.rxPort, g.maxDatagram, g.window),
+        })
         return
       }
       case 'challenge': {
-        if (r > rank || !(ni instanceof Uint8Array) || !(nj instanceof Uint8Array) || !s.mine.equals(nj)) { this.refuse(from, 'a challenge to no hello of ours'); return }
-        const port = num('port'); const max = num('max'); const win = num('win')
-        if (!sameProof(m['p'], proof(key, 'udp-accept', nj, ni, r, rank, port, max, win))) { this.refuse(from, `process ${r} did not prove the job key`); return }
-        if (!this.validPeer(port, max, win)) { this.refuse(from, 'a challenge with impossible sizes'); return }
+        if (r > rank || !(ni instanceof Uint8Array) || !(nj instanceof Uint8Array) || !s.mine.equals(nj)) {
+          this.refuse(from, 'a challenge to no hello of ours')
+          return
+        }
+        const port = num('port')
+        const max = num('max')
+        const win = num('win')
+        if (!sameProof(m['p'], proof(key, 'udp-accept', nj, ni, r, rank, port, max, win))) {
+          this.refuse(from, `process ${r} did not prove the job key`)
+          return
+        }
+        if (!this.validPeer(port, max, win)) {
+          this.refuse(from, 'a challenge with impossible sizes')
+          return
+        }
         if (s.theirs !== null && Buffer.from(s.theirs).equals(ni)) return
-        s.theirs = ni; s.port = port; s.max = max; s.win = win
+        s.theirs = ni
+        s.port = port
+        s.max = max
+        s.win = win
         const g = this.geom!
         this.connectSend(r, () => {
-          this.resend(r, () => this.sendHs(r, { t: 'response', from: rank, to: r, nj, ni, port: this.rxPort, max: g.maxDatagram, win: g.window, p: proof(key, 'udp-connect', ni, nj, rank, r, this.rxPort, g.maxDatagram, g.window) }))
+          this.resend(r, () =>
+            this.sendHs(r, {
+              t: 'response',
+              from: rank,
+              to: r,
+              nj,
+              ni,
+              port: this.rxPort,
+              max: g.maxDatagram,
+              win: g.window,
+              p: proof(key, 'udp-connect', ni, nj, rank, r, this.rxPort, g.maxDatagram, g.window),
+            }),
+          )
         })
         return
       }
       case 'response': {
-        if (r < rank || !(ni instanceof Uint8Array) || !(nj instanceof Uint8Array)) { this.refuse(from, 'a malformed response'); return }
-        if (nj.length !== NONCE_BYTES || !sameProof(ni, this.acceptorNonce(nj, r))) { this.refuse(from, 'a response to no challenge of ours'); return }
-        const port = num('port'); const max = num('max'); const win = num('win')
-        if (!sameProof(m['p'], proof(key, 'udp-connect', ni, nj, r, rank, port, max, win))) { this.refuse(from, `process ${r} did not prove the job key`); return }
-        if (!this.validPeer(port, max, win)) { this.refuse(from, 'a response with impossible sizes'); return }
+        if (r < rank || !(ni instanceof Uint8Array) || !(nj instanceof Uint8Array)) {
+          this.refuse(from, 'a malformed response')
+          return
+        }
+        if (nj.length !== NONCE_BYTES || !sameProof(ni, this.acceptorNonce(nj, r))) {
+          this.refuse(from, 'a response to no challenge of ours')
+          return
+        }
+        const port = num('port')
+        const max = num('max')
+        const win = num('win')
+        if (!sameProof(m['p'], proof(key, 'udp-connect', ni, nj, r, rank, port, max, win))) {
+          this.refuse(from, `process ${r} did not prove the job key`)
+          return
+        }
+        if (!this.validPeer(port, max, win)) {
+          this.refuse(from, 'a response with impossible sizes')
+          return
+        }
         const welcome = (): void => this.sendHs(r, { t: 'welcome', from: rank, to: r, nj, ni, p: proof(key, 'udp-welcome', ni, nj, rank, r) })
         // (taken once: a copy that comes while the sending socket is being made — a resend, a
         // replay — must not make the peer ready twice)
-        if (s.ready || s.theirs !== null) { if (s.ready) welcome(); return }
-        s.theirs = nj; s.port = port; s.max = max; s.win = win
-        this.connectSend(r, () => { this.ready(r, ni, nj); welcome() })
+        if (s.ready || s.theirs !== null) {
+          if (s.ready) welcome()
+          return
+        }
+        s.theirs = nj
+        s.port = port
+        s.max = max
+        s.win = win
+        this.connectSend(r, () => {
+          this.ready(r, ni, nj)
+          welcome()
+        })
         return
       }
       case 'welcome': {
-        if (r > rank || s.theirs === null || !(ni instanceof Uint8Array) || !(nj instanceof Uint8Array) || !s.mine.equals(nj) || !Buffer.from(s.theirs).equals(ni)) { this.refuse(from, 'a welcome to no response of ours'); return }
-        if (!sameProof(m['p'], proof(key, 'udp-welcome', ni, nj, r, rank))) { this.refuse(from, `process ${r} did not prove the job key`); return }
+        if (
+          r > rank ||
+          s.theirs === null ||
+          !(ni instanceof Uint8Array) ||
+          !(nj instanceof Uint8Array) ||
+          !s.mine.equals(nj) ||
+          !Buffer.from(s.theirs).equals(ni)
+        ) {
+          this.refuse(from, 'a welcome to no response of ours')
+          return
+        }
+        if (!sameProof(m['p'], proof(key, 'udp-welcome', ni, nj, r, rank))) {
+          this.refuse(from, `process ${r} did not prove the job key`)
+          return
+        }
         if (!s.ready) this.ready(r, ni, nj)
         return
       }
-      default: this.refuse(from, 'an unknown handshake step')
+      default:
+        this.refuse(from, 'an unknown handshake step')
     }
   }
 
   /** The nonce this process answers a hello of nonce `nj` from peer `r` with (an HMAC under its secret). */
-  private acceptorNonce (nj: Uint8Array, r: number): Buffer {
+  private acceptorNonce(nj: Uint8Array, r: number): Buffer {
     return proof(this.secret, 'udp-acceptor-nonce', nj, r, this.o.rank).subarray(0, NONCE_BYTES)
   }
 
-  private validPeer (port: number, max: number, win: number): boolean {
+  private validPeer(port: number, max: number, win: number): boolean {
     return port > 0 && port < 65536 && max >= DG_HEADER_BYTES + DG_MAC_BYTES + 64 && max <= MAX_UDP6 && win >= 1 && win <= MAX_WINDOW
   }
 
   /** Makes (once) the socket that sends to peer `r`'s receiving socket, then `then`. */
-  private connectSend (r: number, then: () => void): void {
+  private connectSend(r: number, then: () => void): void {
     const s = this.shakes[r]!
-    if (s.sock !== null) { then(); return }
-    void this.socket(0).then((sock) => {
-      if (this.closed) { sock.close(); return }
-      s.sock = sock
-      // (the kernel reports a datagram refused by a closed port — ICMP — as an error of this
-      // socket, which Node's event loop reads and emits: that peer's process is gone)
-      sock.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code === 'ECONNREFUSED' && s.ready && this.shared !== null && !this.closed) {
-          markLost(this.shared, r, LOST_REFUSED)
-          this.lost(r, datagramLoss(this.shared, r) ?? 'its port is closed', false)
+    if (s.sock !== null) {
+      then()
+      return
+    }
+    void this.socket(0).then(
+      (sock) => {
+        if (this.closed) {
+          sock.close()
+          return
         }
-      })
-      sock.connect(s.port, this.table[r]!.host, () => then())
-    }, (e: Error) => this.o.log.warn({ peer: r, err: e.message }, 'udp: no socket for a peer'))
+        s.sock = sock
+        // (the kernel reports a datagram refused by a closed port — ICMP — as an error of this
+        // socket, which Node's event loop reads and emits: that peer's process is gone)
+        sock.on('error', (e: NodeJS.ErrnoException) => {
+          if (e.code === 'ECONNREFUSED' && s.ready && this.shared !== null && !this.closed) {
+            markLost(this.shared, r, LOST_REFUSED)
+            this.lost(r, datagramLoss(this.shared, r) ?? 'its port is closed', false)
+          }
+        })
+        sock.connect(s.port, this.table[r]!.host, () => then())
+      },
+      (e: Error) => this.o.log.warn({ peer: r, err: e.message }, 'udp: no socket for a peer'),
+    )
   }
 
   /** The handshake with `r` is done (`ni`: the acceptor's nonce, `nj`: the dialer's). */
-  private ready (r: number, ni: Uint8Array, nj: Uint8Array): void {
+  private ready(r: number, ni: Uint8Array, nj: Uint8Array): void {
     const s = this.shakes[r]!
     const { rank, key } = this.o
-    const lo = Math.min(r, rank); const hi = Math.max(r, rank)
+    const lo = Math.min(r, rank)
+    const hi = Math.max(r, rank)
     const session = proof(key, 'udp-session', ni, nj, lo, hi)
     const macKey = proof(key, 'udp-mac', ni, nj, lo, hi)
     const h = handleOf(s.sock!)
-    if (h === null) { this.o.log.warn({ peer: r }, 'udp: a peer socket without a descriptor'); return }
+    if (h === null) {
+      this.o.log.warn({ peer: r }, 'udp: a peer socket without a descriptor')
+      return
+    }
     setDatagramPeer(this.shared!, r, h.fd, session, macKey, s.max, s.win)
     s.ready = true
-    if (s.timer !== null) { clearTimeout(s.timer); s.timer = null }
+    if (s.timer !== null) {
+      clearTimeout(s.timer)
+      s.timer = null
+    }
     this.readyCount++
     this.o.log.debug({ peer: r, port: s.port, max: s.max, win: s.win }, 'udp: peer ready')
     this.onReady?.()
   }
 
-  agentReads (on: boolean): void {
+  agentReads(on: boolean): void {
     this.reading = on
     if (this.rx === null || this.closed) return
     const h = handleOf(this.rx)
     if (h === null) return
-    if (on) h.recvStart(); else h.recvStop()
+    if (on) h.recvStart()
+    else h.recvStop()
   }
 
   /** One socket receives from every peer: a peer's datagrams cannot be held back alone (the window does that). */
-  pausePeer (_peer: number): void {}
-  resumePeer (_peer: number): void {}
+  pausePeer(_peer: number): void {}
+  resumePeer(_peer: number): void {}
 
-  lost (r: number, reason: string, normal: boolean): void {
+  lost(r: number, reason: string, normal: boolean): void {
     if (this.lostPeers[r] === true) return
     this.lostPeers[r] = true
     this.events?.onPeerLost(r, reason, normal)
   }
 
   /** Why the datagram path lost peer `r` (silence, a closed port), or null. */
-  lossReason (r: number): string | null {
+  lossReason(r: number): string | null {
     return this.shared === null ? null : datagramLoss(this.shared, r)
   }
 
-  stats (): TransportStats & { datagrams?: DatagramStats } {
-    if (this.shared === null) return { framesSent: 0, framesReceived: 0, bytesSent: 0, bytesReceived: 0, framesDropped: 0, connectionsRefused: this.refused, writes: 0, reads: 0, emptyReads: 0 }
+  stats(): TransportStats & { datagrams?: DatagramStats } {
+    if (this.shared === null)
+      return {
+        framesSent: 0,
+        framesReceived: 0,
+        bytesSent: 0,
+        bytesReceived: 0,
+        framesDropped: 0,
+        connectionsRefused: this.refused,
+        writes: 0,
+        reads: 0,
+        emptyReads: 0,
+      }
     const s = streamStats(this.shared)
     return { ...s, connectionsRefused: this.refused, datagrams: datagramStats(this.shared) }
   }
 
-  close (): Promise<void> {
+  close(): Promise<void> {
     this.closed = true
     // (a close before every peer was met: the connect's deadline must not keep the process alive)
     clearTimeout(this.connectTimer)
     const waits: Array<Promise<void>> = []
-    const close = (s: Socket | null): void => { if (s !== null) waits.push(new Promise<void>((resolve) => { try { s.close(() => resolve()) } catch { resolve() } })) }
-    for (const s of this.shakes) { if (s.timer !== null) clearTimeout(s.timer); close(s.sock); s.sock = null }
-    close(this.hs); close(this.rx)
-    this.hs = null; this.rx = null
+    const close = (s: Socket | null): void => {
+      if (s !== null)
+        waits.push(
+          new Promise<void>((resolve) => {
+            try {
+              s.close(() => resolve())
+            } catch {
+              resolve()
+            }
+          }),
+        )
+    }
+    for (const s of this.shakes) {
+      if (s.timer !== null) clearTimeout(s.timer)
+      close(s.sock)
+      s.sock = null
+    }
+    close(this.hs)
+    close(this.rx)
+    this.hs = null
+    this.rx = null
     return Promise.all(waits).then(() => undefined)
   }
 }
