@@ -104,8 +104,9 @@ describe('the report of a job', () => {
   }, 45_000)
 
   it('SIGTERM ends a job with 143', async () => {
-    const j = start(['-n', '2', ENDING, 'waits'])
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // (once lapirun has started the job, its handlers set: a fixed pause was too short on a loaded machine)
+    const j = start(['-n', '2', ENDING, 'waits'], { AMLAPI_LOG_LEVEL: 'debug' })
+    await until(() => j.err().includes('"msg":"job starting"'), 15_000)
     j.signal('SIGTERM')
     expect(await j.code).toBe(143)
   })
